@@ -1,0 +1,557 @@
+//! Alpha-beta search: negamax with principal variation search, iterative deepening, a
+//! transposition table, and move ordering by hash move, killer moves, history and the
+//! evaluator's hint.
+//!
+//! Two players: each maximises their own return. Three or more: the *paranoid* reduction, the
+//! root player against a coalition of all the others, who minimise the root player's return.
+//! Turns need not alternate (a player may move twice in a row when another is skipped): the sign
+//! of a child's value flips only when the side to move changes.
+//!
+//! Values are integers: returns of finished (or exactly solved) games are scaled by [`WIN`] and
+//! shortened by the distance in plies (a quicker win is worth more, a slower loss less), and the
+//! evaluator's estimates by [`EVAL_SCALE`], so every proven result outranks every estimate.
+
+use crate::error::Result;
+use crate::game::{Action, ActionList, Game, Returns};
+use crate::rng::splitmix64;
+use crate::search::budget::{Budget, Clock, StopFlag, MAX_DEPTH};
+use crate::search::tt::{Bound, Tt};
+use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
+
+/// The value of a won game, before its distance is subtracted.
+pub const WIN: i32 = 1_000_000;
+/// The scale of heuristic estimates: `|estimate| <= EVAL_SCALE`.
+pub const EVAL_SCALE: i32 = 100_000;
+const INF: i32 = 2 * WIN;
+const MAX_PLY: usize = MAX_DEPTH as usize + 8;
+
+/// Settings of an alpha-beta search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlphaBetaConfig {
+    /// Transposition table size in MiB.
+    pub tt_mb: usize,
+    pub killers: bool,
+    pub history: bool,
+}
+
+impl Default for AlphaBetaConfig {
+    fn default() -> Self {
+        AlphaBetaConfig { tt_mb: 64, killers: true, history: true }
+    }
+}
+
+/// An alpha-beta searcher. Keep it between moves of a game: its transposition table and history
+/// carry over.
+pub struct AlphaBeta {
+    config: AlphaBetaConfig,
+    tt: Tt,
+    history: Vec<u32>,
+    killers: Vec<[Action; 2]>,
+    pv: Vec<Vec<Action>>,
+}
+
+/// The state of one search (borrowed pieces, counters).
+struct Run<'a, G: Game, E: Evaluate<G>> {
+    game: &'a G,
+    eval: &'a E,
+    ab: &'a mut AlphaBeta,
+    clock: Clock,
+    node_limit: u64,
+    nodes: u64,
+    aborted: bool,
+    /// Whether the current iteration cut any line short (so its value is an estimate).
+    truncated: bool,
+    players: usize,
+    root: usize,
+    salt: u64,
+    num_actions: usize,
+}
+
+impl AlphaBeta {
+    pub fn new(config: AlphaBetaConfig) -> AlphaBeta {
+        AlphaBeta {
+            config,
+            tt: Tt::new(config.tt_mb),
+            history: Vec::new(),
+            killers: vec![[Action::MAX; 2]; MAX_PLY],
+            pv: vec![Vec::new(); MAX_PLY + 1],
+        }
+    }
+
+    pub fn config(&self) -> &AlphaBetaConfig {
+        &self.config
+    }
+
+    /// Forgets everything learned in earlier searches.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.clear();
+    }
+
+    /// Searches `state` within `budget` (time, nodes and/or depth) or until `stop` is set, and
+    /// returns the best move of the last completed depth.
+    ///
+    /// # Errors
+    /// `Error::Invalid` when the game is over or the budget is unbounded.
+    pub fn search<G: Game, E: Evaluate<G>>(
+        &mut self,
+        game: &G,
+        eval: &E,
+        state: &G::State,
+        budget: &Budget,
+        stop: StopFlag,
+    ) -> Result<SearchResult> {
+        let root = check_start(game, state, budget, Algorithm::AlphaBeta)?;
+        let players = game.num_players();
+        let num_actions = game.num_actions();
+        if self.history.len() != players * num_actions {
+            self.history = vec![0; players * num_actions];
+        } else {
+            self.history.iter_mut().for_each(|h| *h /= 8);
+        }
+        self.killers.iter_mut().for_each(|k| *k = [Action::MAX; 2]);
+        self.tt.new_search();
+        let max_depth = budget.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH).max(1);
+        let mut run = Run {
+            game,
+            eval,
+            ab: self,
+            clock: Clock::start(budget, stop),
+            node_limit: budget.nodes.unwrap_or(u64::MAX),
+            nodes: 0,
+            aborted: false,
+            truncated: false,
+            players,
+            root,
+            // Paranoid values depend on who is at the root; two-player values do not.
+            salt: if players > 2 { splitmix64(root as u64 + 0x1234) } else { 0 },
+            num_actions,
+        };
+        run.iterate(state, max_depth, budget)
+    }
+}
+
+impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
+    fn iterate(&mut self, state: &G::State, max_depth: u32, budget: &Budget) -> Result<SearchResult> {
+        let mut root_actions = ActionList::new();
+        self.game.legal_actions(state, &mut root_actions);
+        let mut scores: Vec<i32> = vec![0; root_actions.len()];
+        let mut best = root_actions[0];
+        let mut best_value = 0;
+        let mut pv = vec![best];
+        let mut depth_done = 0;
+        let mut exact = false;
+        for depth in 1..=max_depth {
+            self.truncated = false;
+            let Some((b, v, line)) = self.root(state, depth, &mut root_actions, &mut scores) else {
+                break;
+            };
+            best = b;
+            best_value = v;
+            pv = line;
+            depth_done = depth;
+            exact = !self.truncated;
+            if exact || root_actions.len() == 1 {
+                break;
+            }
+            // Another iteration costs several times this one: do not start what cannot finish.
+            if let Some(t) = budget.time {
+                if self.clock.elapsed().as_secs_f64() > 0.5 * t.as_secs_f64() {
+                    break;
+                }
+            }
+        }
+        let value = if best_value.abs() > EVAL_SCALE {
+            best_value as f64 / WIN as f64
+        } else {
+            best_value as f64 / EVAL_SCALE as f64
+        };
+        Ok(SearchResult {
+            best,
+            value: value.clamp(-1.0, 1.0),
+            pv,
+            nodes: self.nodes,
+            iterations: 0,
+            depth: depth_done,
+            elapsed: self.clock.elapsed(),
+            visits: Vec::new(),
+            exact,
+            interrupted: self.clock.stopped(),
+        })
+    }
+
+    /// One iteration at the root; `None` when it was aborted before it completed.
+    fn root(
+        &mut self,
+        state: &G::State,
+        depth: u32,
+        actions: &mut ActionList,
+        scores: &mut [i32],
+    ) -> Option<(Action, i32, Vec<Action>)> {
+        let p = self.root;
+        // Best first, from the previous iteration.
+        let mut order: Vec<(i32, Action)> = scores.iter().copied().zip(actions.iter().copied()).collect();
+        order.sort_by_key(|&(s, a)| (std::cmp::Reverse(s), a));
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut best = None;
+        for (i, &(_, a)) in order.iter().enumerate() {
+            let mut child = *state;
+            self.game.apply(&mut child, a);
+            self.ab.pv[1].clear();
+            let v = if i == 0 {
+                self.child_value(&child, depth as i32 - 1, alpha, beta, 1, p)
+            } else {
+                let v = self.child_value(&child, depth as i32 - 1, alpha, alpha + 1, 1, p);
+                if v > alpha && !self.aborted {
+                    self.ab.pv[1].clear();
+                    self.child_value(&child, depth as i32 - 1, alpha, beta, 1, p)
+                } else {
+                    v
+                }
+            };
+            if self.aborted {
+                return None;
+            }
+            let idx = actions.iter().position(|&x| x == a).unwrap_or(0);
+            scores[idx] = if v > alpha || i == 0 { v } else { -INF + 1 };
+            if v > alpha || best.is_none() {
+                alpha = v.max(alpha);
+                let mut line = vec![a];
+                line.extend_from_slice(&self.ab.pv[1]);
+                best = Some((a, v, line));
+            }
+        }
+        if let Some((a, v, _)) = &best {
+            let key = self.key(state);
+            let complete = !self.truncated;
+            self.tt.store(key, to_tt(*v, 0), depth as u8, Bound::Exact, Some(*a), complete);
+        }
+        best
+    }
+
+    #[inline]
+    fn key(&self, s: &G::State) -> u64 {
+        self.game.hash(s) ^ self.salt
+    }
+
+    /// The value of `r` for the side of player `p`.
+    #[inline]
+    fn rel(&self, r: &Returns, p: usize) -> f64 {
+        match self.players {
+            1 => r[0],
+            2 => 0.5 * (r[p] - r[1 - p]),
+            _ if p == self.root => r[self.root],
+            _ => -r[self.root],
+        }
+    }
+
+    #[inline]
+    fn same_side(&self, p: usize, q: usize) -> bool {
+        if self.players <= 2 {
+            p == q
+        } else {
+            (p == self.root) == (q == self.root)
+        }
+    }
+
+    /// A proven result for player `p` reached `ply` plies from the root.
+    #[inline]
+    fn proven(&self, r: &Returns, p: usize, ply: usize) -> i32 {
+        let v = (self.rel(r, p) * WIN as f64).round() as i32;
+        match v.signum() {
+            1 => v - ply as i32,
+            -1 => v + ply as i32,
+            _ => 0,
+        }
+    }
+
+    /// The value of `child` (the position after a move by `p`) for `p`'s side, searched to
+    /// `depth` more plies, with the window `(alpha, beta)` in `p`'s terms.
+    fn child_value(&mut self, child: &G::State, depth: i32, alpha: i32, beta: i32, ply: usize, p: usize) -> i32 {
+        self.nodes += 1;
+        match self.game.to_move(child) {
+            None => self.proven(&self.game.returns(child), p, ply),
+            Some(q) => {
+                if let Some(r) = self.eval.exact(self.game, child) {
+                    return self.proven(&r, p, ply);
+                }
+                if depth <= 0 || ply >= MAX_PLY - 1 {
+                    self.truncated = true;
+                    let r = self.eval.evaluate(self.game, child);
+                    return (self.rel(&r, p).clamp(-1.0, 1.0) * EVAL_SCALE as f64) as i32;
+                }
+                if self.same_side(p, q) {
+                    self.negamax(child, depth, alpha, beta, ply, q)
+                } else {
+                    -self.negamax(child, depth, -beta, -alpha, ply, q)
+                }
+            }
+        }
+    }
+
+    /// The value of `s` (not over, `p` to move) for `p`'s side.
+    fn negamax(&mut self, s: &G::State, depth: i32, mut alpha: i32, beta: i32, ply: usize, p: usize) -> i32 {
+        self.ab.pv[ply].clear();
+        if self.nodes & 1023 == 0 && (self.clock.expired() || self.nodes >= self.node_limit) {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0;
+        }
+        let key = self.key(s);
+        let alpha0 = alpha;
+        let mut hash_move = None;
+        if let Some(hit) = self.tt.probe(key) {
+            hash_move = hit.best;
+            if hit.complete || hit.depth as i32 >= depth {
+                let v = from_tt(hit.value, ply);
+                let usable = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => v >= beta,
+                    Bound::Upper => v <= alpha,
+                };
+                if usable {
+                    self.truncated |= !hit.complete;
+                    return v;
+                }
+            }
+        }
+        let truncated_before = std::mem::replace(&mut self.truncated, false);
+
+        let mut actions = ActionList::new();
+        self.game.legal_actions(s, &mut actions);
+        self.order(s, p, ply, hash_move, &mut actions);
+
+        let mut best = -INF;
+        let mut best_action = actions[0];
+        for (i, &a) in actions.iter().enumerate() {
+            let mut child = *s;
+            self.game.apply(&mut child, a);
+            let v = if i == 0 {
+                self.child_value(&child, depth - 1, alpha, beta, ply + 1, p)
+            } else {
+                let v = self.child_value(&child, depth - 1, alpha, alpha + 1, ply + 1, p);
+                if v > alpha && v < beta && !self.aborted {
+                    self.child_value(&child, depth - 1, alpha, beta, ply + 1, p)
+                } else {
+                    v
+                }
+            };
+            if self.aborted {
+                self.truncated = true;
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_action = a;
+                if v > alpha {
+                    alpha = v;
+                    let (head, tail) = self.ab.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(a);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if alpha >= beta {
+                        self.cutoff(p, ply, a, depth);
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let complete = !self.truncated;
+        self.truncated |= truncated_before;
+        self.tt.store(key, to_tt(best, ply), depth.clamp(0, 255) as u8, bound, Some(best_action), complete);
+        best
+    }
+
+    fn cutoff(&mut self, p: usize, ply: usize, a: Action, depth: i32) {
+        if self.ab.config.killers {
+            let k = &mut self.ab.killers[ply];
+            if k[0] != a {
+                k[1] = k[0];
+                k[0] = a;
+            }
+        }
+        if self.ab.config.history {
+            let h = &mut self.ab.history[p * self.num_actions + a as usize];
+            *h = h.saturating_add((depth * depth) as u32);
+        }
+    }
+
+    fn order(&self, s: &G::State, p: usize, ply: usize, hash_move: Option<Action>, actions: &mut ActionList) {
+        if actions.len() < 2 {
+            return;
+        }
+        let killers = self.ab.killers[ply];
+        let hints = self.eval.has_order_hint();
+        let history = &self.ab.history[p * self.num_actions..(p + 1) * self.num_actions];
+        let key = |a: Action| -> u64 {
+            let mut k = 0u64;
+            if Some(a) == hash_move {
+                k |= 1 << 62;
+            } else if a == killers[0] {
+                k |= 1 << 61;
+            } else if a == killers[1] {
+                k |= 1 << 60;
+            }
+            if hints {
+                let h = self.eval.order_hint(self.game, s, a).clamp(-(1 << 19), (1 << 19) - 1) + (1 << 19);
+                k |= (h as u64) << 32;
+            }
+            k | history[a as usize] as u64
+        };
+        actions.sort_by_cached_key(|&a| std::cmp::Reverse(key(a)));
+    }
+}
+
+impl<G: Game, E: Evaluate<G>> std::ops::Deref for Run<'_, G, E> {
+    type Target = AlphaBeta;
+    fn deref(&self) -> &AlphaBeta {
+        self.ab
+    }
+}
+
+impl<G: Game, E: Evaluate<G>> std::ops::DerefMut for Run<'_, G, E> {
+    fn deref_mut(&mut self) -> &mut AlphaBeta {
+        self.ab
+    }
+}
+
+/// Proven values are stored as distances from the stored position, not from the root.
+#[inline]
+fn to_tt(v: i32, ply: usize) -> i32 {
+    if v > EVAL_SCALE {
+        v + ply as i32
+    } else if v < -EVAL_SCALE {
+        v - ply as i32
+    } else {
+        v
+    }
+}
+
+#[inline]
+fn from_tt(v: i32, ply: usize) -> i32 {
+    if v > EVAL_SCALE {
+        v - ply as i32
+    } else if v < -EVAL_SCALE {
+        v + ply as i32
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::toys::{minimax, Nim, TicTacToe, Ttt};
+    use crate::search::NoEval;
+    use std::time::Duration;
+
+    fn ab() -> AlphaBeta {
+        AlphaBeta::new(AlphaBetaConfig { tt_mb: 1, ..Default::default() })
+    }
+
+    #[test]
+    fn nim_forced_wins_and_losses() {
+        let nim = Nim { players: 2 };
+        for stones in 1..=21 {
+            let r = ab().search(&nim, &NoEval, &nim.start(stones), &Budget::depth(30), StopFlag::new()).unwrap();
+            assert!(r.exact, "{stones} stones: {r:?}");
+            if stones % 4 == 0 {
+                assert!(r.value < -0.9, "{stones} stones should lose: {r:?}");
+            } else {
+                assert!(r.value > 0.9, "{stones} stones should win: {r:?}");
+                assert_eq!(r.best + 1, stones % 4, "{stones} stones: take {} to win", stones % 4);
+            }
+        }
+    }
+
+    #[test]
+    fn tictactoe_matches_brute_force() {
+        let game = TicTacToe;
+        let positions = ["X.O/.X./..O", "XO./.O./X..", "X../.O./...", ".........", "XX./OO./...", "OX./.X./..."];
+        let mut searcher = ab();
+        for pos in positions {
+            let s = Ttt::from_str(pos);
+            let p = game.to_move(&s).unwrap();
+            let truth = minimax(&game, &s) * if p == 0 { 1.0 } else { -1.0 };
+            let r = searcher.search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new()).unwrap();
+            assert!(r.exact);
+            assert_eq!(r.value.round(), truth, "{pos}: {r:?}");
+            // The chosen move keeps the value.
+            let mut c = s;
+            game.apply(&mut c, r.best);
+            assert_eq!(minimax(&game, &c) * if p == 0 { 1.0 } else { -1.0 }, truth, "{pos}: move {}", r.best);
+            assert_eq!(r.pv[0], r.best);
+        }
+    }
+
+    #[test]
+    fn quicker_win_is_preferred() {
+        // X to move can win at once (cell 2) or later; it must win at once.
+        let game = TicTacToe;
+        let s = Ttt::from_str("XX./OO./...");
+        let r = ab().search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new()).unwrap();
+        assert_eq!(r.best, 2);
+        assert_eq!(r.pv, vec![2]);
+    }
+
+    #[test]
+    fn paranoid_three_player_nim() {
+        // Three players, one pile. The player to move wins at once with 1..=3 stones; with 4 the
+        // coalition of the two others can always take the last stone.
+        let nim = Nim { players: 3 };
+        for stones in 1..=3 {
+            let r = ab().search(&nim, &NoEval, &nim.start(stones), &Budget::depth(20), StopFlag::new()).unwrap();
+            assert_eq!(r.best + 1, stones);
+            assert!(r.value > 0.9);
+        }
+        let r = ab().search(&nim, &NoEval, &nim.start(4), &Budget::depth(20), StopFlag::new()).unwrap();
+        assert!(r.exact && r.value < 0.0, "{r:?}");
+        // With 5, taking 1 leaves 4 for player 1, and player 2 after them: the coalition still
+        // wins some line, so the root is lost under the paranoid assumption too.
+        let r = ab().search(&nim, &NoEval, &nim.start(5), &Budget::depth(20), StopFlag::new()).unwrap();
+        assert!(r.exact && r.value < 0.0, "{r:?}");
+    }
+
+    #[test]
+    fn time_limit_is_respected_and_interrupts_cleanly() {
+        let nim = Nim { players: 2 };
+        let big = nim.start(100_000);
+        let t0 = std::time::Instant::now();
+        let r = ab().search(&nim, &NoEval, &big, &Budget::time(0.05), StopFlag::new()).unwrap();
+        assert!(t0.elapsed() < Duration::from_millis(500), "took {:?}", t0.elapsed());
+        assert!(r.depth >= 1 && nim.is_legal(&big, r.best));
+        // The stop flag ends an unbounded-depth search.
+        let flag = StopFlag::new();
+        let f2 = flag.clone();
+        let h = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            f2.stop();
+        });
+        let r = ab().search(&nim, &NoEval, &big, &Budget::depth(MAX_DEPTH), flag).unwrap();
+        h.join().unwrap();
+        assert!(r.interrupted);
+    }
+
+    #[test]
+    fn rejects_finished_game_and_no_budget() {
+        let nim = Nim { players: 2 };
+        assert!(ab().search(&nim, &NoEval, &nim.start(0), &Budget::depth(3), StopFlag::new()).is_err());
+        assert!(ab().search(&nim, &NoEval, &nim.start(5), &Budget::default(), StopFlag::new()).is_err());
+    }
+
+    #[test]
+    fn node_budget_bounds_the_search() {
+        let nim = Nim { players: 2 };
+        let r = ab().search(&nim, &NoEval, &nim.start(10_000), &Budget::nodes(5000), StopFlag::new()).unwrap();
+        assert!(r.nodes < 5000 + 2048, "{}", r.nodes);
+    }
+}

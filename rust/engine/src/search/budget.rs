@@ -1,0 +1,170 @@
+//! How long a search may run: a time limit, an iteration (playout) count, a node count and a
+//! depth, any combination, plus a stop flag that another thread (or a Ctrl-C handler) may set.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::error::Result;
+use crate::invalid;
+
+/// The largest budgets a search accepts; anything above is rejected as absurd.
+pub const MAX_TIME_SECS: f64 = 7.0 * 24.0 * 3600.0;
+pub const MAX_ITERATIONS: u64 = 1 << 40;
+pub const MAX_NODES: u64 = 1 << 40;
+pub const MAX_DEPTH: u32 = 1000;
+
+/// Search limits. A search stops at the first limit it reaches; `None` means no limit of that
+/// kind. MCTS counts `iterations` (one selection, expansion, playout and backup each) and
+/// `nodes` (tree nodes allocated, a memory bound); alpha-beta counts `nodes` (positions visited)
+/// and `depth` (iterative deepening stops after this depth).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Budget {
+    pub time: Option<Duration>,
+    pub iterations: Option<u64>,
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+}
+
+impl Budget {
+    pub fn time(secs: f64) -> Budget {
+        Budget { time: Some(Duration::from_secs_f64(secs.clamp(0.0, MAX_TIME_SECS))), ..Budget::default() }
+    }
+
+    pub fn iterations(n: u64) -> Budget {
+        Budget { iterations: Some(n), ..Budget::default() }
+    }
+
+    pub fn depth(d: u32) -> Budget {
+        Budget { depth: Some(d), ..Budget::default() }
+    }
+
+    pub fn nodes(n: u64) -> Budget {
+        Budget { nodes: Some(n), ..Budget::default() }
+    }
+
+    /// Builds a budget from user input, rejecting negative, zero, non-finite and absurd values.
+    ///
+    /// # Errors
+    /// `Error::Invalid` with a message naming the bad value.
+    pub fn checked(
+        time_secs: Option<f64>,
+        iterations: Option<i64>,
+        nodes: Option<i64>,
+        depth: Option<i64>,
+    ) -> Result<Budget> {
+        let time = match time_secs {
+            None => None,
+            Some(t) if !t.is_finite() || t <= 0.0 => return invalid!("time must be a positive number of seconds, got {t}"),
+            Some(t) if t > MAX_TIME_SECS => return invalid!("time {t} s is absurd (at most {MAX_TIME_SECS} s)"),
+            Some(t) => Some(Duration::from_secs_f64(t)),
+        };
+        let count = |name: &str, v: Option<i64>, max: u64| -> Result<Option<u64>> {
+            match v {
+                None => Ok(None),
+                Some(n) if n <= 0 => invalid!("{name} must be positive, got {n}"),
+                Some(n) if n as u64 > max => invalid!("{name} {n} is absurd (at most {max})"),
+                Some(n) => Ok(Some(n as u64)),
+            }
+        };
+        let iterations = count("iterations", iterations, MAX_ITERATIONS)?;
+        let nodes = count("nodes", nodes, MAX_NODES)?;
+        let depth = count("depth", depth, MAX_DEPTH as u64)?.map(|d| d as u32);
+        Ok(Budget { time, iterations, nodes, depth })
+    }
+
+    /// True when no limit but the depth is set (alpha-beta can stop on depth alone, MCTS cannot).
+    pub fn is_unbounded(&self) -> bool {
+        self.time.is_none() && self.iterations.is_none() && self.nodes.is_none()
+    }
+}
+
+/// A flag that asks a running search to stop as soon as it can (it then returns the best move it
+/// has). Cheap to clone and share between threads.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    pub fn new() -> StopFlag {
+        StopFlag::default()
+    }
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    pub fn reset(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A running search's view of its budget: a start time, a deadline and the stop flag.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    start: Instant,
+    deadline: Option<Instant>,
+    stop: StopFlag,
+}
+
+impl Clock {
+    pub fn start(budget: &Budget, stop: StopFlag) -> Clock {
+        let start = Instant::now();
+        Clock { start, deadline: budget.time.map(|t| start + t), stop }
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// True when the deadline has passed or the stop flag is set.
+    #[inline]
+    pub fn expired(&self) -> bool {
+        self.stop.is_set() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// True when the stop flag (not the deadline) ended the search.
+    pub fn stopped(&self) -> bool {
+        self.stop.is_set()
+    }
+
+    pub fn stop_flag(&self) -> &StopFlag {
+        &self.stop
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_rejects_bad_budgets() {
+        assert!(Budget::checked(Some(-1.0), None, None, None).is_err());
+        assert!(Budget::checked(Some(0.0), None, None, None).is_err());
+        assert!(Budget::checked(Some(f64::NAN), None, None, None).is_err());
+        assert!(Budget::checked(Some(1e12), None, None, None).is_err());
+        assert!(Budget::checked(None, Some(0), None, None).is_err());
+        assert!(Budget::checked(None, Some(-5), None, None).is_err());
+        assert!(Budget::checked(None, None, Some(1 << 50), None).is_err());
+        assert!(Budget::checked(None, None, None, Some(100_000)).is_err());
+        let b = Budget::checked(Some(0.5), Some(10), None, Some(3)).unwrap();
+        assert_eq!(b.time, Some(Duration::from_millis(500)));
+        assert_eq!(b.iterations, Some(10));
+        assert_eq!(b.depth, Some(3));
+        assert!(!b.is_unbounded());
+        assert!(Budget::depth(4).is_unbounded());
+    }
+
+    #[test]
+    fn clock_expires_on_deadline_and_on_flag() {
+        let flag = StopFlag::new();
+        let clock = Clock::start(&Budget::time(0.02), flag.clone());
+        assert!(!clock.expired());
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(clock.expired());
+        let clock = Clock::start(&Budget::iterations(5), flag.clone());
+        assert!(!clock.expired());
+        flag.stop();
+        assert!(clock.expired() && clock.stopped());
+    }
+}

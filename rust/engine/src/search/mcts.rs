@@ -1,0 +1,745 @@
+//! Monte Carlo tree search for any number of players.
+//!
+//! Each node keeps the sum of the rewards *of the player who moved into it*, so selection at a
+//! node picks the child that is best for the player to move there (max-n backup): this works for
+//! any number of players and for turn orders that skip players. Selection is UCT or PUCT (priors
+//! from the evaluator's order hints), leaves are valued by a playout (random, or the evaluator's
+//! policy) or by the evaluator directly, and a position the evaluator solves exactly is a leaf
+//! with that value. Trees are kept between searches and re-rooted at the new position when it is
+//! a few plies below the old root. Several threads search independent trees (root parallelism)
+//! whose root statistics are summed; one thread with a given seed and an iteration budget always
+//! gives the same result.
+
+use crate::error::Result;
+use crate::game::{Action, ActionList, Game, Returns};
+use crate::rng::Rng;
+use crate::search::budget::{Budget, Clock, StopFlag};
+use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
+
+/// How a child is selected.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Selection {
+    /// UCB1: `q + c * sqrt(ln N / n)`.
+    Uct,
+    /// AlphaZero's rule: `q + c * prior * sqrt(N) / (1 + n)`, priors `∝ exp(hint / 100)`
+    /// from [`Evaluate::order_hint`] (uniform without hints).
+    Puct,
+}
+
+/// How a new leaf is valued.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Leaf {
+    /// [`Evaluate::playout`] to the end of the game (uniformly random for [`crate::search::NoEval`]).
+    Playout,
+    /// [`Evaluate::evaluate`], no playout.
+    Evaluate,
+}
+
+/// Settings of an MCTS search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// The exploration constant `c`.
+    pub exploration: f64,
+    pub selection: Selection,
+    pub leaf: Leaf,
+    /// Threads, each searching its own tree (root parallelism).
+    pub threads: usize,
+    /// Keep the trees between searches and re-root them.
+    pub reuse: bool,
+    /// A leaf is expanded once it has been visited this many times.
+    pub expand_after: u32,
+    /// The seed of the playouts and tie-breaks.
+    pub seed: u64,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            exploration: 1.0,
+            selection: Selection::Uct,
+            leaf: Leaf::Playout,
+            threads: 1,
+            reuse: true,
+            expand_after: 1,
+            seed: 0,
+        }
+    }
+}
+
+const UNSEEN: u8 = 0;
+const LEAF: u8 = 1;
+const EXPANDED: u8 = 2;
+const SOLVED: u8 = 3;
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    action: Action,
+    first_child: u32,
+    visits: u32,
+    /// For `SOLVED` nodes, the index of their returns in `Tree::solved`.
+    solved: u32,
+    /// Sum of the rewards of `mover`.
+    value: f64,
+    prior: f32,
+    n_children: u16,
+    mover: u8,
+    kind: u8,
+}
+
+impl Node {
+    fn new(action: Action, mover: u8, prior: f32) -> Node {
+        Node {
+            action,
+            first_child: NONE,
+            visits: 0,
+            solved: NONE,
+            value: 0.0,
+            prior,
+            n_children: 0,
+            mover,
+            kind: UNSEEN,
+        }
+    }
+    #[inline]
+    fn children(&self) -> std::ops::Range<usize> {
+        self.first_child as usize..self.first_child as usize + self.n_children as usize
+    }
+    #[inline]
+    fn mean(&self) -> f64 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value / self.visits as f64
+        }
+    }
+}
+
+/// One search tree, kept between searches.
+struct Tree<S> {
+    nodes: Vec<Node>,
+    solved: Vec<Returns>,
+    root: Option<S>,
+    max_depth: u32,
+}
+
+impl<S: Copy + PartialEq> Tree<S> {
+    fn new() -> Tree<S> {
+        Tree { nodes: Vec::new(), solved: Vec::new(), root: None, max_depth: 0 }
+    }
+
+    fn reset(&mut self, state: S) {
+        self.nodes.clear();
+        self.solved.clear();
+        self.nodes.push(Node::new(Action::MAX, u8::MAX, 1.0));
+        self.root = Some(state);
+    }
+
+    /// Re-roots the tree at `target` when it lies within `max_plies` plies below the current
+    /// root; otherwise starts afresh. Returns whether any of the tree was kept.
+    fn reroot<G: Game<State = S>>(&mut self, game: &G, target: &S, max_plies: usize) -> bool {
+        let Some(root) = self.root else {
+            self.reset(*target);
+            return false;
+        };
+        if self.nodes.is_empty() {
+            self.reset(*target);
+            return false;
+        }
+        if root == *target {
+            return true;
+        }
+        let mut frontier = vec![(0usize, root)];
+        let mut found = None;
+        'bfs: for _ in 0..max_plies {
+            let mut next = Vec::new();
+            for (i, s) in frontier {
+                if self.nodes[i].kind != EXPANDED {
+                    continue;
+                }
+                for c in self.nodes[i].children() {
+                    let mut cs = s;
+                    game.apply(&mut cs, self.nodes[c].action);
+                    if cs == *target {
+                        found = Some(c);
+                        break 'bfs;
+                    }
+                    next.push((c, cs));
+                }
+            }
+            frontier = next;
+        }
+        let Some(new_root) = found else {
+            self.reset(*target);
+            return false;
+        };
+        // Copy the subtree into a fresh arena, breadth first (children stay contiguous).
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        let mut solved = Vec::new();
+        let mut root_node = self.nodes[new_root];
+        root_node.action = Action::MAX;
+        root_node.mover = u8::MAX;
+        nodes.push(root_node);
+        let mut i = 0;
+        while i < nodes.len() {
+            let n = nodes[i];
+            if n.kind == SOLVED {
+                solved.push(self.solved[n.solved as usize]);
+                nodes[i].solved = (solved.len() - 1) as u32;
+            }
+            if n.kind == EXPANDED {
+                let first = nodes.len() as u32;
+                nodes.extend_from_slice(&self.nodes[n.children()]);
+                nodes[i].first_child = first;
+            }
+            i += 1;
+        }
+        self.nodes = nodes;
+        self.solved = solved;
+        self.root = Some(*target);
+        true
+    }
+}
+
+/// Per-root-action statistics of one tree: (action, visits, value sum for the root player).
+type RootStats = Vec<(Action, u64, f64)>;
+
+/// An MCTS searcher. Keep it between moves of a game to reuse its trees.
+pub struct Mcts<S> {
+    config: MctsConfig,
+    trees: Vec<Tree<S>>,
+}
+
+impl<S: Copy + PartialEq + Send> Mcts<S> {
+    pub fn new(config: MctsConfig) -> Mcts<S> {
+        Mcts { config, trees: Vec::new() }
+    }
+
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// Total nodes held by the kept trees.
+    pub fn tree_size(&self) -> usize {
+        self.trees.iter().map(|t| t.nodes.len()).sum()
+    }
+
+    /// Forgets the kept trees.
+    pub fn clear(&mut self) {
+        self.trees.clear();
+    }
+
+    /// Searches `state` within `budget` (time, iterations and/or nodes; the iteration and node
+    /// budgets are shared between threads) or until `stop` is set.
+    ///
+    /// # Errors
+    /// `Error::Invalid` when the game is over, the budget is unbounded or `threads` is 0.
+    pub fn search<G: Game<State = S>, E: Evaluate<G>>(
+        &mut self,
+        game: &G,
+        eval: &E,
+        state: &S,
+        budget: &Budget,
+        stop: StopFlag,
+    ) -> Result<SearchResult> {
+        let player = check_start(game, state, budget, Algorithm::Mcts)?;
+        let threads = self.config.threads;
+        if threads == 0 || threads > 1024 {
+            return crate::invalid!("threads must be between 1 and 1024, got {threads}");
+        }
+        let clock = Clock::start(budget, stop);
+        while self.trees.len() < threads {
+            self.trees.push(Tree::new());
+        }
+        self.trees.truncate(threads);
+        let config = self.config;
+        let plies = game.num_players().max(2);
+        for tree in &mut self.trees {
+            if config.reuse {
+                tree.reroot(game, state, plies);
+            } else {
+                tree.reset(*state);
+            }
+        }
+        let share = |total: Option<u64>, t: usize| {
+            total.map(|n| (n / threads as u64 + ((t as u64) < n % threads as u64) as u64).max(1))
+        };
+        let mut outcomes: Vec<(u64, RootStats)> = Vec::with_capacity(threads);
+        if threads == 1 {
+            let tree = &mut self.trees[0];
+            let mut rng = Rng::for_item(config.seed, 0);
+            outcomes.push(run(tree, game, eval, &config, &clock, budget.iterations, budget.nodes, &mut rng));
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .trees
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(t, tree)| {
+                        let clock = &clock;
+                        let config = &config;
+                        let (iters, nodes) = (share(budget.iterations, t), share(budget.nodes, t));
+                        scope.spawn(move || {
+                            let mut rng = Rng::for_item(config.seed, t as u64);
+                            run(tree, game, eval, config, clock, iters, nodes, &mut rng)
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    outcomes.push(h.join().expect("an MCTS thread panicked"));
+                }
+            });
+        }
+        // Sum the root statistics over the trees.
+        let mut iterations = 0;
+        let mut merged: RootStats = Vec::new();
+        for (iters, stats) in &outcomes {
+            iterations += iters;
+            for &(a, n, v) in stats {
+                match merged.iter_mut().find(|m| m.0 == a) {
+                    Some(m) => {
+                        m.1 += n;
+                        m.2 += v;
+                    }
+                    None => merged.push((a, n, v)),
+                }
+            }
+        }
+        merged.sort_by_key(|m| m.0);
+        let &(best, best_n, best_v) = merged
+            .iter()
+            .max_by(|x, y| {
+                let mx = if x.1 > 0 { x.2 / x.1 as f64 } else { -2.0 };
+                let my = if y.1 > 0 { y.2 / y.1 as f64 } else { -2.0 };
+                x.1.cmp(&y.1).then(mx.total_cmp(&my)).then(y.0.cmp(&x.0))
+            })
+            .expect("a position that is not over has a legal move");
+        // The principal variation from the tree that visited the best move most.
+        let (t, _) = self
+            .trees
+            .iter()
+            .enumerate()
+            .map(|(t, tree)| {
+                let n = tree.nodes[0].children().find(|&c| tree.nodes[c].action == best).map_or(0, |c| tree.nodes[c].visits);
+                (t, n)
+            })
+            .max_by_key(|&(t, n)| (n, std::cmp::Reverse(t)))
+            .unwrap_or((0, 0));
+        let pv = principal_variation(&self.trees[t], best);
+        let solved_root = self.trees.iter().any(|tree| tree.nodes[0].kind == SOLVED);
+        let nodes = self.tree_size() as u64;
+        let depth = self.trees.iter().map(|t| t.max_depth).max().unwrap_or(0);
+        let _ = player;
+        Ok(SearchResult {
+            best,
+            value: if best_n > 0 { (best_v / best_n as f64).clamp(-1.0, 1.0) } else { 0.0 },
+            pv,
+            nodes,
+            iterations,
+            depth,
+            elapsed: clock.elapsed(),
+            visits: merged.iter().map(|m| (m.0, m.1)).collect(),
+            exact: solved_root,
+            interrupted: clock.stopped(),
+        })
+    }
+}
+
+fn principal_variation<S>(tree: &Tree<S>, best: Action) -> Vec<Action> {
+    let mut pv = vec![best];
+    let Some(mut i) = tree.nodes[0].children().find(|&c| tree.nodes[c].action == best) else {
+        return pv;
+    };
+    while tree.nodes[i].kind == EXPANDED && pv.len() < 64 {
+        let Some(c) = tree.nodes[i]
+            .children()
+            .filter(|&c| tree.nodes[c].visits > 0)
+            .max_by_key(|&c| (tree.nodes[c].visits, std::cmp::Reverse(c)))
+        else {
+            break;
+        };
+        pv.push(tree.nodes[c].action);
+        i = c;
+    }
+    pv
+}
+
+/// Runs iterations on one tree until a limit; returns the iterations done and the root's
+/// per-action statistics.
+#[allow(clippy::too_many_arguments)]
+fn run<G: Game, E: Evaluate<G>>(
+    tree: &mut Tree<G::State>,
+    game: &G,
+    eval: &E,
+    config: &MctsConfig,
+    clock: &Clock,
+    iterations: Option<u64>,
+    nodes: Option<u64>,
+    rng: &mut Rng,
+) -> (u64, RootStats) {
+    let root_state = tree.root.expect("the tree has a root");
+    let iter_limit = iterations.unwrap_or(u64::MAX);
+    let node_limit = nodes.unwrap_or(u64::MAX).min(u32::MAX as u64 - 2048) as usize;
+    let mut path: Vec<usize> = Vec::with_capacity(256);
+    let mut actions = ActionList::new();
+    let mut done = 0u64;
+    tree.max_depth = 0;
+    while done < iter_limit {
+        if done > 0 && (tree.nodes.len() >= node_limit || (done % 16 == 0 && clock.expired())) {
+            break;
+        }
+        if tree.nodes[0].kind == SOLVED && done > 0 {
+            // Nothing more to learn: the root is solved.
+            break;
+        }
+        done += 1;
+        // Selection.
+        let mut s = root_state;
+        path.clear();
+        path.push(0);
+        let mut i = 0;
+        while tree.nodes[i].kind == EXPANDED {
+            let c = select(tree, i, config);
+            game.apply(&mut s, tree.nodes[c].action);
+            path.push(c);
+            i = c;
+        }
+        // Classify a node seen for the first time.
+        if tree.nodes[i].kind == UNSEEN {
+            classify(tree, i, game, eval, &s);
+        }
+        // Expansion.
+        if tree.nodes[i].kind == LEAF && tree.nodes[i].visits + 1 >= config.expand_after {
+            expand(tree, i, game, eval, &s, config, rng, &mut actions);
+            let c = select(tree, i, config);
+            game.apply(&mut s, tree.nodes[c].action);
+            path.push(c);
+            i = c;
+            classify(tree, i, game, eval, &s);
+        }
+        // Evaluation.
+        let r = match tree.nodes[i].kind {
+            SOLVED => tree.solved[tree.nodes[i].solved as usize],
+            _ => match config.leaf {
+                Leaf::Playout => eval.playout(game, &s, rng),
+                Leaf::Evaluate => eval.evaluate(game, &s),
+            },
+        };
+        // Backup.
+        tree.max_depth = tree.max_depth.max(path.len() as u32 - 1);
+        for &j in &path {
+            let n = &mut tree.nodes[j];
+            n.visits += 1;
+            if n.mover != u8::MAX {
+                n.value += r[n.mover as usize];
+            }
+        }
+    }
+    let root = &tree.nodes[0];
+    let stats = if root.kind == EXPANDED {
+        root.children().map(|c| (tree.nodes[c].action, tree.nodes[c].visits as u64, tree.nodes[c].value)).collect()
+    } else {
+        // A root solved before expansion: expand once so that there is a move to return.
+        let mut list = ActionList::new();
+        game.legal_actions(&root_state, &mut list);
+        let p = game.to_move(&root_state).unwrap_or(0);
+        let r = match root.kind {
+            SOLVED => tree.solved[root.solved as usize][p],
+            _ => 0.0,
+        };
+        list.iter().take(1).map(|&a| (a, 1, r)).collect()
+    };
+    (done, stats)
+}
+
+fn classify<G: Game, E: Evaluate<G>>(tree: &mut Tree<G::State>, i: usize, game: &G, eval: &E, s: &G::State) {
+    let solved = if game.is_over(s) { Some(game.returns(s)) } else { eval.exact(game, s) };
+    match solved {
+        Some(r) => {
+            tree.solved.push(r);
+            tree.nodes[i].solved = (tree.solved.len() - 1) as u32;
+            tree.nodes[i].kind = SOLVED;
+        }
+        None => tree.nodes[i].kind = LEAF,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn expand<G: Game, E: Evaluate<G>>(
+    tree: &mut Tree<G::State>,
+    i: usize,
+    game: &G,
+    eval: &E,
+    s: &G::State,
+    config: &MctsConfig,
+    rng: &mut Rng,
+    actions: &mut ActionList,
+) {
+    actions.clear();
+    game.legal_actions(s, actions);
+    let mover = game.to_move(s).expect("a leaf that is not over has a player to move") as u8;
+    // A random order breaks ties among unvisited children; hints then order them.
+    rng.shuffle(actions);
+    let first = tree.nodes.len() as u32;
+    let mut hints: ArrayHints = ArrayHints::new();
+    if eval.has_order_hint() {
+        for &a in actions.iter() {
+            hints.push(eval.order_hint(game, s, a));
+        }
+        let mut idx: Vec<usize> = (0..actions.len()).collect();
+        idx.sort_by_key(|&k| std::cmp::Reverse(hints[k]));
+        let sorted: Vec<(Action, i32)> = idx.iter().map(|&k| (actions[k], hints[k])).collect();
+        for (k, (a, h)) in sorted.into_iter().enumerate() {
+            actions[k] = a;
+            hints[k] = h;
+        }
+    }
+    let priors: Vec<f32> = if config.selection == Selection::Puct && !hints.is_empty() {
+        let max = hints.iter().copied().max().unwrap_or(0);
+        let w: Vec<f64> = hints.iter().map(|&h| ((h - max) as f64 / 100.0).exp()).collect();
+        let sum: f64 = w.iter().sum();
+        w.iter().map(|x| (x / sum) as f32).collect()
+    } else {
+        vec![1.0 / actions.len() as f32; actions.len()]
+    };
+    for (k, &a) in actions.iter().enumerate() {
+        tree.nodes.push(Node::new(a, mover, priors[k]));
+    }
+    let n = &mut tree.nodes[i];
+    n.first_child = first;
+    n.n_children = actions.len() as u16;
+    n.kind = EXPANDED;
+}
+
+type ArrayHints = arrayvec::ArrayVec<i32, { crate::game::MAX_ACTIONS }>;
+
+#[inline]
+fn select<S>(tree: &Tree<S>, i: usize, config: &MctsConfig) -> usize {
+    let parent = &tree.nodes[i];
+    let c = config.exploration;
+    let mut best = parent.first_child as usize;
+    let mut best_score = f64::NEG_INFINITY;
+    match config.selection {
+        Selection::Uct => {
+            let log_n = (parent.visits.max(1) as f64).ln();
+            for k in parent.children() {
+                let ch = &tree.nodes[k];
+                if ch.visits == 0 {
+                    return k;
+                }
+                let score = ch.mean() + c * (log_n / ch.visits as f64).sqrt();
+                if score > best_score {
+                    best_score = score;
+                    best = k;
+                }
+            }
+        }
+        Selection::Puct => {
+            let sqrt_n = (parent.visits.max(1) as f64).sqrt();
+            for k in parent.children() {
+                let ch = &tree.nodes[k];
+                let score = ch.mean() + c * ch.prior as f64 * sqrt_n / (1.0 + ch.visits as f64);
+                if score > best_score {
+                    best_score = score;
+                    best = k;
+                }
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::MAX_PLAYERS;
+    use crate::search::toys::{Nim, NimState, TicTacToe, Ttt};
+    use crate::search::NoEval;
+    use std::time::{Duration, Instant};
+
+    fn mcts<S: Copy + PartialEq + Send>(seed: u64) -> Mcts<S> {
+        Mcts::new(MctsConfig { seed, ..Default::default() })
+    }
+
+    #[test]
+    fn nim_converges_to_the_winning_move() {
+        let nim = Nim { players: 2 };
+        for stones in [5, 6, 7, 9, 10, 11, 13] {
+            let r = mcts(1).search(&nim, &NoEval, &nim.start(stones), &Budget::iterations(20_000), StopFlag::new()).unwrap();
+            assert_eq!(r.best + 1, stones % 4, "{stones} stones: {r:?}");
+            assert!(r.value > 0.5, "{stones} stones: {r:?}");
+            assert_eq!(r.iterations, 20_000);
+        }
+    }
+
+    #[test]
+    fn tictactoe_blocks_and_wins() {
+        let game = TicTacToe;
+        // O to move must block X's row at cell 2.
+        let r = mcts(3)
+            .search(&game, &NoEval, &Ttt::from_str("XX./.O./..."), &Budget::iterations(20_000), StopFlag::new())
+            .unwrap();
+        assert_eq!(r.best, 2, "{r:?}");
+        // X to move wins at cell 2 at once.
+        let r = mcts(3)
+            .search(&game, &NoEval, &Ttt::from_str("XX./OO./..."), &Budget::iterations(5_000), StopFlag::new())
+            .unwrap();
+        assert_eq!(r.best, 2);
+        assert!(r.value > 0.9);
+        // The opening is a draw: the value converges near 0.
+        let r = mcts(3).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(100_000), StopFlag::new()).unwrap();
+        assert!(r.value.abs() < 0.3, "{r:?}");
+        let total: u64 = r.visits.iter().map(|v| v.1).sum();
+        assert_eq!(r.visits.len(), 9);
+        assert!(total >= 99_990);
+    }
+
+    #[test]
+    fn three_player_max_n() {
+        // Three-player Nim: with 1..=3 stones the player to move takes them all and wins.
+        let nim = Nim { players: 3 };
+        for stones in 1..=3 {
+            let r = mcts(5).search(&nim, &NoEval, &nim.start(stones), &Budget::iterations(2_000), StopFlag::new()).unwrap();
+            assert_eq!(r.best + 1, stones);
+            assert!(r.value > 0.99);
+        }
+        // With 5 stones, taking 1 leaves 4: player 1 cannot win at once, and whatever they take,
+        // player 2 takes the rest. Taking 2 or 3 lets player 1 win at once. Under max-n, player 0
+        // loses either way, but its return is -1/2 in all lines: the value must be -0.5.
+        let r = mcts(5).search(&nim, &NoEval, &nim.start(5), &Budget::iterations(20_000), StopFlag::new()).unwrap();
+        assert!((r.value + 0.5).abs() < 0.1, "{r:?}");
+    }
+
+    #[test]
+    fn deterministic_for_a_seed_on_one_thread() {
+        let game = TicTacToe;
+        let a = mcts(42).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(3_000), StopFlag::new()).unwrap();
+        let b = mcts(42).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(3_000), StopFlag::new()).unwrap();
+        assert_eq!((a.best, &a.visits, &a.pv), (b.best, &b.visits, &b.pv));
+        assert_eq!(a.value, b.value);
+        let c = mcts(43).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(3_000), StopFlag::new()).unwrap();
+        assert_ne!(a.visits, c.visits);
+    }
+
+    #[test]
+    fn time_budget_is_respected() {
+        let nim = Nim { players: 2 };
+        let t0 = Instant::now();
+        let r = mcts(1).search(&nim, &NoEval, &nim.start(5_000), &Budget::time(0.05), StopFlag::new()).unwrap();
+        let took = t0.elapsed();
+        assert!(took >= Duration::from_millis(50) && took < Duration::from_millis(300), "took {took:?}");
+        assert!(r.iterations > 10);
+    }
+
+    #[test]
+    fn stop_flag_interrupts() {
+        let nim = Nim { players: 2 };
+        let flag = StopFlag::new();
+        let f2 = flag.clone();
+        let h = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            f2.stop();
+        });
+        let t0 = Instant::now();
+        let r = mcts(1).search(&nim, &NoEval, &nim.start(5_000), &Budget::time(30.0), flag).unwrap();
+        h.join().unwrap();
+        assert!(r.interrupted && t0.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn node_budget_bounds_the_tree() {
+        let game = TicTacToe;
+        let r = mcts(1).search(&game, &NoEval, &Ttt::default(), &Budget::nodes(1_000), StopFlag::new()).unwrap();
+        assert!(r.nodes >= 1_000 && r.nodes < 1_000 + 10, "{}", r.nodes);
+    }
+
+    #[test]
+    fn tree_is_reused_after_moves() {
+        let game = TicTacToe;
+        let mut m = mcts::<Ttt>(9);
+        let s0 = Ttt::default();
+        let r = m.search(&game, &NoEval, &s0, &Budget::iterations(5_000), StopFlag::new()).unwrap();
+        // Play our move and the reply the tree expects most: the subtree is kept.
+        let mut s = s0;
+        game.apply(&mut s, r.pv[0]);
+        game.apply(&mut s, r.pv[1]);
+        let before = m.tree_size();
+        assert!(m.trees[0].reroot(&game, &s, 2));
+        let kept = m.tree_size();
+        assert!(kept > 10 && kept < before, "kept {kept} of {before}");
+        // The kept root's statistics are its children's (plus at most its own first visit).
+        let root_visits = m.trees[0].nodes[0].visits as u64;
+        let children: u64 = m.trees[0].nodes[0].children().map(|c| m.trees[0].nodes[c].visits as u64).sum();
+        assert!(root_visits == children || root_visits == children + 1, "{root_visits} vs {children}");
+        assert!(root_visits > 10);
+        // A position not below the root starts a new tree.
+        let far = Ttt::from_str("XOX/OXO/...");
+        assert!(!m.trees[0].reroot(&game, &far, 2));
+        assert_eq!(m.tree_size(), 1);
+    }
+
+    #[test]
+    fn parallel_threads_merge_statistics() {
+        let nim = Nim { players: 2 };
+        let mut m = Mcts::<NimState>::new(MctsConfig { threads: 2, seed: 7, ..Default::default() });
+        let r = m.search(&nim, &NoEval, &nim.start(10), &Budget::iterations(20_000), StopFlag::new()).unwrap();
+        assert_eq!(r.best, 1);
+        assert_eq!(r.iterations, 20_000);
+        let total: u64 = r.visits.iter().map(|v| v.1).sum();
+        // Each thread's root was visited once per iteration; children get all but the first.
+        assert!(total >= 19_990 && total <= 20_000, "{total}");
+    }
+
+    #[test]
+    fn puct_with_hints_and_evaluate_leaves() {
+        // An evaluator that knows Nim: the exact value of every position, and hints for it.
+        struct NimEval;
+        impl Evaluate<Nim> for NimEval {
+            fn exact(&self, _g: &Nim, s: &NimState) -> Option<Returns> {
+                let mut r = [0.0; MAX_PLAYERS];
+                let win = s.stones % 4 != 0;
+                r[s.to_move as usize] = if win { 1.0 } else { -1.0 };
+                r[1 - s.to_move as usize] = -r[s.to_move as usize];
+                Some(r)
+            }
+            fn has_order_hint(&self) -> bool {
+                true
+            }
+            fn order_hint(&self, _g: &Nim, s: &NimState, a: Action) -> i32 {
+                if (s.stones - a - 1) % 4 == 0 {
+                    300
+                } else {
+                    0
+                }
+            }
+        }
+        let nim = Nim { players: 2 };
+        let mut m = Mcts::new(MctsConfig { selection: Selection::Puct, leaf: Leaf::Evaluate, ..Default::default() });
+        let r = m.search(&nim, &NimEval, &nim.start(30), &Budget::iterations(50), StopFlag::new()).unwrap();
+        // The root itself is solved by the evaluator: the search stops at once with its value.
+        assert!(r.exact && r.value > 0.99 && r.iterations == 1, "{r:?}");
+        let mut m = Mcts::new(MctsConfig { selection: Selection::Puct, leaf: Leaf::Evaluate, ..Default::default() });
+        struct HintsOnly;
+        impl Evaluate<Nim> for HintsOnly {
+            fn has_order_hint(&self) -> bool {
+                true
+            }
+            fn order_hint(&self, g: &Nim, s: &NimState, a: Action) -> i32 {
+                NimEval.order_hint(g, s, a)
+            }
+        }
+        let r = m.search(&nim, &HintsOnly, &nim.start(30), &Budget::iterations(200), StopFlag::new()).unwrap();
+        assert_eq!(r.best, 1, "{r:?}");
+        let n_best = r.visits.iter().find(|v| v.0 == 1).unwrap().1;
+        assert!(n_best > 100, "{r:?}");
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let nim = Nim { players: 2 };
+        assert!(mcts(0).search(&nim, &NoEval, &nim.start(0), &Budget::iterations(10), StopFlag::new()).is_err());
+        assert!(mcts(0).search(&nim, &NoEval, &nim.start(9), &Budget::depth(10), StopFlag::new()).is_err());
+        let mut m = Mcts::new(MctsConfig { threads: 0, ..Default::default() });
+        assert!(m.search(&nim, &NoEval, &nim.start(9), &Budget::iterations(10), StopFlag::new()).is_err());
+    }
+}

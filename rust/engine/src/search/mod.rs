@@ -1,0 +1,125 @@
+//! Search, written once against [`crate::Game`]: Monte Carlo tree search for any number of players
+//! ([`mcts`]) and alpha-beta for two (paranoid for more) ([`alphabeta`]). A game may supply an
+//! [`Evaluate`] implementation (a heuristic value, an exact value for solved positions, a move
+//! ordering hint and a playout policy); [`NoEval`] works for every game.
+//!
+//! Values are *returns* as [`Game::returns`] defines them: per player, in `[-1, 1]`, zero-sum.
+
+pub mod alphabeta;
+pub mod budget;
+pub mod mcts;
+pub mod tt;
+
+#[cfg(test)]
+pub(crate) mod toys;
+
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
+use crate::invalid;
+use crate::rng::Rng;
+
+pub use budget::{Budget, Clock, StopFlag};
+
+/// What a game knows about its positions beyond the rules. Every method has a default, so
+/// `impl Evaluate<MyGame> for MyEval {}` is a valid (if uninformed) evaluator.
+pub trait Evaluate<G: Game>: Sync + Send {
+    /// An estimate of the final returns of a position that is not over, each in `[-1, 1]`.
+    /// The default knows nothing: zeros.
+    fn evaluate(&self, _game: &G, _state: &G::State) -> Returns {
+        [0.0; MAX_PLAYERS]
+    }
+
+    /// The exact final returns of a position that is not over, when they are known without
+    /// search (a solved endgame). Search then treats the position as a leaf with this value.
+    fn exact(&self, _game: &G, _state: &G::State) -> Option<Returns> {
+        None
+    }
+
+    /// A move ordering hint: actions with larger hints are tried first by alpha-beta, and MCTS
+    /// uses them as tie-breakers among unvisited children.
+    fn order_hint(&self, _game: &G, _state: &G::State, _action: Action) -> i32 {
+        0
+    }
+
+    /// True when [`Evaluate::order_hint`] is worth calling.
+    fn has_order_hint(&self) -> bool {
+        false
+    }
+
+    /// Plays a position to the end and returns the final returns. The default plays uniformly
+    /// random legal moves; a game may override it with a faster or smarter policy.
+    fn playout(&self, game: &G, state: &G::State, rng: &mut Rng) -> Returns {
+        random_playout(game, state, rng)
+    }
+}
+
+/// The evaluator that knows nothing: alpha-beta sees only finished games, MCTS plays random
+/// playouts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoEval;
+
+impl<G: Game> Evaluate<G> for NoEval {}
+
+/// Plays uniformly random legal actions until the game is over; returns its returns.
+pub fn random_playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng) -> Returns {
+    let mut s = *state;
+    let mut actions = ActionList::new();
+    while !game.is_over(&s) {
+        actions.clear();
+        game.legal_actions(&s, &mut actions);
+        let a = actions[rng.below(actions.len())];
+        game.apply(&mut s, a);
+    }
+    game.returns(&s)
+}
+
+/// Which search to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    Mcts,
+    AlphaBeta,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play.
+    pub best: Action,
+    /// Its value for the player to move, in `[-1, 1]` (MCTS: mean playout return; alpha-beta:
+    /// the minimax value, heuristic unless `exact`).
+    pub value: f64,
+    /// The expected line of play, starting with `best`.
+    pub pv: Vec<Action>,
+    /// MCTS: tree nodes created; alpha-beta: positions visited.
+    pub nodes: u64,
+    /// MCTS: iterations (playouts); alpha-beta: 0.
+    pub iterations: u64,
+    /// Alpha-beta: the last completed iteration depth; MCTS: the depth of the deepest leaf.
+    pub depth: u32,
+    pub elapsed: Duration,
+    /// MCTS: visit count of each root action (ascending action order); alpha-beta: empty.
+    pub visits: Vec<(Action, u64)>,
+    /// True when `value` is proven (a forced result found by alpha-beta or a solved root).
+    pub exact: bool,
+    /// True when the stop flag ended the search before its budget.
+    pub interrupted: bool,
+}
+
+/// Checks that a search can start from `state` with `budget`.
+///
+/// # Errors
+/// `Error::Invalid` when the game is over or the budget cannot end the search.
+pub fn check_start<G: Game>(game: &G, state: &G::State, budget: &Budget, algorithm: Algorithm) -> Result<usize> {
+    let Some(player) = game.to_move(state) else {
+        return invalid!("cannot search a finished game");
+    };
+    if algorithm == Algorithm::Mcts && budget.is_unbounded() {
+        return invalid!("an MCTS search needs a time, iteration or node budget");
+    }
+    if algorithm == Algorithm::AlphaBeta && budget.is_unbounded() && budget.depth.is_none() {
+        return invalid!("an alpha-beta search needs a time, depth or node budget");
+    }
+    Ok(player)
+}

@@ -1,0 +1,185 @@
+//! A transposition table of bounded size: buckets of four 16-byte entries (one cache line), the
+//! entry to replace chosen by depth and age. Its size is set in MiB and never grows.
+
+use crate::game::Action;
+
+/// How the stored value bounds the true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Bound {
+    Exact = 1,
+    /// The true value is at least `value` (a fail-high).
+    Lower = 2,
+    /// The true value is at most `value` (a fail-low).
+    Upper = 3,
+}
+
+/// What a probe returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub value: i32,
+    pub depth: u8,
+    pub bound: Bound,
+    pub best: Option<Action>,
+    /// True when the value came from a search that reached the end of every line (a proven
+    /// value, valid at any depth).
+    pub complete: bool,
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    check: u32,
+    best: u32,
+    value: i32,
+    depth: u8,
+    bound: u8,
+    age: u8,
+    complete: u8,
+}
+
+const BUCKET: usize = 4;
+const NO_MOVE: u32 = u32::MAX;
+
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Default)]
+struct Bucket([Entry; BUCKET]);
+
+/// The table. `new(mb)` allocates the largest power-of-two number of buckets that fits in `mb`
+/// MiB (at least one bucket).
+pub struct Tt {
+    buckets: Vec<Bucket>,
+    mask: u64,
+    age: u8,
+}
+
+impl Tt {
+    pub fn new(mb: usize) -> Tt {
+        let bytes = mb.max(1).saturating_mul(1 << 20);
+        let mut n = 1usize;
+        while n * 2 * std::mem::size_of::<Bucket>() <= bytes {
+            n *= 2;
+        }
+        Tt { buckets: vec![Bucket::default(); n], mask: (n - 1) as u64, age: 0 }
+    }
+
+    /// The memory the table holds, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>()
+    }
+
+    /// The number of entries it can hold.
+    pub fn capacity(&self) -> usize {
+        self.buckets.len() * BUCKET
+    }
+
+    /// Starts a new search: older entries become the first to be replaced.
+    pub fn new_search(&mut self) {
+        self.age = self.age.wrapping_add(1);
+    }
+
+    pub fn clear(&mut self) {
+        self.buckets.iter_mut().for_each(|b| *b = Bucket::default());
+        self.age = 0;
+    }
+
+    #[inline]
+    fn split(&self, hash: u64) -> (usize, u32) {
+        // The index uses the low bits, the check the high 32: independent for tables < 2^32.
+        ((hash & self.mask) as usize, (hash >> 32) as u32 | 1)
+    }
+
+    pub fn probe(&self, hash: u64) -> Option<Hit> {
+        let (i, check) = self.split(hash);
+        self.buckets[i].0.iter().find(|e| e.check == check).map(|e| Hit {
+            value: e.value,
+            depth: e.depth,
+            bound: match e.bound {
+                1 => Bound::Exact,
+                2 => Bound::Lower,
+                _ => Bound::Upper,
+            },
+            best: (e.best != NO_MOVE).then_some(e.best),
+            complete: e.complete != 0,
+        })
+    }
+
+    pub fn store(&mut self, hash: u64, value: i32, depth: u8, bound: Bound, best: Option<Action>, complete: bool) {
+        let (i, check) = self.split(hash);
+        let age = self.age;
+        let bucket = &mut self.buckets[i].0;
+        let slot = match bucket.iter().position(|e| e.check == check) {
+            Some(j) => {
+                // Same position: keep a deeper result from this search unless this one is exact.
+                let e = bucket[j];
+                if e.age == age && e.depth > depth && bound != Bound::Exact && !complete {
+                    return;
+                }
+                j
+            }
+            None => {
+                // Replace the least valuable: empty first, then old, then shallow.
+                let score = |e: &Entry| {
+                    if e.check == 0 {
+                        i32::MIN
+                    } else {
+                        e.depth as i32 - 8 * (age.wrapping_sub(e.age) as i32)
+                    }
+                };
+                (0..BUCKET).min_by_key(|&j| score(&bucket[j])).unwrap_or(0)
+            }
+        };
+        let keep_best = if best.is_none() && bucket[slot].check == check { bucket[slot].best } else { NO_MOVE };
+        bucket[slot] =
+            Entry { check, best: best.unwrap_or(keep_best), value, depth, bound: bound as u8, age, complete: complete as u8 };
+    }
+
+    /// How many entries are in use, per mille, estimated from the first 1000 buckets.
+    pub fn hashfull(&self) -> u32 {
+        let n = self.buckets.len().min(1000);
+        let used: usize = self.buckets[..n].iter().map(|b| b.0.iter().filter(|e| e.check != 0).count()).sum();
+        (used * 1000 / (n * BUCKET)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::splitmix64;
+
+    #[test]
+    fn size_is_bounded() {
+        for mb in [1, 2, 3, 16] {
+            let tt = Tt::new(mb);
+            assert!(tt.bytes() <= mb << 20, "{mb} MiB table holds {} bytes", tt.bytes());
+            assert!(tt.bytes() * 2 > mb << 20, "{mb} MiB table holds only {} bytes", tt.bytes());
+        }
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+    }
+
+    #[test]
+    fn store_probe_and_replace() {
+        let mut tt = Tt::new(1);
+        let cap = tt.capacity();
+        tt.store(12345, -7, 3, Bound::Lower, Some(9), false);
+        assert_eq!(
+            tt.probe(12345),
+            Some(Hit { value: -7, depth: 3, bound: Bound::Lower, best: Some(9), complete: false })
+        );
+        assert_eq!(tt.probe(54321), None);
+        // A shallower non-exact result from the same search does not overwrite a deeper one.
+        tt.store(12345, 1, 2, Bound::Upper, None, false);
+        assert_eq!(tt.probe(12345).unwrap().depth, 3);
+        // An exact one does, and keeps the known best move.
+        tt.store(12345, 4, 1, Bound::Exact, None, true);
+        assert_eq!(tt.probe(12345), Some(Hit { value: 4, depth: 1, bound: Bound::Exact, best: Some(9), complete: true }));
+        // Filling far beyond capacity keeps the table's size and most recent entries.
+        for i in 0..(4 * cap as u64) {
+            tt.store(splitmix64(i), i as i32, 1, Bound::Exact, None, false);
+        }
+        assert_eq!(tt.capacity(), cap);
+        assert!(tt.hashfull() >= 990);
+        let last = splitmix64(4 * cap as u64 - 1);
+        assert_eq!(tt.probe(last).map(|h| h.value), Some(4 * cap as i32 - 1));
+    }
+}

@@ -1,0 +1,410 @@
+//! The board: geometry of a rectangular grid of hexes in the "even-r" offset layout, the fish on
+//! each floe, and precomputed rays for the six directions.
+//!
+//! Cells are stored row-major with one padding column (`stride = cols + 1`), so a board fits a
+//! `u128` when `rows * (cols + 1) <= 128` (the standard 8x8 grid uses 72 bits; 10x10 uses 110).
+//! Even rows sit half a hex to the right, so a step up or down shifts the index by `stride` or
+//! `stride ± 1` depending on the row's parity: neighbours are two masked shifts per direction.
+
+use super::bitboard::{Bitboard, Cell};
+use crate::error::Result;
+use crate::invalid;
+use crate::rng::Rng;
+
+/// The six directions a penguin can slide, in action-encoding order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Direction {
+    E = 0,
+    NE = 1,
+    NW = 2,
+    W = 3,
+    SW = 4,
+    SE = 5,
+}
+
+impl Direction {
+    pub const ALL: [Direction; 6] =
+        [Direction::E, Direction::NE, Direction::NW, Direction::W, Direction::SW, Direction::SE];
+
+    /// Directions whose steps increase the cell index (their rays are scanned from the low end).
+    #[inline]
+    pub const fn is_increasing(self) -> bool {
+        matches!(self, Direction::E | Direction::SW | Direction::SE)
+    }
+
+    /// `(d_row, d_col)` of one step from a cell in an even (`true`) or odd row.
+    pub const fn delta(self, even_row: bool) -> (i32, i32) {
+        match (self, even_row) {
+            (Direction::E, _) => (0, 1),
+            (Direction::W, _) => (0, -1),
+            (Direction::NE, true) => (-1, 1),
+            (Direction::NE, false) => (-1, 0),
+            (Direction::NW, true) => (-1, 0),
+            (Direction::NW, false) => (-1, -1),
+            (Direction::SE, true) => (1, 1),
+            (Direction::SE, false) => (1, 0),
+            (Direction::SW, true) => (1, 0),
+            (Direction::SW, false) => (1, -1),
+        }
+    }
+}
+
+/// The largest supported grid: `rows * (cols + 1) <= 128`, and at most 26 columns (one letter
+/// each in the move notation).
+pub const MAX_COLS: usize = 26;
+
+/// A board: its grid and the fish on each floe. Immutable during a game; states refer to it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Board {
+    rows: u8,
+    cols: u8,
+    stride: u8,
+    /// Every grid cell (padding excluded).
+    cells: Bitboard,
+    even_rows: Bitboard,
+    odd_rows: Bitboard,
+    /// Cells that start with a floe (fish > 0).
+    floes: Bitboard,
+    /// Fish per cell (0 for gaps and padding).
+    fish: [u8; 128],
+    /// Cells with exactly one fish (the default placement rule).
+    one_fish: Bitboard,
+    /// `rays[dir][cell]`: every grid cell from `cell` (exclusive) to the edge in `dir`.
+    rays: Box<[[Bitboard; 128]; 6]>,
+}
+
+impl Board {
+    /// A board from a grid of fish counts (0 = no floe). Every row must have the same length.
+    pub fn from_grid(grid: &[Vec<u8>]) -> Result<Board> {
+        let rows = grid.len();
+        if rows == 0 {
+            return invalid!("board: the grid has no rows");
+        }
+        let cols = grid[0].len();
+        if cols == 0 {
+            return invalid!("board: row 0 is empty");
+        }
+        if let Some((r, row)) = grid.iter().enumerate().find(|(_, row)| row.len() != cols) {
+            return invalid!("board: row {r} has {} cells, row 0 has {cols}: the grid must be rectangular", row.len());
+        }
+        if cols > MAX_COLS || rows * (cols + 1) > 128 {
+            return invalid!(
+                "board: a {rows}x{cols} grid is too large: the engine supports rows * (cols + 1) <= 128 and at most {MAX_COLS} columns (10x10 and 8x15 fit)"
+            );
+        }
+        let stride = cols + 1;
+        let mut board = Board {
+            rows: rows as u8,
+            cols: cols as u8,
+            stride: stride as u8,
+            cells: Bitboard::EMPTY,
+            even_rows: Bitboard::EMPTY,
+            odd_rows: Bitboard::EMPTY,
+            floes: Bitboard::EMPTY,
+            fish: [0; 128],
+            one_fish: Bitboard::EMPTY,
+            rays: Box::new([[Bitboard::EMPTY; 128]; 6]),
+        };
+        for (r, row) in grid.iter().enumerate() {
+            for (c, &f) in row.iter().enumerate() {
+                let cell = (r * stride + c) as Cell;
+                board.cells = board.cells.with(cell);
+                if r % 2 == 0 {
+                    board.even_rows = board.even_rows.with(cell);
+                } else {
+                    board.odd_rows = board.odd_rows.with(cell);
+                }
+                board.fish[cell as usize] = f;
+                if f > 0 {
+                    board.floes = board.floes.with(cell);
+                }
+                if f == 1 {
+                    board.one_fish = board.one_fish.with(cell);
+                }
+            }
+        }
+        for dir in Direction::ALL {
+            for cell in board.cells {
+                let mut ray = Bitboard::EMPTY;
+                let mut at = cell;
+                while let Some(next) = board.step(at, dir) {
+                    ray = ray.with(next);
+                    at = next;
+                }
+                board.rays[dir as usize][cell as usize] = ray;
+            }
+        }
+        Ok(board)
+    }
+
+    /// The standard board: 8 rows of 7 and 8 floes (even rows have 7), 30 one-fish, 20 two-fish
+    /// and 10 three-fish floes shuffled by `seed`.
+    pub fn standard(seed: u64) -> Board {
+        let mut fish: Vec<u8> = [1u8; 30].into_iter().chain([2; 20]).chain([3; 10]).collect();
+        Rng::new(seed).shuffle(&mut fish);
+        let mut it = fish.into_iter();
+        let grid: Vec<Vec<u8>> = (0..8)
+            .map(|r| (0..8).map(|c| if r % 2 == 0 && c == 7 { 0 } else { it.next().unwrap() }).collect())
+            .collect();
+        Board::from_grid(&grid).expect("the standard board fits")
+    }
+
+    #[inline]
+    pub fn rows(&self) -> usize {
+        self.rows as usize
+    }
+
+    #[inline]
+    pub fn cols(&self) -> usize {
+        self.cols as usize
+    }
+
+    /// Every grid cell.
+    #[inline]
+    pub fn cells(&self) -> Bitboard {
+        self.cells
+    }
+
+    /// The cells that hold a floe at the start of the game.
+    #[inline]
+    pub fn floes(&self) -> Bitboard {
+        self.floes
+    }
+
+    /// The cells whose floe carries exactly one fish.
+    #[inline]
+    pub fn one_fish(&self) -> Bitboard {
+        self.one_fish
+    }
+
+    /// Fish on the floe at `cell` (0 for a gap).
+    #[inline]
+    pub fn fish(&self, cell: Cell) -> u8 {
+        self.fish[cell as usize]
+    }
+
+    /// Total fish on a set of cells.
+    pub fn fish_on(&self, cells: Bitboard) -> u32 {
+        cells.map(|c| self.fish(c) as u32).sum()
+    }
+
+    /// The grid of fish counts this board was made from.
+    pub fn grid(&self) -> Vec<Vec<u8>> {
+        (0..self.rows()).map(|r| (0..self.cols()).map(|c| self.fish(self.cell_unchecked(r, c))).collect()).collect()
+    }
+
+    /// The cell at `(row, col)`, if it is on the grid.
+    #[inline]
+    pub fn cell(&self, row: i64, col: i64) -> Option<Cell> {
+        if (0..self.rows as i64).contains(&row) && (0..self.cols as i64).contains(&col) {
+            Some(self.cell_unchecked(row as usize, col as usize))
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn cell_unchecked(&self, row: usize, col: usize) -> Cell {
+        (row * self.stride as usize + col) as Cell
+    }
+
+    /// `(row, col)` of a cell.
+    #[inline]
+    pub fn coords(&self, cell: Cell) -> (usize, usize) {
+        (cell as usize / self.stride as usize, cell as usize % self.stride as usize)
+    }
+
+    /// Dense index `row * cols + col` of a cell (`0..rows * cols`), used by the action space.
+    #[inline]
+    pub fn dense(&self, cell: Cell) -> usize {
+        let (r, c) = self.coords(cell);
+        r * self.cols as usize + c
+    }
+
+    /// The cell of a dense index.
+    #[inline]
+    pub fn from_dense(&self, index: usize) -> Cell {
+        self.cell_unchecked(index / self.cols as usize, index % self.cols as usize)
+    }
+
+    /// The neighbour of `cell` in `dir`, if it is on the grid.
+    pub fn step(&self, cell: Cell, dir: Direction) -> Option<Cell> {
+        let (r, c) = self.coords(cell);
+        let (dr, dc) = dir.delta(r % 2 == 0);
+        self.cell(r as i64 + dr as i64, c as i64 + dc as i64)
+    }
+
+    /// Every grid cell from `cell` (exclusive) to the edge in `dir`.
+    #[inline]
+    pub fn ray(&self, cell: Cell, dir: Direction) -> Bitboard {
+        self.rays[dir as usize][cell as usize]
+    }
+
+    /// The cells a penguin on `cell` can reach in `dir` when `empty` holds the free floes:
+    /// the ray cut at its first blocker.
+    #[inline]
+    pub fn slide(&self, cell: Cell, dir: Direction, empty: Bitboard) -> Bitboard {
+        let ray = self.ray(cell, dir);
+        let blockers = (ray - empty).0;
+        if blockers == 0 {
+            return ray;
+        }
+        if dir.is_increasing() {
+            let first = blockers.trailing_zeros();
+            Bitboard(ray.0 & ((1u128 << first) - 1))
+        } else {
+            let first = 127 - blockers.leading_zeros();
+            Bitboard(ray.0 & (!1u128 << first))
+        }
+    }
+
+    /// Every grid cell adjacent to some cell of `bb`: two masked shifts per direction.
+    #[inline]
+    pub fn neighbours(&self, bb: Bitboard) -> Bitboard {
+        let s = self.stride as u32;
+        let (e, o) = ((bb & self.even_rows).0, (bb & self.odd_rows).0);
+        let x = bb.0;
+        let n = (x << 1)
+            | (x >> 1)
+            | (e >> s)
+            | (e >> (s - 1))
+            | (e << s)
+            | (e << (s + 1))
+            | (o >> s)
+            | (o >> (s + 1))
+            | (o << s)
+            | (o << (s - 1));
+        Bitboard(n) & self.cells
+    }
+
+    /// The cells of `within` connected to `seeds` (which must lie in `within`) by flood fill.
+    #[inline]
+    pub fn fill(&self, seeds: Bitboard, within: Bitboard) -> Bitboard {
+        let mut reached = seeds & within;
+        loop {
+            let next = (reached | self.neighbours(reached)) & within;
+            if next == reached {
+                return reached;
+            }
+            reached = next;
+        }
+    }
+
+    /// The connected groups of `cells`, each as a bitboard.
+    pub fn regions(&self, mut cells: Bitboard) -> impl Iterator<Item = Bitboard> + '_ {
+        std::iter::from_fn(move || {
+            let first = cells.first()?;
+            let region = self.fill(Bitboard::from_cell(first), cells);
+            cells = cells - region;
+            Some(region)
+        })
+    }
+
+    /// Maximum slide distance on this grid, the width of the action space per direction.
+    #[inline]
+    pub fn max_distance(&self) -> usize {
+        (self.rows.max(self.cols) as usize - 1).max(1)
+    }
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Board").field("grid", &self.grid()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain per-cell walker: the slide computed one step at a time.
+    fn walk(board: &Board, cell: Cell, dir: Direction, empty: Bitboard) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        let mut at = cell;
+        while let Some(next) = board.step(at, dir) {
+            if !empty.contains(next) {
+                break;
+            }
+            out = out.with(next);
+            at = next;
+        }
+        out
+    }
+
+    fn random_board(rng: &mut Rng) -> Board {
+        let rows = 1 + rng.below(10);
+        let cols = 1 + rng.below(10);
+        let grid: Vec<Vec<u8>> =
+            (0..rows).map(|_| (0..cols).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(3) as u8 }).collect()).collect();
+        Board::from_grid(&grid).unwrap()
+    }
+
+    #[test]
+    fn slides_match_a_per_cell_walker_on_random_positions() {
+        let mut rng = Rng::new(1);
+        for _ in 0..2000 {
+            let board = random_board(&mut rng);
+            let empty: Bitboard = board.floes().filter(|_| rng.below(4) != 0).collect();
+            for cell in board.cells() {
+                for dir in Direction::ALL {
+                    assert_eq!(board.slide(cell, dir, empty), walk(&board, cell, dir, empty), "{cell} {dir:?} on {board:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn neighbours_match_single_steps() {
+        let mut rng = Rng::new(2);
+        for _ in 0..500 {
+            let board = random_board(&mut rng);
+            let set: Bitboard = board.cells().filter(|_| rng.below(3) == 0).collect();
+            let expected: Bitboard =
+                {
+                let board = &board;
+                set.flat_map(|c| Direction::ALL.into_iter().filter_map(move |d| board.step(c, d))).collect()
+            };
+            assert_eq!(board.neighbours(set), expected);
+        }
+    }
+
+    #[test]
+    fn even_rows_are_shifted_right() {
+        let board = Board::standard(0);
+        let c = board.cell(2, 3).unwrap();
+        let n: Vec<_> = Direction::ALL.iter().map(|&d| board.coords(board.step(c, d).unwrap())).collect();
+        assert_eq!(n, vec![(2, 4), (1, 4), (1, 3), (2, 2), (3, 3), (3, 4)]);
+        let c = board.cell(3, 3).unwrap();
+        let n: Vec<_> = Direction::ALL.iter().map(|&d| board.coords(board.step(c, d).unwrap())).collect();
+        assert_eq!(n, vec![(3, 4), (2, 3), (2, 2), (3, 2), (4, 2), (4, 3)]);
+    }
+
+    #[test]
+    fn standard_board_has_the_right_fish() {
+        let board = Board::standard(42);
+        assert_eq!(board.floes().count(), 60);
+        let counts: Vec<usize> = (1..=3).map(|f| board.floes().filter(|&c| board.fish(c) == f).count()).collect();
+        assert_eq!(counts, vec![30, 20, 10]);
+        for r in (0..8).step_by(2) {
+            assert!(!board.floes().contains(board.cell(r, 7).unwrap()));
+        }
+        assert_ne!(Board::standard(1).grid(), Board::standard(2).grid());
+        assert_eq!(Board::standard(3).grid(), Board::standard(3).grid());
+    }
+
+    #[test]
+    fn oversized_boards_are_rejected() {
+        assert!(Board::from_grid(&vec![vec![1; 10]; 10]).is_ok());
+        let err = Board::from_grid(&vec![vec![1; 11]; 11]).unwrap_err();
+        assert!(err.to_string().contains("too large"), "{err}");
+        assert!(Board::from_grid(&[vec![1, 2], vec![1]]).is_err());
+    }
+
+    #[test]
+    fn regions_split_the_floes() {
+        let board = Board::from_grid(&[vec![1, 1, 0, 1], vec![0, 0, 0, 1], vec![2, 0, 0, 0]]).unwrap();
+        let regions: Vec<_> = board.regions(board.floes()).map(|r| r.count()).collect();
+        assert_eq!(regions, vec![2, 2, 1]);
+    }
+}

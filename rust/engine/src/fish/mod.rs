@@ -1,0 +1,18 @@
+//! Fish ("Hey, That's My Fish!" / "Packeis am Pol"): board, rules, moves and playouts.
+
+pub mod bitboard;
+pub mod board;
+pub mod json;
+pub mod notation;
+pub mod position;
+pub mod rules;
+pub mod state;
+mod zobrist;
+
+pub use bitboard::{Bitboard, Cell};
+pub use board::{Board, Direction};
+pub use rules::{Config, Order, Placement, Rules};
+pub use state::{FishGame, FishMove, FishState, Phase, NOBODY};
+
+#[cfg(test)]
+mod tests;

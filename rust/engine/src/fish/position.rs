@@ -1,0 +1,93 @@
+//! Building positions from user input (puzzles, tests, JSON), with every input checked.
+
+use super::bitboard::{Bitboard, Cell};
+use super::board::Board;
+use super::rules::{Rules, MAX_FISH_PLAYERS};
+use super::state::{FishGame, FishState, NOBODY};
+use crate::error::Result;
+use crate::invalid;
+
+impl FishGame {
+    /// The cell at `(row, col)` if it holds a floe of this board, with errors naming the cell.
+    pub fn floe_at(&self, row: i64, col: i64, what: &str) -> Result<Cell> {
+        let board = self.board();
+        let Some(cell) = board.cell(row, col) else {
+            return invalid!("{what} at ({row}, {col}) is off the board ({} rows x {} columns)", board.rows(), board.cols());
+        };
+        if !board.floes().contains(cell) {
+            return invalid!("{what} at ({row}, {col}) is on a gap (no floe)");
+        }
+        Ok(cell)
+    }
+
+    /// A movement-phase position: the penguins of each player and who is to move. Unreachable
+    /// floes are removed at once, and a player to move who cannot move lifts their penguins as
+    /// the rules say, so the result is a normal position of the game.
+    pub fn position(&self, penguins: &[Vec<(i64, i64)>], to_move: usize, scores: Option<&[(u16, u8)]>) -> Result<FishState> {
+        let mut s = self.lay_out(penguins, to_move, scores)?;
+        self.normalize(&mut s, to_move);
+        Ok(s)
+    }
+
+    /// The penguins and scores laid out as given, checked, with nothing automatic applied.
+    pub(crate) fn lay_out(&self, penguins: &[Vec<(i64, i64)>], to_move: usize, scores: Option<&[(u16, u8)]>) -> Result<FishState> {
+        let rules = self.rules();
+        if penguins.len() != rules.players() {
+            return invalid!("penguins: {} lists given, one per player expected ({} players)", penguins.len(), rules.players());
+        }
+        if to_move >= rules.players() {
+            return invalid!("to_move = {to_move}: players are numbered 0 to {}", rules.players() - 1);
+        }
+        let mut s = FishState {
+            floes: self.board().floes(),
+            penguins: [Bitboard::EMPTY; MAX_FISH_PLAYERS],
+            hash: 0,
+            fish: [0; MAX_FISH_PLAYERS],
+            taken: [0; MAX_FISH_PLAYERS],
+            to_move: to_move as u8,
+            turn: rules.placement_turns() as u8,
+        };
+        for (p, cells) in penguins.iter().enumerate() {
+            if cells.len() > rules.penguins as usize {
+                return invalid!("player {p} has {} penguins, at most {} allowed", cells.len(), rules.penguins);
+            }
+            for &(r, c) in cells {
+                let cell = self.floe_at(r, c, &format!("a penguin of player {p}"))?;
+                if s.occupied().contains(cell) {
+                    return invalid!("two penguins on one floe at ({r}, {c})");
+                }
+                s.penguins[p] = s.penguins[p].with(cell);
+            }
+        }
+        if let Some(scores) = scores {
+            if scores.len() != rules.players() {
+                return invalid!("scores: {} given, one (fish, floes) pair per player expected", scores.len());
+            }
+            for (p, &(f, t)) in scores.iter().enumerate() {
+                s.fish[p] = f;
+                s.taken[p] = t;
+            }
+        }
+        s.hash = self.hash_from_scratch(&s);
+        Ok(s)
+    }
+
+    /// Applies the automatic rules to a movement-phase state: removes unreachable floes and
+    /// passes the turn on from `first`, lifting stuck players.
+    pub(crate) fn normalize(&self, s: &mut FishState, first: usize) {
+        self.remove_unreachable(s);
+        self.pass_turn(s, first, true);
+    }
+}
+
+/// Checks a board grid and rules together (used by configs and JSON).
+pub fn make_game(rules: Rules, grid: &[Vec<u8>]) -> Result<FishGame> {
+    Ok(FishGame::new(rules, Board::from_grid(grid)?))
+}
+
+impl FishState {
+    /// `true` when no player is to move.
+    pub fn is_over(&self) -> bool {
+        self.to_move == NOBODY
+    }
+}

@@ -1,0 +1,203 @@
+//! Rule settings of a Fish variant, and variant configs (TOML files or JSON objects).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::invalid;
+
+/// Which floes a penguin may be placed on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Placement {
+    /// Only unoccupied floes with exactly one fish (the printed rules).
+    #[serde(rename = "one-fish")]
+    OneFish,
+    /// Any unoccupied floe.
+    #[serde(rename = "any")]
+    Any,
+}
+
+/// The order in which players place their penguins.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Order {
+    /// 0, 1, 2, 0, 1, 2, ...
+    #[serde(rename = "round-robin")]
+    RoundRobin,
+    /// 0, 1, 2, 2, 1, 0, 0, 1, 2, ...
+    #[serde(rename = "snake")]
+    Snake,
+}
+
+impl Placement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::OneFish => "one-fish",
+            Placement::Any => "any",
+        }
+    }
+}
+
+impl Order {
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::RoundRobin => "round-robin",
+            Order::Snake => "snake",
+        }
+    }
+}
+
+/// The most penguins one player may have (keeps every placement turn within the state's `u8`
+/// counters and the legal-move list within its fixed capacity).
+pub const MAX_PENGUINS: usize = 8;
+pub const MAX_FISH_PLAYERS: usize = 4;
+
+/// The rules of a Fish variant, apart from the board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rules {
+    pub players: u8,
+    pub penguins: u8,
+    pub placement: Placement,
+    pub order: Order,
+}
+
+impl Rules {
+    /// The printed rules for 2, 3 or 4 players: 4, 3 or 2 penguins each.
+    pub fn standard(players: usize) -> Result<Rules> {
+        Rules::new(players, None, Placement::OneFish, Order::RoundRobin)
+    }
+
+    pub fn new(players: usize, penguins: Option<usize>, placement: Placement, order: Order) -> Result<Rules> {
+        if !(2..=MAX_FISH_PLAYERS).contains(&players) {
+            return invalid!("players = {players}: Fish is for 2 to 4 players");
+        }
+        let penguins = penguins.unwrap_or(6 - players);
+        if !(1..=MAX_PENGUINS).contains(&penguins) {
+            return invalid!("penguins = {penguins}: each player needs 1 to {MAX_PENGUINS} penguins");
+        }
+        Ok(Rules { players: players as u8, penguins: penguins as u8, placement, order })
+    }
+
+    #[inline]
+    pub fn players(&self) -> usize {
+        self.players as usize
+    }
+
+    /// Number of placement turns (every penguin of every player).
+    #[inline]
+    pub fn placement_turns(&self) -> usize {
+        self.players as usize * self.penguins as usize
+    }
+
+    /// The player who places at placement turn `turn`.
+    #[inline]
+    pub fn placer(&self, turn: usize) -> usize {
+        let p = self.players as usize;
+        let (round, seat) = (turn / p, turn % p);
+        match self.order {
+            Order::Snake if round % 2 == 1 => p - 1 - seat,
+            _ => seat,
+        }
+    }
+}
+
+/// A board in a config: `"standard"` (shuffled per game) or a grid of fish counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum BoardSpec {
+    Named(String),
+    Grid(Vec<Vec<u8>>),
+}
+
+/// A Fish variant config, as read from TOML or JSON. Every key but `game` is optional.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub game: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default = "default_players")]
+    pub players: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub penguins: Option<usize>,
+    #[serde(default = "default_placement")]
+    pub placement: Placement,
+    #[serde(default = "default_order")]
+    pub order: Order,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<BoardSpec>,
+}
+
+fn default_players() -> usize {
+    2
+}
+fn default_placement() -> Placement {
+    Placement::OneFish
+}
+fn default_order() -> Order {
+    Order::RoundRobin
+}
+
+impl Config {
+    pub fn from_toml(text: &str) -> Result<Config> {
+        let config: Config = toml::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+        config.check_game()?;
+        Ok(config)
+    }
+
+    pub fn from_json(text: &str) -> Result<Config> {
+        let config: Config = serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+        config.check_game()?;
+        Ok(config)
+    }
+
+    fn check_game(&self) -> Result<()> {
+        if self.game != "fish" {
+            return invalid!("Fish config: game = {:?}, expected \"fish\"", self.game);
+        }
+        Ok(())
+    }
+
+    pub fn rules(&self) -> Result<Rules> {
+        Rules::new(self.players, self.penguins, self.placement, self.order)
+    }
+
+    /// The fixed board of this config, `None` for the standard shuffled board.
+    pub fn grid(&self) -> Result<Option<Vec<Vec<u8>>>> {
+        match &self.board {
+            None => Ok(None),
+            Some(BoardSpec::Named(name)) if name == "standard" => Ok(None),
+            Some(BoardSpec::Named(name)) => {
+                invalid!("board = {name:?}: expected \"standard\" or a grid of fish counts (a list of rows)")
+            }
+            Some(BoardSpec::Grid(grid)) => Ok(Some(grid.clone())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_order_turns_back() {
+        let rules = Rules::new(3, Some(2), Placement::Any, Order::Snake).unwrap();
+        let order: Vec<_> = (0..6).map(|t| rules.placer(t)).collect();
+        assert_eq!(order, vec![0, 1, 2, 2, 1, 0]);
+        let rules = Rules::standard(2).unwrap();
+        let order: Vec<_> = (0..8).map(|t| rules.placer(t)).collect();
+        assert_eq!(order, vec![0, 1, 0, 1, 0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn config_errors_name_the_key_and_value() {
+        let err = Config::from_toml("game = \"fish\"\nplyers = 3\n").unwrap_err().to_string();
+        assert!(err.contains("plyers"), "{err}");
+        let err = Config::from_toml("game = \"fish\"\nplacement = \"all\"\n").unwrap_err().to_string();
+        assert!(err.contains("all"), "{err}");
+        let err = Config::from_toml("game = \"fish\"\nplayers = 7\n").unwrap().rules().unwrap_err().to_string();
+        assert!(err.contains("players = 7"), "{err}");
+        let err = Config::from_json(r#"{"game": "marathon"}"#).unwrap_err().to_string();
+        assert!(err.contains("marathon"), "{err}");
+    }
+}

@@ -1,0 +1,494 @@
+//! The Fish game value ([`FishGame`]: rules and board) and its small `Copy` state
+//! ([`FishState`]), with the whole game flow: placement, slides, removal of unreachable floes,
+//! stuck players lifting their penguins, the end, scores and ranking.
+
+use super::bitboard::{Bitboard, Cell};
+use super::board::{Board, Direction};
+use super::rules::{Placement, Rules, MAX_FISH_PLAYERS};
+use super::zobrist;
+use crate::game::{self, Action, ActionList, Game, Returns};
+use crate::rng::Rng;
+
+/// `to_move` of a finished game.
+pub const NOBODY: u8 = 0xFF;
+
+/// A position: the floes left, every penguin, the scores so far and whose turn it is.
+/// 112 bytes, `Copy`: search copies it freely. The fish on each floe live in the [`Board`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FishState {
+    /// Floes still in play (occupied ones included).
+    pub floes: Bitboard,
+    /// Penguins on the board, per player (unused players stay empty).
+    pub penguins: [Bitboard; MAX_FISH_PLAYERS],
+    /// Zobrist hash of floes, penguins, player to move and placement turn (not the scores).
+    pub hash: u64,
+    /// Fish collected per player.
+    pub fish: [u16; MAX_FISH_PLAYERS],
+    /// Floes collected per player.
+    pub taken: [u8; MAX_FISH_PLAYERS],
+    /// The player to move, or [`NOBODY`] when the game is over.
+    pub to_move: u8,
+    /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
+    pub turn: u8,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Placement,
+    Movement,
+    Over,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Placement => "placement",
+            Phase::Movement => "movement",
+            Phase::Over => "over",
+        }
+    }
+}
+
+/// A move: placing a penguin, or sliding one from a cell to another.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FishMove {
+    Place(Cell),
+    Slide(Cell, Cell),
+}
+
+/// A Fish game: the rules and one board. States refer to it for the fish on each floe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FishGame {
+    rules: Rules,
+    board: Board,
+}
+
+impl FishState {
+    /// Every penguin on the board.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.penguins[0] | self.penguins[1] | self.penguins[2] | self.penguins[3]
+    }
+
+    /// Floes a penguin may slide onto.
+    #[inline]
+    pub fn empty(&self) -> Bitboard {
+        self.floes - self.occupied()
+    }
+
+    #[inline]
+    pub fn to_move(&self) -> Option<usize> {
+        (self.to_move != NOBODY).then_some(self.to_move as usize)
+    }
+
+    /// `(fish, floes)` collected by `player`.
+    #[inline]
+    pub fn score(&self, player: usize) -> (u16, u8) {
+        (self.fish[player], self.taken[player])
+    }
+
+    #[inline]
+    fn set_to_move(&mut self, player: u8) {
+        self.hash ^= zobrist::TO_MOVE[self.to_move.min(4) as usize] ^ zobrist::TO_MOVE[player.min(4) as usize];
+        self.to_move = player;
+    }
+}
+
+impl FishGame {
+    pub fn new(rules: Rules, board: Board) -> FishGame {
+        FishGame { rules, board }
+    }
+
+    #[inline]
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    #[inline]
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The opening position: every floe, no penguin, player 0 to place.
+    pub fn initial_state(&self) -> FishState {
+        let mut s = FishState {
+            floes: self.board.floes(),
+            penguins: [Bitboard::EMPTY; MAX_FISH_PLAYERS],
+            hash: 0,
+            fish: [0; MAX_FISH_PLAYERS],
+            taken: [0; MAX_FISH_PLAYERS],
+            to_move: NOBODY,
+            turn: 0,
+        };
+        s.hash = self.hash_from_scratch(&s);
+        self.next_placement(&mut s);
+        s
+    }
+
+    /// The hash of a state computed from nothing (the state keeps it up to date incrementally).
+    pub fn hash_from_scratch(&self, s: &FishState) -> u64 {
+        let mut h = zobrist::TO_MOVE[s.to_move.min(4) as usize] ^ zobrist::TURN[s.turn as usize];
+        for cell in s.floes {
+            h ^= zobrist::FLOE[cell as usize];
+        }
+        for (p, bb) in s.penguins.iter().enumerate() {
+            for cell in *bb {
+                h ^= zobrist::PENGUIN[p][cell as usize];
+            }
+        }
+        h
+    }
+
+    pub fn phase(&self, s: &FishState) -> Phase {
+        if s.to_move == NOBODY {
+            Phase::Over
+        } else if (s.turn as usize) < self.rules.placement_turns() {
+            Phase::Placement
+        } else {
+            Phase::Movement
+        }
+    }
+
+    /// The floes a penguin may be placed on now.
+    #[inline]
+    pub fn placement_cells(&self, s: &FishState) -> Bitboard {
+        let free = s.empty();
+        match self.rules.placement {
+            Placement::OneFish => free & self.board.one_fish(),
+            Placement::Any => free,
+        }
+    }
+
+    /// Whether `player` has a penguin that can slide.
+    #[inline]
+    pub fn can_move(&self, s: &FishState, player: usize) -> bool {
+        self.board.neighbours(s.penguins[player]).intersects(s.empty())
+    }
+
+    // --- Game flow. ---
+
+    /// Hands the next placement turn out, or ends placement when every turn is used or no
+    /// eligible floe is left (then nobody can place, so the remaining turns are skipped).
+    fn next_placement(&self, s: &mut FishState) {
+        let total = self.rules.placement_turns();
+        if (s.turn as usize) < total && self.placement_cells(s).any() {
+            s.set_to_move(self.rules.placer(s.turn as usize) as u8);
+            return;
+        }
+        s.hash ^= zobrist::TURN[s.turn as usize] ^ zobrist::TURN[total];
+        s.turn = total as u8;
+        self.remove_unreachable(s);
+        // Movement always starts with player 0, whatever the placement order was.
+        self.pass_turn(s, 0, true);
+    }
+
+    /// Gives the turn to the first player from `first` on (cyclically) who has penguins on the
+    /// board, lifting each such player who cannot move; the game is over when nobody is left.
+    pub(crate) fn pass_turn(&self, s: &mut FishState, first: usize, prune: bool) {
+        let n = self.rules.players();
+        for i in 0..n {
+            let p = (first + i) % n;
+            if s.penguins[p].is_empty() {
+                continue;
+            }
+            if self.can_move(s, p) {
+                s.set_to_move(p as u8);
+                return;
+            }
+            self.lift(s, p);
+            if prune {
+                self.remove_unreachable(s);
+            }
+        }
+        s.set_to_move(NOBODY);
+    }
+
+    /// A stuck player lifts every penguin and keeps the floes under them.
+    fn lift(&self, s: &mut FishState, player: usize) {
+        for cell in s.penguins[player] {
+            s.fish[player] += self.board.fish(cell) as u16;
+            s.taken[player] += 1;
+            s.hash ^= zobrist::FLOE[cell as usize] ^ zobrist::PENGUIN[player][cell as usize];
+        }
+        s.floes = s.floes - s.penguins[player];
+        s.penguins[player] = Bitboard::EMPTY;
+    }
+
+    /// Removes every group of floes that holds no penguin (nobody scores them).
+    pub fn remove_unreachable(&self, s: &mut FishState) {
+        let keep = self.board.fill(s.occupied(), s.floes);
+        for cell in s.floes - keep {
+            s.hash ^= zobrist::FLOE[cell as usize];
+        }
+        s.floes = keep;
+    }
+
+    /// Places a penguin of the player to move (unchecked).
+    pub fn place(&self, s: &mut FishState, cell: Cell) {
+        let p = s.to_move as usize;
+        s.penguins[p] = s.penguins[p].with(cell);
+        s.hash ^= zobrist::PENGUIN[p][cell as usize] ^ zobrist::TURN[s.turn as usize] ^ zobrist::TURN[s.turn as usize + 1];
+        s.turn += 1;
+        self.next_placement(s);
+    }
+
+    /// Slides a penguin of the player to move (unchecked). With `prune == false` unreachable
+    /// floes stay on the board: that never changes a legal move or a score, and saves time in
+    /// playouts that only need the final scores.
+    pub fn slide(&self, s: &mut FishState, from: Cell, to: Cell, prune: bool) {
+        let p = s.to_move as usize;
+        s.penguins[p] = s.penguins[p].without(from).with(to);
+        s.floes = s.floes.without(from);
+        s.fish[p] += self.board.fish(from) as u16;
+        s.taken[p] += 1;
+        s.hash ^= zobrist::PENGUIN[p][from as usize] ^ zobrist::PENGUIN[p][to as usize] ^ zobrist::FLOE[from as usize];
+        if prune {
+            self.remove_unreachable(s);
+        }
+        self.pass_turn(s, p + 1, prune);
+    }
+
+    pub fn apply_move(&self, s: &mut FishState, mv: FishMove) {
+        match mv {
+            FishMove::Place(cell) => self.place(s, cell),
+            FishMove::Slide(from, to) => self.slide(s, from, to, true),
+        }
+    }
+
+    // --- Moves and actions. ---
+
+    /// Calls `f(from, dir, destinations)` for every penguin of the player to move and every
+    /// direction with at least one destination (cozy-chess style: a from-cell plus a bitboard).
+    #[inline]
+    pub fn for_each_slide(&self, s: &FishState, mut f: impl FnMut(Cell, Direction, Bitboard)) {
+        if s.to_move == NOBODY {
+            return;
+        }
+        let empty = s.empty();
+        for from in s.penguins[s.to_move as usize] {
+            for dir in Direction::ALL {
+                let dests = self.board.slide(from, dir, empty);
+                if dests.any() {
+                    f(from, dir, dests);
+                }
+            }
+        }
+    }
+
+    pub fn legal_moves(&self, s: &FishState) -> Vec<FishMove> {
+        let mut out = ActionList::new();
+        self.legal_actions(s, &mut out);
+        out.iter().map(|&a| self.move_of(a).expect("legal actions decode")).collect()
+    }
+
+    /// The number of legal moves, without listing them.
+    pub fn count_moves(&self, s: &FishState) -> usize {
+        match self.phase(s) {
+            Phase::Over => 0,
+            Phase::Placement => self.placement_cells(s).count() as usize,
+            Phase::Movement => {
+                let mut n = 0;
+                self.for_each_slide(s, |_, _, d| n += d.count() as usize);
+                n
+            }
+        }
+    }
+
+    #[inline]
+    fn cells_n(&self) -> usize {
+        self.board.rows() * self.board.cols()
+    }
+
+    /// The action of a move, `None` if no action encodes it (not on one line, off the grid).
+    pub fn action_of(&self, mv: FishMove) -> Option<Action> {
+        let on_grid = |c: Cell| c < 128 && self.board.cells().contains(c);
+        match mv {
+            FishMove::Place(cell) => on_grid(cell).then(|| self.board.dense(cell) as Action),
+            FishMove::Slide(from, to) => {
+                if !on_grid(from) || !on_grid(to) {
+                    return None;
+                }
+                let dir = Direction::ALL.into_iter().find(|&d| self.board.ray(from, d).contains(to))?;
+                let ray = self.board.ray(from, dir);
+                let before = if dir.is_increasing() {
+                    Bitboard(ray.0 & ((1u128 << to) - 1))
+                } else {
+                    Bitboard(ray.0 & (!1u128 << to))
+                };
+                Some(self.slide_action(from, dir, before.count() as usize + 1))
+            }
+        }
+    }
+
+    #[inline]
+    fn slide_action(&self, from: Cell, dir: Direction, distance: usize) -> Action {
+        (self.cells_n() + (self.board.dense(from) * 6 + dir as usize) * self.board.max_distance() + distance - 1)
+            as Action
+    }
+
+    /// The move of an action, `None` if the action is out of range or runs off the grid.
+    pub fn move_of(&self, action: Action) -> Option<FishMove> {
+        let a = action as usize;
+        let n = self.cells_n();
+        if a < n {
+            return Some(FishMove::Place(self.board.from_dense(a)));
+        }
+        let md = self.board.max_distance();
+        let (rest, distance) = ((a - n) / md, (a - n) % md + 1);
+        let (from, dir) = (rest / 6, rest % 6);
+        if from >= n {
+            return None;
+        }
+        let from = self.board.from_dense(from);
+        let ray = self.board.ray(from, Direction::ALL[dir]);
+        let count = ray.count() as usize;
+        if distance > count {
+            return None;
+        }
+        let k = if Direction::ALL[dir].is_increasing() { distance - 1 } else { count - distance };
+        Some(FishMove::Slide(from, ray.nth(k as u32)?))
+    }
+
+    /// Why `mv` is illegal in `s`, or `None` if it is legal.
+    pub fn illegal_reason(&self, s: &FishState, mv: FishMove) -> Option<String> {
+        let on_grid = |c: Cell| c < 128 && self.board.cells().contains(c);
+        let cell_name = |c: Cell| super::notation::cell_name(&self.board, c);
+        match (self.phase(s), mv) {
+            (Phase::Over, _) => Some("the game is over".into()),
+            (Phase::Placement, FishMove::Slide(..)) => {
+                Some("penguins are still being placed: a placement (a single cell) is expected".into())
+            }
+            (Phase::Movement, FishMove::Place(_)) => {
+                Some("every penguin is placed: a slide (from-to) is expected".into())
+            }
+            (Phase::Placement, FishMove::Place(cell)) => {
+                if !on_grid(cell) {
+                    Some("the cell is off the board".into())
+                } else if !s.floes.contains(cell) {
+                    Some(format!("there is no floe on {}", cell_name(cell)))
+                } else if s.occupied().contains(cell) {
+                    Some(format!("{} is occupied", cell_name(cell)))
+                } else if !self.placement_cells(s).contains(cell) {
+                    Some(format!("penguins are placed on one-fish floes, and {} has {} fish", cell_name(cell), self.board.fish(cell)))
+                } else {
+                    None
+                }
+            }
+            (Phase::Movement, FishMove::Slide(from, to)) => {
+                if !on_grid(from) || !on_grid(to) {
+                    return Some("the cell is off the board".into());
+                }
+                if !s.penguins[s.to_move as usize].contains(from) {
+                    return Some(format!("player {} has no penguin on {}", s.to_move, cell_name(from)));
+                }
+                let Some(dir) = Direction::ALL.into_iter().find(|&d| self.board.ray(from, d).contains(to)) else {
+                    return Some(format!("{} is not in line with {}", cell_name(to), cell_name(from)));
+                };
+                if self.board.slide(from, dir, s.empty()).contains(to) {
+                    None
+                } else if !s.floes.contains(to) {
+                    Some(format!("there is no floe on {}", cell_name(to)))
+                } else if s.occupied().contains(to) {
+                    Some(format!("{} is occupied", cell_name(to)))
+                } else {
+                    Some("the way is blocked by a penguin or a gap".into())
+                }
+            }
+        }
+    }
+
+    // --- Results. ---
+
+    /// Places per player (1 = first), comparing fish, then floes; equal players share a place.
+    pub fn ranking(&self, s: &FishState) -> Vec<usize> {
+        let keys: Vec<_> = (0..self.rules.players()).map(|p| s.score(p)).collect();
+        game::places(&keys)
+    }
+
+    /// Plays uniformly random moves to the end, without removing unreachable floes (which never
+    /// changes a move or a score).
+    pub fn random_playout(&self, s: &mut FishState, rng: &mut Rng) {
+        let total = self.rules.placement_turns() as u8;
+        while s.to_move != NOBODY {
+            if s.turn < total {
+                let cells = self.placement_cells(s);
+                let cell = cells.nth(rng.below(cells.count() as usize) as u32).expect("in range");
+                self.place(s, cell);
+                continue;
+            }
+            let mut slides = [(0u8, Bitboard::EMPTY); 6 * super::rules::MAX_PENGUINS];
+            let (mut n, mut count) = (0, 0);
+            self.for_each_slide(s, |from, _, dests| {
+                slides[n] = (from, dests);
+                n += 1;
+                count += dests.count();
+            });
+            let mut k = rng.below(count as usize) as u32;
+            for &(from, dests) in &slides[..n] {
+                let c = dests.count();
+                if k < c {
+                    let to = dests.nth(k).expect("in range");
+                    self.slide(s, from, to, false);
+                    break;
+                }
+                k -= c;
+            }
+        }
+    }
+}
+
+impl Game for FishGame {
+    type State = FishState;
+
+    fn num_players(&self) -> usize {
+        self.rules.players()
+    }
+
+    fn num_actions(&self) -> usize {
+        self.cells_n() * (1 + 6 * self.board.max_distance())
+    }
+
+    fn max_game_length(&self) -> usize {
+        self.rules.placement_turns() + self.board.floes().count() as usize
+    }
+
+    #[inline]
+    fn to_move(&self, s: &FishState) -> Option<usize> {
+        s.to_move()
+    }
+
+    fn legal_actions(&self, s: &FishState, out: &mut ActionList) {
+        out.clear();
+        match self.phase(s) {
+            Phase::Over => {}
+            Phase::Placement => {
+                out.extend(self.placement_cells(s).map(|c| self.board.dense(c) as Action));
+            }
+            Phase::Movement => self.for_each_slide(s, |from, dir, dests| {
+                for distance in 1..=dests.count() as usize {
+                    out.push(self.slide_action(from, dir, distance));
+                }
+            }),
+        }
+    }
+
+    fn apply(&self, s: &mut FishState, action: Action) {
+        if let Some(mv) = self.move_of(action) {
+            self.apply_move(s, mv);
+        }
+    }
+
+    /// Zero-sum returns from the ranking: +1 for each player placed below, −1 for each placed
+    /// above, divided by `players − 1` (two players: +1 / −1, 0 / 0 for a draw).
+    fn returns(&self, s: &FishState) -> Returns {
+        if s.to_move != NOBODY {
+            return [0.0; crate::MAX_PLAYERS];
+        }
+        game::returns_from_places(&self.ranking(s))
+    }
+
+    #[inline]
+    fn hash(&self, s: &FishState) -> u64 {
+        s.hash
+    }
+}

@@ -1,0 +1,143 @@
+//! Engine-level tests of the Fish game flow; the rules are checked in depth against the Python
+//! reference model in `tests/`.
+
+use super::*;
+use crate::game::{ActionList, Game};
+use crate::rng::Rng;
+
+fn random_game(rng: &mut Rng) -> FishGame {
+    let players = 2 + rng.below(3);
+    if rng.below(2) == 0 {
+        return FishGame::new(Rules::standard(players).unwrap(), Board::standard(rng.next_u64()));
+    }
+    let rows = 1 + rng.below(10);
+    let cols = 1 + rng.below(10);
+    let grid: Vec<Vec<u8>> =
+        (0..rows).map(|_| (0..cols).map(|_| if rng.below(4) == 0 { 0 } else { 1 + rng.below(4) as u8 }).collect()).collect();
+    let placement = if rng.below(2) == 0 { Placement::Any } else { Placement::OneFish };
+    let order = if rng.below(2) == 0 { Order::Snake } else { Order::RoundRobin };
+    let rules = Rules::new(players, Some(1 + rng.below(4)), placement, order).unwrap();
+    FishGame::new(rules, Board::from_grid(&grid).unwrap())
+}
+
+/// Plays random games, calling `check` on every state reached.
+fn for_random_states(games: usize, seed: u64, mut check: impl FnMut(&FishGame, &FishState)) {
+    let mut rng = Rng::new(seed);
+    let mut actions = ActionList::new();
+    for _ in 0..games {
+        let game = random_game(&mut rng);
+        let mut s = game.initial_state();
+        loop {
+            check(&game, &s);
+            game.legal_actions(&s, &mut actions);
+            if actions.is_empty() {
+                break;
+            }
+            s.apply_action_for_test(&game, actions[rng.below(actions.len())]);
+        }
+    }
+}
+
+impl FishState {
+    fn apply_action_for_test(&mut self, game: &FishGame, action: crate::Action) {
+        game.apply(self, action);
+    }
+}
+
+#[test]
+fn state_is_small_and_copy() {
+    assert!(std::mem::size_of::<FishState>() <= 128, "{}", std::mem::size_of::<FishState>());
+}
+
+#[test]
+fn hash_is_incremental() {
+    for_random_states(300, 1, |game, s| assert_eq!(s.hash, game.hash_from_scratch(s)));
+}
+
+#[test]
+fn actions_and_moves_are_a_bijection() {
+    for_random_states(300, 2, |game, s| {
+        let mut actions = ActionList::new();
+        game.legal_actions(s, &mut actions);
+        assert!(actions.windows(2).all(|w| w[0] < w[1]), "ascending");
+        assert_eq!(actions.len(), game.count_moves(s));
+        assert_eq!(actions.is_empty(), s.is_over());
+        for &a in &actions {
+            assert!((a as usize) < game.num_actions());
+            let mv = game.move_of(a).unwrap();
+            assert_eq!(game.action_of(mv), Some(a));
+            assert_eq!(game.illegal_reason(s, mv), None, "{mv:?}");
+            let text = notation::move_name(game.board(), mv);
+            assert_eq!(notation::parse_move(game.board(), &text).unwrap(), mv);
+        }
+    });
+}
+
+#[test]
+fn every_action_decodes_or_is_rejected_cleanly() {
+    let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(5));
+    for a in 0..game.num_actions() as u32 + 10 {
+        if let Some(mv) = game.move_of(a) {
+            assert_eq!(game.action_of(mv), Some(a));
+        }
+    }
+}
+
+#[test]
+fn invariants_hold_after_every_ply() {
+    for_random_states(300, 3, |game, s| {
+        if let Some(p) = s.to_move() {
+            if game.phase(s) == Phase::Movement {
+                assert!(game.can_move(s, p), "the player to move always has a move");
+                let mut pruned = *s;
+                game.remove_unreachable(&mut pruned);
+                assert_eq!(pruned.floes, s.floes, "unreachable floes are gone");
+            }
+        } else {
+            assert!(s.occupied().is_empty());
+        }
+        assert!(s.occupied().is_subset(s.floes));
+    });
+}
+
+#[test]
+fn json_round_trips() {
+    for_random_states(100, 4, |game, s| {
+        let text = json::to_json(game, s);
+        let (game2, s2) = json::from_json(&text).unwrap();
+        assert_eq!(&game2, game);
+        assert_eq!(&s2, s);
+    });
+}
+
+#[test]
+fn fast_playouts_score_like_full_rules() {
+    let mut rng = Rng::new(5);
+    let mut actions = ActionList::new();
+    for i in 0..300 {
+        let game = random_game(&mut rng);
+        // The same random choices with and without floe removal reach the same scores:
+        // removal never changes the list of legal moves in a way that matters for scores.
+        let mut fast = game.initial_state();
+        game.random_playout(&mut fast, &mut Rng::new(i));
+        assert!(fast.is_over());
+        let mut full = game.initial_state();
+        while !full.is_over() {
+            game.legal_actions(&full, &mut actions);
+            full.apply_action_for_test(&game, actions[rng.below(actions.len())]);
+        }
+        let total: u32 = (0..game.rules().players()).map(|p| fast.fish[p] as u32).sum();
+        assert!(total <= game.board().fish_on(game.board().floes()));
+    }
+}
+
+#[test]
+fn a_stuck_player_lifts_and_the_other_plays_on() {
+    // Player 1's penguin at (0, 0) is walled in by gaps; player 0 still has room.
+    let grid = vec![vec![2, 0, 1, 1, 1], vec![0, 0, 1, 1, 1]];
+    let game = FishGame::new(Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap(), Board::from_grid(&grid).unwrap());
+    let s = game.position(&[vec![(0, 2)], vec![(0, 0)]], 1, None).unwrap();
+    assert_eq!(s.to_move(), Some(0), "player 1 could not move and was skipped");
+    assert_eq!(s.score(1), (2, 1), "player 1 kept the floe under the penguin");
+    assert!(s.penguins[1].is_empty());
+}

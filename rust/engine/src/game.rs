@@ -1,0 +1,109 @@
+//! The one trait both games implement. Search, playouts and the numpy encoders are written once
+//! against it (after OpenSpiel's `Game`/`State` split: the game value holds the rules and the
+//! board, the state is a small `Copy` value).
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use arrayvec::ArrayVec;
+
+/// An action: an index into the game's fixed action space `0..num_actions()`.
+pub type Action = u32;
+
+/// The most players any game supports (Marathon: 5; Fish: 4).
+pub const MAX_PLAYERS: usize = 5;
+
+/// Room for the legal actions of any position of either game on any supported board.
+pub const MAX_ACTIONS: usize = 1024;
+
+/// Legal actions, without heap allocation.
+pub type ActionList = ArrayVec<Action, MAX_ACTIONS>;
+
+/// Per-player returns; only the first `num_players()` entries are meaningful.
+pub type Returns = [f64; MAX_PLAYERS];
+
+pub trait Game: Sync + Send {
+    type State: Copy + Clone + Debug + PartialEq + Eq + Hash + Send + Sync;
+
+    // --- Implementors write these. ---
+
+    fn num_players(&self) -> usize;
+
+    /// Size of the fixed action space.
+    fn num_actions(&self) -> usize;
+
+    /// An upper bound on the number of actions in a game, for search and buffers.
+    fn max_game_length(&self) -> usize;
+
+    /// The player to move, `None` when the game is over. Never a player without a legal action.
+    fn to_move(&self, state: &Self::State) -> Option<usize>;
+
+    /// All legal actions in ascending order; empty only when the game is over.
+    fn legal_actions(&self, state: &Self::State, out: &mut ActionList);
+
+    /// Plays a legal action. Unchecked: an illegal action may leave a meaningless state
+    /// (but never causes undefined behaviour).
+    fn apply(&self, state: &mut Self::State, action: Action);
+
+    /// Final returns of a finished game: zero-sum, in `[-1, 1]`, documented per game.
+    fn returns(&self, state: &Self::State) -> Returns;
+
+    /// A 64-bit Zobrist-style hash of the position, maintained incrementally.
+    fn hash(&self, state: &Self::State) -> u64;
+
+    // --- Provided. ---
+
+    fn is_over(&self, state: &Self::State) -> bool {
+        self.to_move(state).is_none()
+    }
+
+    fn is_legal(&self, state: &Self::State, action: Action) -> bool {
+        let mut list = ActionList::new();
+        self.legal_actions(state, &mut list);
+        list.contains(&action)
+    }
+}
+
+/// Places from sort keys (larger is better), with shared places: keys `[5, 9, 5]` give
+/// `[2, 1, 2]` (standard competition ranking, "1224").
+pub fn places<K: PartialOrd>(keys: &[K]) -> Vec<usize> {
+    keys.iter().map(|k| 1 + keys.iter().filter(|other| *other > k).count()).collect()
+}
+
+/// Zero-sum returns from places: each player scores +1 for every player placed below them, -1
+/// for every player placed above, 0 for a shared place, divided by `n - 1`. Two players:
+/// +1 / -1, or 0 / 0 for a draw.
+pub fn returns_from_places(places: &[usize]) -> Returns {
+    let n = places.len();
+    let mut out = [0.0; MAX_PLAYERS];
+    if n < 2 {
+        return out;
+    }
+    for (i, &p) in places.iter().enumerate() {
+        let below = places.iter().filter(|&&q| q > p).count() as f64;
+        let above = places.iter().filter(|&&q| q < p).count() as f64;
+        out[i] = (below - above) / (n - 1) as f64;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_share_ties() {
+        assert_eq!(places(&[5, 9, 5]), vec![2, 1, 2]);
+        assert_eq!(places(&[(3, 1), (3, 2), (1, 9), (3, 2)]), vec![3, 1, 4, 1]);
+    }
+
+    #[test]
+    fn returns_are_zero_sum() {
+        let r = returns_from_places(&[2, 1, 2]);
+        assert_eq!(&r[..3], &[-0.5, 1.0, -0.5]);
+        let r = returns_from_places(&[1, 1]);
+        assert_eq!(&r[..2], &[0.0, 0.0]);
+        let r = returns_from_places(&[3, 1, 4, 1]);
+        assert!((r[..4].iter().sum::<f64>()).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,15 @@
+//! Rules engines and search for two penguin board games: **Fish** ("Hey, That's My Fish!") and
+//! **Penguin Marathon**. Pure Rust, no Python: the `pingvinas-python` crate binds it.
+//!
+//! Both games implement [`game::Game`]: a game value (rules, board, course) plus a small `Copy`
+//! state, so search copies states freely and is written once for both games.
+
+pub mod error;
+pub mod fish;
+pub mod game;
+pub mod marathon;
+pub mod rng;
+pub mod search;
+
+pub use error::{Error, Result};
+pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};

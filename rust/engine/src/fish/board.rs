@@ -6,6 +6,8 @@
 //! Even rows sit half a hex to the right, so a step up or down shifts the index by `stride` or
 //! `stride ± 1` depending on the row's parity: neighbours are two masked shifts per direction.
 
+use std::sync::{Arc, LazyLock};
+
 use super::bitboard::{Bitboard, Cell};
 use crate::error::Result;
 use crate::invalid;
@@ -70,8 +72,9 @@ pub struct Board {
     fish: [u8; 128],
     /// Cells with exactly one fish (the default placement rule).
     one_fish: Bitboard,
-    /// `rays[dir][cell]`: every grid cell from `cell` (exclusive) to the edge in `dir`.
-    rays: Box<[[Bitboard; 128]; 6]>,
+    /// `rays[dir][cell]`: every grid cell from `cell` (exclusive) to the edge in `dir`. Shared
+    /// between boards of one shape, so dealing a new standard board copies no table.
+    rays: Arc<[[Bitboard; 128]; 6]>,
 }
 
 impl Board {
@@ -104,7 +107,7 @@ impl Board {
             floes: Bitboard::EMPTY,
             fish: [0; 128],
             one_fish: Bitboard::EMPTY,
-            rays: Box::new([[Bitboard::EMPTY; 128]; 6]),
+            rays: Arc::new([[Bitboard::EMPTY; 128]; 6]),
         };
         for (r, row) in grid.iter().enumerate() {
             for (c, &f) in row.iter().enumerate() {
@@ -124,30 +127,40 @@ impl Board {
                 }
             }
         }
+        let mut rays = [[Bitboard::EMPTY; 128]; 6];
         for dir in Direction::ALL {
             for cell in board.cells {
-                let mut ray = Bitboard::EMPTY;
                 let mut at = cell;
                 while let Some(next) = board.step(at, dir) {
-                    ray = ray.with(next);
+                    rays[dir as usize][cell as usize] = rays[dir as usize][cell as usize].with(next);
                     at = next;
                 }
-                board.rays[dir as usize][cell as usize] = ray;
             }
         }
+        board.rays = Arc::new(rays);
         Ok(board)
     }
 
     /// The standard board: 8 rows of 7 and 8 floes (even rows have 7), 30 one-fish, 20 two-fish
     /// and 10 three-fish floes shuffled by `seed`.
     pub fn standard(seed: u64) -> Board {
-        let mut fish: Vec<u8> = [1u8; 30].into_iter().chain([2; 20]).chain([3; 10]).collect();
+        static SHAPE: LazyLock<Board> = LazyLock::new(|| {
+            let grid: Vec<Vec<u8>> = (0..8).map(|r| (0..8).map(|c| u8::from(r % 2 == 1 || c < 7)).collect()).collect();
+            Board::from_grid(&grid).expect("the standard board fits")
+        });
+        let mut fish = [1u8; 60];
+        fish[30..50].fill(2);
+        fish[50..].fill(3);
         Rng::new(seed).shuffle(&mut fish);
-        let mut it = fish.into_iter();
-        let grid: Vec<Vec<u8>> = (0..8)
-            .map(|r| (0..8).map(|c| if r % 2 == 0 && c == 7 { 0 } else { it.next().unwrap() }).collect())
-            .collect();
-        Board::from_grid(&grid).expect("the standard board fits")
+        let mut board = SHAPE.clone();
+        board.one_fish = Bitboard::EMPTY;
+        for (cell, f) in board.floes.zip(fish) {
+            board.fish[cell as usize] = f;
+            if f == 1 {
+                board.one_fish = board.one_fish.with(cell);
+            }
+        }
+        board
     }
 
     #[inline]

@@ -58,7 +58,7 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
 }
 
 pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
-    let j: StateJson = serde_json::from_str(text).map_err(|e| Error::Parse(format!("Fish state JSON: {e}")))?;
+    let j: StateJson = serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish state JSON: {e}")))?;
     if j.game != "fish" {
         return invalid!("Fish state JSON: game = {:?}, expected \"fish\"", j.game);
     }

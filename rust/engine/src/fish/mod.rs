@@ -4,6 +4,7 @@ pub mod bitboard;
 pub mod board;
 pub mod json;
 pub mod notation;
+pub mod playout;
 pub mod position;
 pub mod rules;
 pub mod state;

@@ -1,0 +1,51 @@
+//! Batches of random playouts, in parallel with rayon. Game `i` of a batch draws its randomness
+//! from `Rng::for_item(seed, i)`, so results do not depend on the number of threads.
+
+use rayon::prelude::*;
+
+use super::board::Board;
+use super::rules::{Rules, MAX_FISH_PLAYERS};
+use super::state::{FishGame, FishState};
+use crate::error::Result;
+use crate::invalid;
+use crate::rng::Rng;
+
+/// Where the playouts of a batch start.
+pub enum Start<'a> {
+    /// A fresh standard board for every game, shuffled from the game's own seed.
+    Standard(Rules),
+    /// The opening position of this game (its board as it is).
+    Opening(&'a FishGame),
+    /// This position.
+    Position(&'a FishGame, FishState),
+}
+
+/// Final `(fish, floes)` of each player, per game.
+pub type FinalScores = [(u16, u8); MAX_FISH_PLAYERS];
+
+/// Plays `n` random games and returns their final scores. `threads == 0` uses every core.
+pub fn random_playouts(start: &Start, n: usize, seed: u64, threads: usize) -> Result<Vec<FinalScores>> {
+    let one = |i: usize| {
+        let mut rng = Rng::for_item(seed, i as u64);
+        let play = |game: &FishGame, mut s: FishState, rng: &mut Rng| {
+            game.random_playout(&mut s, rng);
+            std::array::from_fn(|p| s.score(p))
+        };
+        match start {
+            Start::Standard(rules) => {
+                let game = FishGame::new(*rules, Board::standard(rng.next_u64()));
+                play(&game, game.initial_state(), &mut rng)
+            }
+            Start::Opening(game) => play(game, game.initial_state(), &mut rng),
+            Start::Position(game, s) => play(game, *s, &mut rng),
+        }
+    };
+    if threads == 1 {
+        return Ok((0..n).map(one).collect());
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    match pool {
+        Ok(pool) => Ok(pool.install(|| (0..n).into_par_iter().with_min_len(64).map(one).collect())),
+        Err(e) => invalid!("could not start {threads} threads: {e}"),
+    }
+}

@@ -135,6 +135,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
     fn iterate(&mut self, state: &G::State, max_depth: u32, budget: &Budget) -> Result<SearchResult> {
         let mut root_actions = ActionList::new();
         self.game.legal_actions(state, &mut root_actions);
+        self.eval.prune_actions(self.game, state, &mut root_actions);
         let mut scores: Vec<i32> = vec![0; root_actions.len()];
         let mut best = root_actions[0];
         let mut best_value = 0;
@@ -232,7 +233,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
 
     #[inline]
     fn key(&self, s: &G::State) -> u64 {
-        self.game.hash(s) ^ self.salt
+        self.eval.key(self.game, s) ^ self.salt
     }
 
     /// The value of `r` for the side of player `p`.
@@ -321,6 +322,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
 
         let mut actions = ActionList::new();
         self.game.legal_actions(s, &mut actions);
+        self.eval.prune_actions(self.game, s, &mut actions);
         self.order(s, p, ply, hash_move, &mut actions);
 
         let mut best = -INF;

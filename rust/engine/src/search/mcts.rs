@@ -477,6 +477,7 @@ fn expand<G: Game, E: Evaluate<G>>(
 ) {
     actions.clear();
     game.legal_actions(s, actions);
+    eval.prune_actions(game, s, actions);
     let mover = game.to_move(s).expect("a leaf that is not over has a player to move") as u8;
     // A random order breaks ties among unvisited children; hints then order them.
     rng.shuffle(actions);

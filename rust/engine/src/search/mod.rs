@@ -7,6 +7,8 @@
 
 pub mod alphabeta;
 pub mod budget;
+pub mod fish_eval;
+pub mod fish_solver;
 pub mod mcts;
 pub mod tt;
 
@@ -46,6 +48,17 @@ pub trait Evaluate<G: Game>: Sync + Send {
     /// True when [`Evaluate::order_hint`] is worth calling.
     fn has_order_hint(&self) -> bool {
         false
+    }
+
+    /// Removes moves that need no search from a (not finished) position's legal actions, for
+    /// example all but one move inside a region that one player owns alone. Must leave at
+    /// least one action. The default keeps every action.
+    fn prune_actions(&self, _game: &G, _state: &G::State, _actions: &mut ActionList) {}
+
+    /// The key of a position for transposition tables: it must tell apart positions whose
+    /// values differ. The default is [`Game::hash`].
+    fn key(&self, game: &G, state: &G::State) -> u64 {
+        game.hash(state)
     }
 
     /// Plays a position to the end and returns the final returns. The default plays uniformly

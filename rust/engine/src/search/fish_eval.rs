@@ -1,0 +1,640 @@
+//! Fish knowledge for search: region analysis, the exact *haul* of a region that one player owns
+//! alone, and a heuristic evaluation (score, plus territory by breadth-first fill, plus mobility).
+//!
+//! As floes disappear the board splits into regions (connected groups of floes, occupied ones
+//! included). A region that holds the penguins of one player only is that player's alone: nobody
+//! else can ever enter it, so what that player collects there does not depend on anything else.
+//! Its *haul* (the most fish, then floes, the owner's penguins there can still collect, the floes
+//! they stand on included) is found by a single-agent search ([`HaulSolver`]) with memoization,
+//! splitting into independent sub-regions as the penguins cut the region apart, and stopping as
+//! soon as a line collects every fish of the region (the upper bound). When every region has at
+//! most one owner, the final result of the game is exact.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::fish::{Bitboard, Board, Cell, Direction, FishGame, FishMove, FishState, Phase};
+use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns, MAX_PLAYERS};
+use crate::rng::{splitmix64, Rng};
+use crate::search::Evaluate;
+
+/// A haul packed as `fish << 8 | floes` (a region has fewer than 128 floes), so that comparing
+/// packed values compares fish first, then floes.
+pub type Packed = u32;
+
+#[inline]
+pub fn pack(fish: u32, floes: u32) -> Packed {
+    fish << 8 | floes
+}
+
+#[inline]
+pub fn unpack(h: Packed) -> (u32, u32) {
+    (h >> 8, h & 0xFF)
+}
+
+/// A fast hasher for bitboard keys (the keys are already well mixed by the multiply).
+#[derive(Default)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
+    }
+}
+
+pub type FxBuild = BuildHasherDefault<FxHasher>;
+
+/// Fish per cell as bit planes: `planes[k]` holds the cells with more than `k` fish, so the fish
+/// on a set of cells is a few popcounts.
+#[derive(Clone, Debug)]
+pub struct FishPlanes {
+    planes: Vec<u128>,
+    /// A fingerprint of the board's fish, so that memos never mix boards.
+    id: u64,
+}
+
+impl FishPlanes {
+    pub fn new(board: &Board) -> FishPlanes {
+        let max = board.floes().map(|c| board.fish(c)).max().unwrap_or(0);
+        let planes: Vec<u128> = (0..max).map(|k| board.floes().filter(|&c| board.fish(c) > k).fold(0u128, |m, c| m | 1u128 << c)).collect();
+        let id = planes.iter().fold(0x9E37_79B9u64, |h, p| splitmix64(h ^ (*p as u64)) ^ splitmix64((*p >> 64) as u64));
+        FishPlanes { planes, id }
+    }
+
+    #[inline]
+    pub fn fish_on(&self, bb: Bitboard) -> u32 {
+        self.planes.iter().map(|p| (p & bb.0).count_ones()).sum()
+    }
+}
+
+/// The single-agent solver for regions one player owns: the best haul of a set of penguins on a
+/// set of floes. Results are memoized; the memo is bounded (cleared when full).
+pub struct HaulSolver {
+    memo: HashMap<(u128, u128), Packed, FxBuild>,
+    max_memo: usize,
+    board: u64,
+    /// Component searches done (not counting memo hits) since the last `reset_nodes`.
+    pub nodes: u64,
+    limit: u64,
+}
+
+impl Default for HaulSolver {
+    fn default() -> Self {
+        HaulSolver::new(1 << 20)
+    }
+}
+
+impl HaulSolver {
+    pub fn new(max_memo: usize) -> HaulSolver {
+        HaulSolver { memo: HashMap::default(), max_memo, board: 0, nodes: 0, limit: u64::MAX }
+    }
+
+    /// The best haul of `pens` (a set of one player's penguins, all in `floes`) on `floes`, or
+    /// `None` if it needs more than `limit` component searches.
+    pub fn haul(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard, limit: u64) -> Option<Packed> {
+        if self.memo.len() > self.max_memo || self.board != planes.id {
+            self.memo.clear();
+            self.board = planes.id;
+        }
+        self.nodes = 0;
+        self.limit = limit;
+        self.split(board, planes, floes, pens)
+    }
+
+    /// The best first move of `pens` on `floes` (`None` when no penguin can move or over limit).
+    pub fn best_move(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard, limit: u64) -> Option<(Cell, Cell)> {
+        let total = self.haul(board, planes, floes, pens, limit)?;
+        let empty = floes - pens;
+        for from in pens {
+            for dir in Direction::ALL {
+                for to in board.slide(from, dir, empty) {
+                    let gain = pack(board.fish(from) as u32, 1);
+                    let rest = self.split(board, planes, floes.without(from), pens.without(from).with(to))?;
+                    if gain + rest == total {
+                        return Some((from, to));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn split(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard) -> Option<Packed> {
+        // Floes cut off from every penguin are lost; each group with penguins is independent.
+        let mut total = 0;
+        let mut rest = floes;
+        let mut todo = pens;
+        while let Some(p) = todo.first() {
+            let region = board.fill(Bitboard::from_cell(p), rest);
+            rest = rest - region;
+            todo = todo - region;
+            total += self.component(board, planes, region, pens & region)?;
+        }
+        Some(total)
+    }
+
+    fn component(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard) -> Option<Packed> {
+        let empty = floes - pens;
+        let here = pack(planes.fish_on(pens), pens.count());
+        if empty.is_empty() {
+            return Some(here);
+        }
+        // One penguin with a single floe next to it and nothing else: the common tail.
+        if let Some(&v) = self.memo.get(&(floes.0, pens.0)) {
+            return Some(v);
+        }
+        self.nodes += 1;
+        if self.nodes > self.limit {
+            return None;
+        }
+        let bound = pack(planes.fish_on(floes), floes.count());
+        let mut best = here;
+        'search: for from in pens {
+            let gain = pack(board.fish(from) as u32, 1);
+            for dir in Direction::ALL {
+                for to in board.slide(from, dir, empty) {
+                    let v = gain + self.split(board, planes, floes.without(from), pens.without(from).with(to))?;
+                    if v > best {
+                        best = v;
+                        if best == bound {
+                            break 'search;
+                        }
+                    }
+                }
+            }
+        }
+        self.memo.insert((floes.0, pens.0), best);
+        Some(best)
+    }
+}
+
+thread_local! {
+    static HAUL: RefCell<HaulSolver> = RefCell::new(HaulSolver::default());
+}
+
+/// Runs `f` with this thread's haul solver (each thread has its own memo).
+pub fn with_haul_solver<R>(f: impl FnOnce(&mut HaulSolver) -> R) -> R {
+    HAUL.with(|h| f(&mut h.borrow_mut()))
+}
+
+/// One region of a movement-phase position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub floes: Bitboard,
+    /// Bit `p` set when player `p` has a penguin in the region.
+    pub owners: u8,
+    /// For a single-owner region, the owner's exact haul there (`None` if too large to solve).
+    pub haul: Option<Packed>,
+}
+
+impl Region {
+    pub fn owner(&self) -> Option<usize> {
+        (self.owners.count_ones() == 1).then(|| self.owners.trailing_zeros() as usize)
+    }
+}
+
+/// The regions of a position: the single-owner ones solved (within `limit` component searches
+/// each), the contested ones listed.
+pub fn regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Vec<Region> {
+    let board = game.board();
+    let n = game.rules().players();
+    let occupied = s.occupied();
+    let mut out = Vec::new();
+    let mut rest = s.floes;
+    while let Some(c) = (rest & occupied).first() {
+        let floes = board.fill(Bitboard::from_cell(c), rest);
+        rest = rest - floes;
+        let owners = (0..n).filter(|&p| s.penguins[p].intersects(floes)).fold(0u8, |m, p| m | 1 << p);
+        let haul = if owners.count_ones() == 1 {
+            let p = owners.trailing_zeros() as usize;
+            with_haul_solver(|h| h.haul(board, planes, floes, s.penguins[p] & floes, limit))
+        } else {
+            None
+        };
+        out.push(Region { floes, owners, haul });
+    }
+    out
+}
+
+/// The exact final `(fish, floes)` of every player when every region has at most one owner and
+/// each is solved; `None` otherwise (or in the placement phase).
+pub fn exact_scores(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Option<[(u32, u32); 4]> {
+    if game.phase(s) == Phase::Placement {
+        return None;
+    }
+    let mut scores = [(0u32, 0u32); 4];
+    for (p, sc) in scores.iter_mut().enumerate().take(game.rules().players()) {
+        *sc = (s.fish[p] as u32, s.taken[p] as u32);
+    }
+    if game.phase(s) == Phase::Over {
+        return Some(scores);
+    }
+    // Quick rejection: some region holds penguins of two players.
+    let board = game.board();
+    let n = game.rules().players();
+    for p in 0..n {
+        let mine = board.fill(s.penguins[p], s.floes);
+        let others = s.occupied() - s.penguins[p];
+        if mine.intersects(others) {
+            return None;
+        }
+    }
+    for r in regions(game, planes, s, limit) {
+        let p = r.owner()?;
+        let (f, c) = unpack(r.haul?);
+        scores[p].0 += f;
+        scores[p].1 += c;
+    }
+    Some(scores)
+}
+
+/// Settings of the heuristic evaluation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FishEvalConfig {
+    /// Weight of a contested floe reached first (by breadth-first fill), in fish per fish.
+    pub territory: f64,
+    /// Weight of each legal move, in fish.
+    pub mobility: f64,
+    /// A lead of `scale` fish is worth half a win: value = lead / (|lead| + scale).
+    pub scale: f64,
+    /// Component searches allowed when solving one single-owner region.
+    pub haul_limit: u64,
+    /// Use exact results of single-owner regions (in the evaluation, as exact leaves, and to
+    /// prune moves inside them).
+    pub regions: bool,
+}
+
+impl Default for FishEvalConfig {
+    fn default() -> Self {
+        FishEvalConfig { territory: 0.5, mobility: 0.1, scale: 10.0, haul_limit: 20_000, regions: true }
+    }
+}
+
+/// The Fish evaluator. Build one per game (it precomputes the board's fish planes).
+#[derive(Clone, Debug)]
+pub struct FishEval {
+    pub config: FishEvalConfig,
+    planes: FishPlanes,
+    /// Random playouts only, no knowledge (the baseline player).
+    plain: bool,
+}
+
+impl FishEval {
+    pub fn new(game: &FishGame, config: FishEvalConfig) -> FishEval {
+        FishEval { config, planes: FishPlanes::new(game.board()), plain: false }
+    }
+
+    /// An evaluator with no knowledge at all but fast random playouts.
+    pub fn plain(game: &FishGame) -> FishEval {
+        let config = FishEvalConfig { regions: false, territory: 0.0, mobility: 0.0, ..FishEvalConfig::default() };
+        FishEval { config, planes: FishPlanes::new(game.board()), plain: true }
+    }
+
+    pub fn planes(&self) -> &FishPlanes {
+        &self.planes
+    }
+
+    /// Each player's estimated final fish.
+    pub fn estimate(&self, game: &FishGame, s: &FishState) -> [f64; 4] {
+        let board = game.board();
+        let n = game.rules().players();
+        let mut est = [0.0; 4];
+        for (p, e) in est.iter_mut().enumerate().take(n) {
+            *e = s.fish[p] as f64 + s.taken[p] as f64 / 256.0;
+        }
+        if game.phase(s) == Phase::Over {
+            return est;
+        }
+        // Single-owner regions: exact hauls; the rest is contested.
+        let mut contested = s.floes;
+        if self.config.regions && game.phase(s) == Phase::Movement {
+            for r in regions(game, &self.planes, s, self.config.haul_limit) {
+                if let Some(p) = r.owner() {
+                    let (f, c) = match r.haul {
+                        Some(h) => unpack(h),
+                        // Too large to solve: most of it.
+                        None => ((self.planes.fish_on(r.floes) * 4) / 5, r.floes.count() * 4 / 5),
+                    };
+                    est[p] += f as f64 + c as f64 / 256.0;
+                    contested = contested - r.floes;
+                }
+            }
+        }
+        // Penguins in contested regions keep the floes they stand on.
+        for (p, e) in est.iter_mut().enumerate().take(n) {
+            *e += self.planes.fish_on(s.penguins[p] & contested) as f64;
+        }
+        // Territory: simultaneous breadth-first fill from each player's penguins.
+        let empty = s.empty() & contested;
+        let mut frontier = [Bitboard::EMPTY; 4];
+        for p in 0..n {
+            frontier[p] = s.penguins[p] & contested;
+        }
+        let mut unclaimed = empty;
+        let mut terr = [0.0; 4];
+        while unclaimed.any() && frontier.iter().any(|f| f.any()) {
+            let mut next = [Bitboard::EMPTY; 4];
+            let mut all = Bitboard::EMPTY;
+            let mut twice = Bitboard::EMPTY;
+            for p in 0..n {
+                next[p] = board.neighbours(frontier[p]) & unclaimed;
+                twice |= all & next[p];
+                all |= next[p];
+            }
+            for p in 0..n {
+                terr[p] += self.planes.fish_on(next[p] - twice) as f64 + 0.5 * self.planes.fish_on(next[p] & twice) as f64;
+            }
+            unclaimed = unclaimed - all;
+            frontier = next;
+        }
+        for p in 0..n {
+            est[p] += self.config.territory * terr[p];
+        }
+        if self.config.mobility != 0.0 && game.phase(s) == Phase::Movement {
+            for p in 0..n {
+                let mut moves = 0;
+                for from in s.penguins[p] & contested {
+                    for dir in Direction::ALL {
+                        moves += board.slide(from, dir, empty).count();
+                    }
+                }
+                est[p] += self.config.mobility * moves as f64;
+            }
+        }
+        est
+    }
+}
+
+/// Returns from estimated final scores: the mean over opponents of `d / (|d| + scale)`, `d` the
+/// lead over that opponent (zero-sum, in `(-1, 1)`).
+fn returns_of(est: &[f64; 4], n: usize, scale: f64) -> Returns {
+    let mut r = [0.0; MAX_PLAYERS];
+    for p in 0..n {
+        for q in 0..n {
+            if p != q {
+                let d = est[p] - est[q];
+                r[p] += d / (d.abs() + scale);
+            }
+        }
+        r[p] /= (n - 1) as f64;
+    }
+    r
+}
+
+impl Evaluate<FishGame> for FishEval {
+    fn evaluate(&self, game: &FishGame, s: &FishState) -> Returns {
+        if self.plain {
+            return [0.0; MAX_PLAYERS];
+        }
+        returns_of(&self.estimate(game, s), game.rules().players(), self.config.scale)
+    }
+
+    fn exact(&self, game: &FishGame, s: &FishState) -> Option<Returns> {
+        if !self.config.regions {
+            return None;
+        }
+        let scores = exact_scores(game, &self.planes, s, self.config.haul_limit)?;
+        let n = game.rules().players();
+        Some(returns_from_places(&places(&scores[..n])))
+    }
+
+    fn has_order_hint(&self) -> bool {
+        !self.plain
+    }
+
+    fn order_hint(&self, game: &FishGame, s: &FishState, action: Action) -> i32 {
+        let board = game.board();
+        match game.move_of(action) {
+            Some(FishMove::Slide(_, to)) => {
+                // Fish on the landing floe, and room around it.
+                let room = board.neighbours(Bitboard::from_cell(to)) & s.empty();
+                100 * board.fish(to) as i32 + 10 * self.planes.fish_on(room) as i32
+            }
+            Some(FishMove::Place(cell)) => {
+                let room = board.neighbours(Bitboard::from_cell(cell)) & s.empty();
+                20 * self.planes.fish_on(room) as i32
+            }
+            None => 0,
+        }
+    }
+
+    fn prune_actions(&self, game: &FishGame, s: &FishState, actions: &mut ActionList) {
+        if !self.config.regions || game.phase(s) != Phase::Movement || actions.len() < 2 {
+            return;
+        }
+        let Some(p) = s.to_move() else { return };
+        let board = game.board();
+        // The player's own regions: keep one optimal move from one of them (all their moves
+        // there are independent of everything else), and every move elsewhere.
+        let others = s.occupied() - s.penguins[p];
+        let mut own = Bitboard::EMPTY;
+        let mut rest = s.penguins[p];
+        while let Some(c) = rest.first() {
+            let region = board.fill(Bitboard::from_cell(c), s.floes);
+            rest = rest - region;
+            if !region.intersects(others) {
+                own |= region;
+            }
+        }
+        if own.is_empty() {
+            return;
+        }
+        let mut keep = None;
+        let mut rest = s.penguins[p] & own;
+        while let Some(c) = rest.first() {
+            let region = board.fill(Bitboard::from_cell(c), s.floes);
+            rest = rest - region;
+            let pens = s.penguins[p] & region;
+            if let Some((from, to)) =
+                with_haul_solver(|h| h.best_move(board, &self.planes, region, pens, self.config.haul_limit))
+            {
+                keep = game.action_of(FishMove::Slide(from, to));
+                break;
+            }
+            // Unsolved or stuck: keep its moves as they are.
+            own = own - region;
+        }
+        let Some(keep) = keep else { return };
+        actions.retain(|a| match game.move_of(*a) {
+            Some(FishMove::Slide(from, _)) => !own.contains(from) || *a == keep,
+            _ => true,
+        });
+        if actions.is_empty() {
+            actions.push(keep);
+        }
+    }
+
+    fn key(&self, game: &FishGame, s: &FishState) -> u64 {
+        // The engine's hash leaves the scores out; values here depend on them.
+        let mut k = game.hash(s);
+        for p in 0..game.rules().players() {
+            k ^= splitmix64((p as u64) << 32 ^ (s.fish[p] as u64) << 8 ^ s.taken[p] as u64);
+        }
+        k
+    }
+
+    fn playout(&self, game: &FishGame, s: &FishState, rng: &mut Rng) -> Returns {
+        let mut c = *s;
+        game.random_playout(&mut c, rng);
+        game.returns(&c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fish::{Board, Rules};
+
+    pub(crate) fn small_game(rng: &mut Rng, rows: usize, cols: usize, players: usize, penguins: usize) -> (FishGame, FishState) {
+        let grid: Vec<Vec<u8>> =
+            (0..rows).map(|_| (0..cols).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(3) as u8 }).collect()).collect();
+        let rules = Rules::new(players, Some(penguins), crate::fish::Placement::Any, crate::fish::Order::RoundRobin).unwrap();
+        let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+        let mut s = game.initial_state();
+        let mut actions = ActionList::new();
+        while game.phase(&s) == Phase::Placement {
+            game.legal_actions(&s, &mut actions);
+            game.apply(&mut s, actions[rng.below(actions.len())]);
+        }
+        (game, s)
+    }
+
+    /// Brute force: the best haul by plain recursion over all move sequences.
+    fn brute_haul(board: &Board, floes: Bitboard, pens: Bitboard) -> Packed {
+        let empty = floes - pens;
+        let mut best: Packed = pens.map(|c| pack(board.fish(c) as u32, 1)).sum();
+        for from in pens {
+            for dir in Direction::ALL {
+                for to in board.slide(from, dir, empty) {
+                    let v = pack(board.fish(from) as u32, 1) + brute_haul(board, floes.without(from), pens.without(from).with(to));
+                    best = best.max(v);
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn haul_solver_agrees_with_brute_force() {
+        let mut rng = Rng::new(11);
+        let mut checked = 0;
+        while checked < 500 {
+            let (rows, cols) = (2 + rng.below(3), 2 + rng.below(4));
+            let penguins = 1 + rng.below(2);
+            let (game, s) = small_game(&mut rng, rows, cols, 2, penguins);
+            let board = game.board();
+            let planes = FishPlanes::new(board);
+            if s.floes.count() > 14 {
+                continue;
+            }
+            // Each player's penguins on every floe, alone: a single-owner problem.
+            for p in 0..2 {
+                let floes = s.floes - (s.occupied() - s.penguins[p]);
+                let pens = s.penguins[p] & floes;
+                let reach = board.fill(pens, floes);
+                let truth = brute_haul(board, reach, pens);
+                let got = HaulSolver::default().haul(board, &planes, reach, pens, u64::MAX).unwrap();
+                assert_eq!(unpack(got), unpack(truth), "board {:?} floes {:?} pens {:?}", board, reach, pens);
+                if let Some((from, to)) = HaulSolver::default().best_move(board, &planes, reach, pens, u64::MAX) {
+                    let after = pack(board.fish(from) as u32, 1) + brute_haul(board, reach.without(from), pens.without(from).with(to));
+                    assert_eq!(after, truth);
+                }
+                checked += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn region_solver_is_fast_on_fifteen_floes() {
+        // A 3x5 single-owner region, one penguin in a corner: well under 10 ms (release build).
+        let grid = vec![vec![3, 1, 2, 3, 1], vec![2, 2, 3, 1, 2], vec![1, 3, 2, 2, 3]];
+        let game = FishGame::new(Rules::standard(2).unwrap(), Board::from_grid(&grid).unwrap());
+        let board = game.board();
+        let planes = FishPlanes::new(board);
+        let floes = board.floes();
+        let pens = Bitboard::from_cell(board.cell(0, 0).unwrap());
+        let t0 = std::time::Instant::now();
+        let h = HaulSolver::default().haul(board, &planes, floes, pens, u64::MAX).unwrap();
+        let took = t0.elapsed();
+        assert_eq!(unpack(h), unpack(brute_haul(board, floes, pens)));
+        assert!(took < std::time::Duration::from_millis(200), "took {took:?}");
+    }
+
+    #[test]
+    fn exact_scores_match_random_play_when_regions_are_split() {
+        // Positions where every region is single-owner: the exact scores equal the result of
+        // optimal (here: haul-optimal) play, and every playout scores at most that.
+        let mut rng = Rng::new(5);
+        let mut found = 0;
+        for _ in 0..3000 {
+            let (game, mut s) = small_game(&mut rng, 3, 5, 2, 1);
+            let planes = FishPlanes::new(game.board());
+            let mut actions = ActionList::new();
+            while !game.is_over(&s) {
+                if let Some(exact) = exact_scores(&game, &planes, &s, u64::MAX) {
+                    found += 1;
+                    for _ in 0..20 {
+                        let mut c = s;
+                        game.random_playout(&mut c, &mut rng);
+                        for p in 0..2 {
+                            assert!(
+                                pack(c.fish[p] as u32, c.taken[p] as u32) <= pack(exact[p].0, exact[p].1),
+                                "{:?} {:?} exact {:?} got {:?}",
+                                game.board(),
+                                s,
+                                exact,
+                                c
+                            );
+                        }
+                    }
+                    break;
+                }
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+        }
+        assert!(found > 100, "{found}");
+    }
+
+    #[test]
+    fn evaluation_is_zero_sum_and_prefers_the_leader() {
+        let mut rng = Rng::new(3);
+        let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(1));
+        let eval = FishEval::new(&game, FishEvalConfig::default());
+        let mut s = game.initial_state();
+        let mut actions = ActionList::new();
+        while !game.is_over(&s) {
+            let r = eval.evaluate(&game, &s);
+            assert!((r[0] + r[1]).abs() < 1e-9 && r[0].abs() < 1.0);
+            game.legal_actions(&s, &mut actions);
+            game.apply(&mut s, actions[rng.below(actions.len())]);
+        }
+        let mut t = game.initial_state();
+        while game.phase(&t) == Phase::Placement {
+            game.legal_actions(&t, &mut actions);
+            game.apply(&mut t, actions[0]);
+        }
+        let mut lead = t;
+        lead.fish[0] += 10;
+        assert!(eval.evaluate(&game, &lead)[0] > eval.evaluate(&game, &t)[0] + 0.1);
+    }
+}

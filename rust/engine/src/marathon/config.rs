@@ -1,0 +1,182 @@
+//! Variant configs: TOML (or JSON) with the course as an ASCII map. The bundled ones live in
+//! `python/pingvinas/variants/marathon*.toml`; their comments document the format.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::course::Course;
+use super::{Marathon, DEFAULT_PLY_LIMIT, MAX_PLAYERS};
+use crate::{Error, Result};
+
+/// The bundled configs: `(name, TOML text)`.
+pub const BUNDLED: [(&str, &str); 4] = [
+    ("marathon", include_str!("../../../../python/pingvinas/variants/marathon.toml")),
+    ("marathon-5", include_str!("../../../../python/pingvinas/variants/marathon-5.toml")),
+    ("marathon-l", include_str!("../../../../python/pingvinas/variants/marathon-l.toml")),
+    ("marathon-zigzag", include_str!("../../../../python/pingvinas/variants/marathon-zigzag.toml")),
+];
+
+/// Short names of the bundled configs.
+const ALIASES: [(&str, &str); 4] =
+    [("standard", "marathon"), ("5", "marathon-5"), ("l", "marathon-l"), ("zigzag", "marathon-zigzag")];
+
+/// The names of the bundled configs.
+pub fn bundled_names() -> Vec<&'static str> {
+    BUNDLED.iter().map(|b| b.0).collect()
+}
+
+/// A Marathon variant: name, players, ply limit and the course map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub name: String,
+    /// One line for people (may be empty).
+    pub description: String,
+    pub players: usize,
+    pub ply_limit: u32,
+    /// The course as an ASCII map (see [`Course`]).
+    pub course: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig<C> {
+    game: Option<String>,
+    name: Option<String>,
+    description: Option<String>,
+    players: Option<i64>,
+    ply_limit: Option<i64>,
+    course: C,
+}
+
+impl<C> RawConfig<C> {
+    /// Checks the scalar keys; `origin` names the source in messages.
+    fn finish(self, origin: &str, course: String) -> Result<Config> {
+        if let Some(game) = &self.game {
+            if game != "marathon" {
+                return Err(Error::Invalid(format!(
+                    "{origin}: game = {game:?}, but this is a Penguin Marathon config (game = \"marathon\")"
+                )));
+            }
+        }
+        let players = self.players.unwrap_or(2);
+        if !(2..=MAX_PLAYERS as i64).contains(&players) {
+            return Err(Error::Invalid(format!(
+                "{origin}: players = {players}, but Penguin Marathon is for 2 to 5 players"
+            )));
+        }
+        let ply_limit = self.ply_limit.unwrap_or(DEFAULT_PLY_LIMIT as i64);
+        if !(1..=u32::MAX as i64).contains(&ply_limit) {
+            return Err(Error::Invalid(format!(
+                "{origin}: ply_limit = {ply_limit}, but it must be a positive number of actions"
+            )));
+        }
+        Ok(Config {
+            name: self.name.unwrap_or_else(|| "custom".to_string()),
+            description: self.description.unwrap_or_default(),
+            players: players as usize,
+            ply_limit: ply_limit as u32,
+            course,
+        })
+    }
+}
+
+impl Config {
+    /// Reads a TOML config; `origin` (a file name, say) starts error messages. The course is
+    /// checked here, and its errors give the line and column in the TOML text.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
+        let raw: RawConfig<Spanned<String>> =
+            toml::from_str(text).map_err(|e| Error::Parse(format!("{origin}: {e}")))?;
+        let span = raw.course.span();
+        let course = raw.course.get_ref().clone();
+        let map_start = map_start_in_source(text, span, &course);
+        let locate = |line: usize, col: usize| match map_start {
+            Some(start) => {
+                let before = &text[..start];
+                let file_line = before.matches('\n').count() + line + 1;
+                let file_col = if line == 0 {
+                    before.rsplit('\n').next().unwrap_or("").chars().count() + col + 1
+                } else {
+                    col + 1
+                };
+                format!("{origin}: line {file_line}, column {file_col}")
+            }
+            None => format!("{origin}: course map line {}, column {}", line + 1, col + 1),
+        };
+        Course::parse_located(&course, &locate)?;
+        raw.finish(origin, course)
+    }
+
+    /// Reads a JSON config with the same keys (for configs given as Python dicts).
+    pub fn from_json(text: &str, origin: &str) -> Result<Config> {
+        let raw: RawConfig<String> =
+            serde_json::from_str(text).map_err(|e| Error::Parse(format!("{origin}: {e}")))?;
+        let course = raw.course.clone();
+        Course::parse_located(&course, &|line, col| {
+            format!("{origin}: course map line {}, column {}", line + 1, col + 1)
+        })?;
+        raw.finish(origin, course)
+    }
+
+    /// A bundled config by name or short name (`standard`, `5`, `l`, `zigzag`), any case.
+    pub fn bundled(name: &str) -> Result<Config> {
+        let key = name.trim().to_ascii_lowercase();
+        let key = ALIASES.iter().find(|a| a.0 == key).map_or(key.as_str(), |a| a.1);
+        let (file, text) = BUNDLED.iter().find(|b| b.0 == key).ok_or_else(|| {
+            Error::Invalid(format!(
+                "unknown Penguin Marathon course {name:?}: choose marathon (or standard), \
+                 marathon-5 (5), marathon-l (l) or marathon-zigzag (zigzag)"
+            ))
+        })?;
+        Config::from_toml(text, &format!("{file}.toml"))
+    }
+
+    /// The game this config describes.
+    pub fn build(&self) -> Result<Marathon> {
+        let course = Course::parse(&self.course)?;
+        Ok(Marathon::new(&self.name, course, self.players, self.ply_limit)?
+            .with_description(&self.description))
+    }
+
+    /// The config as TOML, readable by [`Config::from_toml`].
+    pub fn to_toml(&self) -> String {
+        format!(
+            "game = \"marathon\"\nname = {}\ndescription = {}\nplayers = {}\nply_limit = {}\ncourse = \"\"\"\n{}\"\"\"\n",
+            serde_json::to_string(&self.name).expect("a string serialises"),
+            serde_json::to_string(&self.description).expect("a string serialises"),
+            self.players,
+            self.ply_limit,
+            self.course
+        )
+    }
+}
+
+/// The byte offset in `text` where the course string's content starts, if it can be mapped
+/// line for line (no escapes); else `None`.
+fn map_start_in_source(text: &str, span: std::ops::Range<usize>, value: &str) -> Option<usize> {
+    let raw = text.get(span.clone())?;
+    let (open, literal) = if raw.starts_with("\"\"\"") {
+        (3, false)
+    } else if raw.starts_with("'''") {
+        (3, true)
+    } else if raw.starts_with('"') {
+        (1, false)
+    } else if raw.starts_with('\'') {
+        (1, true)
+    } else {
+        return None;
+    };
+    let mut start = span.start + open;
+    if open == 3 {
+        if text[start..].starts_with("\r\n") {
+            start += 2;
+        } else if text[start..].starts_with('\n') {
+            start += 1;
+        }
+    }
+    let end = span.end.checked_sub(open)?;
+    let inner = text.get(start..end)?;
+    if !literal && inner.contains('\\') {
+        return None;
+    }
+    (inner.replace("\r\n", "\n") == value.replace("\r\n", "\n")).then_some(start)
+}

@@ -1,0 +1,658 @@
+//! Penguin Marathon (rules: `RULES.md`, game 2).
+//!
+//! A [`Marathon`] holds the rules (course, players, ply limit); a [`State`] is a small `Copy`
+//! value: occupancy as a `u64` bitboard over the course's cells, each piece's cell and facing, the
+//! ply, the player to move, the winner and an incremental Zobrist-style hash.
+//!
+//! # Action encoding
+//!
+//! An action names the piece (by kind; its owner is the player to move) and the piece's state
+//! after the move, which identifies the move uniquely (two ways to reach the same position are the
+//! same move). With `n` course cells, `R = 9 n + 1` and the cells numbered in row-major order of
+//! the map:
+//!
+//! ```text
+//! action = kind * R + result         kind: 0 mama, 1 papa, 2 baby
+//! result = cell * 9 + facing         lying on `cell`, facing 0..=7 = N, NE, E, SE, S, SW, W, NW
+//!        = cell * 9 + 8              upright on `cell` (a stand, or a stop at a side edge)
+//!        = 9 n                       finished
+//! ```
+//!
+//! so [`Marathon::num_actions`](crate::Game::num_actions) is `3 R` (975 on the standard course).
+//!
+//! # Notation
+//!
+//! See [`Move`]: `B 0,1 S 3,1 SE`, `P 4,1 stand`, `M -1,0 SE 0,1 E`, `B 10,1 S finish`.
+
+mod config;
+mod course;
+mod moves;
+mod render;
+
+#[cfg(test)]
+mod tests;
+
+use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns};
+use crate::rng::{splitmix64, Rng};
+use crate::{Error, Result};
+
+pub use config::{bundled_names, Config, BUNDLED};
+pub use course::{Course, Dir, MAX_CELLS};
+pub use moves::{Move, Piece, Place};
+
+use course::{Outcome, Ray};
+
+/// The most players.
+pub const MAX_PLAYERS: usize = 5;
+/// Pieces per player.
+pub const PIECES: usize = 3;
+/// The default ply limit.
+pub const DEFAULT_PLY_LIMIT: u32 = 500;
+
+/// `State::cell` of a piece that has not entered yet.
+const WAITING: u8 = 0xFE;
+/// `State::cell` of a piece that has finished.
+const FINISHED: u8 = 0xFF;
+/// `State::facing` of an upright (or waiting, or finished) piece.
+const UPRIGHT: u8 = 8;
+/// `State::to_move` / `State::winner` for none.
+const NOBODY: u8 = 0xFF;
+
+/// A family member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Kind {
+    /// The large pyramid: slides exactly 1 cell.
+    Mama = 0,
+    /// The medium pyramid: slides exactly 2 cells.
+    Papa = 1,
+    /// The small pyramid: slides exactly 3 cells.
+    Baby = 2,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Mama, Kind::Papa, Kind::Baby];
+
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    pub const fn from_index(i: usize) -> Kind {
+        Kind::ALL[i]
+    }
+
+    /// Cells slid: 1, 2 or 3.
+    #[inline]
+    pub const fn distance(self) -> u32 {
+        self as u32 + 1
+    }
+
+    /// `"mama"`, `"papa"`, `"baby"`.
+    pub const fn name(self) -> &'static str {
+        ["mama", "papa", "baby"][self as usize]
+    }
+
+    /// `'M'`, `'P'`, `'B'`.
+    pub const fn letter(self) -> char {
+        ['M', 'P', 'B'][self as usize]
+    }
+
+    /// Reads `"mama"`, `"M"`, … (case-insensitive).
+    pub fn parse(text: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| {
+            text.eq_ignore_ascii_case(k.name()) || text.eq_ignore_ascii_case(&k.letter().to_string())
+        })
+    }
+}
+
+/// A position: small and `Copy` (56 bytes).
+///
+/// Equality compares everything, the ply included; [`Game::hash`] covers the pieces and the
+/// player to move (or the game being over) but not the ply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// Cells holding a piece.
+    occupied: u64,
+    /// Zobrist-style hash, maintained incrementally.
+    hash: u64,
+    /// Per piece (`player * 3 + kind`): its cell index, `WAITING` or `FINISHED`.
+    cell: [u8; MAX_PLAYERS * PIECES],
+    /// Per piece: facing `0..8` when lying, `UPRIGHT` otherwise.
+    facing: [u8; MAX_PLAYERS * PIECES],
+    ply: u32,
+    to_move: u8,
+    winner: u8,
+}
+
+impl State {
+    /// Actions played so far.
+    #[inline]
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// The player to move; `None` when the game is over.
+    #[inline]
+    pub fn to_move(&self) -> Option<usize> {
+        (self.to_move != NOBODY).then_some(self.to_move as usize)
+    }
+
+    /// The player whose family came home first, if any.
+    #[inline]
+    pub fn winner(&self) -> Option<usize> {
+        (self.winner != NOBODY).then_some(self.winner as usize)
+    }
+
+    /// Occupied cells, as a bitboard over the course's cell indices.
+    #[inline]
+    pub fn occupied(&self) -> u64 {
+        self.occupied
+    }
+}
+
+/// Zobrist key of piece `slot` in state `(cell, facing)`, computed rather than tabulated.
+#[inline]
+fn piece_key(slot: usize, cell: u8, facing: u8) -> u64 {
+    splitmix64(0x6D61_7261_7468_6F6E ^ ((slot as u64) << 16) ^ ((cell as u64) << 8) ^ facing as u64)
+}
+
+/// Zobrist key of the player to move (`NOBODY` when over).
+#[inline]
+fn turn_key(to_move: u8) -> u64 {
+    splitmix64(0x7475_726E_0000_0000 ^ to_move as u64)
+}
+
+/// The moves of one piece, as results: for each cell a 9-bit mask (bits 0..8 lying facings,
+/// bit 8 upright), plus finishing. Iterating cells upward then bits upward gives ascending
+/// actions.
+#[derive(Clone, Copy)]
+pub(crate) struct PieceMoves {
+    pub cells: u64,
+    pub masks: [u16; MAX_CELLS],
+    pub finish: bool,
+}
+
+impl PieceMoves {
+    #[inline]
+    fn new() -> Self {
+        PieceMoves { cells: 0, masks: [0; MAX_CELLS], finish: false }
+    }
+
+    #[inline]
+    fn add(&mut self, cell: u8, mask: u16) {
+        let bit = 1u64 << cell;
+        if self.cells & bit == 0 {
+            self.cells |= bit;
+            self.masks[cell as usize] = mask;
+        } else {
+            self.masks[cell as usize] |= mask;
+        }
+    }
+
+    #[inline]
+    pub fn count(&self) -> u32 {
+        let mut n = self.finish as u32;
+        let mut cells = self.cells;
+        while cells != 0 {
+            n += self.masks[cells.trailing_zeros() as usize].count_ones();
+            cells &= cells - 1;
+        }
+        n
+    }
+
+    /// The `index`-th result in ascending order (`index < count()`).
+    #[inline]
+    fn nth(&self, mut index: u32, n_cells: u32) -> u32 {
+        let mut cells = self.cells;
+        while cells != 0 {
+            let c = cells.trailing_zeros();
+            let mut m = self.masks[c as usize];
+            let k = m.count_ones();
+            if index < k {
+                for _ in 0..index {
+                    m &= m - 1;
+                }
+                return c * 9 + m.trailing_zeros();
+            }
+            index -= k;
+            cells &= cells - 1;
+        }
+        debug_assert!(self.finish && index == 0);
+        9 * n_cells
+    }
+}
+
+/// The facings a piece may end with after a full slide of its distance in direction `d`:
+/// `FACINGS[kind][d]`, bits 0..8.
+const FACINGS: [[u16; 8]; 3] = {
+    let mut t = [[0u16; 8]; 3];
+    let mut k = 0;
+    while k < 3 {
+        let mut d = 0;
+        while d < 8 {
+            let mut m = 0u16;
+            let mut s = -(k as i32 + 1);
+            while s <= k as i32 + 1 {
+                m |= 1 << ((d as i32 + s).rem_euclid(8));
+                s += 1;
+            }
+            t[k][d] = m;
+            d += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// The game: a course, a number of players and a ply limit.
+#[derive(Clone, Debug)]
+pub struct Marathon {
+    name: String,
+    description: String,
+    course: Course,
+    players: usize,
+    ply_limit: u32,
+    /// `9 * cells + 1`: actions per piece kind.
+    per_kind: u32,
+}
+
+impl Marathon {
+    /// A game on `course` for `players` (2 to 5) players with the given ply limit (at least 1).
+    pub fn new(name: &str, course: Course, players: usize, ply_limit: u32) -> Result<Marathon> {
+        if !(2..=MAX_PLAYERS).contains(&players) {
+            return crate::invalid!("Penguin Marathon is for 2 to 5 players, not {players}");
+        }
+        if ply_limit == 0 {
+            return crate::invalid!("ply_limit must be at least 1");
+        }
+        let per_kind = 9 * course.len() as u32 + 1;
+        Ok(Marathon {
+            name: name.to_string(),
+            description: String::new(),
+            course,
+            players,
+            ply_limit,
+            per_kind,
+        })
+    }
+
+    /// The standard game: the `marathon` course, 2 players, ply limit 500.
+    pub fn standard() -> Marathon {
+        Marathon::variant("marathon").expect("the bundled standard course is valid")
+    }
+
+    /// A bundled variant by name or alias (`"marathon"`/`"standard"`, `"marathon-5"`/`"5"`,
+    /// `"marathon-l"`/`"l"`, `"marathon-zigzag"`/`"zigzag"`).
+    pub fn variant(name: &str) -> Result<Marathon> {
+        Config::bundled(name)?.build()
+    }
+
+    /// A copy for another number of players.
+    pub fn with_players(&self, players: usize) -> Result<Marathon> {
+        Marathon::new(&self.name, self.course.clone(), players, self.ply_limit)
+            .map(|m| m.with_description(&self.description))
+    }
+
+    /// A copy with another ply limit.
+    pub fn with_ply_limit(&self, ply_limit: u32) -> Result<Marathon> {
+        Marathon::new(&self.name, self.course.clone(), self.players, ply_limit)
+            .map(|m| m.with_description(&self.description))
+    }
+
+    /// A copy with another description.
+    pub fn with_description(mut self, description: &str) -> Marathon {
+        self.description = description.to_string();
+        self
+    }
+
+    /// One line about the variant (may be empty).
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The variant's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn course(&self) -> &Course {
+        &self.course
+    }
+
+    pub fn players(&self) -> usize {
+        self.players
+    }
+
+    pub fn ply_limit(&self) -> u32 {
+        self.ply_limit
+    }
+
+    /// The config that rebuilds this game.
+    pub fn config(&self) -> Config {
+        Config {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            players: self.players,
+            ply_limit: self.ply_limit,
+            course: self.course.to_map(),
+        }
+    }
+
+    /// The opening position: every piece waiting, player 0 to move.
+    pub fn new_state(&self) -> State {
+        let mut s = State {
+            occupied: 0,
+            hash: 0,
+            cell: [WAITING; MAX_PLAYERS * PIECES],
+            facing: [UPRIGHT; MAX_PLAYERS * PIECES],
+            ply: 0,
+            to_move: 0,
+            winner: NOBODY,
+        };
+        s.hash = self.hash_from_scratch(&s);
+        s
+    }
+
+    /// The hash computed from the position (equal to the incremental one).
+    pub fn hash_from_scratch(&self, s: &State) -> u64 {
+        let mut h = turn_key(s.to_move);
+        for slot in 0..self.players * PIECES {
+            h ^= piece_key(slot, s.cell[slot], s.facing[slot]);
+        }
+        h
+    }
+
+    /// Where a piece is.
+    pub fn place(&self, s: &State, player: usize, kind: Kind) -> Place {
+        let slot = player * PIECES + kind.index();
+        match s.cell[slot] {
+            WAITING => Place::Waiting,
+            FINISHED => Place::Finished,
+            c => Place::OnCourse {
+                cell: self.course.coord(c),
+                facing: (s.facing[slot] != UPRIGHT).then(|| Dir::from_index(s.facing[slot] as usize)),
+            },
+        }
+    }
+
+    /// Every piece, by owner then kind (mama, papa, baby).
+    pub fn pieces(&self, s: &State) -> Vec<Piece> {
+        (0..self.players)
+            .flat_map(|p| Kind::ALL.map(|k| Piece { owner: p, kind: k, place: self.place(s, p, k) }))
+            .collect()
+    }
+
+    /// Places from 1: the winner 1, everyone else 2; all 1 in a draw (or while the game is on).
+    pub fn ranking(&self, s: &State) -> Vec<usize> {
+        let keys: Vec<u8> =
+            (0..self.players).map(|p| (s.winner() == Some(p)) as u8).collect();
+        places(&keys)
+    }
+
+    // --- Move generation. ---
+
+    /// The moves of the piece in `slot` (of the player to move), as results.
+    #[inline]
+    pub(crate) fn piece_moves(&self, s: &State, slot: usize, out: &mut PieceMoves) {
+        let kind = slot % PIECES;
+        let occ = s.occupied;
+        match s.cell[slot] {
+            FINISHED => {}
+            WAITING => {
+                for way in &self.course.entries[kind] {
+                    if way.ray.path & occ == 0 {
+                        add_ray(out, &way.ray, kind, way.dir.index());
+                    }
+                }
+            }
+            c => {
+                let rays = &self.course.slides[c as usize][kind];
+                let f = s.facing[slot];
+                if f == UPRIGHT {
+                    for (d, ray) in rays.iter().enumerate() {
+                        if ray.path & occ == 0 {
+                            add_ray(out, ray, kind, d);
+                        }
+                    }
+                } else {
+                    let ray = &rays[f as usize];
+                    if ray.path & occ == 0 {
+                        add_ray(out, ray, kind, f as usize);
+                    }
+                    out.add(c, 1 << UPRIGHT); // stand
+                }
+            }
+        }
+    }
+
+    /// Whether `player` has any legal action.
+    pub fn has_legal(&self, s: &State, player: usize) -> bool {
+        let occ = s.occupied;
+        for kind in 0..PIECES {
+            let slot = player * PIECES + kind;
+            match s.cell[slot] {
+                FINISHED => {}
+                WAITING => {
+                    if self.course.entries[kind].iter().any(|w| w.ray.path & occ == 0) {
+                        return true;
+                    }
+                }
+                c => {
+                    if s.facing[slot] != UPRIGHT {
+                        return true; // it can stand
+                    }
+                    if self.course.slides[c as usize][kind]
+                        .iter()
+                        .any(|r| r.outcome != Outcome::None && r.path & occ == 0)
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Number of legal actions.
+    pub fn count_legal(&self, s: &State) -> usize {
+        let Some(p) = s.to_move() else { return 0 };
+        let mut n = 0;
+        for kind in 0..PIECES {
+            let mut pm = PieceMoves::new();
+            self.piece_moves(s, p * PIECES + kind, &mut pm);
+            n += pm.count();
+        }
+        n as usize
+    }
+
+    /// A uniformly random legal action (the same as `legal_actions[rng.below(len)]`), or `None`
+    /// when the game is over.
+    #[inline]
+    pub fn random_action(&self, s: &State, rng: &mut Rng) -> Option<Action> {
+        let p = s.to_move()?;
+        let mut pms = [PieceMoves::new(); PIECES];
+        let mut counts = [0u32; PIECES];
+        for kind in 0..PIECES {
+            self.piece_moves(s, p * PIECES + kind, &mut pms[kind]);
+            counts[kind] = pms[kind].count();
+        }
+        let total = counts.iter().sum::<u32>();
+        debug_assert!(total > 0);
+        let mut r = rng.below(total as usize) as u32;
+        for kind in 0..PIECES {
+            if r < counts[kind] {
+                let res = pms[kind].nth(r, self.course.len() as u32);
+                return Some(kind as u32 * self.per_kind + res);
+            }
+            r -= counts[kind];
+        }
+        unreachable!("the random index is below the number of legal actions")
+    }
+
+    /// Plays random legal actions to the end; returns the winner (`None` for a draw).
+    pub fn random_playout(&self, s: &mut State, rng: &mut Rng) -> Option<usize> {
+        while let Some(a) = self.random_action(s, rng) {
+            self.apply(s, a);
+        }
+        s.winner()
+    }
+
+    // --- Actions. ---
+
+    /// Splits an action into `(kind, result)`; `None` when outside the action space.
+    #[inline]
+    fn split(&self, action: Action) -> Option<(usize, u32)> {
+        let kind = (action / self.per_kind) as usize;
+        (kind < PIECES).then(|| (kind, action % self.per_kind))
+    }
+
+    /// Plays `action` after checking that it is legal; on error the state is unchanged.
+    pub fn play(&self, s: &mut State, action: Action) -> Result<()> {
+        if !self.is_legal(s, action) {
+            return Err(Error::IllegalMove(self.why_illegal(s, action)));
+        }
+        self.apply(s, action);
+        Ok(())
+    }
+
+    /// A person-readable reason why `action` is not legal in `s`.
+    pub(crate) fn why_illegal(&self, s: &State, action: Action) -> String {
+        let Some(p) = s.to_move() else {
+            return format!("action {action} is illegal: the game is over");
+        };
+        let Some((kind, res)) = self.split(action) else {
+            return format!(
+                "action {action} is illegal: the action space is 0..{}",
+                self.num_actions()
+            );
+        };
+        let kind = Kind::from_index(kind);
+        let result = if res == 9 * self.course.len() as u32 {
+            "finish".to_string()
+        } else {
+            let (r, c) = self.course.coord((res / 9) as u8);
+            match res % 9 {
+                8 => format!("stand upright on ({r}, {c})"),
+                f => format!("lie on ({r}, {c}) facing {}", Dir::from_index(f as usize)),
+            }
+        };
+        let place = match self.place(s, p, kind) {
+            Place::Waiting => "waiting".to_string(),
+            Place::Finished => "finished".to_string(),
+            Place::OnCourse { cell, facing: None } => format!("upright on ({}, {})", cell.0, cell.1),
+            Place::OnCourse { cell, facing: Some(f) } => {
+                format!("lying on ({}, {}) facing {f}", cell.0, cell.1)
+            }
+        };
+        format!(
+            "action {action} is illegal: player {p}'s {} ({place}) cannot {result} this turn",
+            kind.name()
+        )
+    }
+}
+
+/// Adds the results of a free ray in direction `d` to `out`.
+#[inline]
+fn add_ray(out: &mut PieceMoves, ray: &Ray, kind: usize, d: usize) {
+    match ray.outcome {
+        Outcome::Full => out.add(ray.end, FACINGS[kind][d]),
+        Outcome::Stop => out.add(ray.end, 1 << UPRIGHT),
+        Outcome::Finish => out.finish = true,
+        Outcome::None => {}
+    }
+}
+
+impl Game for Marathon {
+    type State = State;
+
+    fn num_players(&self) -> usize {
+        self.players
+    }
+
+    fn num_actions(&self) -> usize {
+        (PIECES as u32 * self.per_kind) as usize
+    }
+
+    fn max_game_length(&self) -> usize {
+        self.ply_limit as usize
+    }
+
+    #[inline]
+    fn to_move(&self, s: &State) -> Option<usize> {
+        s.to_move()
+    }
+
+    fn legal_actions(&self, s: &State, out: &mut ActionList) {
+        out.clear();
+        let Some(p) = s.to_move() else { return };
+        let n = self.course.len() as u32;
+        for kind in 0..PIECES {
+            let mut pm = PieceMoves::new();
+            self.piece_moves(s, p * PIECES + kind, &mut pm);
+            let base = kind as u32 * self.per_kind;
+            let mut cells = pm.cells;
+            while cells != 0 {
+                let c = cells.trailing_zeros();
+                let mut m = pm.masks[c as usize];
+                while m != 0 {
+                    out.push(base + c * 9 + m.trailing_zeros());
+                    m &= m - 1;
+                }
+                cells &= cells - 1;
+            }
+            if pm.finish {
+                out.push(base + 9 * n);
+            }
+        }
+    }
+
+    #[inline]
+    fn apply(&self, s: &mut State, action: Action) {
+        let Some(p) = s.to_move() else { return };
+        let Some((kind, res)) = self.split(action) else { return };
+        let slot = p * PIECES + kind;
+        let (old_cell, old_facing) = (s.cell[slot], s.facing[slot]);
+        let n = self.course.len() as u32;
+        let (new_cell, new_facing) =
+            if res == 9 * n { (FINISHED, UPRIGHT) } else { ((res / 9) as u8, (res % 9) as u8) };
+        if (old_cell as usize) < MAX_CELLS {
+            s.occupied &= !(1u64 << old_cell);
+        }
+        if (new_cell as usize) < MAX_CELLS {
+            s.occupied |= 1u64 << new_cell;
+        }
+        s.cell[slot] = new_cell;
+        s.facing[slot] = new_facing;
+        s.hash ^= piece_key(slot, old_cell, old_facing) ^ piece_key(slot, new_cell, new_facing);
+        s.ply += 1;
+        let old_turn = s.to_move;
+        if new_cell == FINISHED
+            && s.cell[p * PIECES..p * PIECES + PIECES].iter().all(|&c| c == FINISHED)
+        {
+            s.winner = p as u8;
+            s.to_move = NOBODY;
+        } else if s.ply >= self.ply_limit {
+            s.to_move = NOBODY;
+        } else {
+            s.to_move = NOBODY;
+            for i in 1..=self.players {
+                let q = (p + i) % self.players;
+                if self.has_legal(s, q) {
+                    s.to_move = q as u8;
+                    break;
+                }
+            }
+        }
+        s.hash ^= turn_key(old_turn) ^ turn_key(s.to_move);
+    }
+
+    fn returns(&self, s: &State) -> Returns {
+        returns_from_places(&self.ranking(s))
+    }
+
+    #[inline]
+    fn hash(&self, s: &State) -> u64 {
+        s.hash
+    }
+}

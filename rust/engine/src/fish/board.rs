@@ -56,6 +56,25 @@ impl Direction {
 /// each in the move notation).
 pub const MAX_COLS: usize = 26;
 
+/// A ray running to higher cell indices, cut before its first cell not in `empty`.
+#[inline(always)]
+fn cut_increasing(ray: Bitboard, empty: Bitboard) -> Bitboard {
+    let blockers = (ray - empty).0;
+    // Everything below the lowest blocker (all of the ray when there is none).
+    Bitboard(ray.0 & (blockers & blockers.wrapping_neg()).wrapping_sub(1))
+}
+
+/// A ray running to lower cell indices, cut after its last cell not in `empty`.
+#[inline(always)]
+fn cut_decreasing(ray: Bitboard, empty: Bitboard) -> Bitboard {
+    let blockers = (ray - empty).0;
+    if blockers == 0 {
+        ray
+    } else {
+        Bitboard(ray.0 & (!1u128 << (127 - blockers.leading_zeros())))
+    }
+}
+
 /// A board: its grid and the fish on each floe. Immutable during a game; states refer to it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Board {
@@ -72,9 +91,9 @@ pub struct Board {
     fish: [u8; 128],
     /// Cells with exactly one fish (the default placement rule).
     one_fish: Bitboard,
-    /// `rays[dir][cell]`: every grid cell from `cell` (exclusive) to the edge in `dir`. Shared
+    /// `rays[cell][dir]`: every grid cell from `cell` (exclusive) to the edge in `dir`. Shared
     /// between boards of one shape, so dealing a new standard board copies no table.
-    rays: Arc<[[Bitboard; 128]; 6]>,
+    rays: Arc<[[Bitboard; 6]; 128]>,
 }
 
 impl Board {
@@ -107,7 +126,7 @@ impl Board {
             floes: Bitboard::EMPTY,
             fish: [0; 128],
             one_fish: Bitboard::EMPTY,
-            rays: Arc::new([[Bitboard::EMPTY; 128]; 6]),
+            rays: Arc::new([[Bitboard::EMPTY; 6]; 128]),
         };
         for (r, row) in grid.iter().enumerate() {
             for (c, &f) in row.iter().enumerate() {
@@ -127,12 +146,12 @@ impl Board {
                 }
             }
         }
-        let mut rays = [[Bitboard::EMPTY; 128]; 6];
+        let mut rays = [[Bitboard::EMPTY; 6]; 128];
         for dir in Direction::ALL {
             for cell in board.cells {
                 let mut at = cell;
                 while let Some(next) = board.step(at, dir) {
-                    rays[dir as usize][cell as usize] = rays[dir as usize][cell as usize].with(next);
+                    rays[cell as usize][dir as usize] = rays[cell as usize][dir as usize].with(next);
                     at = next;
                 }
             }
@@ -251,7 +270,13 @@ impl Board {
     /// Every grid cell from `cell` (exclusive) to the edge in `dir`.
     #[inline]
     pub fn ray(&self, cell: Cell, dir: Direction) -> Bitboard {
-        self.rays[dir as usize][cell as usize]
+        self.rays[cell as usize][dir as usize]
+    }
+
+    /// The rays of `cell` in all six directions, in [`Direction::ALL`] order.
+    #[inline]
+    pub fn rays(&self, cell: Cell) -> &[Bitboard; 6] {
+        &self.rays[cell as usize]
     }
 
     /// The cells a penguin on `cell` can reach in `dir` when `empty` holds the free floes:
@@ -259,17 +284,23 @@ impl Board {
     #[inline]
     pub fn slide(&self, cell: Cell, dir: Direction, empty: Bitboard) -> Bitboard {
         let ray = self.ray(cell, dir);
-        let blockers = (ray - empty).0;
-        if blockers == 0 {
-            return ray;
-        }
         if dir.is_increasing() {
-            let first = blockers.trailing_zeros();
-            Bitboard(ray.0 & ((1u128 << first) - 1))
+            cut_increasing(ray, empty)
         } else {
-            let first = 127 - blockers.leading_zeros();
-            Bitboard(ray.0 & (!1u128 << first))
+            cut_decreasing(ray, empty)
         }
+    }
+
+    /// `f(dir, destinations)` for each of the six directions from `cell`.
+    #[inline]
+    pub fn slides(&self, cell: Cell, empty: Bitboard, mut f: impl FnMut(Direction, Bitboard)) {
+        let rays = self.rays(cell);
+        f(Direction::E, cut_increasing(rays[0], empty));
+        f(Direction::NE, cut_decreasing(rays[1], empty));
+        f(Direction::NW, cut_decreasing(rays[2], empty));
+        f(Direction::W, cut_decreasing(rays[3], empty));
+        f(Direction::SW, cut_increasing(rays[4], empty));
+        f(Direction::SE, cut_increasing(rays[5], empty));
     }
 
     /// Every grid cell adjacent to some cell of `bb`: two masked shifts per direction.

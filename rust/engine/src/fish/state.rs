@@ -8,6 +8,7 @@ use super::rules::{Placement, Rules, MAX_FISH_PLAYERS};
 use super::zobrist;
 use crate::game::{self, Action, ActionList, Game, Returns};
 use crate::rng::Rng;
+use arrayvec::ArrayVec;
 
 /// `to_move` of a finished game.
 pub const NOBODY: u8 = 0xFF;
@@ -237,15 +238,22 @@ impl FishGame {
     /// playouts that only need the final scores.
     pub fn slide(&self, s: &mut FishState, from: Cell, to: Cell, prune: bool) {
         let p = s.to_move as usize;
+        self.move_penguin(s, from, to);
+        if prune {
+            self.remove_unreachable(s);
+        }
+        self.pass_turn(s, p + 1, prune);
+    }
+
+    /// The slide itself: the penguin moves, the mover keeps the floe it left.
+    #[inline]
+    fn move_penguin(&self, s: &mut FishState, from: Cell, to: Cell) {
+        let p = s.to_move as usize;
         s.penguins[p] = s.penguins[p].without(from).with(to);
         s.floes = s.floes.without(from);
         s.fish[p] += self.board.fish(from) as u16;
         s.taken[p] += 1;
         s.hash ^= zobrist::PENGUIN[p][from as usize] ^ zobrist::PENGUIN[p][to as usize] ^ zobrist::FLOE[from as usize];
-        if prune {
-            self.remove_unreachable(s);
-        }
-        self.pass_turn(s, p + 1, prune);
     }
 
     pub fn apply_move(&self, s: &mut FishState, mv: FishMove) {
@@ -266,12 +274,11 @@ impl FishGame {
         }
         let empty = s.empty();
         for from in s.penguins[s.to_move as usize] {
-            for dir in Direction::ALL {
-                let dests = self.board.slide(from, dir, empty);
+            self.board.slides(from, empty, |dir, dests| {
                 if dests.any() {
                     f(from, dir, dests);
                 }
-            }
+            });
         }
     }
 
@@ -406,33 +413,42 @@ impl FishGame {
     }
 
     /// Plays uniformly random moves to the end, without removing unreachable floes (which never
-    /// changes a move or a score).
+    /// changes a move or a score). The slides listed for the player to move double as the
+    /// check that they can move at all, so each ply generates moves once.
     pub fn random_playout(&self, s: &mut FishState, rng: &mut Rng) {
         let total = self.rules.placement_turns() as u8;
+        while s.turn < total && s.to_move != NOBODY {
+            let cells = self.placement_cells(s);
+            let cell = cells.nth(rng.below(cells.count() as usize) as u32).expect("in range");
+            self.place(s, cell);
+        }
+        let n = self.rules.players();
+        let mut slides = ArrayVec::<(Cell, Bitboard), { 6 * super::rules::MAX_PENGUINS }>::new();
         while s.to_move != NOBODY {
-            if s.turn < total {
-                let cells = self.placement_cells(s);
-                let cell = cells.nth(rng.below(cells.count() as usize) as u32).expect("in range");
-                self.place(s, cell);
-                continue;
-            }
-            let mut slides = [(0u8, Bitboard::EMPTY); 6 * super::rules::MAX_PENGUINS];
-            let (mut n, mut count) = (0, 0);
+            let p = s.to_move as usize;
+            slides.clear();
+            let mut count = 0;
             self.for_each_slide(s, |from, _, dests| {
-                slides[n] = (from, dests);
-                n += 1;
+                slides.push((from, dests));
                 count += dests.count();
             });
-            let mut k = rng.below(count as usize) as u32;
-            for &(from, dests) in &slides[..n] {
-                let c = dests.count();
-                if k < c {
-                    let to = dests.nth(k).expect("in range");
-                    self.slide(s, from, to, false);
-                    break;
+            if count == 0 {
+                self.lift(s, p);
+            } else {
+                let mut k = rng.below(count as usize) as u32;
+                for &(from, dests) in &slides {
+                    let c = dests.count();
+                    if k < c {
+                        self.move_penguin(s, from, dests.nth(k).expect("in range"));
+                        break;
+                    }
+                    k -= c;
                 }
-                k -= c;
             }
+            // The next player with penguins on the board; whether they can move is found out
+            // when their slides are listed.
+            let next = (1..=n).map(|i| (p + i) % n).find(|&q| s.penguins[q].any());
+            s.set_to_move(next.map_or(NOBODY, |q| q as u8));
         }
     }
 }

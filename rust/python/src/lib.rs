@@ -3,6 +3,7 @@
 mod errors;
 mod fish;
 mod render;
+mod search;
 mod variants;
 
 use pyo3::prelude::*;
@@ -15,5 +16,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(variants::variants, m)?)?;
     fish::register(m)?;
     // Each further game or tool registers itself here, one line each:
+    search::register(m)?;
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod alphabeta;
 pub mod budget;
 pub mod fish_eval;
 pub mod fish_solver;
+pub mod marathon_eval;
 pub mod mcts;
 pub mod tt;
 
@@ -135,4 +136,118 @@ pub fn check_start<G: Game>(game: &G, state: &G::State, budget: &Budget, algorit
         return invalid!("an alpha-beta search needs a time, depth or node budget");
     }
     Ok(player)
+}
+
+/// The algorithms a [`Searcher`] can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Mcts,
+    AlphaBeta,
+    /// One ply: the move with the largest [`Evaluate::order_hint`], ties broken at random.
+    Greedy,
+    /// A uniformly random legal move.
+    Random,
+}
+
+impl Choice {
+    pub fn parse(text: &str) -> Result<Choice> {
+        match text {
+            "mcts" => Ok(Choice::Mcts),
+            "alphabeta" | "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
+            "greedy" => Ok(Choice::Greedy),
+            "random" => Ok(Choice::Random),
+            _ => invalid!("algorithm = {text:?}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\""),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Choice::Mcts => "mcts",
+            Choice::AlphaBeta => "alphabeta",
+            Choice::Greedy => "greedy",
+            Choice::Random => "random",
+        }
+    }
+}
+
+/// A player that keeps its search state (MCTS trees, the transposition table) between moves.
+pub struct Searcher<S> {
+    pub choice: Choice,
+    mcts: mcts::Mcts<S>,
+    ab: Option<alphabeta::AlphaBeta>,
+    ab_config: alphabeta::AlphaBetaConfig,
+    rng: Rng,
+}
+
+impl<S: Copy + PartialEq + Send> Searcher<S> {
+    pub fn new(choice: Choice, mcts: mcts::MctsConfig, ab: alphabeta::AlphaBetaConfig) -> Searcher<S> {
+        Searcher { choice, rng: Rng::new(mcts.seed), mcts: mcts::Mcts::new(mcts), ab: None, ab_config: ab }
+    }
+
+    /// Forgets the trees and the transposition table.
+    pub fn clear(&mut self) {
+        self.mcts.clear();
+        if let Some(ab) = &mut self.ab {
+            ab.clear();
+        }
+    }
+
+    /// Searches `state` with the chosen algorithm (greedy and random ignore the budget but
+    /// still check it).
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a finished game or an unusable budget.
+    pub fn search<G: Game<State = S>, E: Evaluate<G>>(
+        &mut self,
+        game: &G,
+        eval: &E,
+        state: &S,
+        budget: &Budget,
+        stop: StopFlag,
+    ) -> Result<SearchResult> {
+        match self.choice {
+            Choice::Mcts => self.mcts.search(game, eval, state, budget, stop),
+            Choice::AlphaBeta => {
+                let config = self.ab_config;
+                self.ab.get_or_insert_with(|| alphabeta::AlphaBeta::new(config)).search(game, eval, state, budget, stop)
+            }
+            Choice::Greedy | Choice::Random => {
+                check_start(game, state, &Budget::iterations(1), Algorithm::Mcts)?;
+                let clock = Clock::start(budget, stop);
+                let mut actions = ActionList::new();
+                game.legal_actions(state, &mut actions);
+                let best = if self.choice == Choice::Random {
+                    actions[self.rng.below(actions.len())]
+                } else {
+                    let mut best = actions[0];
+                    let mut best_hint = i32::MIN;
+                    let mut ties = 0;
+                    for &a in &actions {
+                        let h = eval.order_hint(game, state, a);
+                        if h > best_hint {
+                            (best, best_hint, ties) = (a, h, 1);
+                        } else if h == best_hint {
+                            ties += 1;
+                            if self.rng.below(ties) == 0 {
+                                best = a;
+                            }
+                        }
+                    }
+                    best
+                };
+                Ok(SearchResult {
+                    best,
+                    value: 0.0,
+                    pv: vec![best],
+                    nodes: 1,
+                    iterations: 0,
+                    depth: 1,
+                    elapsed: clock.elapsed(),
+                    visits: Vec::new(),
+                    exact: false,
+                    interrupted: false,
+                })
+            }
+        }
+    }
 }

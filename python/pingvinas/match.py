@@ -1,0 +1,262 @@
+"""Matches between agents: many games, in parallel, with a results table.
+
+>>> import pingvinas as pv
+>>> from pingvinas.match import play_match
+>>> result = play_match(pv.Fish(), ["greedy", "random"], games=4, seed=1, progress=False)
+>>> result.games
+4
+>>> print(result)  # doctest: +SKIP
+agent   games  wins  draws  losses  score  95% CI         seat 0  seat 1
+greedy      4     4      0       0  1.000  [1.000, 1.000]  ...
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time as _time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from .agents import Agent, as_agent
+
+__all__ = ["AgentStats", "GameRecord", "MatchResult", "play_match"]
+
+
+@dataclass
+class GameRecord:
+    """One game: which agent sat in each seat, and how it ended."""
+
+    index: int
+    seed: int
+    seats: List[int]  # seats[s] = index of the agent in seat s
+    ranking: List[int]  # place of each seat (1 = first, shared places for ties)
+    returns: List[float]  # per seat
+    scores: List[float]  # per seat: fish (Fish), or the return (other games)
+    moves: int
+
+
+@dataclass
+class AgentStats:
+    """One agent's results over a match."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    #: Per game: 1 for a win, 0 for a loss, 1/k when sharing first place with k - 1 others
+    #: (two players: a draw is 1/2). More players: the return mapped to [0, 1].
+    points: List[float] = field(default_factory=list)
+    #: Per seat: the scores (Fish: fish) this agent made sitting there.
+    seat_scores: Dict[int, List[float]] = field(default_factory=dict)
+
+    @property
+    def score_rate(self) -> float:
+        return sum(self.points) / len(self.points) if self.points else float("nan")
+
+    @property
+    def ci95(self) -> tuple:
+        """A 95% confidence interval of the score rate (Wilson's interval on the mean score,
+        which stays inside [0, 1] even at 0% or 100%)."""
+        n = len(self.points)
+        if n == 0:
+            return (float("nan"), float("nan"))
+        p = self.score_rate
+        z = 1.959963984540054
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
+        return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
+
+    def seat_average(self, seat: int) -> float:
+        xs = self.seat_scores.get(seat, [])
+        return sum(xs) / len(xs) if xs else float("nan")
+
+
+@dataclass
+class MatchResult:
+    """The table of a match. ``str(result)`` prints it; ``rows()`` gives it as dicts."""
+
+    agents: List[AgentStats]
+    records: List[GameRecord]
+    players: int
+    elapsed: float
+
+    @property
+    def games(self) -> int:
+        return len(self.records)
+
+    def rows(self) -> List[Dict[str, Any]]:
+        out = []
+        for a in self.agents:
+            lo, hi = a.ci95
+            row: Dict[str, Any] = dict(
+                agent=a.name, games=a.games, wins=a.wins, draws=a.draws, losses=a.losses,
+                score=a.score_rate, ci_low=lo, ci_high=hi,
+            )
+            for s in range(self.players):
+                row[f"seat{s}_avg"] = a.seat_average(s)
+            out.append(row)
+        return out
+
+    def __str__(self) -> str:
+        head = ["agent", "games", "wins", "draws", "losses", "score", "95% CI"] + [f"seat {s} avg" for s in range(self.players)]
+        lines = []
+        for a in self.agents:
+            lo, hi = a.ci95
+            lines.append(
+                [a.name, str(a.games), str(a.wins), str(a.draws), str(a.losses), f"{a.score_rate:.3f}", f"[{lo:.3f}, {hi:.3f}]"]
+                + [f"{a.seat_average(s):.2f}" for s in range(self.players)]
+            )
+        widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
+        fmt = lambda r: "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+        return "\n".join([fmt(head)] + [fmt(r) for r in lines])
+
+    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
+        return "<pre>" + str(self) + "</pre>"
+
+
+class _Progress:
+    """A plain progress bar on stderr (no dependency)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled
+        self.start = _time.monotonic()
+        self.lock = threading.Lock()
+        self._draw()
+
+    def tick(self) -> None:
+        with self.lock:
+            self.done += 1
+            self._draw()
+
+    def _draw(self) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        elapsed = _time.monotonic() - self.start
+        eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, ~{eta:.0f}s left ")
+        if self.done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _new_state(game: Any, seed: int) -> Any:
+    try:
+        return game.new_state(seed=seed)
+    except TypeError:
+        return game.new_state()
+
+
+def _play_one(game: Any, agents: Sequence[Agent], seats: List[int], index: int, seed: int, deal: int, max_moves: Optional[int]) -> GameRecord:
+    state = _new_state(game, deal)
+    # Fresh copies per game, seeded per game and seat.
+    players = [agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63)) for s, a in enumerate(seats)]
+    for p in players:
+        p.reset()
+    moves = 0
+    while not state.is_over:
+        if max_moves is not None and moves >= max_moves:
+            break
+        p = state.to_move
+        mv = players[p].choose(state)
+        state.play(mv)
+        moves += 1
+    ranking = list(state.ranking())
+    returns = [float(x) for x in state.returns()]
+    try:
+        scores = [float(s[0]) for s in state.scores]
+    except (AttributeError, TypeError, IndexError):
+        scores = returns
+    return GameRecord(index=index, seed=deal, seats=seats, ranking=ranking, returns=returns, scores=scores, moves=moves)
+
+
+def play_match(
+    game: Any,
+    agents: Sequence[Any],
+    *,
+    games: int = 100,
+    seed: int = 0,
+    swap_seats: bool = True,
+    workers: int = 1,
+    progress: bool = True,
+    max_moves: Optional[int] = None,
+) -> MatchResult:
+    """Plays ``games`` games between ``agents`` and tabulates the results.
+
+    :param game: a game object with ``new_state(seed=...)`` (``pv.Fish(...)``,
+        ``pv.Marathon(...)``) and as many players as ``agents``.
+    :param agents: one per seat: :class:`~pingvinas.agents.Agent` objects, names
+        (``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"auto"``) or callables.
+    :param seed: seeds the deals and the agents; the same seed plays the same match (with
+        iteration or depth budgets; time budgets depend on the machine).
+    :param swap_seats: rotate the agents through the seats: game ``i`` puts agent ``a`` in seat
+        ``(a + i) mod n``, and the ``n`` games of a rotation share one deal, so that no agent
+        gains from its seat or its boards.
+    :param workers: games played at once, on threads (the searches release the GIL).
+    :param progress: draw a progress bar on stderr.
+    :param max_moves: stop a game after this many moves (it is then scored as it stands).
+    :returns: a :class:`MatchResult`: wins, draws, losses, score rate with its 95% confidence
+        interval, and average scores per seat, for each agent.
+    """
+    agents = [as_agent(a) for a in agents]
+    n = len(agents)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games = {games!r}: expected a positive int")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers = {workers!r}: expected a positive int")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed = {seed!r}: expected a non-negative int")
+    probe = _new_state(game, 0)
+    players = len(probe.returns())
+    if n != players:
+        raise ValueError(f"{n} agents for a {players}-player game: give one agent per seat")
+    raw_names = [a.name for a in agents]
+    names = [f"{name}#{i}" if raw_names.count(name) > 1 else name for i, name in enumerate(raw_names)]
+
+    jobs = []
+    for i in range(games):
+        r = i % n if swap_seats else 0
+        seats = [(s - r) % n for s in range(n)]  # agent a sits in seat (a + r) mod n
+        deal = seed * 7919 + (i // n if swap_seats else i)
+        jobs.append((seats, i, deal))
+
+    bar = _Progress(games, progress)
+    start = _time.monotonic()
+
+    def run(job):
+        seats, i, deal = job
+        rec = _play_one(game, agents, seats, i, seed, deal, max_moves)
+        bar.tick()
+        return rec
+
+    if workers == 1:
+        records = [run(j) for j in jobs]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            records = list(pool.map(run, jobs))
+
+    stats = [AgentStats(name=names[a]) for a in range(n)]
+    for rec in records:
+        firsts = sum(1 for place in rec.ranking if place == 1)
+        for seat, a in enumerate(rec.seats):
+            st = stats[a]
+            st.games += 1
+            place = rec.ranking[seat]
+            if place == 1 and firsts == 1:
+                st.wins += 1
+            elif place == 1:
+                st.draws += 1
+            else:
+                st.losses += 1
+            if n == 2:
+                st.points.append({1.0: 1.0, 0.0: 0.5, -1.0: 0.0}.get(rec.returns[seat], (rec.returns[seat] + 1) / 2))
+            else:
+                st.points.append((rec.returns[seat] + 1) / 2)
+            st.seat_scores.setdefault(seat, []).append(rec.scores[seat])
+    return MatchResult(agents=stats, records=records, players=n, elapsed=_time.monotonic() - start)

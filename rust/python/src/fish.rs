@@ -10,7 +10,7 @@ use pingvinas_engine::fish::{json, notation, Board, Config, FishGame, FishMove, 
 use pingvinas_engine::{ActionList, Error, Game};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
 
 use crate::errors::{to_py, IllegalMoveError, ToPyResult};
 use crate::variants;
@@ -404,6 +404,13 @@ impl PyFishState {
     /// Plays a move: a FishMove, an int action or a notation string like `"c4"` or `"a1-c1"`.
     /// Raises `IllegalMoveError` (and leaves the state unchanged) when it is illegal.
     fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<()> {
+        // Fast path for the common case in learning loops: a legal int action.
+        if let Some(action) = mv.cast_exact::<PyInt>().ok().and_then(|a| a.extract::<u32>().ok()) {
+            if self.actions().binary_search(&action).is_ok() {
+                self.game.apply(&mut self.state, action);
+                return Ok(());
+            }
+        }
         let m = self.legal_move(mv)?;
         self.game.apply_move(&mut self.state, m);
         Ok(())

@@ -9,7 +9,7 @@
 1
 """
 
-from . import fish
+from . import _core, fish
 from ._core import (
     Fish,
     FishMove,
@@ -19,14 +19,46 @@ from ._core import (
     __version__,
     variants,
 )
+from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
+from .match import play_match
+from .search import Searcher, SearchResult, search
+
+if hasattr(_core, "Marathon"):
+    from . import marathon
+    from ._core import Marathon, MarathonMove, MarathonState
+
+
+def load_game(name: str):
+    """A bundled variant of either game by name: ``load_game("fish-3p")``,
+    ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them)."""
+    games = [Fish] + ([Marathon] if hasattr(_core, "Marathon") else [])
+    for game in games:
+        try:
+            return game.variant(name)
+        except ValueError:
+            continue
+    raise ValueError(f"unknown variant {name!r}; bundled variants: {', '.join(variants())}")
+
 
 __all__ = [
+    "AlphaBetaAgent",
     "Fish",
     "FishMove",
     "FishState",
+    "GreedyAgent",
     "IllegalMoveError",
     "InvalidMoveError",
+    "MCTSAgent",
+    "RandomAgent",
+    "SearchAgent",
+    "SearchResult",
+    "Searcher",
     "__version__",
     "fish",
+    "load_game",
+    "play_match",
+    "search",
     "variants",
 ]
+if hasattr(_core, "Marathon"):
+    __all__ += ["Marathon", "MarathonMove", "MarathonState", "marathon"]

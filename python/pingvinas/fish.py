@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["random_playouts"]
+__all__ = ["random_playouts", "solve"]
 
 
 def random_playouts(
@@ -35,3 +35,11 @@ def random_playouts(
     (100, 2)
     """
     return _core.fish_random_playouts(n, seed=seed, threads=threads, game=game, state=state)
+
+
+def solve(state: _core.FishState, **options):
+    """The game-theoretic result of a small Fish position: see
+    :func:`pingvinas.search.solve_fish` (final scores and a best move)."""
+    from .search import solve_fish
+
+    return solve_fish(state, **options)

@@ -1,0 +1,114 @@
+"""The ``pingvinas`` command line: matches between engines, single games, speed, variants.
+
+    pingvinas match --game fish --agents auto mcts --games 20 --time 0.1
+    pingvinas play --game marathon --agents auto greedy --seed 3
+    pingvinas bench
+    pingvinas variants
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import List, Optional, Sequence
+
+import pingvinas as pv
+
+AGENTS = ("random", "greedy", "mcts", "alphabeta", "auto")
+
+
+def make_agent(name: str, seconds: float, seed: int):
+    from pingvinas.agents import GreedyAgent, RandomAgent, SearchAgent
+
+    if name == "random":
+        return RandomAgent(seed=seed)
+    if name == "greedy":
+        return GreedyAgent(seed=seed)
+    return SearchAgent(name, time=seconds, seed=seed)
+
+
+def _agents(args: argparse.Namespace, players: int) -> List:
+    names = args.agents or ["auto", "greedy"]
+    if len(names) != players:
+        sys.exit(f"pingvinas: {players} agents needed for this game, got {len(names)}: {' '.join(names)}")
+    return [make_agent(n, args.time, args.seed + i) for i, n in enumerate(names)]
+
+
+def cmd_match(args: argparse.Namespace) -> None:
+    from pingvinas.match import play_match
+
+    game = pv.load_game(args.game)
+    agents = _agents(args, game.players)
+    print(f"{args.games} games of {args.game}, {args.time} s per move: {' vs '.join(a.name for a in agents)}")
+    result = play_match(game, agents, games=args.games, seed=args.seed, workers=args.workers, progress=not args.quiet)
+    print(result)
+
+
+def cmd_play(args: argparse.Namespace) -> None:
+    game = pv.load_game(args.game)
+    agents = _agents(args, game.players)
+    state = game.new_state(seed=args.seed)
+    while not state.is_over:
+        move = agents[state.to_move].choose(state)
+        if args.verbose:
+            print(f"player {state.to_move} ({agents[state.to_move].name}): {move}")
+        state.play(move)
+    print(state)
+    print("ranking:", state.ranking(), "returns:", state.returns())
+
+
+def cmd_bench(args: argparse.Namespace) -> None:
+    for threads in (1, 2):
+        t = time.perf_counter()
+        pv.fish.random_playouts(args.games, seed=1, threads=threads)
+        seconds = time.perf_counter() - t
+        print(f"Fish random playouts, standard 2-player, {threads} thread(s): {args.games / seconds:,.0f} games/s")
+
+
+def cmd_variants(args: argparse.Namespace) -> None:
+    for name in pv.variants():
+        print(name)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(prog="pingvinas", description="Engines for the penguin games Fish and Penguin Marathon.")
+    parser.add_argument("--version", action="version", version=pv.__version__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def game_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--game", default="fish", help="a bundled variant (see `pingvinas variants`); default fish")
+        p.add_argument("--agents", nargs="+", choices=AGENTS, help="one per player (default: auto greedy)")
+        p.add_argument("--time", type=float, default=0.1, help="seconds per move for search agents (default 0.1)")
+        p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("match", help="play many games between agents and print the results table")
+    game_options(p)
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--workers", type=int, default=1, help="games played at once")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_match)
+
+    p = sub.add_parser("play", help="play one game between agents and print the final position")
+    game_options(p)
+    p.add_argument("--verbose", "-v", action="store_true", help="print every move")
+    p.set_defaults(run=cmd_play)
+
+    p = sub.add_parser("bench", help="random playouts per second")
+    p.add_argument("--games", type=int, default=200_000)
+    p.set_defaults(run=cmd_bench)
+
+    p = sub.add_parser("variants", help="list the bundled variants")
+    p.set_defaults(run=cmd_variants)
+
+    args = parser.parse_args(argv)
+    try:
+        args.run(args)
+    except (ValueError, TypeError) as e:
+        sys.exit(f"pingvinas: {e}")
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -292,13 +292,14 @@ impl PyFishState {
         if let Ok(text) = mv.cast::<PyString>() {
             return notation::parse_move(board, &text.to_cow()?).py();
         }
-        if let Ok(action) = mv.extract::<i64>() {
+        if mv.is_instance_of::<PyInt>() || mv.hasattr("__index__")? {
             let n = self.game.num_actions();
-            return u32::try_from(action)
+            return mv
+                .extract::<u32>()
                 .ok()
                 .filter(|&a| (a as usize) < n)
                 .and_then(|a| self.game.move_of(a))
-                .ok_or_else(|| IllegalMoveError::new_err(format!("action {action} is not a move on this board (actions are 0 to {})", n - 1)));
+                .ok_or_else(|| IllegalMoveError::new_err(format!("action {mv} is not a move on this board (actions are 0 to {})", n - 1)));
         }
         Err(PyTypeError::new_err(format!("expected a FishMove, an int action or a move string, got {}", mv.get_type().name()?)))
     }

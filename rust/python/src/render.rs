@@ -10,6 +10,7 @@ pub fn fish_text(game: &FishGame, s: &FishState) -> String {
     for c in 0..board.cols() {
         out += &format!(" {} ", (b'a' + c as u8) as char);
     }
+    out = out.trim_end().to_string();
     out.push('\n');
     for r in 0..board.rows() {
         out += &format!("{:>2} {}", r + 1, if r % 2 == 0 { "  " } else { "" });

@@ -64,6 +64,10 @@ impl FishGame {
                 return invalid!("scores: {} given, one (fish, floes) pair per player expected", scores.len());
             }
             for (p, &(f, t)) in scores.iter().enumerate() {
+                // Bounds that keep every later addition within the counters' range.
+                if f > 30_000 || t > 127 {
+                    return invalid!("scores: ({f}, {t}) for player {p}: at most 30000 fish and 127 floes");
+                }
                 s.fish[p] = f;
                 s.taken[p] = t;
             }

@@ -141,3 +141,39 @@ fn a_stuck_player_lifts_and_the_other_plays_on() {
     assert_eq!(s.score(1), (2, 1), "player 1 kept the floe under the penguin");
     assert!(s.penguins[1].is_empty());
 }
+
+/// Random bytes and mutated valid inputs never panic the parsers (a fuzz test that runs in
+/// `cargo test`; the Python side has hypothesis fuzz tests over the same entry points).
+#[test]
+fn parsers_never_panic_on_garbage() {
+    let mut rng = Rng::new(9);
+    let game = FishGame::new(Rules::standard(3).unwrap(), Board::standard(1));
+    let mut s = game.initial_state();
+    game.random_playout(&mut s, &mut Rng::new(1));
+    let seeds = [
+        json::to_json(&game, &game.initial_state()),
+        json::to_json(&game, &s),
+        "game = \"fish\"\nplayers = 3\nboard = [[1, 2], [0, 3]]\n".to_string(),
+        "a1-c3".to_string(),
+    ];
+    for _ in 0..20_000 {
+        let mut bytes = seeds[rng.below(seeds.len())].clone().into_bytes();
+        for _ in 0..1 + rng.below(4) {
+            match rng.below(3) {
+                0 if !bytes.is_empty() => {
+                    let i = rng.below(bytes.len());
+                    bytes[i] = rng.below(256) as u8;
+                }
+                1 if !bytes.is_empty() => {
+                    let i = rng.below(bytes.len());
+                    bytes.truncate(i);
+                }
+                _ => bytes.push(b"0123456789[]{},:\"-a9 "[rng.below(21)]),
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = json::from_json(&text);
+        let _ = Config::from_toml(&text).and_then(|c| c.rules());
+        let _ = notation::parse_move(game.board(), &text);
+    }
+}

@@ -56,10 +56,10 @@ fn marathon_position(state: &Bound<'_, PyAny>) -> PyResult<Position> {
     Err(PyTypeError::new_err("searching Marathon positions from Python is not available yet"))
 }
 
-/// The algorithm `auto` picks: alpha-beta with the game's evaluation for two players, MCTS with
-/// the game's knowledge for more.
-fn auto_choice(players: usize) -> Choice {
-    if players == 2 {
+/// The algorithm `auto` picks (by measured strength): Fish with two players: alpha-beta with
+/// the Fish evaluation; Fish with more players and Marathon: MCTS with the game's knowledge.
+fn auto_choice(game: &str, players: usize) -> Choice {
+    if game == "Fish" && players == 2 {
         Choice::AlphaBeta
     } else {
         Choice::Mcts
@@ -90,9 +90,9 @@ struct Inner {
 }
 
 impl Options {
-    fn choice(&self, players: usize) -> PyResult<Choice> {
+    fn choice(&self, game: &str, players: usize) -> PyResult<Choice> {
         if self.algorithm == "auto" {
-            Ok(auto_choice(players))
+            Ok(auto_choice(game, players))
         } else {
             Choice::parse(&self.algorithm).py()
         }
@@ -252,7 +252,7 @@ impl PySearcher {
             Position::Fish(g, _) => g.num_players(),
             Position::Marathon(g, _) => g.num_players(),
         };
-        let choice = options.choice(players)?;
+        let choice = options.choice(position.game_name(), players)?;
         if budget.is_unbounded() && budget.depth.is_none() {
             // Greedy and random need no budget; the others get a default second.
             budget = if matches!(choice, Choice::Greedy | Choice::Random) { Budget::iterations(1) } else { Budget::time(1.0) };

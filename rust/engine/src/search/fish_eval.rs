@@ -90,6 +90,9 @@ impl FishPlanes {
 /// set of floes. Results are memoized; the memo is bounded (cleared when full).
 pub struct HaulSolver {
     memo: HashMap<(u128, u128), Packed, FxBuild>,
+    /// Problems that needed more than the limit they were given: not tried again with a
+    /// limit as small.
+    too_big: HashMap<(u128, u128), u64, FxBuild>,
     max_memo: usize,
     board: u64,
     /// Component searches done (not counting memo hits) since the last `reset_nodes`.
@@ -105,19 +108,27 @@ impl Default for HaulSolver {
 
 impl HaulSolver {
     pub fn new(max_memo: usize) -> HaulSolver {
-        HaulSolver { memo: HashMap::default(), max_memo, board: 0, nodes: 0, limit: u64::MAX }
+        HaulSolver { memo: HashMap::default(), too_big: HashMap::default(), max_memo, board: 0, nodes: 0, limit: u64::MAX }
     }
 
     /// The best haul of `pens` (a set of one player's penguins, all in `floes`) on `floes`, or
     /// `None` if it needs more than `limit` component searches.
     pub fn haul(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard, limit: u64) -> Option<Packed> {
-        if self.memo.len() > self.max_memo || self.board != planes.id {
+        if self.memo.len() > self.max_memo || self.too_big.len() > self.max_memo || self.board != planes.id {
             self.memo.clear();
+            self.too_big.clear();
             self.board = planes.id;
+        }
+        if self.too_big.get(&(floes.0, pens.0)).is_some_and(|&l| l >= limit) {
+            return None;
         }
         self.nodes = 0;
         self.limit = limit;
-        self.split(board, planes, floes, pens)
+        let r = self.split(board, planes, floes, pens);
+        if r.is_none() {
+            self.too_big.insert((floes.0, pens.0), limit);
+        }
+        r
     }
 
     /// The best first move of `pens` on `floes` (`None` when no penguin can move or over limit).
@@ -215,6 +226,33 @@ impl Region {
 /// The regions of a position: the single-owner ones solved (within `limit` component searches
 /// each), the contested ones listed.
 pub fn regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Vec<Region> {
+    let key = RegionKey { board: planes.id, floes: s.floes.0, penguins: s.penguins.map(|b| b.0), limit };
+    LAST_REGIONS.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((k, r)) = &*last {
+            if *k == key {
+                return r.clone();
+            }
+        }
+        let r = compute_regions(game, planes, s, limit);
+        *last = Some((key, r.clone()));
+        r
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RegionKey {
+    board: u64,
+    floes: u128,
+    penguins: [u128; 4],
+    limit: u64,
+}
+
+thread_local! {
+    static LAST_REGIONS: RefCell<Option<(RegionKey, Vec<Region>)>> = const { RefCell::new(None) };
+}
+
+fn compute_regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Vec<Region> {
     let board = game.board();
     let n = game.rules().players();
     let occupied = s.occupied();
@@ -248,17 +286,11 @@ pub fn exact_scores(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: 
     if game.phase(s) == Phase::Over {
         return Some(scores);
     }
-    // Quick rejection: some region holds penguins of two players.
-    let board = game.board();
-    let n = game.rules().players();
-    for p in 0..n {
-        let mine = board.fill(s.penguins[p], s.floes);
-        let others = s.occupied() - s.penguins[p];
-        if mine.intersects(others) {
-            return None;
-        }
+    let regions = regions(game, planes, s, limit);
+    if regions.iter().any(|r| r.owners.count_ones() > 1) {
+        return None;
     }
-    for r in regions(game, planes, s, limit) {
+    for r in regions {
         let p = r.owner()?;
         let (f, c) = unpack(r.haul?);
         scores[p].0 += f;
@@ -294,19 +326,21 @@ impl Default for FishEvalConfig {
 pub struct FishEval {
     pub config: FishEvalConfig,
     planes: FishPlanes,
+    /// `(from, to)` of every action (`from == NO_CELL` for placements, both for invalid).
+    moves: Vec<(Cell, Cell)>,
     /// Random playouts only, no knowledge (the baseline player).
     plain: bool,
 }
 
 impl FishEval {
     pub fn new(game: &FishGame, config: FishEvalConfig) -> FishEval {
-        FishEval { config, planes: FishPlanes::new(game.board()), plain: false }
+        FishEval { config, planes: FishPlanes::new(game.board()), moves: move_table(game), plain: false }
     }
 
     /// An evaluator with no knowledge at all but fast random playouts.
     pub fn plain(game: &FishGame) -> FishEval {
         let config = FishEvalConfig { regions: false, territory: 0.0, mobility: 0.0, ..FishEvalConfig::default() };
-        FishEval { config, planes: FishPlanes::new(game.board()), plain: true }
+        FishEval { config, planes: FishPlanes::new(game.board()), moves: move_table(game), plain: true }
     }
 
     pub fn planes(&self) -> &FishPlanes {
@@ -384,6 +418,18 @@ impl FishEval {
     }
 }
 
+const NO_CELL: Cell = 0xFF;
+
+fn move_table(game: &FishGame) -> Vec<(Cell, Cell)> {
+    (0..game.num_actions() as Action)
+        .map(|a| match game.move_of(a) {
+            Some(FishMove::Slide(from, to)) => (from, to),
+            Some(FishMove::Place(c)) => (NO_CELL, c),
+            None => (NO_CELL, NO_CELL),
+        })
+        .collect()
+}
+
 /// Returns from estimated final scores: the mean over opponents of `d / (|d| + scale)`, `d` the
 /// lead over that opponent (zero-sum, in `(-1, 1)`).
 fn returns_of(est: &[f64; 4], n: usize, scale: f64) -> Returns {
@@ -423,17 +469,17 @@ impl Evaluate<FishGame> for FishEval {
 
     fn order_hint(&self, game: &FishGame, s: &FishState, action: Action) -> i32 {
         let board = game.board();
-        match game.move_of(action) {
-            Some(FishMove::Slide(_, to)) => {
+        match self.moves.get(action as usize) {
+            Some(&(NO_CELL, NO_CELL)) | None => 0,
+            Some(&(NO_CELL, cell)) => {
+                let room = board.neighbours(Bitboard::from_cell(cell)) & s.empty();
+                20 * self.planes.fish_on(room) as i32
+            }
+            Some(&(_, to)) => {
                 // Fish on the landing floe, and room around it.
                 let room = board.neighbours(Bitboard::from_cell(to)) & s.empty();
                 100 * board.fish(to) as i32 + 10 * self.planes.fish_on(room) as i32
             }
-            Some(FishMove::Place(cell)) => {
-                let room = board.neighbours(Bitboard::from_cell(cell)) & s.empty();
-                20 * self.planes.fish_on(room) as i32
-            }
-            None => 0,
         }
     }
 
@@ -474,8 +520,8 @@ impl Evaluate<FishGame> for FishEval {
             own = own - region;
         }
         let Some(keep) = keep else { return };
-        actions.retain(|a| match game.move_of(*a) {
-            Some(FishMove::Slide(from, _)) => !own.contains(from) || *a == keep,
+        actions.retain(|a| match self.moves.get(*a as usize) {
+            Some(&(from, _)) if from != NO_CELL => !own.contains(from) || *a == keep,
             _ => true,
         });
         if actions.is_empty() {

@@ -127,4 +127,5 @@ def fish_random_playouts(
     threads: int = 1,
     game: Optional[Fish] = None,
     state: Optional[FishState] = None,
+    policy: str = "uniform",
 ) -> Tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]: ...

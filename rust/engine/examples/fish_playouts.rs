@@ -1,10 +1,11 @@
-//! Prints random-playout throughput of the standard 2-player game on 1 thread and on every core.
-//! `cargo run --release -p pingvinas-engine --example fish_playouts [games]`
+//! Prints random-playout throughput of the standard 2-player game, for both playout policies,
+//! on 1 and 2 threads (or the count given as the second argument).
+//! `cargo run --release -p pingvinas-engine --example fish_playouts [games] [threads]`
 
 use std::time::Instant;
 
 use pingvinas_engine::fish::playout::{random_playouts, Start};
-use pingvinas_engine::fish::Rules;
+use pingvinas_engine::fish::{Policy, Rules};
 
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
@@ -13,11 +14,17 @@ fn main() {
         Some(t) => vec![t.parse().expect("threads")],
         None => vec![1, 2],
     };
-    for threads in threads {
-        let t = Instant::now();
-        let scores = random_playouts(&start, n, 1, threads).unwrap();
-        let secs = t.elapsed().as_secs_f64();
-        let fish: u64 = scores.iter().map(|s| (s[0].0 + s[1].0) as u64).sum();
-        println!("{threads} thread(s): {n} games in {secs:.3} s = {:.0} games/s (mean fish taken {:.1})", n as f64 / secs, fish as f64 / n as f64);
+    for policy in [Policy::Uniform, Policy::Fast] {
+        for &threads in &threads {
+            let t = Instant::now();
+            let scores = random_playouts(&start, n, 1, threads, policy).unwrap();
+            let secs = t.elapsed().as_secs_f64();
+            let fish: u64 = scores.iter().map(|s| (s[0].0 + s[1].0) as u64).sum();
+            println!(
+                "{policy:?} policy, {threads} thread(s): {n} games in {secs:.3} s = {:.0} games/s (mean fish taken {:.1})",
+                n as f64 / secs,
+                fish as f64 / n as f64
+            );
+        }
     }
 }

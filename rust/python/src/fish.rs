@@ -6,7 +6,7 @@ use std::sync::Arc;
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use pingvinas_engine::fish::playout::{random_playouts, Start};
-use pingvinas_engine::fish::{json, notation, Board, Config, FishGame, FishMove, FishState, Order, Placement, Rules};
+use pingvinas_engine::fish::{json, notation, Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules};
 use pingvinas_engine::{ActionList, Error, Game};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -554,8 +554,10 @@ impl PyFishState {
 /// Plays `n` random games in Rust with the GIL released and returns `(fish, floes)`: two numpy
 /// int32 arrays of shape `(n, players)`. Starts from `state`, or the opening of `game`, or by
 /// default a freshly dealt standard 2-player board per game. `threads=0` uses every core.
+/// `policy`: `"uniform"` (every legal move equally likely) or `"fast"` (a random movable
+/// penguin, then a random open direction, then a random distance).
 #[pyfunction]
-#[pyo3(signature = (n, *, seed = 0, threads = 1, game = None, state = None))]
+#[pyo3(signature = (n, *, seed = 0, threads = 1, game = None, state = None, policy = "uniform"))]
 pub fn fish_random_playouts<'py>(
     py: Python<'py>,
     n: usize,
@@ -563,7 +565,13 @@ pub fn fish_random_playouts<'py>(
     threads: usize,
     game: Option<PyRef<'py, PyFish>>,
     state: Option<PyRef<'py, PyFishState>>,
+    policy: &str,
 ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<i32>>)> {
+    let policy = match policy {
+        "uniform" => Policy::Uniform,
+        "fast" => Policy::Fast,
+        _ => return Err(PyValueError::new_err(format!("policy = {policy:?}: expected \"uniform\" or \"fast\""))),
+    };
     let rules = game.as_ref().map_or(Rules::standard(2).expect("standard"), |g| g.rules);
     let fixed = game.as_ref().and_then(|g| g.fixed.clone());
     let position = state.map(|s| (s.game.clone(), s.state));
@@ -576,7 +584,7 @@ pub fn fish_random_playouts<'py>(
         Start::Standard(r) => r.players(),
         Start::Opening(g) | Start::Position(g, _) => g.num_players(),
     };
-    let scores = py.detach(|| random_playouts(&start, n, seed, threads)).py()?;
+    let scores = py.detach(|| random_playouts(&start, n, seed, threads, policy)).py()?;
     let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);
     let floes = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].1 as i32);
     Ok((fish.into_pyarray(py), floes.into_pyarray(py)))

@@ -75,6 +75,24 @@ fn cut_decreasing(ray: Bitboard, empty: Bitboard) -> Bitboard {
     }
 }
 
+/// A step off the grid in [`Board::steps`].
+pub const NO_CELL: Cell = 128;
+
+/// Tables that depend only on the grid's shape.
+#[derive(Clone, PartialEq, Eq)]
+struct Geometry {
+    /// `rays[cell][dir]`: every grid cell from `cell` (exclusive) to the edge in `dir`.
+    rays: [[Bitboard; 6]; 128],
+    /// `steps[cell][dir]`: the neighbour in `dir`, or [`NO_CELL`].
+    steps: [[Cell; 6]; 128],
+    adjacent: [Bitboard; 128],
+}
+
+impl Geometry {
+    const EMPTY: Geometry =
+        Geometry { rays: [[Bitboard::EMPTY; 6]; 128], steps: [[NO_CELL; 6]; 128], adjacent: [Bitboard::EMPTY; 128] };
+}
+
 /// A board: its grid and the fish on each floe. Immutable during a game; states refer to it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Board {
@@ -91,9 +109,9 @@ pub struct Board {
     fish: [u8; 128],
     /// Cells with exactly one fish (the default placement rule).
     one_fish: Bitboard,
-    /// `rays[cell][dir]`: every grid cell from `cell` (exclusive) to the edge in `dir`. Shared
-    /// between boards of one shape, so dealing a new standard board copies no table.
-    rays: Arc<[[Bitboard; 6]; 128]>,
+    /// Rays and steps, shared between boards of one shape: dealing a new standard board copies
+    /// no table.
+    geometry: Arc<Geometry>,
 }
 
 impl Board {
@@ -126,7 +144,7 @@ impl Board {
             floes: Bitboard::EMPTY,
             fish: [0; 128],
             one_fish: Bitboard::EMPTY,
-            rays: Arc::new([[Bitboard::EMPTY; 6]; 128]),
+            geometry: Arc::new(Geometry::EMPTY),
         };
         for (r, row) in grid.iter().enumerate() {
             for (c, &f) in row.iter().enumerate() {
@@ -146,17 +164,22 @@ impl Board {
                 }
             }
         }
-        let mut rays = [[Bitboard::EMPTY; 6]; 128];
-        for dir in Direction::ALL {
-            for cell in board.cells {
+        let mut geometry = Geometry::EMPTY;
+        for cell in board.cells {
+            for dir in Direction::ALL {
+                let (c, d) = (cell as usize, dir as usize);
+                if let Some(next) = board.step(cell, dir) {
+                    geometry.steps[c][d] = next;
+                    geometry.adjacent[c] = geometry.adjacent[c].with(next);
+                }
                 let mut at = cell;
                 while let Some(next) = board.step(at, dir) {
-                    rays[cell as usize][dir as usize] = rays[cell as usize][dir as usize].with(next);
+                    geometry.rays[c][d] = geometry.rays[c][d].with(next);
                     at = next;
                 }
             }
         }
-        board.rays = Arc::new(rays);
+        board.geometry = Arc::new(geometry);
         Ok(board)
     }
 
@@ -270,13 +293,25 @@ impl Board {
     /// Every grid cell from `cell` (exclusive) to the edge in `dir`.
     #[inline]
     pub fn ray(&self, cell: Cell, dir: Direction) -> Bitboard {
-        self.rays[cell as usize][dir as usize]
+        self.geometry.rays[cell as usize][dir as usize]
+    }
+
+    /// The neighbour of `cell` in each direction, [`NO_CELL`] off the grid.
+    #[inline]
+    pub fn steps(&self, cell: Cell) -> &[Cell; 6] {
+        &self.geometry.steps[cell as usize]
+    }
+
+    /// The grid cells adjacent to `cell`.
+    #[inline]
+    pub fn adjacent(&self, cell: Cell) -> Bitboard {
+        self.geometry.adjacent[cell as usize]
     }
 
     /// The rays of `cell` in all six directions, in [`Direction::ALL`] order.
     #[inline]
     pub fn rays(&self, cell: Cell) -> &[Bitboard; 6] {
-        &self.rays[cell as usize]
+        &self.geometry.rays[cell as usize]
     }
 
     /// The cells a penguin on `cell` can reach in `dir` when `empty` holds the free floes:

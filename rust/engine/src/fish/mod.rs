@@ -13,7 +13,7 @@ mod zobrist;
 pub use bitboard::{Bitboard, Cell};
 pub use board::{Board, Direction};
 pub use rules::{Config, Order, Placement, Rules};
-pub use state::{FishGame, FishMove, FishState, Phase, NOBODY};
+pub use state::{FishGame, FishMove, FishState, Phase, Policy, NOBODY};
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::board::Board;
 use super::rules::{Rules, MAX_FISH_PLAYERS};
-use super::state::{FishGame, FishState};
+use super::state::{FishGame, FishState, Policy};
 use crate::error::Result;
 use crate::invalid;
 use crate::rng::Rng;
@@ -24,11 +24,11 @@ pub enum Start<'a> {
 pub type FinalScores = [(u16, u8); MAX_FISH_PLAYERS];
 
 /// Plays `n` random games and returns their final scores. `threads == 0` uses every core.
-pub fn random_playouts(start: &Start, n: usize, seed: u64, threads: usize) -> Result<Vec<FinalScores>> {
+pub fn random_playouts(start: &Start, n: usize, seed: u64, threads: usize, policy: Policy) -> Result<Vec<FinalScores>> {
     let one = |i: usize| {
         let mut rng = Rng::for_item(seed, i as u64);
         let play = |game: &FishGame, mut s: FishState, rng: &mut Rng| {
-            game.random_playout(&mut s, rng);
+            game.random_playout_with(&mut s, rng, policy);
             std::array::from_fn(|p| s.score(p))
         };
         match start {

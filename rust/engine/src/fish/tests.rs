@@ -118,16 +118,18 @@ fn fast_playouts_score_like_full_rules() {
         let game = random_game(&mut rng);
         // The same random choices with and without floe removal reach the same scores:
         // removal never changes the list of legal moves in a way that matters for scores.
-        let mut fast = game.initial_state();
-        game.random_playout(&mut fast, &mut Rng::new(i));
-        assert!(fast.is_over());
+        for policy in [Policy::Uniform, Policy::Fast] {
+            let mut fast = game.initial_state();
+            game.random_playout_with(&mut fast, &mut Rng::new(i), policy);
+            assert!(fast.is_over());
+            let total: u32 = (0..game.rules().players()).map(|p| fast.fish[p] as u32).sum();
+            assert!(total <= game.board().fish_on(game.board().floes()));
+        }
         let mut full = game.initial_state();
         while !full.is_over() {
             game.legal_actions(&full, &mut actions);
             full.apply_action_for_test(&game, actions[rng.below(actions.len())]);
         }
-        let total: u32 = (0..game.rules().players()).map(|p| fast.fish[p] as u32).sum();
-        assert!(total <= game.board().fish_on(game.board().floes()));
     }
 }
 

@@ -317,7 +317,7 @@ pub struct FishEvalConfig {
 
 impl Default for FishEvalConfig {
     fn default() -> Self {
-        FishEvalConfig { territory: 0.5, mobility: 0.1, scale: 10.0, haul_limit: 20_000, regions: true }
+        FishEvalConfig { territory: 0.8, mobility: 0.3, scale: 10.0, haul_limit: 20_000, regions: true }
     }
 }
 
@@ -548,24 +548,26 @@ impl Evaluate<FishGame> for FishEval {
 /// Plays random moves to the end, cheaply: a random penguin of the player to move that can
 /// move, a random direction it can slide in, a random distance (not uniform over moves, but
 /// every legal move has a positive chance). Unreachable floes stay (scores are unaffected).
+/// Only the scores of the returned state are meaningful (no hash, no turn bookkeeping).
 pub fn fast_random_playout(game: &FishGame, s: &mut FishState, rng: &mut Rng) {
+    // Placement (rare in search) goes through the engine.
+    while s.to_move().is_some() && game.phase(s) == Phase::Placement {
+        let cells = game.placement_cells(s);
+        let cell = cells.nth(rng.below(cells.count() as usize) as u32).expect("a placement exists");
+        game.place(s, cell);
+    }
+    let Some(mut p) = s.to_move() else { return };
     let board = game.board();
-    while let Some(p) = s.to_move() {
-        if game.phase(s) == Phase::Placement {
-            let cells = game.placement_cells(s);
-            let cell = cells.nth(rng.below(cells.count() as usize) as u32).expect("a placement exists");
-            game.place(s, cell);
-            continue;
-        }
-        let empty = s.empty();
-        let mut candidates = s.penguins[p];
+    let n = game.rules().players();
+    let mut pens = s.penguins;
+    let mut empty = s.floes - s.occupied();
+    loop {
+        // `p` can move here (the engine guarantees it for the first turn, the loop below after).
+        let mut candidates = pens[p];
         loop {
-            let n = candidates.count();
-            if n == 0 {
-                // Cannot happen: the player to move always has a move.
-                return;
-            }
-            let from = candidates.nth(rng.below(n as usize) as u32).expect("in range");
+            let count = candidates.count();
+            debug_assert!(count > 0);
+            let from = candidates.nth(rng.below(count as usize) as u32).expect("in range");
             let mut dests = [Bitboard::EMPTY; 6];
             let mut k = 0;
             for dir in Direction::ALL {
@@ -581,10 +583,37 @@ pub fn fast_random_playout(game: &FishGame, s: &mut FishState, rng: &mut Rng) {
             }
             let d = dests[rng.below(k)];
             let to = d.nth(rng.below(d.count() as usize) as u32).expect("in range");
-            game.slide(s, from, to, false);
+            s.fish[p] += board.fish(from) as u16;
+            s.taken[p] += 1;
+            pens[p] = pens[p].without(from).with(to);
+            empty = empty.without(to);
             break;
         }
+        // The next player with penguins who can move; stuck ones lift theirs.
+        let mut next = None;
+        for i in 1..=n {
+            let q = (p + i) % n;
+            if pens[q].is_empty() {
+                continue;
+            }
+            if board.neighbours(pens[q]).intersects(empty) {
+                next = Some(q);
+                break;
+            }
+            for c in pens[q] {
+                s.fish[q] += board.fish(c) as u16;
+                s.taken[q] += 1;
+            }
+            pens[q] = Bitboard::EMPTY;
+        }
+        match next {
+            Some(q) => p = q,
+            None => break,
+        }
     }
+    s.penguins = pens;
+    s.floes = empty;
+    s.to_move = crate::fish::NOBODY;
 }
 
 #[cfg(test)]
@@ -701,6 +730,41 @@ mod tests {
             }
         }
         assert!(found > 100, "{found}");
+    }
+
+    #[test]
+    fn fast_playouts_end_games_legally() {
+        // The final scores of a fast playout are those of a game that the engine can play:
+        // replaying the same random choices is not possible, so check invariants instead: the
+        // game is over, every player's fish and floes only grew, the floes taken never exceed
+        // the floes in play, and no more fish were taken than the board held.
+        let mut rng = Rng::new(9);
+        for seed in 0..200 {
+            let game = FishGame::new(Rules::standard(2 + seed as usize % 3).unwrap(), Board::standard(seed));
+            let mut s = game.initial_state();
+            let mut actions = ActionList::new();
+            for _ in 0..rng.below(40) {
+                if game.is_over(&s) {
+                    break;
+                }
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            let before = s;
+            let mut c = s;
+            fast_random_playout(&game, &mut c, &mut rng);
+            assert_eq!(c.to_move(), None);
+            assert!(game.returns(&c)[..game.num_players()].iter().sum::<f64>().abs() < 1e-9);
+            let n = game.num_players();
+            let taken: u32 = (0..n).map(|p| (c.taken[p] - before.taken[p]) as u32).sum();
+            let fish: u32 = (0..n).map(|p| (c.fish[p] - before.fish[p]) as u32).sum();
+            assert!(taken <= before.floes.count());
+            assert!(fish <= FishPlanes::new(game.board()).fish_on(before.floes));
+            if !game.is_over(&before) && game.phase(&before) == Phase::Movement {
+                // Every penguin's floe is kept in the end.
+                assert!(taken >= before.occupied().count());
+            }
+        }
     }
 
     #[test]

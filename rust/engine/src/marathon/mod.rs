@@ -26,7 +26,9 @@
 
 mod config;
 mod course;
+mod movegen;
 mod moves;
+pub mod playout;
 mod render;
 
 #[cfg(test)]
@@ -34,6 +36,7 @@ mod tests;
 
 use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns};
 use crate::rng::{splitmix64, Rng};
+
 use crate::{Error, Result};
 
 pub use config::{bundled_names, Config, BUNDLED};
@@ -151,16 +154,20 @@ impl State {
     }
 }
 
-/// Zobrist key of piece `slot` in state `(cell, facing)`, computed rather than tabulated.
-#[inline]
-fn piece_key(slot: usize, cell: u8, facing: u8) -> u64 {
-    splitmix64(0x6D61_7261_7468_6F6E ^ ((slot as u64) << 16) ^ ((cell as u64) << 8) ^ facing as u64)
-}
+/// Zobrist keys of the player to move (`NOBODY` when over).
+const TURN_KEYS: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = splitmix64(0x7475_726E_0000_0000 ^ i as u64);
+        i += 1;
+    }
+    t
+};
 
-/// Zobrist key of the player to move (`NOBODY` when over).
-#[inline]
+#[inline(always)]
 fn turn_key(to_move: u8) -> u64 {
-    splitmix64(0x7475_726E_0000_0000 ^ to_move as u64)
+    TURN_KEYS[to_move as usize]
 }
 
 /// The moves of one piece, as results: for each cell a 9-bit mask (bits 0..8 lying facings,
@@ -175,7 +182,7 @@ pub(crate) struct PieceMoves {
 
 impl PieceMoves {
     #[inline]
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         PieceMoves { cells: 0, masks: [0; MAX_CELLS], finish: false }
     }
 
@@ -203,7 +210,7 @@ impl PieceMoves {
 
     /// The `index`-th result in ascending order (`index < count()`).
     #[inline]
-    fn nth(&self, mut index: u32, n_cells: u32) -> u32 {
+    pub(crate) fn nth(&self, mut index: u32, n_cells: u32) -> u32 {
         let mut cells = self.cells;
         while cells != 0 {
             let c = cells.trailing_zeros();
@@ -255,6 +262,7 @@ pub struct Marathon {
     ply_limit: u32,
     /// `9 * cells + 1`: actions per piece kind.
     per_kind: u32,
+    tables: movegen::Tables,
 }
 
 impl Marathon {
@@ -267,6 +275,7 @@ impl Marathon {
             return crate::invalid!("ply_limit must be at least 1");
         }
         let per_kind = 9 * course.len() as u32 + 1;
+        let tables = movegen::Tables::build(&course);
         Ok(Marathon {
             name: name.to_string(),
             description: String::new(),
@@ -274,6 +283,7 @@ impl Marathon {
             players,
             ply_limit,
             per_kind,
+            tables,
         })
     }
 
@@ -358,9 +368,22 @@ impl Marathon {
     pub fn hash_from_scratch(&self, s: &State) -> u64 {
         let mut h = turn_key(s.to_move);
         for slot in 0..self.players * PIECES {
-            h ^= piece_key(slot, s.cell[slot], s.facing[slot]);
+            h ^= self.piece_key(slot, s.cell[slot], s.facing[slot]);
         }
         h
+    }
+
+    /// The Zobrist key of the piece in `slot` being on `cell` with `facing` (or waiting, or
+    /// finished).
+    #[inline(always)]
+    fn piece_key(&self, slot: usize, cell: u8, facing: u8) -> u64 {
+        let n9 = 9 * self.course.len();
+        let code = match cell {
+            FINISHED => n9,
+            WAITING => n9 + 1,
+            c => c as usize * 9 + facing as usize,
+        };
+        self.tables.zobrist[slot * self.tables.stride + code]
     }
 
     /// Where a piece is.
@@ -392,41 +415,8 @@ impl Marathon {
 
     // --- Move generation. ---
 
-    /// The moves of the piece in `slot` (of the player to move), as results.
-    #[inline]
-    pub(crate) fn piece_moves(&self, s: &State, slot: usize, out: &mut PieceMoves) {
-        let kind = slot % PIECES;
-        let occ = s.occupied;
-        match s.cell[slot] {
-            FINISHED => {}
-            WAITING => {
-                for way in &self.course.entries[kind] {
-                    if way.ray.path & occ == 0 {
-                        add_ray(out, &way.ray, kind, way.dir.index());
-                    }
-                }
-            }
-            c => {
-                let rays = &self.course.slides[c as usize][kind];
-                let f = s.facing[slot];
-                if f == UPRIGHT {
-                    for (d, ray) in rays.iter().enumerate() {
-                        if ray.path & occ == 0 {
-                            add_ray(out, ray, kind, d);
-                        }
-                    }
-                } else {
-                    let ray = &rays[f as usize];
-                    if ray.path & occ == 0 {
-                        add_ray(out, ray, kind, f as usize);
-                    }
-                    out.add(c, 1 << UPRIGHT); // stand
-                }
-            }
-        }
-    }
-
     /// Whether `player` has any legal action.
+    #[inline]
     pub fn has_legal(&self, s: &State, player: usize) -> bool {
         let occ = s.occupied;
         for kind in 0..PIECES {
@@ -434,19 +424,17 @@ impl Marathon {
             match s.cell[slot] {
                 FINISHED => {}
                 WAITING => {
-                    if self.course.entries[kind].iter().any(|w| w.ray.path & occ == 0) {
+                    let any = match &self.tables.entries {
+                        Some(t) => t.count(kind, occ) > 0,
+                        None => self.course.entries[kind].iter().any(|w| w.ray.path & occ == 0),
+                    };
+                    if any {
                         return true;
                     }
                 }
                 c => {
-                    if s.facing[slot] != UPRIGHT {
-                        return true; // it can stand
-                    }
-                    if self.course.slides[c as usize][kind]
-                        .iter()
-                        .any(|r| r.outcome != Outcome::None && r.path & occ == 0)
-                    {
-                        return true;
+                    if s.facing[slot] != UPRIGHT || self.tables.set(c, kind).any_upright(occ) {
+                        return true; // a lying piece can always stand
                     }
                 }
             }
@@ -454,16 +442,43 @@ impl Marathon {
         false
     }
 
+    /// Number of distinct moves of the piece of `kind` in `slot`.
+    #[inline(always)]
+    fn piece_count(&self, s: &State, slot: usize, kind: usize) -> u32 {
+        let occ = s.occupied;
+        let c = s.cell[slot];
+        if c == WAITING {
+            return match &self.tables.entries {
+                Some(t) => t.count(kind, occ),
+                None => self.entry_count_slow(kind, occ),
+            };
+        }
+        // Finished pieces use the empty set at index `n`; lying ones slide only where they
+        // point and may stand.
+        let set = self.tables.set(c, kind);
+        let f = s.facing[slot];
+        set.count(set.free_for(occ, f)) + (f != UPRIGHT) as u32
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn entry_count_slow(&self, kind: usize, occ: u64) -> u32 {
+        let mut pm = PieceMoves::new();
+        movegen::entry_moves(&self.course, kind, occ, &mut pm);
+        pm.count()
+    }
+
+    #[inline(never)]
+    fn entry_nth(&self, kind: usize, occ: u64, r: u32) -> u32 {
+        let mut pm = PieceMoves::new();
+        movegen::entry_moves(&self.course, kind, occ, &mut pm);
+        pm.nth(r, self.course.len() as u32)
+    }
+
     /// Number of legal actions.
     pub fn count_legal(&self, s: &State) -> usize {
         let Some(p) = s.to_move() else { return 0 };
-        let mut n = 0;
-        for kind in 0..PIECES {
-            let mut pm = PieceMoves::new();
-            self.piece_moves(s, p * PIECES + kind, &mut pm);
-            n += pm.count();
-        }
-        n as usize
+        (0..PIECES).map(|k| self.piece_count(s, p * PIECES + k, k)).sum::<u32>() as usize
     }
 
     /// A uniformly random legal action (the same as `legal_actions[rng.below(len)]`), or `None`
@@ -471,29 +486,83 @@ impl Marathon {
     #[inline]
     pub fn random_action(&self, s: &State, rng: &mut Rng) -> Option<Action> {
         let p = s.to_move()?;
-        let mut pms = [PieceMoves::new(); PIECES];
+        let (k, result) = self.random_choice(s, p, rng).expect("the player to move can move");
+        Some(k as u32 * self.per_kind + result)
+    }
+
+    /// A uniformly random legal move of player `p` as `(kind, result)`; `None` if `p` has none.
+    #[inline(always)]
+    fn random_choice(&self, s: &State, p: usize, rng: &mut Rng) -> Option<(usize, u32)> {
+        let slot0 = p * PIECES;
+        let occ = s.occupied;
+        let n = self.course.len();
+        let finish = 9 * n as u32;
+        // Per piece: its slide set and free ranks (none while waiting), and its move count.
+        let mut sets = [self.tables.set(FINISHED, 0); PIECES];
+        let mut frees = [0u8; PIECES];
         let mut counts = [0u32; PIECES];
-        for kind in 0..PIECES {
-            self.piece_moves(s, p * PIECES + kind, &mut pms[kind]);
-            counts[kind] = pms[kind].count();
-        }
-        let total = counts.iter().sum::<u32>();
-        debug_assert!(total > 0);
-        let mut r = rng.below(total as usize) as u32;
-        for kind in 0..PIECES {
-            if r < counts[kind] {
-                let res = pms[kind].nth(r, self.course.len() as u32);
-                return Some(kind as u32 * self.per_kind + res);
+        for k in 0..PIECES {
+            let c = s.cell[slot0 + k];
+            if c == WAITING {
+                counts[k] = match &self.tables.entries {
+                    Some(t) => t.count(k, occ),
+                    None => self.entry_count_slow(k, occ),
+                };
+            } else {
+                let set = self.tables.set(c, k);
+                let f = s.facing[slot0 + k];
+                frees[k] = set.free_for(occ, f);
+                sets[k] = set;
+                counts[k] = set.count(frees[k]) + (f != UPRIGHT) as u32;
             }
-            r -= counts[kind];
         }
-        unreachable!("the random index is below the number of legal actions")
+        let total = counts[0] + counts[1] + counts[2];
+        if total == 0 {
+            return None;
+        }
+        let r = rng.below(total as usize) as u32;
+        // Which piece, without a hard-to-predict branch.
+        let (c0, c01) = (counts[0], counts[0] + counts[1]);
+        let k = (r >= c0) as usize + (r >= c01) as usize;
+        let r = r - [0, c0, c01][k];
+        let slot = slot0 + k;
+        let c = s.cell[slot];
+        let result = if c == WAITING {
+            self.entry_nth(k, occ, r)
+        } else if s.facing[slot] == UPRIGHT {
+            sets[k].nth(frees[k], k, r, finish)
+        } else {
+            movegen::lying_nth(sets[k], frees[k], k, c, r, finish)
+        };
+        Some((k, result))
     }
 
     /// Plays random legal actions to the end; returns the winner (`None` for a draw).
     pub fn random_playout(&self, s: &mut State, rng: &mut Rng) -> Option<usize> {
-        while let Some(a) = self.random_action(s, rng) {
-            self.apply(s, a);
+        // The turn passes to the next player at once; one without a legal action (zero moves
+        // counted) passes it on, and a full round of passes ends the game: the same states as
+        // `apply`, without a separate legality check for the next player.
+        let mut passes = 0;
+        while let Some(p) = s.to_move() {
+            match self.random_choice(s, p, rng) {
+                Some((kind, result)) => {
+                    passes = 0;
+                    if self.move_piece(s, p, kind, result) {
+                        self.set_turn(s, if p + 1 == self.players { 0 } else { p as u8 + 1 });
+                    }
+                }
+                None => {
+                    passes += 1;
+                    let next = if passes == self.players {
+                        NOBODY
+                    } else if p + 1 == self.players {
+                        0
+                    } else {
+                        p as u8 + 1
+                    };
+                    self.set_turn(s, next);
+                }
+            }
         }
         s.winner()
     }
@@ -501,10 +570,18 @@ impl Marathon {
     // --- Actions. ---
 
     /// Splits an action into `(kind, result)`; `None` when outside the action space.
-    #[inline]
+    #[inline(always)]
     fn split(&self, action: Action) -> Option<(usize, u32)> {
-        let kind = (action / self.per_kind) as usize;
-        (kind < PIECES).then(|| (kind, action % self.per_kind))
+        let k = self.per_kind;
+        if action < k {
+            Some((0, action))
+        } else if action < 2 * k {
+            Some((1, action - k))
+        } else if action < 3 * k {
+            Some((2, action - 2 * k))
+        } else {
+            None
+        }
     }
 
     /// Plays `action` after checking that it is legal; on error the state is unchanged.
@@ -554,7 +631,7 @@ impl Marathon {
 
 /// Adds the results of a free ray in direction `d` to `out`.
 #[inline]
-fn add_ray(out: &mut PieceMoves, ray: &Ray, kind: usize, d: usize) {
+pub(crate) fn add_ray(out: &mut PieceMoves, ray: &Ray, kind: usize, d: usize) {
     match ray.outcome {
         Outcome::Full => out.add(ray.end, FACINGS[kind][d]),
         Outcome::Stop => out.add(ray.end, 1 << UPRIGHT),
@@ -587,22 +664,40 @@ impl Game for Marathon {
         out.clear();
         let Some(p) = s.to_move() else { return };
         let n = self.course.len() as u32;
+        let finish = 9 * n;
+        let occ = s.occupied;
         for kind in 0..PIECES {
-            let mut pm = PieceMoves::new();
-            self.piece_moves(s, p * PIECES + kind, &mut pm);
+            let slot = p * PIECES + kind;
             let base = kind as u32 * self.per_kind;
-            let mut cells = pm.cells;
-            while cells != 0 {
-                let c = cells.trailing_zeros();
-                let mut m = pm.masks[c as usize];
-                while m != 0 {
-                    out.push(base + c * 9 + m.trailing_zeros());
-                    m &= m - 1;
+            match s.cell[slot] {
+                FINISHED => {}
+                WAITING => {
+                    let mut pm = PieceMoves::new();
+                    movegen::entry_moves(&self.course, kind, occ, &mut pm);
+                    let mut cells = pm.cells;
+                    while cells != 0 {
+                        let c = cells.trailing_zeros();
+                        let mut m = pm.masks[c as usize];
+                        while m != 0 {
+                            out.push(base + c * 9 + m.trailing_zeros());
+                            m &= m - 1;
+                        }
+                        cells &= cells - 1;
+                    }
+                    if pm.finish {
+                        out.push(base + finish);
+                    }
                 }
-                cells &= cells - 1;
-            }
-            if pm.finish {
-                out.push(base + 9 * n);
+                c => {
+                    let set = self.tables.set(c, kind);
+                    let f = s.facing[slot];
+                    let free = set.free_for(occ, f);
+                    if f == UPRIGHT {
+                        set.emit(free, kind, base, finish, out);
+                    } else {
+                        movegen::lying_emit(set, free, kind, c, base, finish, out);
+                    }
+                }
             }
         }
     }
@@ -611,6 +706,50 @@ impl Game for Marathon {
     fn apply(&self, s: &mut State, action: Action) {
         let Some(p) = s.to_move() else { return };
         let Some((kind, res)) = self.split(action) else { return };
+        self.apply_parts(s, p, kind, res);
+    }
+
+    fn returns(&self, s: &State) -> Returns {
+        returns_from_places(&self.ranking(s))
+    }
+
+    #[inline]
+    fn hash(&self, s: &State) -> u64 {
+        s.hash
+    }
+}
+
+impl Marathon {
+    /// Plays the move of player `p` (to move) that leaves its piece of `kind` at `res`, then
+    /// passes the turn to the next player with a legal action.
+    #[inline(always)]
+    fn apply_parts(&self, s: &mut State, p: usize, kind: usize, res: u32) {
+        if self.move_piece(s, p, kind, res) {
+            let mut q = p;
+            for _ in 0..self.players {
+                q += 1;
+                if q == self.players {
+                    q = 0;
+                }
+                if self.has_legal(s, q) {
+                    self.set_turn(s, q as u8);
+                    return;
+                }
+            }
+            self.set_turn(s, NOBODY);
+        }
+    }
+
+    #[inline(always)]
+    fn set_turn(&self, s: &mut State, to_move: u8) {
+        s.hash ^= turn_key(s.to_move) ^ turn_key(to_move);
+        s.to_move = to_move;
+    }
+
+    /// Moves the piece and counts the ply; ends the game on a win or at the ply limit. Returns
+    /// whether the game goes on (the caller then picks the next player).
+    #[inline(always)]
+    fn move_piece(&self, s: &mut State, p: usize, kind: usize, res: u32) -> bool {
         let slot = p * PIECES + kind;
         let (old_cell, old_facing) = (s.cell[slot], s.facing[slot]);
         let n = self.course.len() as u32;
@@ -624,35 +763,19 @@ impl Game for Marathon {
         }
         s.cell[slot] = new_cell;
         s.facing[slot] = new_facing;
-        s.hash ^= piece_key(slot, old_cell, old_facing) ^ piece_key(slot, new_cell, new_facing);
+        s.hash ^= self.piece_key(slot, old_cell, old_facing) ^ self.tables.zobrist[slot * self.tables.stride + res as usize];
         s.ply += 1;
-        let old_turn = s.to_move;
         if new_cell == FINISHED
             && s.cell[p * PIECES..p * PIECES + PIECES].iter().all(|&c| c == FINISHED)
         {
             s.winner = p as u8;
-            s.to_move = NOBODY;
+            self.set_turn(s, NOBODY);
+            false
         } else if s.ply >= self.ply_limit {
-            s.to_move = NOBODY;
+            self.set_turn(s, NOBODY);
+            false
         } else {
-            s.to_move = NOBODY;
-            for i in 1..=self.players {
-                let q = (p + i) % self.players;
-                if self.has_legal(s, q) {
-                    s.to_move = q as u8;
-                    break;
-                }
-            }
+            true
         }
-        s.hash ^= turn_key(old_turn) ^ turn_key(s.to_move);
-    }
-
-    fn returns(&self, s: &State) -> Returns {
-        returns_from_places(&self.ranking(s))
-    }
-
-    #[inline]
-    fn hash(&self, s: &State) -> u64 {
-        s.hash
     }
 }

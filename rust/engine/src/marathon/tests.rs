@@ -627,3 +627,71 @@ fn custom_courses_small_and_sideways() {
     assert_eq!(game.place(&t, 0, Kind::Papa), Place::Finished);
     assert_eq!(t.to_move(), Some(1));
 }
+
+/// Legal actions straight from the rules' rays (slow, simple), for checking the fast tables.
+fn reference_actions(game: &Marathon, s: &State) -> Vec<Action> {
+    let Some(p) = s.to_move() else { return Vec::new() };
+    let n = game.course().len() as u32;
+    let mut out = Vec::new();
+    for kind in 0..PIECES {
+        let slot = p * PIECES + kind;
+        let mut pm = PieceMoves::new();
+        match s.cell[slot] {
+            FINISHED => {}
+            WAITING => movegen::entry_moves(game.course(), kind, s.occupied, &mut pm),
+            c => {
+                let f = s.facing[slot];
+                for d in 0..8 {
+                    let ray = &game.course().slides[c as usize][kind][d];
+                    if (f == UPRIGHT || f as usize == d) && ray.path & s.occupied == 0 {
+                        add_ray(&mut pm, ray, kind, d);
+                    }
+                }
+                if f != UPRIGHT {
+                    pm.add(c, 1 << UPRIGHT);
+                }
+            }
+        }
+        for r in 0..pm.count() {
+            out.push(kind as u32 * (9 * n + 1) + pm.nth(r, n));
+        }
+    }
+    out
+}
+
+#[test]
+fn fast_generation_matches_the_reference() {
+    for name in bundled_names() {
+        let game = Marathon::variant(name).unwrap().with_players(3).unwrap();
+        let mut rng = Rng::new(11);
+        let mut list = ActionList::new();
+        for _ in 0..30 {
+            let mut s = game.new_state();
+            while !game.is_over(&s) {
+                game.legal_actions(&s, &mut list);
+                assert_eq!(list.to_vec(), reference_actions(&game, &s), "{name}\n{}", game.render(&s));
+                assert_eq!(game.count_legal(&s), list.len());
+                let a = game.random_action(&s, &mut rng).unwrap();
+                game.apply(&mut s, a);
+            }
+        }
+    }
+}
+
+#[test]
+fn random_playout_matches_step_by_step_play() {
+    for players in [2, 4] {
+        let game = Marathon::standard().with_players(players).unwrap();
+        for seed in 0..20 {
+            let mut fast = game.new_state();
+            let winner = game.random_playout(&mut fast, &mut Rng::new(seed));
+            let mut slow = game.new_state();
+            let mut rng = Rng::new(seed);
+            while let Some(a) = game.random_action(&slow, &mut rng) {
+                game.apply(&mut slow, a);
+            }
+            assert_eq!(fast, slow);
+            assert_eq!(winner, slow.winner());
+        }
+    }
+}

@@ -4,6 +4,7 @@ measured four ways in one run so that the ratios between them are meaningful:
 (a) Rust on one thread (the `fish_playouts` example, built in release mode),
 (b) the Python step API (`legal_actions` and `play` each ply),
 (c) the batch call `pv.fish.random_playouts(n, seed=, threads=)` on 1 and 2 threads,
+(a) and (c) for both playout policies ("uniform" over legal moves, and "fast"),
 (d) the pure-Python reference model (`tests/fish_reference.py`) on the same loop as (b).
 
     python benches/fish_playouts.py            # from the repository root, package installed
@@ -30,21 +31,20 @@ def rate(games: int, seconds: float) -> float:
     return games / seconds
 
 
-def rust_single_thread(games: int) -> float | None:
-    """Games/s of (a), or None when cargo is not available."""
+def rust_single_thread(games: int) -> dict:
+    """Games/s of (a) per policy (empty when cargo is not available)."""
     cmd = ["cargo", "run", "--release", "-q", "-p", "pingvinas-engine", "--example", "fish_playouts", "--", str(games), "1"]
     try:
         out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return None
-    match = re.search(r"= (\d+) games/s", out)
-    return float(match.group(1)) if match else None
+        return {}
+    return {m.group(1).lower(): float(m.group(2)) for m in re.finditer(r"(\w+) policy, 1 thread\(s\):.* = (\d+) games/s", out)}
 
 
-def batch(games: int, threads: int) -> float:
-    pv.fish.random_playouts(1000, seed=0, threads=threads)  # warm up the thread pool path
+def batch(games: int, threads: int, policy: str) -> float:
+    pv.fish.random_playouts(1000, seed=0, threads=threads, policy=policy)  # warm up
     t = time.perf_counter()
-    fish, _ = pv.fish.random_playouts(games, seed=1, threads=threads)
+    fish, _ = pv.fish.random_playouts(games, seed=1, threads=threads, policy=policy)
     elapsed = time.perf_counter() - t
     assert fish.shape == (games, 2) and fish.min() >= 0
     return rate(games, elapsed)
@@ -79,24 +79,27 @@ def main() -> None:
     args = parser.parse_args()
 
     rows = []
+    ratios = []
     a = rust_single_thread(args.games)
-    if a is not None:
-        rows.append(("(a) Rust, 1 thread", a))
-    c1 = batch(args.games, 1)
-    c2 = batch(args.games, 2)
-    rows += [("(c) batch call, threads=1", c1), ("(c) batch call, threads=2", c2)]
+    for policy in ("uniform", "fast"):
+        c1 = batch(args.games, 1, policy)
+        c2 = batch(args.games, 2, policy)
+        if policy in a:
+            rows.append((f"(a) Rust, 1 thread, {policy}", a[policy]))
+            ratios.append((f"(a) / (c, 1 thread), {policy}", a[policy] / c1, "at most 1.5"))
+        rows += [(f"(c) batch, threads=1, {policy}", c1), (f"(c) batch, threads=2, {policy}", c2)]
+        ratios.append((f"(c, 2 threads) / (c, 1), {policy}", c2 / c1, "above 1"))
     b = step_api(args.step_games)
     d = reference(args.reference_games)
     rows += [("(b) Python step API", b), ("(d) pure-Python reference", d)]
+    ratios.append(("(b) / (d)", b / d, "at least 30"))
 
-    print(f"{'random playouts, standard 2-player Fish':<40} {'games/s':>12}")
+    print(f"{'random playouts, standard 2-player Fish':<42} {'games/s':>12}")
     for name, value in rows:
-        print(f"{name:<40} {value:>12,.0f}")
+        print(f"{name:<42} {value:>12,.0f}")
     print()
-    if a is not None:
-        print(f"(a) / (c, 1 thread)      = {a / c1:.2f}   (target: at most 1.5)")
-    print(f"(c, 2 threads) / (c, 1)  = {c2 / c1:.2f}   (target: above 1)")
-    print(f"(b) / (d)                = {b / d:.1f}   (target: at least 30)")
+    for name, value, target in ratios:
+        print(f"{name:<42} {value:>8.2f}   (target: {target})")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ use pingvinas_engine::fish::{json, notation, Board, Config, FishGame, FishMove, 
 use pingvinas_engine::{ActionList, Error, Game};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{to_py, IllegalMoveError, ToPyResult};
 use crate::variants;
@@ -379,8 +379,8 @@ impl PyFishState {
     }
 
     /// The legal actions, ascending (empty only when the game is over).
-    fn legal_actions(&self) -> Vec<u32> {
-        self.actions().to_vec()
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        crate::ints::action_list(py, &self.actions())
     }
 
     /// A numpy bool array over the action space, `True` for legal actions.

@@ -2,6 +2,7 @@
 
 mod errors;
 mod fish;
+mod ints;
 mod render;
 mod search;
 mod variants;

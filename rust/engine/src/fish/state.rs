@@ -542,9 +542,8 @@ impl Game for FishGame {
                 out.extend(self.placement_cells(s).map(|c| self.board.dense(c) as Action));
             }
             Phase::Movement => self.for_each_slide(s, |from, dir, dests| {
-                for distance in 1..=dests.count() as usize {
-                    out.push(self.slide_action(from, dir, distance));
-                }
+                let first = self.slide_action(from, dir, 1);
+                out.extend(first..first + dests.count());
             }),
         }
     }

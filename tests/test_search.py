@@ -134,6 +134,8 @@ def test_solved_endgame_is_exact():
     s = game.position(board=[[1, 3, 0, 3, 1], [2, 1, 0, 1, 1]], penguins=[[(0, 0)], [(0, 4)]], to_move=0)
     r = search(s, "mcts", iterations=10)
     assert r.exact and r.value == 1.0
+    r = search(s, "alphabeta", depth=3)
+    assert r.exact and r.value == 1.0
     assert solve_fish(s).scores == [(7, 4), (6, 4)]
 
 

@@ -163,7 +163,9 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             }
         }
         let value = if best_value.abs() > EVAL_SCALE {
-            best_value as f64 / WIN as f64
+            // A proven result: returns are multiples of 1/12 for up to five players, and the
+            // distance correction is below 1/1000 of a win, so rounding recovers them exactly.
+            (best_value as f64 / WIN as f64 * 12.0).round() / 12.0
         } else {
             best_value as f64 / EVAL_SCALE as f64
         };
@@ -300,10 +302,13 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         if self.aborted {
             return 0;
         }
-        let key = self.key(s);
+        // Nodes one ply above the leaves are the most numerous and the cheapest to redo: they
+        // skip the table (a cache miss each) and full move ordering.
+        let use_tt = depth > 1;
+        let key = if use_tt { self.key(s) } else { 0 };
         let alpha0 = alpha;
         let mut hash_move = None;
-        if let Some(hit) = self.tt.probe(key) {
+        if let Some(hit) = if use_tt { self.tt.probe(key) } else { None } {
             hash_move = hit.best;
             if hit.complete || hit.depth as i32 >= depth {
                 let v = from_tt(hit.value, ply);
@@ -369,7 +374,9 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         };
         let complete = !self.truncated;
         self.truncated |= truncated_before;
-        self.tt.store(key, to_tt(best, ply), depth.clamp(0, 255) as u8, bound, Some(best_action), complete);
+        if use_tt {
+            self.tt.store(key, to_tt(best, ply), depth.clamp(0, 255) as u8, bound, Some(best_action), complete);
+        }
         best
     }
 
@@ -467,9 +474,9 @@ mod tests {
             let r = ab().search(&nim, &NoEval, &nim.start(stones), &Budget::depth(30), StopFlag::new()).unwrap();
             assert!(r.exact, "{stones} stones: {r:?}");
             if stones % 4 == 0 {
-                assert!(r.value < -0.9, "{stones} stones should lose: {r:?}");
+                assert_eq!(r.value, -1.0, "{stones} stones should lose: {r:?}");
             } else {
-                assert!(r.value > 0.9, "{stones} stones should win: {r:?}");
+                assert_eq!(r.value, 1.0, "{stones} stones should win: {r:?}");
                 assert_eq!(r.best + 1, stones % 4, "{stones} stones: take {} to win", stones % 4);
             }
         }

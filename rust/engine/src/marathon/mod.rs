@@ -26,6 +26,7 @@
 
 mod config;
 mod course;
+pub mod json;
 mod movegen;
 mod moves;
 pub mod playout;

@@ -695,3 +695,30 @@ fn random_playout_matches_step_by_step_play() {
         }
     }
 }
+
+#[test]
+fn json_round_trips_and_rejects_nonsense() {
+    for name in bundled_names() {
+        let game = Marathon::variant(name).unwrap().with_players(3).unwrap();
+        let mut rng = Rng::new(4);
+        let mut s = game.new_state();
+        for _ in 0..400 {
+            let text = json::to_json(&game, &s);
+            let (g2, s2) = json::from_json(&text).unwrap();
+            assert_eq!(s2, s);
+            assert_eq!(g2.config(), game.config());
+            let Some(a) = game.random_action(&s, &mut rng) else { break };
+            game.apply(&mut s, a);
+        }
+    }
+    let game = Marathon::standard();
+    let text = json::to_json(&game, &game.new_state());
+    assert_eq!(json::from_json(&text.replace("\"to_move\":0", "\"to_move\":1")).unwrap().1.to_move(), Some(1));
+    assert!(json::from_json(&text.replace("\"to_move\":0", "\"to_move\":7")).is_err());
+    assert!(json::from_json(&text.replace("\"to_move\":0", "\"to_move\":null")).is_err());
+    assert!(json::from_json(&text.replace("mama", "granny")).is_err());
+    assert!(json::from_json(&text.replace("\"ply\":0", "\"ply\":501")).is_err());
+    assert!(json::from_json(&text.replace("\"winner\":null", "\"winner\":1")).is_err());
+    assert!(json::from_json(&text[..text.len() / 2]).is_err());
+    assert!(json::from_json("[]").is_err());
+}

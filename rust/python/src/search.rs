@@ -341,7 +341,8 @@ pub fn fish_solve<'py>(py: Python<'py>, state: &Bound<'py, PyAny>, max_nodes: i6
         return Err(PyValueError::new_err(format!("max_nodes = {max_nodes}: expected a positive number")));
     }
     let stop = StopFlag::new();
-    let sol = run_interruptible(py, &stop, move || fish_solver::solve(&game, &s, max_nodes as u64))?.py()?;
+    let flag = stop.clone();
+    let sol = run_interruptible(py, &stop, move || fish_solver::solve_with_stop(&game, &s, max_nodes as u64, Some(&flag)))?.py()?;
     let d = PyDict::new(py);
     d.set_item("scores", sol.scores)?;
     d.set_item("best", sol.best)?;

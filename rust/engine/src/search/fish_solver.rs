@@ -20,6 +20,7 @@ use crate::invalid;
 use crate::rng::splitmix64;
 use crate::search::fish_eval::{exact_scores, pack, FishPlanes, FxBuild};
 use crate::search::tt::Bound;
+use crate::search::StopFlag;
 
 /// What the solver found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +53,7 @@ struct Solver<'a> {
     nodes: u64,
     max_nodes: u64,
     overflow: bool,
+    stop: Option<&'a StopFlag>,
 }
 
 /// Packs a `(fish, floes)` difference so that comparing values compares fish first.
@@ -108,7 +110,7 @@ impl Solver<'_> {
     fn negamax(&mut self, s: &FishState, mut alpha: i32, beta: i32) -> i32 {
         let p = s.to_move().expect("the solver searches positions that are not over");
         self.nodes += 1;
-        if self.nodes > self.max_nodes {
+        if self.nodes > self.max_nodes || (self.nodes & 4095 == 0 && self.stop.is_some_and(|f| f.is_set())) {
             self.overflow = true;
             return 0;
         }
@@ -186,6 +188,14 @@ impl Solver<'_> {
 /// # Errors
 /// `Error::Invalid` when the game is over or the search would exceed `max_nodes`.
 pub fn solve(game: &FishGame, state: &FishState, max_nodes: u64) -> Result<Solution> {
+    solve_with_stop(game, state, max_nodes, None)
+}
+
+/// [`solve`], giving up (with an error) as soon as `stop` is set.
+///
+/// # Errors
+/// As [`solve`], and `Error::Invalid` when stopped.
+pub fn solve_with_stop(game: &FishGame, state: &FishState, max_nodes: u64, stop: Option<&StopFlag>) -> Result<Solution> {
     let Some(root) = state.to_move() else {
         return invalid!("cannot solve a finished game");
     };
@@ -200,8 +210,12 @@ pub fn solve(game: &FishGame, state: &FishState, max_nodes: u64) -> Result<Solut
         nodes: 0,
         max_nodes,
         overflow: false,
+        stop,
     };
     let value = solver.negamax(state, -INF, INF);
+    if solver.overflow && stop.is_some_and(|f| f.is_set()) {
+        return invalid!("the solver was stopped");
+    }
     if solver.overflow {
         return invalid!("the position is too large to solve exactly (more than {max_nodes} positions)");
     }

@@ -251,3 +251,52 @@ impl<S: Copy + PartialEq + Send> Searcher<S> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::alphabeta::AlphaBetaConfig;
+    use crate::search::mcts::MctsConfig;
+    use crate::search::toys::{Nim, NimState};
+
+    /// Hints that prefer leaving a multiple of four stones (the winning Nim move).
+    struct NimHints;
+    impl Evaluate<Nim> for NimHints {
+        fn has_order_hint(&self) -> bool {
+            true
+        }
+        fn order_hint(&self, _g: &Nim, s: &NimState, a: Action) -> i32 {
+            ((s.stones - a - 1) % 4 == 0) as i32
+        }
+    }
+
+    fn searcher(choice: Choice, seed: u64) -> Searcher<NimState> {
+        Searcher::new(choice, MctsConfig { seed, ..Default::default() }, AlphaBetaConfig { tt_mb: 1, ..Default::default() })
+    }
+
+    #[test]
+    fn greedy_follows_the_hint_and_random_varies() {
+        let nim = Nim { players: 2 };
+        for stones in [5, 6, 7, 9] {
+            let r = searcher(Choice::Greedy, 1).search(&nim, &NimHints, &nim.start(stones), &Budget::iterations(1), StopFlag::new()).unwrap();
+            assert_eq!(r.best + 1, stones % 4);
+        }
+        let mut s = searcher(Choice::Random, 3);
+        let picks: std::collections::BTreeSet<Action> = (0..50)
+            .map(|_| s.search(&nim, &NoEval, &nim.start(10), &Budget::iterations(1), StopFlag::new()).unwrap().best)
+            .collect();
+        assert_eq!(picks.into_iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert!(s.search(&nim, &NoEval, &nim.start(0), &Budget::iterations(1), StopFlag::new()).is_err());
+    }
+
+    #[test]
+    fn searcher_runs_each_algorithm() {
+        let nim = Nim { players: 2 };
+        for choice in [Choice::Mcts, Choice::AlphaBeta] {
+            let r = searcher(choice, 2).search(&nim, &NoEval, &nim.start(7), &Budget { iterations: Some(5000), depth: Some(12), ..Budget::default() }, StopFlag::new()).unwrap();
+            assert_eq!(r.best, 2, "{choice:?}");
+            assert_eq!(Choice::parse(choice.name()).unwrap(), choice);
+        }
+        assert!(Choice::parse("minimax").is_err());
+    }
+}

@@ -265,3 +265,22 @@ def test_solver_agrees_with_python_brute_force():
         assert sol.value == brute(s, s.to_move), (board, a, b)
         assert sol.move in s.legal_moves()
         checked += 1
+
+
+# --- Marathon. ----------------------------------------------------------------------------------
+
+
+def test_marathon_search():
+    marathon = getattr(pv, "Marathon", None)
+    if marathon is None:
+        pytest.skip("Marathon bindings not available")
+    s = marathon().new_state()
+    for algorithm in ("mcts", "alphabeta", "greedy", "random"):
+        r = search(s, algorithm, iterations=300, depth=2, seed=1)
+        assert r.move in s.legal_moves()
+    r = search(s, time=0.05)
+    assert r.algorithm == "mcts"
+    # Same seed, one thread, iterations: same result.
+    a = search(s, "mcts", iterations=500, seed=9)
+    b = search(s, "mcts", iterations=500, seed=9)
+    assert np.array_equal(a.visits, b.visits)

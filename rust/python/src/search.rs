@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use pingvinas_engine::fish::{json as fish_json, FishGame, FishState};
-use pingvinas_engine::marathon::{Marathon, State as MarathonState};
+use pingvinas_engine::marathon::{json as marathon_json, Marathon, State as MarathonState};
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::search::fish_eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::search::fish_solver;
@@ -23,7 +23,6 @@ use crate::errors::ToPyResult;
 /// A position of either game, taken out of its Python object.
 enum Position {
     Fish(FishGame, FishState),
-    #[allow(dead_code)]
     Marathon(Marathon, MarathonState),
 }
 
@@ -52,8 +51,9 @@ fn position_of(state: &Bound<'_, PyAny>) -> PyResult<Position> {
 }
 
 fn marathon_position(state: &Bound<'_, PyAny>) -> PyResult<Position> {
-    let _ = state;
-    Err(PyTypeError::new_err("searching Marathon positions from Python is not available yet"))
+    let text: String = state.call_method0("to_json")?.extract()?;
+    let (game, s) = marathon_json::from_json(&text).py()?;
+    Ok(Position::Marathon(game, s))
 }
 
 /// The algorithm `auto` picks (by measured strength): Fish with two players: alpha-beta with

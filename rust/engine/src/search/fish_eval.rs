@@ -733,6 +733,29 @@ mod tests {
     }
 
     #[test]
+    fn solved_positions_play_the_best_haul() {
+        // Player 0 alone on [1, 2, 3]: sliding east collects 2 + 3, west only 2 + 1; player 1 has
+        // its own two floes. Both moves win, but the searches must take the larger haul.
+        let grid = vec![vec![1, 2, 3, 0, 1, 1]];
+        let game = FishGame::new(Rules::standard(2).unwrap(), Board::from_grid(&grid).unwrap());
+        let s = game.position(&[vec![(0, 1)], vec![(0, 4)]], 0, None).unwrap();
+        let eval = FishEval::new(&game, FishEvalConfig::default());
+        let east = game.action_of(FishMove::Slide(game.board().cell(0, 1).unwrap(), game.board().cell(0, 2).unwrap())).unwrap();
+        let budget = crate::search::Budget::iterations(100);
+        let r = crate::search::mcts::Mcts::new(Default::default()).search(&game, &eval, &s, &budget, Default::default()).unwrap();
+        assert!(r.exact && r.value == 1.0 && r.best == east, "{r:?}");
+        let r = crate::search::alphabeta::AlphaBeta::new(Default::default())
+            .search(&game, &eval, &s, &crate::search::Budget::depth(4), Default::default())
+            .unwrap();
+        assert!(r.exact && r.value == 1.0 && r.best == east, "{r:?}");
+        let mut pruned = ActionList::new();
+        game.legal_actions(&s, &mut pruned);
+        assert_eq!(pruned.len(), 2);
+        eval.prune_actions(&game, &s, &mut pruned);
+        assert_eq!(pruned.as_slice(), &[east]);
+    }
+
+    #[test]
     fn fast_playouts_end_games_legally() {
         // The final scores of a fast playout are those of a game that the engine can play:
         // replaying the same random choices is not possible, so check invariants instead: the

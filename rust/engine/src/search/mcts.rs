@@ -439,15 +439,23 @@ fn run<G: Game, E: Evaluate<G>>(
     let stats = if root.kind == EXPANDED {
         root.children().map(|c| (tree.nodes[c].action, tree.nodes[c].visits as u64, tree.nodes[c].value)).collect()
     } else {
-        // A root solved before expansion: expand once so that there is a move to return.
+        // A root solved before expansion: pick the move whose (exactly known) result is best
+        // for the player to move, among the moves the evaluator keeps.
         let mut list = ActionList::new();
         game.legal_actions(&root_state, &mut list);
+        eval.prune_actions(game, &root_state, &mut list);
         let p = game.to_move(&root_state).unwrap_or(0);
-        let r = match root.kind {
-            SOLVED => tree.solved[root.solved as usize][p],
-            _ => 0.0,
+        let value = |a: Action| {
+            let mut c = root_state;
+            game.apply(&mut c, a);
+            if game.is_over(&c) {
+                game.returns(&c)[p]
+            } else {
+                eval.exact(game, &c).unwrap_or_else(|| eval.evaluate(game, &c))[p]
+            }
         };
-        list.iter().take(1).map(|&a| (a, 1, r)).collect()
+        let best = list.iter().map(|&a| (a, value(a))).max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
+        best.map(|(a, v)| vec![(a, 1, v)]).unwrap_or_default()
     };
     (done, stats)
 }

@@ -129,3 +129,165 @@ def fish_random_playouts(
     state: Optional[FishState] = None,
     policy: str = "uniform",
 ) -> Tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]: ...
+
+# --- Penguin Marathon -------------------------------------------------------------------------
+
+from typing import NamedTuple
+
+class MarathonPiece(NamedTuple):
+    """A piece: ``(owner, kind, status, cell, facing)``."""
+
+    owner: int
+    kind: str
+    """``"mama"``, ``"papa"`` or ``"baby"``."""
+    status: str
+    """``"waiting"``, ``"on course"`` or ``"finished"``."""
+    cell: Optional[Cell]
+    """``(row, col)`` on the course, else None."""
+    facing: Optional[str]
+    """None when upright (or off the course), else ``"N"`` … ``"NW"``."""
+
+PieceLike = Union[
+    Mapping[str, Any],
+    Tuple[int, str],
+    Tuple[int, str, str],
+    Tuple[int, str, str, Optional[Cell]],
+    Tuple[int, str, str, Optional[Cell], Optional[str]],
+]
+
+class Marathon:
+    """A Penguin Marathon variant: a course, a number of players and a ply limit."""
+
+    def __init__(self, players: int = 2, course: str = "marathon", *, ply_limit: int = 500) -> None:
+        """``course``: ``"marathon"``/``"standard"``, ``"marathon-5"``/``"5"``,
+        ``"marathon-l"``/``"l"``, ``"marathon-zigzag"``/``"zigzag"``, or an ASCII course map."""
+    @staticmethod
+    def variant(name: str) -> Marathon:
+        """A bundled variant by name (see ``pingvinas.variants()``)."""
+    @staticmethod
+    def from_config(source: Union[str, PathLike[str], Mapping[str, Any]]) -> Marathon:
+        """A variant from a TOML file or a dict with the same keys."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def ply_limit(self) -> int: ...
+    @property
+    def course(self) -> str:
+        """The course as an ASCII map."""
+    @property
+    def cells(self) -> List[Cell]:
+        """Course cells in row-major order (the order of the action encoding)."""
+    @property
+    def rows(self) -> int: ...
+    @property
+    def cols(self) -> int: ...
+    @property
+    def start(self) -> List[Cell]:
+        """The outside places pieces enter from."""
+    @property
+    def finish(self) -> List[Cell]:
+        """The outside places just beyond the finish line."""
+    @property
+    def num_actions(self) -> int: ...
+    def to_toml(self) -> str: ...
+    def new_state(self, seed: Optional[int] = None) -> MarathonState:
+        """The opening position (``seed`` is ignored: the game has no chance)."""
+    def position(
+        self,
+        pieces: Optional[Sequence[PieceLike]] = None,
+        to_move: int = 0,
+        ply: int = 0,
+    ) -> MarathonState:
+        """Any position from a list of pieces (dicts or tuples); unlisted pieces wait."""
+
+class MarathonMove:
+    """A move; ``str(move)`` is its notation."""
+
+    @property
+    def action(self) -> int: ...
+    @property
+    def player(self) -> int: ...
+    @property
+    def kind(self) -> str:
+        """``"mama"``, ``"papa"`` or ``"baby"``."""
+    @property
+    def piece(self) -> str:
+        """The same as ``kind``."""
+    @property
+    def type(self) -> str:
+        """``"enter"``, ``"slide"`` or ``"stand"``."""
+    @property
+    def is_stand(self) -> bool: ...
+    @property
+    def is_entry(self) -> bool: ...
+    @property
+    def finishes(self) -> bool: ...
+    @property
+    def direction(self) -> Optional[str]: ...
+    @property
+    def src(self) -> Optional[Cell]:
+        """The cell before the move; None for an entry."""
+    @property
+    def entry(self) -> Optional[Cell]:
+        """For an entry, the outside place it entered from."""
+    @property
+    def dst(self) -> Optional[Cell]:
+        """The cell it ends on; None when it finishes."""
+    @property
+    def facing(self) -> Optional[str]:
+        """The facing it ends with; None when upright or finished."""
+
+MarathonMoveLike = Union[MarathonMove, int, str]
+
+class MarathonState:
+    """A Penguin Marathon position; ``play`` changes it in place."""
+
+    def __init__(self, json: str) -> None: ...
+    @staticmethod
+    def from_json(text: str) -> MarathonState: ...
+    def to_json(self) -> str: ...
+    @property
+    def game(self) -> Marathon: ...
+    @property
+    def to_move(self) -> Optional[int]: ...
+    def current_player(self) -> int: ...
+    @property
+    def is_over(self) -> bool: ...
+    def is_terminal(self) -> bool: ...
+    @property
+    def winner(self) -> Optional[int]: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def pieces(self) -> List[MarathonPiece]: ...
+    def legal_moves(self) -> List[MarathonMove]: ...
+    def legal_actions(self) -> List[int]: ...
+    def legal_action_mask(self) -> npt.NDArray[np.bool_]: ...
+    def is_legal(self, move: MarathonMoveLike) -> bool: ...
+    def parse_move(self, move: MarathonMoveLike) -> MarathonMove: ...
+    def play(self, move: MarathonMoveLike) -> None: ...
+    def apply_action(self, action: int) -> None: ...
+    def after(self, move: MarathonMoveLike) -> MarathonState: ...
+    def copy(self) -> MarathonState: ...
+    def clone(self) -> MarathonState: ...
+    def ranking(self) -> List[int]: ...
+    def returns(self) -> List[float]: ...
+    @property
+    def zobrist_hash(self) -> int: ...
+
+def marathon_random_playouts(
+    n: int,
+    *,
+    seed: int = 0,
+    threads: int = 1,
+    game: Optional[Marathon] = None,
+    state: Optional[MarathonState] = None,
+) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...

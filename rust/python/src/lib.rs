@@ -3,6 +3,7 @@
 mod errors;
 mod fish;
 mod ints;
+mod marathon;
 mod render;
 mod search;
 mod variants;
@@ -17,6 +18,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(variants::variants, m)?)?;
     fish::register(m)?;
     // Each further game or tool registers itself here, one line each:
+    marathon::register(m)?;
     search::register(m)?;
     Ok(())
 }

@@ -16,6 +16,10 @@ pub const VARIANTS: &[(&str, &str, &str)] = variants![
     "fish-3p": "fish",
     "fish-4p": "fish",
     "fish-snake-any": "fish",
+    "marathon": "marathon",
+    "marathon-5": "marathon",
+    "marathon-l": "marathon",
+    "marathon-zigzag": "marathon",
 ];
 
 /// The TOML text of the variant `name` of `game`, with an error that lists the choices.

@@ -60,10 +60,11 @@ impl Marathon {
             s.ply(),
             self.ply_limit()
         );
-        let _ = write!(out, "     ");
+        let mut header = String::from("     ");
         for c in c_lo..=c_hi {
-            let _ = write!(out, " {c:<5}");
+            let _ = write!(header, " {c:<5}");
         }
+        out.push_str(header.trim_end());
         out.push('\n');
         for r in r_lo..=r_hi {
             let mut line = format!("{r:>4} ");

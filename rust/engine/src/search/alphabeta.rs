@@ -111,7 +111,7 @@ impl AlphaBeta {
         }
         self.killers.iter_mut().for_each(|k| *k = [Action::MAX; 2]);
         self.tt.new_search();
-        let max_depth = budget.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH).max(1);
+        let max_depth = budget.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut run = Run {
             game,
             eval,

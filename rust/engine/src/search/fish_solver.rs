@@ -222,8 +222,7 @@ pub fn solve_with_stop(game: &FishGame, state: &FishState, max_nodes: u64, stop:
     // Walk the optimal line to the end, or to a position whose regions are all solved.
     let mut s = *state;
     let mut pv = Vec::new();
-    loop {
-        let Some(p) = s.to_move() else { break };
+    while let Some(p) = s.to_move() {
         if !pv.is_empty() && solver.exact_future(&s, p).is_some() {
             break;
         }

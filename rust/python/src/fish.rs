@@ -406,9 +406,9 @@ impl PyFishState {
     /// Raises `IllegalMoveError` (and leaves the state unchanged) when it is illegal.
     fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<()> {
         // Fast path for the common case in learning loops: a legal int action.
-        if let Some(action) = mv.cast_exact::<PyInt>().ok().and_then(|a| a.extract::<u32>().ok()) {
-            if self.actions().binary_search(&action).is_ok() {
-                self.game.apply(&mut self.state, action);
+        if let Some(m) = mv.cast_exact::<PyInt>().ok().and_then(|a| a.extract::<u32>().ok()).and_then(|a| self.game.move_of(a)) {
+            if self.game.illegal_reason(&self.state, m).is_none() {
+                self.game.apply_move(&mut self.state, m);
                 return Ok(());
             }
         }

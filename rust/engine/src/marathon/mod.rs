@@ -548,8 +548,8 @@ impl Marathon {
             match self.random_choice(s, p, rng) {
                 Some((kind, result)) => {
                     passes = 0;
-                    if self.move_piece(s, p, kind, result) {
-                        self.set_turn(s, if p + 1 == self.players { 0 } else { p as u8 + 1 });
+                    if self.move_piece::<false>(s, p, kind, result) {
+                        self.set_turn::<false>(s, if p + 1 == self.players { 0 } else { p as u8 + 1 });
                     }
                 }
                 None => {
@@ -561,10 +561,11 @@ impl Marathon {
                     } else {
                         p as u8 + 1
                     };
-                    self.set_turn(s, next);
+                    self.set_turn::<false>(s, next);
                 }
             }
         }
+        s.hash = self.hash_from_scratch(s);
         s.winner()
     }
 
@@ -725,7 +726,7 @@ impl Marathon {
     /// passes the turn to the next player with a legal action.
     #[inline(always)]
     fn apply_parts(&self, s: &mut State, p: usize, kind: usize, res: u32) {
-        if self.move_piece(s, p, kind, res) {
+        if self.move_piece::<true>(s, p, kind, res) {
             let mut q = p;
             for _ in 0..self.players {
                 q += 1;
@@ -733,24 +734,27 @@ impl Marathon {
                     q = 0;
                 }
                 if self.has_legal(s, q) {
-                    self.set_turn(s, q as u8);
+                    self.set_turn::<true>(s, q as u8);
                     return;
                 }
             }
-            self.set_turn(s, NOBODY);
+            self.set_turn::<true>(s, NOBODY);
         }
     }
 
     #[inline(always)]
-    fn set_turn(&self, s: &mut State, to_move: u8) {
-        s.hash ^= turn_key(s.to_move) ^ turn_key(to_move);
+    fn set_turn<const HASH: bool>(&self, s: &mut State, to_move: u8) {
+        if HASH {
+            s.hash ^= turn_key(s.to_move) ^ turn_key(to_move);
+        }
         s.to_move = to_move;
     }
 
     /// Moves the piece and counts the ply; ends the game on a win or at the ply limit. Returns
     /// whether the game goes on (the caller then picks the next player).
     #[inline(always)]
-    fn move_piece(&self, s: &mut State, p: usize, kind: usize, res: u32) -> bool {
+    /// With `HASH` false the hash is left stale (the playout loop recomputes it at the end).
+    fn move_piece<const HASH: bool>(&self, s: &mut State, p: usize, kind: usize, res: u32) -> bool {
         let slot = p * PIECES + kind;
         let (old_cell, old_facing) = (s.cell[slot], s.facing[slot]);
         let n = self.course.len() as u32;
@@ -764,16 +768,19 @@ impl Marathon {
         }
         s.cell[slot] = new_cell;
         s.facing[slot] = new_facing;
-        s.hash ^= self.piece_key(slot, old_cell, old_facing) ^ self.tables.zobrist[slot * self.tables.stride + res as usize];
+        if HASH {
+            s.hash ^= self.piece_key(slot, old_cell, old_facing)
+                ^ self.tables.zobrist[slot * self.tables.stride + res as usize];
+        }
         s.ply += 1;
         if new_cell == FINISHED
             && s.cell[p * PIECES..p * PIECES + PIECES].iter().all(|&c| c == FINISHED)
         {
             s.winner = p as u8;
-            self.set_turn(s, NOBODY);
+            self.set_turn::<HASH>(s, NOBODY);
             false
         } else if s.ply >= self.ply_limit {
-            self.set_turn(s, NOBODY);
+            self.set_turn::<HASH>(s, NOBODY);
             false
         } else {
             true

@@ -14,12 +14,18 @@ use pingvinas_engine::{ActionList, Game};
 fn marathon_playouts(c: &mut Criterion) {
     let game = Marathon::standard();
     // Plies per game, to report plies per second (the games are the same each run: fixed seed).
-    let plies: u64 = random_playouts(&game, None, 1000, 7, 1).unwrap().plies.iter().map(|&p| p as u64).sum();
+    let plies: u64 = random_playouts(&game, None, 1000, 7, 1)
+        .unwrap()
+        .plies
+        .iter()
+        .map(|&p| p as u64)
+        .sum();
     let mut group = c.benchmark_group("marathon");
     group.throughput(Throughput::Elements(plies));
-    group.bench_function("random_playouts 1000 games (elements = plies), 1 thread", |b| {
-        b.iter(|| black_box(random_playouts(&game, None, 1000, 7, 1).unwrap()))
-    });
+    group.bench_function(
+        "random_playouts 1000 games (elements = plies), 1 thread",
+        |b| b.iter(|| black_box(random_playouts(&game, None, 1000, 7, 1).unwrap())),
+    );
     // Through the generic `Game` interface: legal_actions + apply, as search code uses it.
     let mut seed = 0;
     let mut list = ActionList::new();

@@ -16,7 +16,10 @@ fn main() {
     };
     let course = arg(3).unwrap_or_else(|| "marathon".into());
     let players: usize = arg(4).and_then(|a| a.parse().ok()).unwrap_or(2);
-    let game = Marathon::variant(&course).unwrap().with_players(players).unwrap();
+    let game = Marathon::variant(&course)
+        .unwrap()
+        .with_players(players)
+        .unwrap();
     for threads in threads {
         let t = Instant::now();
         let out = random_playouts(&game, None, n, 1, threads).unwrap();

@@ -18,6 +18,9 @@ use crate::errors::{IllegalMoveError, ToPyResult};
 
 type Cell = (i32, i32);
 
+/// `(winners, plies)` of a batch of playouts.
+type PlayoutArrays<'py> = (Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i32>>);
+
 /// `MarathonPiece(owner, kind, status, cell, facing)`: a named tuple made once.
 static PIECE_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -25,7 +28,10 @@ fn piece_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     PIECE_TYPE
         .get_or_try_init(py, || {
             let nt = py.import("collections")?.getattr("namedtuple")?;
-            let t = nt.call1(("MarathonPiece", ("owner", "kind", "status", "cell", "facing")))?;
+            let t = nt.call1((
+                "MarathonPiece",
+                ("owner", "kind", "status", "cell", "facing"),
+            ))?;
             t.setattr("__module__", "pingvinas")?;
             t.setattr(
                 "__doc__",
@@ -39,17 +45,32 @@ fn piece_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 }
 
 fn py_piece<'py>(py: Python<'py>, p: &Piece) -> PyResult<Bound<'py, PyAny>> {
-    piece_type(py)?.call1((p.owner, p.kind.name(), p.place.status(), p.place.cell(), p.place.facing().map(|f| f.name())))
+    piece_type(py)?.call1((
+        p.owner,
+        p.kind.name(),
+        p.place.status(),
+        p.place.cell(),
+        p.place.facing().map(|f| f.name()),
+    ))
 }
 
 /// A non-negative int that fits `T`, or a ValueError/TypeError naming `what`.
 fn small_int<T: TryFrom<i64>>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
-    if !(value.is_instance_of::<PyInt>() || value.hasattr("__index__")?) || value.is_instance_of::<pyo3::types::PyBool>() {
-        return Err(PyTypeError::new_err(format!("{what} must be an int, not {}", value.get_type().name()?)));
+    if !(value.is_instance_of::<PyInt>() || value.hasattr("__index__")?)
+        || value.is_instance_of::<pyo3::types::PyBool>()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int, not {}",
+            value.get_type().name()?
+        )));
     }
-    let n: i64 = value.extract().map_err(|_| PyValueError::new_err(format!("{what} = {value} is out of range")))?;
+    let n: i64 = value
+        .extract()
+        .map_err(|_| PyValueError::new_err(format!("{what} = {value} is out of range")))?;
     if n < 0 {
-        return Err(PyValueError::new_err(format!("{what} = {n} must not be negative")));
+        return Err(PyValueError::new_err(format!(
+            "{what} = {n} must not be negative"
+        )));
     }
     T::try_from(n).map_err(|_| PyValueError::new_err(format!("{what} = {n} is out of range")))
 }
@@ -58,7 +79,11 @@ fn cell_of(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Cell>> {
     if value.is_none() {
         return Ok(None);
     }
-    let bad = || PyValueError::new_err(format!("{what}: cell must be None or (row, col), not {value:?}"));
+    let bad = || {
+        PyValueError::new_err(format!(
+            "{what}: cell must be None or (row, col), not {value:?}"
+        ))
+    };
     if value.is_instance_of::<PyString>() {
         return Err(bad());
     }
@@ -71,7 +96,9 @@ fn cell_of(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Cell>> {
         if !v.is_instance_of::<PyInt>() || v.is_instance_of::<pyo3::types::PyBool>() {
             return Err(bad());
         }
-        v.extract::<i32>().map_err(|_| PyValueError::new_err(format!("{what}: cell {value:?} is not on the course")))
+        v.extract::<i32>().map_err(|_| {
+            PyValueError::new_err(format!("{what}: cell {value:?} is not on the course"))
+        })
     };
     Ok(Some((coord(0)?, coord(1)?)))
 }
@@ -83,7 +110,15 @@ fn opt_str(value: Option<Bound<'_, PyAny>>, what: &str, field: &str) -> PyResult
         Some(v) => v
             .cast::<PyString>()
             .map(|s| Some(s.to_string()))
-            .map_err(|_| PyValueError::new_err(format!("{what}: {field} must be a string, not {}", v.get_type().name().map(|n| n.to_string()).unwrap_or_default()))),
+            .map_err(|_| {
+                PyValueError::new_err(format!(
+                    "{what}: {field} must be a string, not {}",
+                    v.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            }),
     }
 }
 
@@ -95,19 +130,44 @@ fn extract_piece(value: &Bound<'_, PyAny>, i: usize) -> PyResult<Piece> {
         for key in d.keys() {
             let k: String = key.extract().unwrap_or_default();
             if !["owner", "kind", "status", "cell", "facing"].contains(&k.as_str()) {
-                return Err(PyValueError::new_err(format!("{what}: unknown key {key:?} (keys: owner, kind, status, cell, facing)")));
+                return Err(PyValueError::new_err(format!(
+                    "{what}: unknown key {key:?} (keys: owner, kind, status, cell, facing)"
+                )));
             }
         }
-        let need = |k: &str| d.get_item(k)?.ok_or_else(|| PyValueError::new_err(format!("{what}: missing {k:?}")));
-        (need("owner")?, need("kind")?, d.get_item("status")?, d.get_item("cell")?, d.get_item("facing")?)
+        let need = |k: &str| {
+            d.get_item(k)?
+                .ok_or_else(|| PyValueError::new_err(format!("{what}: missing {k:?}")))
+        };
+        (
+            need("owner")?,
+            need("kind")?,
+            d.get_item("status")?,
+            d.get_item("cell")?,
+            d.get_item("facing")?,
+        )
     } else if value.is_instance_of::<PyTuple>() || value.is_instance_of::<PyList>() {
         let seq = value.cast::<PySequence>()?;
         let n = seq.len()?;
         if !(2..=5).contains(&n) {
-            return Err(PyValueError::new_err(format!("{what}: expected (owner, kind, status, cell, facing), got {n} items")));
+            return Err(PyValueError::new_err(format!(
+                "{what}: expected (owner, kind, status, cell, facing), got {n} items"
+            )));
         }
-        let item = |j: usize| -> PyResult<Option<Bound<'_, PyAny>>> { if j < n { seq.get_item(j).map(Some) } else { Ok(None) } };
-        (seq.get_item(0)?, seq.get_item(1)?, item(2)?, item(3)?, item(4)?)
+        let item = |j: usize| -> PyResult<Option<Bound<'_, PyAny>>> {
+            if j < n {
+                seq.get_item(j).map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+        (
+            seq.get_item(0)?,
+            seq.get_item(1)?,
+            item(2)?,
+            item(3)?,
+            item(4)?,
+        )
     } else {
         return Err(PyTypeError::new_err(format!(
             "{what}: a piece is a dict or a tuple (owner, kind, status, cell, facing), not {}",
@@ -120,7 +180,13 @@ fn extract_piece(value: &Bound<'_, PyAny>, i: usize) -> PyResult<Piece> {
         Some(c) => cell_of(&c, &what)?,
         None => None,
     };
-    let status = opt_str(status, &what, "status")?.unwrap_or_else(|| if cell.is_some() { "on course".into() } else { "waiting".into() });
+    let status = opt_str(status, &what, "status")?.unwrap_or_else(|| {
+        if cell.is_some() {
+            "on course".into()
+        } else {
+            "waiting".into()
+        }
+    });
     let facing = opt_str(facing, &what, "facing")?;
     piece_from_parts(&what, owner, &kind, &status, cell, facing.as_deref()).py()
 }
@@ -136,7 +202,9 @@ pub struct PyMarathon {
 
 impl PyMarathon {
     fn from_config_struct(config: Config) -> PyResult<Self> {
-        Ok(PyMarathon { game: Arc::new(config.build().py()?) })
+        Ok(PyMarathon {
+            game: Arc::new(config.build().py()?),
+        })
     }
 }
 
@@ -148,11 +216,21 @@ impl PyMarathon {
     /// actions is a draw.
     #[new]
     #[pyo3(signature = (players = None, course = "marathon", *, ply_limit = None))]
-    fn new(players: Option<&Bound<'_, PyAny>>, course: &str, ply_limit: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn new(
+        players: Option<&Bound<'_, PyAny>>,
+        course: &str,
+        ply_limit: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let players: usize = players.map_or(Ok(2), |p| small_int(p, "players"))?;
         let ply_limit: u32 = ply_limit.map_or(Ok(500), |p| small_int(p, "ply_limit"))?;
         let mut config = if course.contains('#') {
-            Config { name: "custom".into(), description: String::new(), players: 2, ply_limit: 500, course: course.to_string() }
+            Config {
+                name: "custom".into(),
+                description: String::new(),
+                players: 2,
+                ply_limit: 500,
+                course: course.to_string(),
+            }
         } else {
             Config::bundled(course).py()?
         };
@@ -179,13 +257,21 @@ impl PyMarathon {
                 .extract()?;
             Config::from_json(&text, "Marathon config dict").py()?
         } else {
-            let path: std::path::PathBuf = source
-                .extract()
-                .map_err(|_| PyTypeError::new_err("from_config takes a path to a TOML file or a dict"))?;
-            let bytes = std::fs::read(&path)
-                .map_err(|e| PyValueError::new_err(format!("cannot read Marathon config {}: {e}", path.display())))?;
-            let text = String::from_utf8(bytes)
-                .map_err(|e| PyValueError::new_err(format!("Marathon config {}: not UTF-8 text ({e})", path.display())))?;
+            let path: std::path::PathBuf = source.extract().map_err(|_| {
+                PyTypeError::new_err("from_config takes a path to a TOML file or a dict")
+            })?;
+            let bytes = std::fs::read(&path).map_err(|e| {
+                PyValueError::new_err(format!(
+                    "cannot read Marathon config {}: {e}",
+                    path.display()
+                ))
+            })?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                PyValueError::new_err(format!(
+                    "Marathon config {}: not UTF-8 text ({e})",
+                    path.display()
+                ))
+            })?;
             Config::from_toml(&text, &path.display().to_string()).py()?
         };
         PyMarathon::from_config_struct(config)
@@ -262,7 +348,10 @@ impl PyMarathon {
     #[pyo3(signature = (seed = None))]
     fn new_state(&self, seed: Option<&Bound<'_, PyAny>>) -> PyMarathonState {
         let _ = seed;
-        PyMarathonState { game: self.game.clone(), state: self.game.new_state() }
+        PyMarathonState {
+            game: self.game.clone(),
+            state: self.game.new_state(),
+        }
     }
 
     /// Any position, for tests and puzzles. `pieces`: a list of pieces, each a dict
@@ -272,13 +361,22 @@ impl PyMarathon {
     /// Pieces not listed are waiting. If player `to_move` has no legal action the turn passes
     /// on as in play; `ply` counts the actions already played (the ply limit applies).
     #[pyo3(signature = (pieces = None, to_move = None, ply = None))]
-    fn position(&self, pieces: Option<&Bound<'_, PyAny>>, to_move: Option<&Bound<'_, PyAny>>, ply: Option<&Bound<'_, PyAny>>) -> PyResult<PyMarathonState> {
+    fn position(
+        &self,
+        pieces: Option<&Bound<'_, PyAny>>,
+        to_move: Option<&Bound<'_, PyAny>>,
+        ply: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyMarathonState> {
         let mut list = Vec::new();
         if let Some(pieces) = pieces.filter(|p| !p.is_none()) {
             if pieces.is_instance_of::<PyString>() || pieces.is_instance_of::<PyDict>() {
-                return Err(PyTypeError::new_err("pieces must be a list of pieces (dicts or tuples)"));
+                return Err(PyTypeError::new_err(
+                    "pieces must be a list of pieces (dicts or tuples)",
+                ));
             }
-            let iter = pieces.try_iter().map_err(|_| PyTypeError::new_err("pieces must be a list of pieces (dicts or tuples)"))?;
+            let iter = pieces.try_iter().map_err(|_| {
+                PyTypeError::new_err("pieces must be a list of pieces (dicts or tuples)")
+            })?;
             for (i, item) in iter.enumerate() {
                 list.push(extract_piece(&item?, i)?);
             }
@@ -292,21 +390,32 @@ impl PyMarathon {
             _ => 0,
         };
         let state = self.game.position(&list, to_move, ply).py()?;
-        Ok(PyMarathonState { game: self.game.clone(), state })
+        Ok(PyMarathonState {
+            game: self.game.clone(),
+            state,
+        })
     }
 
     fn __repr__(&self) -> String {
         let name = self.game.name();
-        let bundled = Config::bundled(name).ok().filter(|c| c.course == self.game.course().to_map());
+        let bundled = Config::bundled(name)
+            .ok()
+            .filter(|c| c.course == self.game.course().to_map());
         let course = match bundled {
             Some(_) => format!("{name:?}"),
             None => format!("{:?}", self.game.course().to_map()),
         };
-        format!("Marathon(players={}, course={course}, ply_limit={})", self.game.players(), self.game.ply_limit())
+        format!(
+            "Marathon(players={}, course={course}, ply_limit={})",
+            self.game.players(),
+            self.game.ply_limit()
+        )
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyMarathon>().is_ok_and(|o| same_game(&o.get().game, &self.game))
+        other
+            .cast::<PyMarathon>()
+            .is_ok_and(|o| same_game(&o.get().game, &self.game))
     }
 
     fn __hash__(&self) -> u64 {
@@ -317,7 +426,9 @@ impl PyMarathon {
         h.finish()
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let py = slf.py();
         let config = slf.get().game.config();
         let dict = PyDict::new(py);
@@ -458,23 +569,36 @@ impl PyMarathonState {
             let m = m.get().mv;
             let here = self.game.describe(&self.state, m.action).py()?;
             if here != m {
-                return Err(IllegalMoveError::new_err(format!("illegal move {:?}: not a legal move in this position", m.to_string())));
+                return Err(IllegalMoveError::new_err(format!(
+                    "illegal move {:?}: not a legal move in this position",
+                    m.to_string()
+                )));
             }
             return Ok(m);
         }
         if let Ok(text) = mv.cast::<PyString>() {
             return self.game.parse_move(&self.state, &text.to_cow()?).py();
         }
-        if (mv.is_instance_of::<PyInt>() || mv.hasattr("__index__")?) && !mv.is_instance_of::<pyo3::types::PyBool>() {
+        if (mv.is_instance_of::<PyInt>() || mv.hasattr("__index__")?)
+            && !mv.is_instance_of::<pyo3::types::PyBool>()
+        {
             let n = self.game.num_actions();
             let action = mv
                 .extract::<i64>()
                 .ok()
                 .filter(|&a| (0..n as i64).contains(&a))
-                .ok_or_else(|| IllegalMoveError::new_err(format!("action {mv} is not in the action space (0 to {})", n - 1)))?;
+                .ok_or_else(|| {
+                    IllegalMoveError::new_err(format!(
+                        "action {mv} is not in the action space (0 to {})",
+                        n - 1
+                    ))
+                })?;
             return self.game.describe(&self.state, action as u32).py();
         }
-        Err(PyTypeError::new_err(format!("expected a MarathonMove, an int action or a move string, got {}", mv.get_type().name()?)))
+        Err(PyTypeError::new_err(format!(
+            "expected a MarathonMove, an int action or a move string, got {}",
+            mv.get_type().name()?
+        )))
     }
 }
 
@@ -489,7 +613,9 @@ impl PyMarathonState {
     /// The game (variant) this state belongs to.
     #[getter]
     fn game(&self) -> PyMarathon {
-        PyMarathon { game: self.game.clone() }
+        PyMarathon {
+            game: self.game.clone(),
+        }
     }
 
     /// The player to move, `None` when the game is over.
@@ -540,13 +666,21 @@ impl PyMarathonState {
     /// named tuples.
     #[getter]
     fn pieces<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        self.game.pieces(&self.state).iter().map(|p| py_piece(py, p)).collect()
+        self.game
+            .pieces(&self.state)
+            .iter()
+            .map(|p| py_piece(py, p))
+            .collect()
     }
 
     /// The legal moves, in ascending action order; each distinct (no two reach the same
     /// position).
     fn legal_moves(&self) -> Vec<PyMarathonMove> {
-        self.game.legal_moves(&self.state).into_iter().map(|mv| PyMarathonMove { mv }).collect()
+        self.game
+            .legal_moves(&self.state)
+            .into_iter()
+            .map(|mv| PyMarathonMove { mv })
+            .collect()
     }
 
     /// The legal actions, ascending (empty only when the game is over).
@@ -570,7 +704,9 @@ impl PyMarathonState {
 
     /// The legal move that a notation string (or action, or MarathonMove) denotes.
     fn parse_move(&self, mv: &Bound<'_, PyAny>) -> PyResult<PyMarathonMove> {
-        Ok(PyMarathonMove { mv: self.legal_move(mv)? })
+        Ok(PyMarathonMove {
+            mv: self.legal_move(mv)?,
+        })
     }
 
     /// Plays a move: a MarathonMove, an int action or a notation string like
@@ -578,7 +714,11 @@ impl PyMarathonState {
     /// is illegal.
     fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<()> {
         // Fast path for learning loops: a legal int action.
-        if let Some(action) = mv.cast_exact::<PyInt>().ok().and_then(|a| a.extract::<u32>().ok()) {
+        if let Some(action) = mv
+            .cast_exact::<PyInt>()
+            .ok()
+            .and_then(|a| a.extract::<u32>().ok())
+        {
             if self.actions().binary_search(&action).is_ok() {
                 self.game.apply(&mut self.state, action);
                 return Ok(());
@@ -645,13 +785,26 @@ impl PyMarathonState {
     fn from_json(text: &Bound<'_, PyAny>) -> PyResult<Self> {
         let text = text
             .cast::<PyString>()
-            .map_err(|_| PyTypeError::new_err(format!("from_json takes a str, not {}", text.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "from_json takes a str, not {}",
+                    text.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?
             .to_cow()?;
         let (game, state) = json::from_json(&text).py()?;
-        Ok(PyMarathonState { game: Arc::new(game), state })
+        Ok(PyMarathonState {
+            game: Arc::new(game),
+            state,
+        })
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let json = slf.borrow().to_json();
         Ok((slf.get_type().into_any(), PyTuple::new(slf.py(), [json])?))
     }
@@ -677,7 +830,11 @@ impl PyMarathonState {
             (None, Some(w)) => format!("over, player {w} won"),
             (None, None) => "over, a draw".to_string(),
         };
-        format!("<MarathonState {:?}, ply {}, {status}>", self.game.name(), self.state.ply())
+        format!(
+            "<MarathonState {:?}, ply {}, {status}>",
+            self.game.name(),
+            self.state.ply()
+        )
     }
 }
 
@@ -694,13 +851,15 @@ pub fn marathon_random_playouts<'py>(
     threads: usize,
     game: Option<PyRef<'py, PyMarathon>>,
     state: Option<PyRef<'py, PyMarathonState>>,
-) -> PyResult<(Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i32>>)> {
+) -> PyResult<PlayoutArrays<'py>> {
     let (game, start) = match (&state, &game) {
         (Some(s), _) => (s.game.clone(), Some(s.state)),
         (None, Some(g)) => (g.game.clone(), None),
         (None, None) => (Arc::new(Marathon::standard()), None),
     };
-    let out = py.detach(|| random_playouts(&game, start.as_ref(), n, seed, threads)).py()?;
+    let out = py
+        .detach(|| random_playouts(&game, start.as_ref(), n, seed, threads))
+        .py()?;
     Ok((out.winners.into_pyarray(py), out.plies.into_pyarray(py)))
 }
 

@@ -10,15 +10,31 @@ use crate::{Error, Result};
 
 /// The bundled configs: `(name, TOML text)`.
 pub const BUNDLED: [(&str, &str); 4] = [
-    ("marathon", include_str!("../../../../python/pingvinas/variants/marathon.toml")),
-    ("marathon-5", include_str!("../../../../python/pingvinas/variants/marathon-5.toml")),
-    ("marathon-l", include_str!("../../../../python/pingvinas/variants/marathon-l.toml")),
-    ("marathon-zigzag", include_str!("../../../../python/pingvinas/variants/marathon-zigzag.toml")),
+    (
+        "marathon",
+        include_str!("../../../../python/pingvinas/variants/marathon.toml"),
+    ),
+    (
+        "marathon-5",
+        include_str!("../../../../python/pingvinas/variants/marathon-5.toml"),
+    ),
+    (
+        "marathon-l",
+        include_str!("../../../../python/pingvinas/variants/marathon-l.toml"),
+    ),
+    (
+        "marathon-zigzag",
+        include_str!("../../../../python/pingvinas/variants/marathon-zigzag.toml"),
+    ),
 ];
 
 /// Short names of the bundled configs.
-const ALIASES: [(&str, &str); 4] =
-    [("standard", "marathon"), ("5", "marathon-5"), ("l", "marathon-l"), ("zigzag", "marathon-zigzag")];
+const ALIASES: [(&str, &str); 4] = [
+    ("standard", "marathon"),
+    ("5", "marathon-5"),
+    ("l", "marathon-l"),
+    ("zigzag", "marathon-zigzag"),
+];
 
 /// The names of the bundled configs.
 pub fn bundled_names() -> Vec<&'static str> {
@@ -120,7 +136,10 @@ impl Config {
     /// A bundled config by name or short name (`standard`, `5`, `l`, `zigzag`), any case.
     pub fn bundled(name: &str) -> Result<Config> {
         let key = name.trim().to_ascii_lowercase();
-        let key = ALIASES.iter().find(|a| a.0 == key).map_or(key.as_str(), |a| a.1);
+        let key = ALIASES
+            .iter()
+            .find(|a| a.0 == key)
+            .map_or(key.as_str(), |a| a.1);
         let (file, text) = BUNDLED.iter().find(|b| b.0 == key).ok_or_else(|| {
             Error::Invalid(format!(
                 "unknown Penguin Marathon course {name:?}: choose marathon (or standard), \
@@ -133,8 +152,10 @@ impl Config {
     /// The game this config describes.
     pub fn build(&self) -> Result<Marathon> {
         let course = Course::parse(&self.course)?;
-        Ok(Marathon::new(&self.name, course, self.players, self.ply_limit)?
-            .with_description(&self.description))
+        Ok(
+            Marathon::new(&self.name, course, self.players, self.ply_limit)?
+                .with_description(&self.description),
+        )
     }
 
     /// The config as TOML, readable by [`Config::from_toml`].

@@ -52,10 +52,27 @@ pub enum Dir {
 }
 
 impl Dir {
-    pub const ALL: [Dir; 8] = [Dir::N, Dir::NE, Dir::E, Dir::SE, Dir::S, Dir::SW, Dir::W, Dir::NW];
+    pub const ALL: [Dir; 8] = [
+        Dir::N,
+        Dir::NE,
+        Dir::E,
+        Dir::SE,
+        Dir::S,
+        Dir::SW,
+        Dir::W,
+        Dir::NW,
+    ];
     const NAMES: [&'static str; 8] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
-    const DELTAS: [(i32, i32); 8] =
-        [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)];
+    const DELTAS: [(i32, i32); 8] = [
+        (-1, 0),
+        (-1, 1),
+        (0, 1),
+        (1, 1),
+        (1, 0),
+        (1, -1),
+        (0, -1),
+        (-1, -1),
+    ];
 
     #[inline]
     pub const fn index(self) -> usize {
@@ -87,7 +104,10 @@ impl Dir {
 
     /// Reads `"N"`, `"ne"`, … (case-insensitive).
     pub fn parse(text: &str) -> Option<Dir> {
-        Dir::NAMES.iter().position(|n| n.eq_ignore_ascii_case(text)).map(Dir::from_index)
+        Dir::NAMES
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(text))
+            .map(Dir::from_index)
     }
 
     pub const fn is_diagonal(self) -> bool {
@@ -137,7 +157,11 @@ pub(crate) struct Ray {
 }
 
 impl Ray {
-    pub const NONE: Ray = Ray { path: 0, end: NO_CELL, outcome: Outcome::None };
+    pub const NONE: Ray = Ray {
+        path: 0,
+        end: NO_CELL,
+        outcome: Outcome::None,
+    };
 }
 
 /// One way to enter: from a start origin (outside cell), in a direction.
@@ -182,7 +206,9 @@ impl Course {
     /// Reads a course map (see the module docs). Errors name the map line and column
     /// (1-based).
     pub fn parse(map: &str) -> Result<Course> {
-        Course::parse_located(map, &|line, col| format!("course map line {}, column {}", line + 1, col + 1))
+        Course::parse_located(map, &|line, col| {
+            format!("course map line {}, column {}", line + 1, col + 1)
+        })
     }
 
     /// As [`Course::parse`], with `locate` turning a 0-based `(line, column)` of the map into a
@@ -218,7 +244,9 @@ impl Course {
             }
         }
         if cells.is_empty() {
-            return Err(Error::Invalid("the course map has no cells (mark cells with '#')".into()));
+            return Err(Error::Invalid(
+                "the course map has no cells (mark cells with '#')".into(),
+            ));
         }
         if cells.len() > MAX_CELLS {
             return Err(Error::Invalid(format!(
@@ -310,7 +338,11 @@ impl Course {
         let finish_dir = finish.toward_cell.rotate(4);
         let (first, last) = (finish.outside[0], *finish.outside.last().unwrap());
         // `outside` is sorted along the line: by column for a horizontal line, else by row.
-        let along = if matches!(finish_dir, Dir::N | Dir::S) { (0, 1) } else { (1, 0) };
+        let along = if matches!(finish_dir, Dir::N | Dir::S) {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
         let mut finish_zone = finish.outside.clone();
         finish_zone.insert(0, (first.0 - along.0, first.1 - along.1));
         finish_zone.push((last.0 + along.0, last.1 + along.1));
@@ -358,7 +390,11 @@ impl Course {
                 for (o, &origin) in self.start_origins.iter().enumerate() {
                     let ray = self.trace(origin, false, dir, k + 1);
                     if ray.outcome != Outcome::None {
-                        ways.push(EntryWay { origin: o as u8, dir, ray });
+                        ways.push(EntryWay {
+                            origin: o as u8,
+                            dir,
+                            ray,
+                        });
                     }
                 }
             }
@@ -384,15 +420,27 @@ impl Course {
                 continue;
             }
             if on_course && self.crosses_finish((nr, nc), d) {
-                return Ray { path, end: NO_CELL, outcome: Outcome::Finish };
+                return Ray {
+                    path,
+                    end: NO_CELL,
+                    outcome: Outcome::Finish,
+                };
             }
             return if last == NO_CELL {
                 Ray::NONE
             } else {
-                Ray { path, end: last, outcome: Outcome::Stop }
+                Ray {
+                    path,
+                    end: last,
+                    outcome: Outcome::Stop,
+                }
             };
         }
-        Ray { path, end: last, outcome: Outcome::Full }
+        Ray {
+            path,
+            end: last,
+            outcome: Outcome::Full,
+        }
     }
 
     /// Whether a step in direction `d` from a course cell onto the outside place `to` crosses
@@ -469,9 +517,19 @@ impl Course {
             .chain(self.finish_line.iter().map(|&p| (p, 'F')))
             .collect();
         let r_min = marks.iter().map(|m| m.0 .0).min().unwrap().min(0);
-        let r_max = marks.iter().map(|m| m.0 .0).max().unwrap().max(self.rows - 1);
+        let r_max = marks
+            .iter()
+            .map(|m| m.0 .0)
+            .max()
+            .unwrap()
+            .max(self.rows - 1);
         let c_min = marks.iter().map(|m| m.0 .1).min().unwrap().min(0);
-        let c_max = marks.iter().map(|m| m.0 .1).max().unwrap().max(self.cols - 1);
+        let c_max = marks
+            .iter()
+            .map(|m| m.0 .1)
+            .max()
+            .unwrap()
+            .max(self.cols - 1);
         let mut out = String::new();
         for r in r_min..=r_max {
             let mut line = String::new();
@@ -558,7 +616,11 @@ fn read_line(
     let key = |p: &(i32, i32)| if horizontal { (p.1, p.0) } else { (p.0, p.1) };
     outside.sort_by_key(key);
     for w in outside.windows(2) {
-        let same_line = if horizontal { w[0].0 == w[1].0 } else { w[0].1 == w[1].1 };
+        let same_line = if horizontal {
+            w[0].0 == w[1].0
+        } else {
+            w[0].1 == w[1].1
+        };
         if !same_line {
             return Err(Error::Invalid(format!(
                 "{}: this '{symbol}' is not in line with the one at {}: the {what} line must be \
@@ -567,7 +629,11 @@ fn read_line(
                 place(p0)
             )));
         }
-        let gap = if horizontal { w[1].1 - w[0].1 } else { w[1].0 - w[0].0 };
+        let gap = if horizontal {
+            w[1].1 - w[0].1
+        } else {
+            w[1].0 - w[0].0
+        };
         if gap != 1 {
             return Err(Error::Invalid(format!(
                 "{}: the {what} line has a gap before this '{symbol}': it must be one unbroken edge",
@@ -575,5 +641,8 @@ fn read_line(
             )));
         }
     }
-    Ok(Line { outside, toward_cell: d })
+    Ok(Line {
+        outside,
+        toward_cell: d,
+    })
 }

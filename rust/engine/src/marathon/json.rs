@@ -81,8 +81,9 @@ pub fn piece_from_parts(
     cell: Option<(i32, i32)>,
     facing: Option<&str>,
 ) -> Result<Piece> {
-    let kind = Kind::parse(kind)
-        .ok_or_else(|| Error::Invalid(format!("{what}: kind {kind:?} is not mama, papa or baby")))?;
+    let kind = Kind::parse(kind).ok_or_else(|| {
+        Error::Invalid(format!("{what}: kind {kind:?} is not mama, papa or baby"))
+    })?;
     let facing = match facing {
         None => None,
         Some(f) => Some(Dir::parse(f).ok_or_else(|| {
@@ -99,23 +100,34 @@ pub fn piece_from_parts(
         ("waiting" | "finished", Some(_)) => {
             return invalid!("{what}: a {status_key} piece has no cell (cell must be None)")
         }
-        ("on course", None) => return invalid!("{what}: a piece on the course needs a cell (row, col)"),
-        _ => return invalid!("{what}: status {status:?} is not \"waiting\", \"on course\" or \"finished\""),
+        ("on course", None) => {
+            return invalid!("{what}: a piece on the course needs a cell (row, col)")
+        }
+        _ => {
+            return invalid!(
+                "{what}: status {status:?} is not \"waiting\", \"on course\" or \"finished\""
+            )
+        }
     };
     if facing.is_some() && !matches!(place, Place::OnCourse { .. }) {
-        return invalid!("{what}: only a piece on the course can face a direction (facing must be None)");
+        return invalid!(
+            "{what}: only a piece on the course can face a direction (facing must be None)"
+        );
     }
     Ok(Piece { owner, kind, place })
 }
 
 pub fn from_json(text: &str) -> Result<(Marathon, State)> {
-    let json: StateJson =
-        serde_json::from_str(text).map_err(|e| Error::Parse(format!("Marathon state JSON: {e}")))?;
+    let json: StateJson = serde_json::from_str(text)
+        .map_err(|e| Error::Parse(format!("Marathon state JSON: {e}")))?;
     if json.game != "marathon" {
         return invalid!("state JSON: game {:?}, expected \"marathon\"", json.game);
     }
     if json.version != 1 {
-        return invalid!("state JSON: version {} is not supported (1 is)", json.version);
+        return invalid!(
+            "state JSON: version {} is not supported (1 is)",
+            json.version
+        );
     }
     let config = Config {
         name: json.name,
@@ -138,7 +150,14 @@ pub fn from_json(text: &str) -> Result<(Marathon, State)> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            piece_from_parts(&format!("pieces[{i}]"), p.owner, &p.kind, &p.status, p.cell, p.facing.as_deref())
+            piece_from_parts(
+                &format!("pieces[{i}]"),
+                p.owner,
+                &p.kind,
+                &p.status,
+                p.cell,
+                p.facing.as_deref(),
+            )
         })
         .collect::<Result<Vec<_>>>()?;
     let s = game.position(&pieces, json.to_move.unwrap_or(0), json.ply)?;
@@ -156,7 +175,11 @@ pub fn from_json(text: &str) -> Result<(Marathon, State)> {
         return invalid!("state JSON: to_move null, but the game is not over");
     }
     if s.winner() != json.winner {
-        return invalid!("state JSON: winner {:?}, but the pieces give {:?}", json.winner, s.winner());
+        return invalid!(
+            "state JSON: winner {:?}, but the pieces give {:?}",
+            json.winner,
+            s.winner()
+        );
     }
     Ok((game, s))
 }

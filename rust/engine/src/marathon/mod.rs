@@ -105,7 +105,8 @@ impl Kind {
     /// Reads `"mama"`, `"M"`, … (case-insensitive).
     pub fn parse(text: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| {
-            text.eq_ignore_ascii_case(k.name()) || text.eq_ignore_ascii_case(&k.letter().to_string())
+            text.eq_ignore_ascii_case(k.name())
+                || text.eq_ignore_ascii_case(&k.letter().to_string())
         })
     }
 }
@@ -184,7 +185,11 @@ pub(crate) struct PieceMoves {
 impl PieceMoves {
     #[inline]
     pub(crate) fn new() -> Self {
-        PieceMoves { cells: 0, masks: [0; MAX_CELLS], finish: false }
+        PieceMoves {
+            cells: 0,
+            masks: [0; MAX_CELLS],
+            finish: false,
+        }
     }
 
     #[inline]
@@ -395,7 +400,8 @@ impl Marathon {
             FINISHED => Place::Finished,
             c => Place::OnCourse {
                 cell: self.course.coord(c),
-                facing: (s.facing[slot] != UPRIGHT).then(|| Dir::from_index(s.facing[slot] as usize)),
+                facing: (s.facing[slot] != UPRIGHT)
+                    .then(|| Dir::from_index(s.facing[slot] as usize)),
             },
         }
     }
@@ -403,14 +409,21 @@ impl Marathon {
     /// Every piece, by owner then kind (mama, papa, baby).
     pub fn pieces(&self, s: &State) -> Vec<Piece> {
         (0..self.players)
-            .flat_map(|p| Kind::ALL.map(|k| Piece { owner: p, kind: k, place: self.place(s, p, k) }))
+            .flat_map(|p| {
+                Kind::ALL.map(|k| Piece {
+                    owner: p,
+                    kind: k,
+                    place: self.place(s, p, k),
+                })
+            })
             .collect()
     }
 
     /// Places from 1: the winner 1, everyone else 2; all 1 in a draw (or while the game is on).
     pub fn ranking(&self, s: &State) -> Vec<usize> {
-        let keys: Vec<u8> =
-            (0..self.players).map(|p| (s.winner() == Some(p)) as u8).collect();
+        let keys: Vec<u8> = (0..self.players)
+            .map(|p| (s.winner() == Some(p)) as u8)
+            .collect();
         places(&keys)
     }
 
@@ -427,7 +440,9 @@ impl Marathon {
                 WAITING => {
                     let any = match &self.tables.entries {
                         Some(t) => t.count(kind, occ) > 0,
-                        None => self.course.entries[kind].iter().any(|w| w.ray.path & occ == 0),
+                        None => self.course.entries[kind]
+                            .iter()
+                            .any(|w| w.ray.path & occ == 0),
                     };
                     if any {
                         return true;
@@ -479,7 +494,9 @@ impl Marathon {
     /// Number of legal actions.
     pub fn count_legal(&self, s: &State) -> usize {
         let Some(p) = s.to_move() else { return 0 };
-        (0..PIECES).map(|k| self.piece_count(s, p * PIECES + k, k)).sum::<u32>() as usize
+        (0..PIECES)
+            .map(|k| self.piece_count(s, p * PIECES + k, k))
+            .sum::<u32>() as usize
     }
 
     /// A uniformly random legal action (the same as `legal_actions[rng.below(len)]`), or `None`
@@ -487,7 +504,9 @@ impl Marathon {
     #[inline]
     pub fn random_action(&self, s: &State, rng: &mut Rng) -> Option<Action> {
         let p = s.to_move()?;
-        let (k, result) = self.random_choice(s, p, rng).expect("the player to move can move");
+        let (k, result) = self
+            .random_choice(s, p, rng)
+            .expect("the player to move can move");
         Some(k as u32 * self.per_kind + result)
     }
 
@@ -549,7 +568,14 @@ impl Marathon {
                 Some((kind, result)) => {
                     passes = 0;
                     if self.move_piece::<false>(s, p, kind, result) {
-                        self.set_turn::<false>(s, if p + 1 == self.players { 0 } else { p as u8 + 1 });
+                        self.set_turn::<false>(
+                            s,
+                            if p + 1 == self.players {
+                                0
+                            } else {
+                                p as u8 + 1
+                            },
+                        );
                     }
                 }
                 None => {
@@ -619,8 +645,13 @@ impl Marathon {
         let place = match self.place(s, p, kind) {
             Place::Waiting => "waiting".to_string(),
             Place::Finished => "finished".to_string(),
-            Place::OnCourse { cell, facing: None } => format!("upright on ({}, {})", cell.0, cell.1),
-            Place::OnCourse { cell, facing: Some(f) } => {
+            Place::OnCourse { cell, facing: None } => {
+                format!("upright on ({}, {})", cell.0, cell.1)
+            }
+            Place::OnCourse {
+                cell,
+                facing: Some(f),
+            } => {
                 format!("lying on ({}, {}) facing {f}", cell.0, cell.1)
             }
         };
@@ -707,7 +738,9 @@ impl Game for Marathon {
     #[inline]
     fn apply(&self, s: &mut State, action: Action) {
         let Some(p) = s.to_move() else { return };
-        let Some((kind, res)) = self.split(action) else { return };
+        let Some((kind, res)) = self.split(action) else {
+            return;
+        };
         self.apply_parts(s, p, kind, res);
     }
 
@@ -758,8 +791,11 @@ impl Marathon {
         let slot = p * PIECES + kind;
         let (old_cell, old_facing) = (s.cell[slot], s.facing[slot]);
         let n = self.course.len() as u32;
-        let (new_cell, new_facing) =
-            if res == 9 * n { (FINISHED, UPRIGHT) } else { ((res / 9) as u8, (res % 9) as u8) };
+        let (new_cell, new_facing) = if res == 9 * n {
+            (FINISHED, UPRIGHT)
+        } else {
+            ((res / 9) as u8, (res % 9) as u8)
+        };
         if (old_cell as usize) < MAX_CELLS {
             s.occupied &= !(1u64 << old_cell);
         }
@@ -774,7 +810,9 @@ impl Marathon {
         }
         s.ply += 1;
         if new_cell == FINISHED
-            && s.cell[p * PIECES..p * PIECES + PIECES].iter().all(|&c| c == FINISHED)
+            && s.cell[p * PIECES..p * PIECES + PIECES]
+                .iter()
+                .all(|&c| c == FINISHED)
         {
             s.winner = p as u8;
             self.set_turn::<HASH>(s, NOBODY);

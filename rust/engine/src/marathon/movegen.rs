@@ -8,8 +8,8 @@
 
 use super::course::{Course, Outcome, Ray};
 use super::{PieceMoves, FACINGS, MAX_PLAYERS, PIECES};
-use crate::rng::splitmix64;
 use crate::game::ActionList;
+use crate::rng::splitmix64;
 
 /// `FACING_NTH[kind][d][j]`: the `j`-th facing (ascending) a piece of `kind` may end with after a
 /// full slide in direction `d`.
@@ -87,7 +87,10 @@ impl SlideSet {
     };
 
     fn new(rays: &[Ray; 8], kind: usize) -> SlideSet {
-        let mut set = SlideSet { spins: 2 * kind as u8 + 3, ..SlideSet::EMPTY };
+        let mut set = SlideSet {
+            spins: 2 * kind as u8 + 3,
+            ..SlideSet::EMPTY
+        };
         // Sort key: cell-ending slides by end cell, then finishes, then nothing.
         let key = |d: usize| match rays[d].outcome {
             Outcome::Full | Outcome::Stop => (0, rays[d].end, d),
@@ -233,7 +236,15 @@ pub(crate) fn lying_nth(set: &SlideSet, f: u8, kind: usize, cell: u8, r: u32, fi
 
 /// The results (ascending) of a lying piece on `cell` with free ranks `f`.
 #[inline]
-pub(crate) fn lying_emit(set: &SlideSet, f: u8, kind: usize, cell: u8, base: u32, finish: u32, out: &mut ActionList) {
+pub(crate) fn lying_emit(
+    set: &SlideSet,
+    f: u8,
+    kind: usize,
+    cell: u8,
+    base: u32,
+    finish: u32,
+    out: &mut ActionList,
+) {
     let stand = base + cell as u32 * 9 + 8;
     let on_cell = f & (set.full | set.stop);
     let slide_first = on_cell != 0 && set.end[on_cell.trailing_zeros() as usize] < cell;
@@ -270,7 +281,11 @@ pub(crate) fn entry_moves(course: &Course, kind: usize, occ: u64, out: &mut Piec
 
 impl EntryTable {
     pub fn build(course: &Course) -> Option<EntryTable> {
-        let all = course.entries.iter().flatten().fold(0u64, |m, w| m | w.ray.path);
+        let all = course
+            .entries
+            .iter()
+            .flatten()
+            .fold(0u64, |m, w| m | w.ray.path);
         if all == 0 {
             return None;
         }
@@ -279,7 +294,11 @@ impl EntryTable {
         if bits > MAX_TABLE_BITS {
             return None;
         }
-        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let count = std::array::from_fn(|kind| {
             (0..=mask)
                 .map(|p| {
@@ -320,9 +339,18 @@ impl Tables {
         let sets: Box<[[SlideSet; 3]; 256]> = sets.into_boxed_slice().try_into().expect("256 sets");
         let stride = 9 * course.len() + 2;
         let zobrist = (0..MAX_PLAYERS * PIECES * stride)
-            .map(|i| splitmix64(0x6D61_7261_7468_6F6E ^ ((i / stride) as u64) << 16 ^ (i % stride) as u64))
+            .map(|i| {
+                splitmix64(
+                    0x6D61_7261_7468_6F6E ^ ((i / stride) as u64) << 16 ^ (i % stride) as u64,
+                )
+            })
             .collect();
-        Tables { sets, entries: EntryTable::build(course), zobrist, stride }
+        Tables {
+            sets,
+            entries: EntryTable::build(course),
+            zobrist,
+            stride,
+        }
     }
 
     /// The slides of a piece of `kind` on `cell` (none for a finished piece, cell `0xFF`).

@@ -1,25 +1,5 @@
-//! Moves described for people: the action ↔ move bijection, the text notation, and positions
-//! built from a list of pieces.
-//!
-//! # Notation
-//!
-//! One line of words separated by spaces (read case-insensitively; cells may be written
-//! `(r, c)`):
-//!
-//! ```text
-//! B 0,1 S 3,1 SE      Baby on (0,1) slides S to (3,1) and lies facing SE
-//! B 1,1 NW 0,0 up     Baby on (1,1) slides NW, stops at the side edge on (0,0), upright
-//! B 10,1 S finish     Baby on (10,1) slides S across the finish line
-//! P 4,1 stand         Papa (lying) on (4,1) stands up
-//! M -1,0 SE 0,1 E     Mama enters from (-1,0), the outside place before the start line,
-//!                     moving SE, and lies on (0,1) facing E
-//! ```
-//!
-//! The piece letter (`M`, `P`, `B`) names a piece of the player to move. The first cell is the
-//! piece's cell, or for a waiting piece the outside place it enters from. When several slides
-//! give the same position they are one move, written the canonical way: for an entry the first
-//! of straight-in then the diagonals, along the start line; for a finish straight across the
-//! finish line first. Any of the ways is read back as that same move.
+//! Moves described for people: the action ↔ move bijection, the text notation (see [`Move`]),
+//! and positions built from a list of pieces.
 
 use std::fmt;
 
@@ -34,7 +14,10 @@ pub enum Place {
     /// Not entered yet.
     Waiting,
     /// On `cell` (`(row, col)`), lying pointed at `facing`, or upright when `None`.
-    OnCourse { cell: (i32, i32), facing: Option<Dir> },
+    OnCourse {
+        cell: (i32, i32),
+        facing: Option<Dir>,
+    },
     /// Across the finish line.
     Finished,
 }
@@ -73,6 +56,26 @@ pub struct Piece {
 }
 
 /// A legal move, as a person would describe it. Its `Display` is the notation.
+///
+/// # Notation
+///
+/// One line of words separated by spaces (read case-insensitively; cells may be written
+/// `(r, c)`):
+///
+/// ```text
+/// B 0,1 S 3,1 SE      Baby on (0,1) slides S to (3,1) and lies facing SE
+/// B 1,1 NW 0,0 up     Baby on (1,1) slides NW, stops at the side edge on (0,0), upright
+/// B 10,1 S finish     Baby on (10,1) slides S across the finish line
+/// P 4,1 stand         Papa (lying) on (4,1) stands up
+/// M -1,0 SE 0,1 E     Mama enters from (-1,0), the outside place before the start line,
+///                     moving SE, and lies on (0,1) facing E
+/// ```
+///
+/// The piece letter (`M`, `P`, `B`) names a piece of the player to move. The first cell is the
+/// piece's cell, or for a waiting piece the outside place it enters from. When several slides
+/// give the same position they are one move, written the canonical way: for an entry the first
+/// of straight-in then the diagonals, along the start line; for a finish straight across the
+/// finish line first. Any of the ways is read back as that same move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
     /// The action of this move in the game's action space.
@@ -121,13 +124,21 @@ fn cell_text((r, c): (i32, i32)) -> String {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let from = self.src.or(self.entry).expect("a move starts on a cell or an entry place");
+        let from = self
+            .src
+            .or(self.entry)
+            .expect("a move starts on a cell or an entry place");
         write!(f, "{} {}", self.kind.letter(), cell_text(from))?;
-        let Some(dir) = self.dir else { return f.write_str(" stand") };
+        let Some(dir) = self.dir else {
+            return f.write_str(" stand");
+        };
         match self.place {
             Place::Finished => write!(f, " {dir} finish"),
             Place::OnCourse { cell, facing: None } => write!(f, " {dir} {} up", cell_text(cell)),
-            Place::OnCourse { cell, facing: Some(g) } => write!(f, " {dir} {} {g}", cell_text(cell)),
+            Place::OnCourse {
+                cell,
+                facing: Some(g),
+            } => write!(f, " {dir} {} {g}", cell_text(cell)),
             Place::Waiting => unreachable!("no move ends waiting"),
         }
     }
@@ -137,7 +148,9 @@ impl fmt::Display for Move {
 fn ray_gives(ray: &Ray, kind: usize, d: usize, result: u32, n_cells: u32) -> bool {
     match ray.outcome {
         Outcome::Full => {
-            result / 9 == ray.end as u32 && result % 9 < 8 && (FACINGS[kind][d] >> (result % 9)) & 1 == 1
+            result / 9 == ray.end as u32
+                && result % 9 < 8
+                && (FACINGS[kind][d] >> (result % 9)) & 1 == 1
         }
         Outcome::Stop => result == ray.end as u32 * 9 + 8,
         Outcome::Finish => result == 9 * n_cells,
@@ -175,7 +188,10 @@ impl Marathon {
     /// The cell index of `(row, col)`, or an error naming it.
     pub(crate) fn cell_index(&self, (r, c): (i32, i32)) -> Result<u8> {
         self.course.cell_at(r, c).ok_or_else(|| {
-            Error::Invalid(format!("({r}, {c}) is not a cell of the course {:?}", self.name))
+            Error::Invalid(format!(
+                "({r}, {c}) is not a cell of the course {:?}",
+                self.name
+            ))
         })
     }
 
@@ -197,12 +213,22 @@ impl Marathon {
         let n = self.course.len() as u32;
         let occ = s.occupied;
         let place = self.result_place(result);
-        let mut mv = Move { action, player: p, kind, src: None, entry: None, dir: None, place };
+        let mut mv = Move {
+            action,
+            player: p,
+            kind,
+            src: None,
+            entry: None,
+            dir: None,
+            place,
+        };
         match s.cell[slot] {
             WAITING => {
                 let way = self.course.entries[kind_i]
                     .iter()
-                    .find(|w| w.ray.path & occ == 0 && ray_gives(&w.ray, kind_i, w.dir.index(), result, n))
+                    .find(|w| {
+                        w.ray.path & occ == 0 && ray_gives(&w.ray, kind_i, w.dir.index(), result, n)
+                    })
                     .expect("a legal entry has a way");
                 mv.entry = Some(self.course.start_origins()[way.origin as usize]);
                 mv.dir = Some(way.dir);
@@ -275,10 +301,16 @@ impl Marathon {
             let (a, b) = w.split_once(',')?;
             Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
         };
-        let from = parse_cell(words[1])
-            .ok_or_else(|| bad(&format!("{:?} is not a cell: write row,col as in 3,1", words[1])))?;
+        let from = parse_cell(words[1]).ok_or_else(|| {
+            bad(&format!(
+                "{:?} is not a cell: write row,col as in 3,1",
+                words[1]
+            ))
+        })?;
         let illegal = |why: String| Error::IllegalMove(format!("illegal move {text:?}: {why}"));
-        let Some(p) = s.to_move() else { return Err(illegal("the game is over".into())) };
+        let Some(p) = s.to_move() else {
+            return Err(illegal("the game is over".into()));
+        };
         let slot = p * PIECES + kind.index();
         let kind_i = kind.index();
         let who = format!("player {p}'s {}", kind.name());
@@ -291,20 +323,31 @@ impl Marathon {
             }
             let c = s.cell[slot];
             if c == WAITING || c == FINISHED {
-                return Err(illegal(format!("{who} is {}, not on the course", if c == WAITING { "waiting" } else { "finished" })));
+                return Err(illegal(format!(
+                    "{who} is {}, not on the course",
+                    if c == WAITING { "waiting" } else { "finished" }
+                )));
             }
             if self.course.coord(c) != from {
                 let (r, cc) = self.course.coord(c);
-                return Err(illegal(format!("{who} is on ({r}, {cc}), not ({}, {})", from.0, from.1)));
+                return Err(illegal(format!(
+                    "{who} is on ({r}, {cc}), not ({}, {})",
+                    from.0, from.1
+                )));
             }
             if s.facing[slot] == UPRIGHT {
-                return Err(illegal(format!("{who} is already upright: only a lying piece can stand")));
+                return Err(illegal(format!(
+                    "{who} is already upright: only a lying piece can stand"
+                )));
             }
             return Ok(self.describe_legal(s, kind_i as u32 * self.per_kind + c as u32 * 9 + 8));
         }
 
         let dir = Dir::parse(words[2]).ok_or_else(|| {
-            bad(&format!("{:?} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)", words[2]))
+            bad(&format!(
+                "{:?} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)",
+                words[2]
+            ))
         })?;
         let (ray, what) = match s.cell[slot] {
             FINISHED => return Err(illegal(format!("{who} has already finished"))),
@@ -317,7 +360,9 @@ impl Marathon {
                         from.1
                     )));
                 };
-                let way = self.course.entries[kind_i].iter().find(|w| w.origin as usize == o && w.dir == dir);
+                let way = self.course.entries[kind_i]
+                    .iter()
+                    .find(|w| w.origin as usize == o && w.dir == dir);
                 let Some(way) = way else {
                     return Err(illegal(format!(
                         "{who} cannot enter from ({}, {}) moving {dir}: it enters moving {} or along an inward diagonal, onto a course cell",
@@ -329,7 +374,10 @@ impl Marathon {
             c => {
                 if self.course.coord(c) != from {
                     let (r, cc) = self.course.coord(c);
-                    return Err(illegal(format!("{who} is on ({r}, {cc}), not ({}, {})", from.0, from.1)));
+                    return Err(illegal(format!(
+                        "{who} is on ({r}, {cc}), not ({}, {})",
+                        from.0, from.1
+                    )));
                 }
                 let f = s.facing[slot];
                 if f != UPRIGHT && f as usize != dir.index() {
@@ -341,7 +389,9 @@ impl Marathon {
                 }
                 let ray = self.course.slides[c as usize][kind_i][dir.index()];
                 if ray.outcome == Outcome::None {
-                    return Err(illegal(format!("{who} cannot slide {dir}: it would leave the course at once")));
+                    return Err(illegal(format!(
+                        "{who} cannot slide {dir}: it would leave the course at once"
+                    )));
                 }
                 (ray, "slide")
             }
@@ -353,13 +403,19 @@ impl Marathon {
                 .find(|&x| ray.path & occ & (1 << x) != 0)
                 .expect("a blocked ray has an occupied cell on it");
             let (r, cc) = self.course.coord(first);
-            return Err(illegal(format!("the {what} is blocked: ({r}, {cc}) is occupied")));
+            return Err(illegal(format!(
+                "the {what} is blocked: ({r}, {cc}) is occupied"
+            )));
         }
         let rest = &words[3..];
         let result = match ray.outcome {
             Outcome::Finish => {
                 if rest.len() != 1 || !rest[0].eq_ignore_ascii_case("finish") {
-                    return Err(illegal(format!("{who} sliding {dir} crosses the finish line: write \"{} {} {dir} finish\"", kind.letter(), cell_text(from))));
+                    return Err(illegal(format!(
+                        "{who} sliding {dir} crosses the finish line: write \"{} {} {dir} finish\"",
+                        kind.letter(),
+                        cell_text(from)
+                    )));
                 }
                 9 * n
             }
@@ -369,9 +425,17 @@ impl Marathon {
                     return Err(bad("the cell the piece ends on is missing"));
                 }
                 let dst = if rest[0].eq_ignore_ascii_case("finish") {
-                    return Err(illegal(format!("{who} sliding {dir} does not cross the finish line: it ends on ({}, {})", end.0, end.1)));
+                    return Err(illegal(format!(
+                        "{who} sliding {dir} does not cross the finish line: it ends on ({}, {})",
+                        end.0, end.1
+                    )));
                 } else {
-                    parse_cell(rest[0]).ok_or_else(|| bad(&format!("{:?} is not a cell: write row,col as in 3,1", rest[0])))?
+                    parse_cell(rest[0]).ok_or_else(|| {
+                        bad(&format!(
+                            "{:?} is not a cell: write row,col as in 3,1",
+                            rest[0]
+                        ))
+                    })?
                 };
                 if dst != end {
                     return Err(illegal(format!(
@@ -380,13 +444,20 @@ impl Marathon {
                     )));
                 }
                 if rest.len() != 2 {
-                    return Err(bad("expected the facing it ends with (N, NE, …, or 'up') after the cell"));
+                    return Err(bad(
+                        "expected the facing it ends with (N, NE, …, or 'up') after the cell",
+                    ));
                 }
                 let up = rest[1].eq_ignore_ascii_case("up");
                 let facing = if up {
                     None
                 } else {
-                    Some(Dir::parse(rest[1]).ok_or_else(|| bad(&format!("{:?} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'", rest[1])))?)
+                    Some(Dir::parse(rest[1]).ok_or_else(|| {
+                        bad(&format!(
+                            "{:?} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'",
+                            rest[1]
+                        ))
+                    })?)
                 };
                 match (ray.outcome, facing) {
                     (Outcome::Stop, Some(_)) => {
@@ -441,7 +512,9 @@ impl Marathon {
                 Place::Waiting => (WAITING, UPRIGHT),
                 Place::Finished => (FINISHED, UPRIGHT),
                 Place::OnCourse { cell, facing } => {
-                    let c = self.cell_index(cell).map_err(|e| Error::Invalid(format!("piece {i}: {e}")))?;
+                    let c = self
+                        .cell_index(cell)
+                        .map_err(|e| Error::Invalid(format!("piece {i}: {e}")))?;
                     if s.occupied & (1 << c) != 0 {
                         return crate::invalid!(
                             "piece {i}: cell ({}, {}) already holds a piece (one piece per cell)",
@@ -457,14 +530,21 @@ impl Marathon {
             s.facing[slot] = facing;
         }
         if to_move >= self.players {
-            return crate::invalid!("to_move {to_move} but the game has {} players", self.players);
+            return crate::invalid!(
+                "to_move {to_move} but the game has {} players",
+                self.players
+            );
         }
         if ply > self.ply_limit {
             return crate::invalid!("ply {ply} is beyond the ply limit {}", self.ply_limit);
         }
         s.ply = ply;
         let home: Vec<usize> = (0..self.players)
-            .filter(|&p| s.cell[p * PIECES..p * PIECES + PIECES].iter().all(|&c| c == FINISHED))
+            .filter(|&p| {
+                s.cell[p * PIECES..p * PIECES + PIECES]
+                    .iter()
+                    .all(|&c| c == FINISHED)
+            })
             .collect();
         if home.len() > 1 {
             return crate::invalid!(

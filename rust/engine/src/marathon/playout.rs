@@ -30,7 +30,10 @@ pub fn random_playouts(
         let mut rng = Rng::for_item(seed, i as u64);
         let mut s = start;
         let winner = game.random_playout(&mut s, &mut rng);
-        (winner.map_or(-1, |w| w as i8), (s.ply() - start.ply()) as i32)
+        (
+            winner.map_or(-1, |w| w as i8),
+            (s.ply() - start.ply()) as i32,
+        )
     };
     let results: Vec<(i8, i32)> = if threads == 1 || n < 128 {
         (0..n).map(one).collect()

@@ -79,7 +79,10 @@ impl Marathon {
             out.push_str(line.trim_end());
             out.push('\n');
         }
-        for (label, want) in [("waiting: ", Place::Waiting), ("finished:", Place::Finished)] {
+        for (label, want) in [
+            ("waiting: ", Place::Waiting),
+            ("finished:", Place::Finished),
+        ] {
             let groups: Vec<String> = (0..self.players())
                 .filter_map(|p| {
                     let kinds: Vec<&str> = Kind::ALL
@@ -90,7 +93,11 @@ impl Marathon {
                     (!kinds.is_empty()).then(|| format!("player {p}: {}", kinds.join(" ")))
                 })
                 .collect();
-            let text = if groups.is_empty() { "-".to_string() } else { groups.join("; ") };
+            let text = if groups.is_empty() {
+                "-".to_string()
+            } else {
+                groups.join("; ")
+            };
             let _ = writeln!(out, "{label} {text}");
         }
         out

@@ -13,14 +13,20 @@ fn pic(game: &Marathon, text: &str, to_move: usize) -> State {
     let parse_piece = |tok: &str| -> (usize, Kind, Option<Dir>) {
         let owner = tok[..1].parse().expect("owner digit");
         let kind = Kind::parse(&tok[1..2]).expect("piece letter");
-        let facing = tok.split_once(':').map(|(_, f)| Dir::parse(f).expect("facing"));
+        let facing = tok
+            .split_once(':')
+            .map(|(_, f)| Dir::parse(f).expect("facing"));
         (owner, kind, facing)
     };
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         if let Some(rest) = line.strip_prefix("finished:") {
             for tok in rest.split_whitespace() {
                 let (owner, kind, _) = parse_piece(tok);
-                pieces.push(Piece { owner, kind, place: Place::Finished });
+                pieces.push(Piece {
+                    owner,
+                    kind,
+                    place: Place::Finished,
+                });
             }
             continue;
         }
@@ -30,7 +36,11 @@ fn pic(game: &Marathon, text: &str, to_move: usize) -> State {
             }
             let (owner, kind, facing) = parse_piece(tok);
             let cell = (row, col as i32);
-            pieces.push(Piece { owner, kind, place: Place::OnCourse { cell, facing } });
+            pieces.push(Piece {
+                owner,
+                kind,
+                place: Place::OnCourse { cell, facing },
+            });
         }
         row += 1;
     }
@@ -39,8 +49,12 @@ fn pic(game: &Marathon, text: &str, to_move: usize) -> State {
 
 /// The notation of the legal moves of one piece of the player to move, sorted.
 fn moves_of(game: &Marathon, s: &State, kind: Kind) -> Vec<String> {
-    let mut v: Vec<String> =
-        game.legal_moves(s).into_iter().filter(|m| m.kind == kind).map(|m| m.to_string()).collect();
+    let mut v: Vec<String> = game
+        .legal_moves(s)
+        .into_iter()
+        .filter(|m| m.kind == kind)
+        .map(|m| m.to_string())
+        .collect();
     v.sort();
     v
 }
@@ -53,12 +67,19 @@ fn strs(v: &[&str]) -> Vec<String> {
 
 /// One coaster (3×3), entering at the top, finishing at the bottom.
 fn coaster() -> Marathon {
-    Config { name: "one".into(), description: String::new(), players: 2, ply_limit: 500, course: "SSS\n###\n###\n###\nFFF\n".into() }
-        .build()
-        .unwrap()
+    Config {
+        name: "one".into(),
+        description: String::new(),
+        players: 2,
+        ply_limit: 500,
+        course: "SSS\n###\n###\n###\nFFF\n".into(),
+    }
+    .build()
+    .unwrap()
 }
 
-const EMPTY12: &str = ". . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n";
+const EMPTY12: &str =
+    ". . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n. . .\n";
 
 /// The standard course with pieces drawn on rows given as `(row, "tokens")`.
 fn std_pic(game: &Marathon, rows: &[(usize, &str)], extra: &str, to_move: usize) -> State {
@@ -71,14 +92,21 @@ fn std_pic(game: &Marathon, rows: &[(usize, &str)], extra: &str, to_move: usize)
 
 #[test]
 fn state_is_small() {
-    assert!(std::mem::size_of::<State>() <= 64, "{} bytes", std::mem::size_of::<State>());
+    assert!(
+        std::mem::size_of::<State>() <= 64,
+        "{} bytes",
+        std::mem::size_of::<State>()
+    );
 }
 
 #[test]
 fn opening_has_57_moves_on_every_course() {
     for name in bundled_names() {
         for players in 2..=5 {
-            let game = Marathon::variant(name).unwrap().with_players(players).unwrap();
+            let game = Marathon::variant(name)
+                .unwrap()
+                .with_players(players)
+                .unwrap();
             let s = game.new_state();
             let moves = game.legal_moves(&s);
             assert_eq!(moves.len(), 57, "{name}, {players} players");
@@ -95,14 +123,24 @@ fn opening_moves_by_kind_and_entries() {
     let game = Marathon::standard();
     let s = game.new_state();
     let count = |k| game.legal_moves(&s).iter().filter(|m| m.kind == k).count();
-    assert_eq!((count(Kind::Mama), count(Kind::Papa), count(Kind::Baby)), (13, 19, 25));
+    assert_eq!(
+        (count(Kind::Mama), count(Kind::Papa), count(Kind::Baby)),
+        (13, 19, 25)
+    );
     let baby = moves_of(&game, &s, Kind::Baby);
     // Diagonal entries whose slide leaves the side stop upright.
-    for m in ["B -1,0 SE 1,2 up", "B -1,1 SE 0,2 up", "B -1,1 SW 0,0 up", "B -1,2 SW 1,0 up"] {
+    for m in [
+        "B -1,0 SE 1,2 up",
+        "B -1,1 SE 0,2 up",
+        "B -1,1 SW 0,0 up",
+        "B -1,2 SW 1,0 up",
+    ] {
         assert!(baby.contains(&m.to_string()), "{m} in {baby:?}");
     }
     // A diagonal entry whose first step is off the course is illegal.
-    assert!(baby.iter().all(|m| !m.starts_with("B -1,0 SW") && !m.starts_with("B -1,2 SE")));
+    assert!(baby
+        .iter()
+        .all(|m| !m.starts_with("B -1,0 SW") && !m.starts_with("B -1,2 SE")));
     let papa = moves_of(&game, &s, Kind::Papa);
     assert!(papa.contains(&"P -1,0 SE 1,2 NE".to_string()));
     assert!(papa.contains(&"P -1,2 SW 1,0 NW".to_string()));
@@ -158,27 +196,44 @@ fn spins_are_limited_by_cells_slid() {
     };
     assert_eq!(facings(Kind::Mama, "S"), strs(&["S", "SE", "SW"]));
     assert_eq!(facings(Kind::Papa, "S"), strs(&["E", "S", "SE", "SW", "W"]));
-    assert_eq!(facings(Kind::Baby, "N"), strs(&["E", "N", "NE", "NW", "SE", "SW", "W"]));
+    assert_eq!(
+        facings(Kind::Baby, "N"),
+        strs(&["E", "N", "NE", "NW", "SE", "SW", "W"])
+    );
     // Parsing a larger spin is an illegal move with the reason.
     let err = game.parse_move(&s, "M 5,0 S 6,0 E").unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("at most 1×45°")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("at most 1×45°")),
+        "{err}"
+    );
 }
 
 #[test]
 fn lying_piece_slides_only_where_it_points_or_stands() {
     let game = Marathon::standard();
-    let s = std_pic(&game, &[(5, ". 0B:S ."), (2, "0P:E . ."), (9, ". . 0M:NE")], "", 0);
+    let s = std_pic(
+        &game,
+        &[(5, ". 0B:S ."), (2, "0P:E . ."), (9, ". . 0M:NE")],
+        "",
+        0,
+    );
     let baby = moves_of(&game, &s, Kind::Baby);
     assert_eq!(baby.len(), 7 + 1);
     assert!(baby.contains(&"B 5,1 stand".to_string()));
-    assert!(baby.iter().filter(|m| !m.ends_with("stand")).all(|m| m.starts_with("B 5,1 S 8,1 ")));
+    assert!(baby
+        .iter()
+        .filter(|m| !m.ends_with("stand"))
+        .all(|m| m.starts_with("B 5,1 S 8,1 ")));
     // Papa on (2,0) facing E slides (2,1), (2,2): the full distance, lying.
     let papa = moves_of(&game, &s, Kind::Papa);
     assert_eq!(papa.len(), 5 + 1);
     // Mama on (9,2) facing NE: the first step leaves the course: only the stand.
     assert_eq!(moves_of(&game, &s, Kind::Mama), strs(&["M 9,2 stand"]));
     let err = game.parse_move(&s, "B 5,1 N 2,1 N").unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("can only slide S")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("can only slide S")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -188,13 +243,25 @@ fn stand_makes_a_lying_piece_upright() {
     let mv = game.parse_move(&s, "B 5,1 stand").unwrap();
     assert!(mv.is_stand() && mv.dst() == Some((5, 1)) && mv.facing().is_none());
     game.play_move(&mut s, &mv).unwrap();
-    assert_eq!(game.place(&s, 0, Kind::Baby), Place::OnCourse { cell: (5, 1), facing: None });
+    assert_eq!(
+        game.place(&s, 0, Kind::Baby),
+        Place::OnCourse {
+            cell: (5, 1),
+            facing: None
+        }
+    );
     // An upright piece cannot stand.
     let err = game.parse_move(&s, "M 7,0 stand").unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("already upright")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("already upright")),
+        "{err}"
+    );
     // Nor a waiting one.
     let err = game.parse_move(&s, "P 7,0 stand").unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("waiting")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("waiting")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -203,15 +270,25 @@ fn blocked_slides_are_illegal() {
     // The baby's S slide is blocked at its last cell, its N slide at its first.
     let s = std_pic(&game, &[(4, ". 1M ."), (5, ". 0B ."), (8, ". 1P .")], "", 0);
     let baby = moves_of(&game, &s, Kind::Baby);
-    assert!(!baby.iter().any(|m| m.starts_with("B 5,1 S ") || m.starts_with("B 5,1 N ")), "{baby:?}");
+    assert!(
+        !baby
+            .iter()
+            .any(|m| m.starts_with("B 5,1 S ") || m.starts_with("B 5,1 N ")),
+        "{baby:?}"
+    );
     let err = game.parse_move(&s, "B 5,1 S 8,1 S").unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("blocked") && m.contains("(8, 1)")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("blocked") && m.contains("(8, 1)")),
+        "{err}"
+    );
     // One cell further away, the slide is free.
     let s = std_pic(&game, &[(5, ". 0B ."), (9, ". 1P .")], "", 0);
     assert!(moves_of(&game, &s, Kind::Baby).contains(&"B 5,1 S 8,1 S".to_string()));
     // A stop at the side is blocked too when the cell before the edge is occupied.
     let s = std_pic(&game, &[(5, ". 0B 1M")], "", 0);
-    assert!(!moves_of(&game, &s, Kind::Baby).iter().any(|m| m.starts_with("B 5,1 E ")));
+    assert!(!moves_of(&game, &s, Kind::Baby)
+        .iter()
+        .any(|m| m.starts_with("B 5,1 E ")));
 }
 
 #[test]
@@ -225,13 +302,21 @@ fn slides_stop_upright_at_a_side_edge() {
     assert_eq!(papa.iter().filter(|m| m.starts_with("P 5,1 E ")).count(), 1);
     // Mama on (5,0) going W cannot move at all: illegal. Going E: blocked.
     let mama = moves_of(&game, &s, Kind::Mama);
-    assert!(!mama.iter().any(|m| m.starts_with("M 5,0 W ") || m.starts_with("M 5,0 E ")));
+    assert!(!mama
+        .iter()
+        .any(|m| m.starts_with("M 5,0 W ") || m.starts_with("M 5,0 E ")));
     let err = game.parse_move(&s, "M 5,0 W 5,0 up").unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("leave the course at once")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("leave the course at once")),
+        "{err}"
+    );
     // Reaching the edge cell with exactly the full distance is a full slide: lying, spins.
     let s = std_pic(&game, &[(5, ". 0M .")], "", 0);
     assert_eq!(
-        moves_of(&game, &s, Kind::Mama).iter().filter(|m| m.starts_with("M 5,1 E 5,2 ")).count(),
+        moves_of(&game, &s, Kind::Mama)
+            .iter()
+            .filter(|m| m.starts_with("M 5,1 E 5,2 "))
+            .count(),
         3
     );
     // Going back over the start line counts as a side.
@@ -253,7 +338,10 @@ fn entries_diagonal_and_blocked() {
     // Straight in at cols 0 and 2 (5 + 5), SE from (-1,1) and SW from (-1,1) stop at the side.
     assert_eq!(papa.len(), 5 + 5 + 2, "{papa:?}");
     let err = game.parse_move(&s, "P -1,1 S 1,1 S").unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("blocked")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("blocked")),
+        "{err}"
+    );
     let err = game.parse_move(&s, "P -1,0 SW 1,0 S").unwrap_err();
     assert!(matches!(&err, Error::IllegalMove(_)), "{err}");
     // A piece further on blocks an entry slide too.
@@ -282,19 +370,29 @@ fn finishes_straight_diagonal_and_overshooting() {
     assert!(mv.finishes() && mv.dst().is_none());
     // A lying piece pointed diagonally across the corner finishes too.
     let s = std_pic(&game, &[(11, "0M:SW . .")], "", 0);
-    assert_eq!(moves_of(&game, &s, Kind::Mama), strs(&["M 11,0 SW finish", "M 11,0 stand"]));
+    assert_eq!(
+        moves_of(&game, &s, Kind::Mama),
+        strs(&["M 11,0 SW finish", "M 11,0 stand"])
+    );
     // … but one pointed along the last row does not.
     let s = std_pic(&game, &[(11, ". . 0M:E")], "", 0);
     assert_eq!(moves_of(&game, &s, Kind::Mama), strs(&["M 11,2 stand"]));
     // Blocked before the line: no finish.
     let s = std_pic(&game, &[(10, ". 0B ."), (11, "1M 1P 1B")], "", 0);
-    assert!(!moves_of(&game, &s, Kind::Baby).iter().any(|m| m.ends_with("finish")));
+    assert!(!moves_of(&game, &s, Kind::Baby)
+        .iter()
+        .any(|m| m.ends_with("finish")));
 }
 
 #[test]
 fn finishing_the_family_wins() {
     let game = Marathon::standard();
-    let mut s = std_pic(&game, &[(11, ". 0B ."), (3, ". 1M .")], "finished: 0M 0P", 0);
+    let mut s = std_pic(
+        &game,
+        &[(11, ". 0B ."), (3, ". 1M .")],
+        "finished: 0M 0P",
+        0,
+    );
     assert!(!game.is_over(&s));
     let mv = game.parse_move(&s, "B 11,1 S finish").unwrap();
     game.play_move(&mut s, &mv).unwrap();
@@ -308,11 +406,33 @@ fn finishing_the_family_wins() {
     // Three players: the others share second place.
     let game3 = game.with_players(3).unwrap();
     let s = pic(&game3, EMPTY12, 0);
-    let s = game3.position(&[
-        Piece { owner: 1, kind: Kind::Mama, place: Place::Finished },
-        Piece { owner: 1, kind: Kind::Papa, place: Place::Finished },
-        Piece { owner: 1, kind: Kind::Baby, place: Place::Finished },
-    ], 0, 10).map(|t| { assert_ne!(t, s); t }).unwrap();
+    let s = game3
+        .position(
+            &[
+                Piece {
+                    owner: 1,
+                    kind: Kind::Mama,
+                    place: Place::Finished,
+                },
+                Piece {
+                    owner: 1,
+                    kind: Kind::Papa,
+                    place: Place::Finished,
+                },
+                Piece {
+                    owner: 1,
+                    kind: Kind::Baby,
+                    place: Place::Finished,
+                },
+            ],
+            0,
+            10,
+        )
+        .map(|t| {
+            assert_ne!(t, s);
+            t
+        })
+        .unwrap();
     assert_eq!(s.winner(), Some(1));
     assert_eq!(game3.ranking(&s), vec![2, 1, 2]);
     assert_eq!(&game3.returns(&s)[..3], &[-0.5, 1.0, -0.5]);
@@ -330,7 +450,10 @@ fn a_player_without_a_legal_action_is_skipped() {
     game.play_move(&mut t, &mv).unwrap();
     assert_eq!(t.to_move(), Some(2));
     // A position given with player 1 to move passes to player 2.
-    assert_eq!(std_pic(&game, &rows, "finished: 1P 1B", 1).to_move(), Some(2));
+    assert_eq!(
+        std_pic(&game, &rows, "finished: 1P 1B", 1).to_move(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -346,13 +469,31 @@ fn ply_limit_is_a_draw_but_a_win_on_the_last_ply_counts() {
     assert_eq!(s.winner(), None);
     assert_eq!(game.ranking(&s), vec![1, 1]);
     assert_eq!(&game.returns(&s)[..2], &[0.0, 0.0]);
-    assert!(matches!(game.play(&mut s.clone(), 0), Err(Error::IllegalMove(_))));
+    assert!(matches!(
+        game.play(&mut s.clone(), 0),
+        Err(Error::IllegalMove(_))
+    ));
 
     let game = Marathon::standard().with_ply_limit(7).unwrap();
     let pieces = [
-        Piece { owner: 0, kind: Kind::Mama, place: Place::Finished },
-        Piece { owner: 0, kind: Kind::Papa, place: Place::Finished },
-        Piece { owner: 0, kind: Kind::Baby, place: Place::OnCourse { cell: (11, 1), facing: None } },
+        Piece {
+            owner: 0,
+            kind: Kind::Mama,
+            place: Place::Finished,
+        },
+        Piece {
+            owner: 0,
+            kind: Kind::Papa,
+            place: Place::Finished,
+        },
+        Piece {
+            owner: 0,
+            kind: Kind::Baby,
+            place: Place::OnCourse {
+                cell: (11, 1),
+                facing: None,
+            },
+        },
     ];
     let mut s = game.position(&pieces, 0, 6).unwrap();
     let mv = game.parse_move(&s, "B 11,1 S finish").unwrap();
@@ -369,8 +510,16 @@ fn nobody_able_to_move_is_a_draw() {
     // can always slide on toward it), so this checks the rule on a doctored state: every cell
     // marked occupied, so nothing can slide but the baby on the last row, across the line.
     let game = Marathon::standard();
-    let s = std_pic(&game, &[(11, ". 0B ."), (5, "1M 1P 1B"), (4, "0M 0P .")], "", 0);
-    let mut s = State { occupied: u64::MAX >> (64 - game.course().len()), ..s };
+    let s = std_pic(
+        &game,
+        &[(11, ". 0B ."), (5, "1M 1P 1B"), (4, "0M 0P .")],
+        "",
+        0,
+    );
+    let mut s = State {
+        occupied: u64::MAX >> (64 - game.course().len()),
+        ..s
+    };
     s.hash = game.hash_from_scratch(&s);
     assert!(!game.has_legal(&s, 1));
     let mv = game.parse_move(&s, "B 11,1 S finish").unwrap();
@@ -386,7 +535,10 @@ fn nobody_able_to_move_is_a_draw() {
 fn action_move_bijection_and_notation_round_trip_in_random_games() {
     for name in bundled_names() {
         for players in [2, 3, 5] {
-            let game = Marathon::variant(name).unwrap().with_players(players).unwrap();
+            let game = Marathon::variant(name)
+                .unwrap()
+                .with_players(players)
+                .unwrap();
             let mut rng = Rng::new(players as u64 * 77 + name.len() as u64);
             for _ in 0..6 {
                 let mut s = game.new_state();
@@ -410,7 +562,10 @@ fn action_move_bijection_and_notation_round_trip_in_random_games() {
                         // Distinct moves give distinct positions.
                         let mut t = s;
                         game.apply(&mut t, a);
-                        assert!(results.insert((t.cell, t.facing)), "{text} repeats a position");
+                        assert!(
+                            results.insert((t.cell, t.facing)),
+                            "{text} repeats a position"
+                        );
                     }
                     let a = list[rng.below(list.len())];
                     game.apply(&mut s, a);
@@ -468,7 +623,10 @@ fn random_games_end_and_respect_the_rules() {
             last = s;
             game.apply(&mut s, a);
             assert_eq!(s.ply(), last.ply() + 1);
-            assert_eq!(s.occupied().count_ones() as usize, s.cell.iter().filter(|&&c| (c as usize) < MAX_CELLS).count());
+            assert_eq!(
+                s.occupied().count_ones() as usize,
+                s.cell.iter().filter(|&&c| (c as usize) < MAX_CELLS).count()
+            );
         }
         assert!(s.ply() <= game.ply_limit());
         match s.winner() {
@@ -488,27 +646,52 @@ fn illegal_actions_leave_the_state_unchanged() {
     let mut s = game.new_state();
     let before = s;
     // Mama straight onto (0,1) facing N: a spin of 4 is not allowed.
-    let a = game.action_of(Kind::Mama, Place::OnCourse { cell: (0, 1), facing: Some(Dir::N) }).unwrap();
+    let a = game
+        .action_of(
+            Kind::Mama,
+            Place::OnCourse {
+                cell: (0, 1),
+                facing: Some(Dir::N),
+            },
+        )
+        .unwrap();
     let err = game.play(&mut s, a).unwrap_err();
-    assert!(matches!(&err, Error::IllegalMove(m) if m.contains("mama")), "{err}");
+    assert!(
+        matches!(&err, Error::IllegalMove(m) if m.contains("mama")),
+        "{err}"
+    );
     assert!(game.play(&mut s, 100_000).is_err());
     assert!(game.parse_move(&s, "X 0,0 S").is_err());
     assert!(matches!(game.parse_move(&s, "M 0,0"), Err(Error::Parse(_))));
-    assert!(matches!(game.parse_move(&s, "M zz S 0,0 S"), Err(Error::Parse(_))));
+    assert!(matches!(
+        game.parse_move(&s, "M zz S 0,0 S"),
+        Err(Error::Parse(_))
+    ));
     assert_eq!(s, before);
 }
 
 #[test]
 fn positions_are_validated() {
     let game = Marathon::standard();
-    let on = |owner, kind, r, c| Piece { owner, kind, place: Place::OnCourse { cell: (r, c), facing: None } };
-    let err = game.position(&[on(0, Kind::Mama, 0, 0), on(1, Kind::Mama, 0, 0)], 0, 0).unwrap_err();
+    let on = |owner, kind, r, c| Piece {
+        owner,
+        kind,
+        place: Place::OnCourse {
+            cell: (r, c),
+            facing: None,
+        },
+    };
+    let err = game
+        .position(&[on(0, Kind::Mama, 0, 0), on(1, Kind::Mama, 0, 0)], 0, 0)
+        .unwrap_err();
     assert!(err.to_string().contains("already holds"), "{err}");
     let err = game.position(&[on(0, Kind::Mama, 0, 5)], 0, 0).unwrap_err();
     assert!(err.to_string().contains("not a cell"), "{err}");
     let err = game.position(&[on(2, Kind::Mama, 0, 0)], 0, 0).unwrap_err();
     assert!(err.to_string().contains("owner 2"), "{err}");
-    let err = game.position(&[on(0, Kind::Mama, 0, 0), on(0, Kind::Mama, 1, 0)], 0, 0).unwrap_err();
+    let err = game
+        .position(&[on(0, Kind::Mama, 0, 0), on(0, Kind::Mama, 1, 0)], 0, 0)
+        .unwrap_err();
     assert!(err.to_string().contains("twice"), "{err}");
     assert!(game.position(&[], 2, 0).is_err());
     assert!(game.position(&[], 0, 501).is_err());
@@ -518,9 +701,15 @@ fn positions_are_validated() {
 fn course_configs_are_checked_with_places() {
     let parse = |map: &str| Course::parse(map).map(|_| ()).unwrap_err().to_string();
     let e = parse("SSS\n###\n#x#\n###\nFFF");
-    assert!(e.contains("line 3, column 2") && e.contains("unknown symbol 'x'"), "{e}");
+    assert!(
+        e.contains("line 3, column 2") && e.contains("unknown symbol 'x'"),
+        "{e}"
+    );
     let e = parse("SSS\n###\n###\n###\n\n###\n###\n###\nFFF");
-    assert!(e.contains("not connected") && e.contains("cell (4, 0)"), "{e}");
+    assert!(
+        e.contains("not connected") && e.contains("cell (4, 0)"),
+        "{e}"
+    );
     let e = parse("###\n###\n###\nFFF");
     assert!(e.contains("no start line"), "{e}");
     let e = parse("SSS\n###\n###\n###");
@@ -534,16 +723,34 @@ fn course_configs_are_checked_with_places() {
     let e = parse("SSS\n###\n###\n###\n.F.\n.F.");
     assert!(e.contains("not directly beside"), "{e}");
     // In a TOML file, places are lines of the file.
-    let toml = "game = \"marathon\"\nname = \"bad\"\ncourse = \"\"\"\nSSS\n###\n#?#\n###\nFFF\n\"\"\"\n";
+    let toml =
+        "game = \"marathon\"\nname = \"bad\"\ncourse = \"\"\"\nSSS\n###\n#?#\n###\nFFF\n\"\"\"\n";
     let e = Config::from_toml(toml, "bad.toml").unwrap_err().to_string();
     assert!(e.starts_with("bad.toml: line 6, column 2:"), "{e}");
-    let e = Config::from_toml("game = \"marathon\"\ncourse = \"SSS\"\nplayerz = 3\n", "x.toml").unwrap_err().to_string();
+    let e = Config::from_toml(
+        "game = \"marathon\"\ncourse = \"SSS\"\nplayerz = 3\n",
+        "x.toml",
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("playerz") && e.contains("line 3"), "{e}");
-    let e = Config::from_toml("game = \"fish\"\ncourse = \"SSS\\n###\\n###\\n###\\nFFF\"\n", "x.toml").unwrap_err().to_string();
+    let e = Config::from_toml(
+        "game = \"fish\"\ncourse = \"SSS\\n###\\n###\\n###\\nFFF\"\n",
+        "x.toml",
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("fish"), "{e}");
-    let e = Config::from_toml("course = \"SSS\\n###\\n###\\n###\\nFFF\"\nplayers = 6\n", "x.toml").unwrap_err().to_string();
+    let e = Config::from_toml(
+        "course = \"SSS\\n###\\n###\\n###\\nFFF\"\nplayers = 6\n",
+        "x.toml",
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("2 to 5"), "{e}");
-    let e = Config::from_json("{\"course\": \"SSS\\n#q#\"}", "dict").unwrap_err().to_string();
+    let e = Config::from_json("{\"course\": \"SSS\\n#q#\"}", "dict")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("course map line 2, column 2"), "{e}");
 }
 
@@ -570,7 +777,10 @@ fn bundled_courses_have_the_documented_shapes() {
     // The map and the config round-trip.
     for name in bundled_names() {
         let g = Marathon::variant(name).unwrap();
-        let again = Config::from_toml(&g.config().to_toml(), "again").unwrap().build().unwrap();
+        let again = Config::from_toml(&g.config().to_toml(), "again")
+            .unwrap()
+            .build()
+            .unwrap();
         assert_eq!(again.course().to_map(), g.course().to_map());
         assert_eq!(again.name(), g.name());
         assert_eq!(again.description(), g.description());
@@ -581,7 +791,14 @@ fn bundled_courses_have_the_documented_shapes() {
 #[test]
 fn finishing_on_the_l_course_goes_east() {
     let game = Marathon::variant("l").unwrap();
-    let pieces = [Piece { owner: 0, kind: Kind::Papa, place: Place::OnCourse { cell: (2, 5), facing: None } }];
+    let pieces = [Piece {
+        owner: 0,
+        kind: Kind::Papa,
+        place: Place::OnCourse {
+            cell: (2, 5),
+            facing: None,
+        },
+    }];
     let s = game.position(&pieces, 0, 0).unwrap();
     let papa = moves_of(&game, &s, Kind::Papa);
     assert!(papa.contains(&"P 2,5 E finish".to_string()), "{papa:?}");
@@ -595,15 +812,32 @@ fn finishing_on_the_l_course_goes_east() {
 #[test]
 fn render_shows_the_course_and_pieces() {
     let game = Marathon::standard();
-    let s = std_pic(&game, &[(0, ". 0M:S ."), (1, "1B:NE . 0P")], "finished: 1M", 1);
+    let s = std_pic(
+        &game,
+        &[(0, ". 0M:S ."), (1, "1B:NE . 0P")],
+        "finished: 1M",
+        1,
+    );
     let text = game.render(&s);
     assert!(text.contains("player 1 to move"), "{text}");
-    assert!(text.contains("0M:S") && text.contains("1B:NE") && text.contains("0P"), "{text}");
+    assert!(
+        text.contains("0M:S") && text.contains("1B:NE") && text.contains("0P"),
+        "{text}"
+    );
     assert!(text.contains("finished: player 1: mama"), "{text}");
-    assert!(text.contains("waiting:  player 0: baby; player 1: papa"), "{text}");
+    assert!(
+        text.contains("waiting:  player 0: baby; player 1: papa"),
+        "{text}"
+    );
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[2].trim_start().starts_with("-1") && lines[2].contains('S'), "{text}");
-    assert!(lines[15].trim_start().starts_with("12") && lines[15].contains('F'), "{text}");
+    assert!(
+        lines[2].trim_start().starts_with("-1") && lines[2].contains('S'),
+        "{text}"
+    );
+    assert!(
+        lines[15].trim_start().starts_with("12") && lines[15].contains('F'),
+        "{text}"
+    );
 }
 
 #[test]
@@ -616,21 +850,29 @@ fn custom_courses_small_and_sideways() {
     assert!(baby.contains(&"B -1,1 S 2,1 W".to_string()));
     assert_eq!(baby.len(), 25);
     // Entering from the left side, finishing at the bottom: a diagonal entry can finish.
-    let game = Config { course: "S###\nS###\nS###\n.FFF\n".into(), ..game.config() }.build().unwrap();
+    let game = Config {
+        course: "S###\nS###\nS###\n.FFF\n".into(),
+        ..game.config()
+    }
+    .build()
+    .unwrap();
     assert_eq!(game.course().start_dir(), Dir::E);
     let s = game.new_state();
     let papa = moves_of(&game, &s, Kind::Papa);
     assert!(papa.contains(&"P 1,-1 SE finish".to_string()), "{papa:?}");
     assert!(!papa.iter().any(|m| m.starts_with("P 2,-1 SE")));
     let mut t = s;
-    game.play_move(&mut t, &game.parse_move(&s, "P 1,-1 SE finish").unwrap()).unwrap();
+    game.play_move(&mut t, &game.parse_move(&s, "P 1,-1 SE finish").unwrap())
+        .unwrap();
     assert_eq!(game.place(&t, 0, Kind::Papa), Place::Finished);
     assert_eq!(t.to_move(), Some(1));
 }
 
 /// Legal actions straight from the rules' rays (slow, simple), for checking the fast tables.
 fn reference_actions(game: &Marathon, s: &State) -> Vec<Action> {
-    let Some(p) = s.to_move() else { return Vec::new() };
+    let Some(p) = s.to_move() else {
+        return Vec::new();
+    };
     let n = game.course().len() as u32;
     let mut out = Vec::new();
     for kind in 0..PIECES {
@@ -669,7 +911,12 @@ fn fast_generation_matches_the_reference() {
             let mut s = game.new_state();
             while !game.is_over(&s) {
                 game.legal_actions(&s, &mut list);
-                assert_eq!(list.to_vec(), reference_actions(&game, &s), "{name}\n{}", game.render(&s));
+                assert_eq!(
+                    list.to_vec(),
+                    reference_actions(&game, &s),
+                    "{name}\n{}",
+                    game.render(&s)
+                );
                 assert_eq!(game.count_legal(&s), list.len());
                 let a = game.random_action(&s, &mut rng).unwrap();
                 game.apply(&mut s, a);
@@ -707,13 +954,21 @@ fn json_round_trips_and_rejects_nonsense() {
             let (g2, s2) = json::from_json(&text).unwrap();
             assert_eq!(s2, s);
             assert_eq!(g2.config(), game.config());
-            let Some(a) = game.random_action(&s, &mut rng) else { break };
+            let Some(a) = game.random_action(&s, &mut rng) else {
+                break;
+            };
             game.apply(&mut s, a);
         }
     }
     let game = Marathon::standard();
     let text = json::to_json(&game, &game.new_state());
-    assert_eq!(json::from_json(&text.replace("\"to_move\":0", "\"to_move\":1")).unwrap().1.to_move(), Some(1));
+    assert_eq!(
+        json::from_json(&text.replace("\"to_move\":0", "\"to_move\":1"))
+            .unwrap()
+            .1
+            .to_move(),
+        Some(1)
+    );
     assert!(json::from_json(&text.replace("\"to_move\":0", "\"to_move\":7")).is_err());
     assert!(json::from_json(&text.replace("\"to_move\":0", "\"to_move\":null")).is_err());
     assert!(json::from_json(&text.replace("mama", "granny")).is_err());

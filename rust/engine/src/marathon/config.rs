@@ -101,7 +101,7 @@ impl Config {
     /// checked here, and its errors give the line and column in the TOML text.
     pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
         let raw: RawConfig<Spanned<String>> =
-            toml::from_str(text).map_err(|e| Error::Parse(format!("{origin}: {e}")))?;
+            toml::from_str(text).map_err(|e| Error::Invalid(format!("{origin}: {e}")))?;
         let span = raw.course.span();
         let course = raw.course.get_ref().clone();
         let map_start = map_start_in_source(text, span, &course);
@@ -118,18 +118,19 @@ impl Config {
             }
             None => format!("{origin}: course map line {}, column {}", line + 1, col + 1),
         };
-        Course::parse_located(&course, &locate)?;
+        Course::parse_located(&course, &locate).map_err(|e| with_origin(origin, e))?;
         raw.finish(origin, course)
     }
 
     /// Reads a JSON config with the same keys (for configs given as Python dicts).
     pub fn from_json(text: &str, origin: &str) -> Result<Config> {
         let raw: RawConfig<String> =
-            serde_json::from_str(text).map_err(|e| Error::Parse(format!("{origin}: {e}")))?;
+            serde_json::from_str(text).map_err(|e| Error::Invalid(format!("{origin}: {e}")))?;
         let course = raw.course.clone();
         Course::parse_located(&course, &|line, col| {
             format!("{origin}: course map line {}, column {}", line + 1, col + 1)
-        })?;
+        })
+        .map_err(|e| with_origin(origin, e))?;
         raw.finish(origin, course)
     }
 
@@ -200,4 +201,12 @@ fn map_start_in_source(text: &str, span: std::ops::Range<usize>, value: &str) ->
         return None;
     }
     (inner.replace("\r\n", "\n") == value.replace("\r\n", "\n")).then_some(start)
+}
+
+/// `origin: message`, unless the message already names the origin.
+fn with_origin(origin: &str, e: Error) -> Error {
+    match e {
+        Error::Invalid(m) if !m.starts_with(origin) => Error::Invalid(format!("{origin}: {m}")),
+        other => other,
+    }
 }

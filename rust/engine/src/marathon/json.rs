@@ -119,7 +119,7 @@ pub fn piece_from_parts(
 
 pub fn from_json(text: &str) -> Result<(Marathon, State)> {
     let json: StateJson = serde_json::from_str(text)
-        .map_err(|e| Error::Parse(format!("Marathon state JSON: {e}")))?;
+        .map_err(|e| Error::Invalid(format!("Marathon state JSON: {e}")))?;
     if json.game != "marathon" {
         return invalid!("state JSON: game {:?}, expected \"marathon\"", json.game);
     }

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::fish::{Bitboard, Board, Cell, Direction, FishGame, FishMove, FishState, Phase};
+use crate::fish::{Bitboard, Board, Cell, Direction, FishGame, FishMove, FishState, Phase, Policy};
 use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::rng::{splitmix64, Rng};
 use crate::search::Evaluate;
@@ -540,80 +540,9 @@ impl Evaluate<FishGame> for FishEval {
 
     fn playout(&self, game: &FishGame, s: &FishState, rng: &mut Rng) -> Returns {
         let mut c = *s;
-        fast_random_playout(game, &mut c, rng);
+        game.random_playout_with(&mut c, rng, Policy::Fast);
         game.returns(&c)
     }
-}
-
-/// Plays random moves to the end, cheaply: a random penguin of the player to move that can
-/// move, a random direction it can slide in, a random distance (not uniform over moves, but
-/// every legal move has a positive chance). Unreachable floes stay (scores are unaffected).
-/// Only the scores of the returned state are meaningful (no hash, no turn bookkeeping).
-pub fn fast_random_playout(game: &FishGame, s: &mut FishState, rng: &mut Rng) {
-    // Placement (rare in search) goes through the engine.
-    while s.to_move().is_some() && game.phase(s) == Phase::Placement {
-        let cells = game.placement_cells(s);
-        let cell = cells.nth(rng.below(cells.count() as usize) as u32).expect("a placement exists");
-        game.place(s, cell);
-    }
-    let Some(mut p) = s.to_move() else { return };
-    let board = game.board();
-    let n = game.rules().players();
-    let mut pens = s.penguins;
-    let mut empty = s.floes - s.occupied();
-    loop {
-        // `p` can move here (the engine guarantees it for the first turn, the loop below after).
-        let mut candidates = pens[p];
-        loop {
-            let count = candidates.count();
-            debug_assert!(count > 0);
-            let from = candidates.nth(rng.below(count as usize) as u32).expect("in range");
-            let mut dests = [Bitboard::EMPTY; 6];
-            let mut k = 0;
-            for dir in Direction::ALL {
-                let d = board.slide(from, dir, empty);
-                if d.any() {
-                    dests[k] = d;
-                    k += 1;
-                }
-            }
-            if k == 0 {
-                candidates = candidates.without(from);
-                continue;
-            }
-            let d = dests[rng.below(k)];
-            let to = d.nth(rng.below(d.count() as usize) as u32).expect("in range");
-            s.fish[p] += board.fish(from) as u16;
-            s.taken[p] += 1;
-            pens[p] = pens[p].without(from).with(to);
-            empty = empty.without(to);
-            break;
-        }
-        // The next player with penguins who can move; stuck ones lift theirs.
-        let mut next = None;
-        for i in 1..=n {
-            let q = (p + i) % n;
-            if pens[q].is_empty() {
-                continue;
-            }
-            if board.neighbours(pens[q]).intersects(empty) {
-                next = Some(q);
-                break;
-            }
-            for c in pens[q] {
-                s.fish[q] += board.fish(c) as u16;
-                s.taken[q] += 1;
-            }
-            pens[q] = Bitboard::EMPTY;
-        }
-        match next {
-            Some(q) => p = q,
-            None => break,
-        }
-    }
-    s.penguins = pens;
-    s.floes = empty;
-    s.to_move = crate::fish::NOBODY;
 }
 
 #[cfg(test)]
@@ -775,7 +704,7 @@ mod tests {
             }
             let before = s;
             let mut c = s;
-            fast_random_playout(&game, &mut c, &mut rng);
+            game.random_playout_with(&mut c, &mut rng, Policy::Fast);
             assert_eq!(c.to_move(), None);
             assert!(game.returns(&c)[..game.num_players()].iter().sum::<f64>().abs() < 1e-9);
             let n = game.num_players();

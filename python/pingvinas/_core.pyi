@@ -1,7 +1,7 @@
 """Type stubs of the compiled core, ``pingvinas._core``."""
 
 from os import PathLike
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -291,3 +291,37 @@ def marathon_random_playouts(
     game: Optional[Marathon] = None,
     state: Optional[MarathonState] = None,
 ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+
+class Searcher:
+    """A search engine for either game (MCTS, alpha-beta, greedy, random) that keeps its tree
+    and transposition table between searches; ``pingvinas.search.Searcher`` wraps it."""
+
+    def __init__(
+        self,
+        algorithm: str = "auto",
+        *,
+        threads: int = 1,
+        seed: int = 0,
+        exploration: Optional[float] = None,
+        selection: str = "uct",
+        playout: str = "auto",
+        knowledge: bool = True,
+        tt_mb: int = 64,
+        reuse: bool = True,
+    ) -> None: ...
+    def search(
+        self,
+        state: Union[FishState, MarathonState],
+        *,
+        time: Optional[float] = None,
+        iterations: Optional[int] = None,
+        nodes: Optional[int] = None,
+        depth: Optional[int] = None,
+    ) -> Dict[str, Any]: ...
+    def stop(self) -> None: ...
+    def clear(self) -> None: ...
+    @property
+    def algorithm(self) -> str: ...
+
+def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> Dict[str, Any]:
+    """The exact result of a small Fish position: final scores, best move, value."""

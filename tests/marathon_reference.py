@@ -141,6 +141,42 @@ def _make_courses():
     return courses
 
 
+def course_from_map(name: str, text: str) -> Course:
+    """A course from an ASCII map: ``#`` a cell, ``S`` a place just outside the start line,
+    ``F`` a place just beyond the finish line (anything else: no cell). Coordinates count from
+    the top-left course cell. Only for well-formed maps: nothing is validated here."""
+    cells, starts, finishes = set(), [], []
+    for r, line in enumerate(text.split("\n")):
+        for c, ch in enumerate(line):
+            if ch == "#":
+                cells.add((r, c))
+            elif ch == "S":
+                starts.append((r, c))
+            elif ch == "F":
+                finishes.append((r, c))
+    r0 = min(r for r, _ in cells)
+    c0 = min(c for _, c in cells)
+    cells = {(r - r0, c - c0) for r, c in cells}
+
+    def beside(place):
+        place = (place[0] - r0, place[1] - c0)
+        for d in ("N", "E", "S", "W"):
+            if add(place, d) in cells:
+                return add(place, d), d
+        raise ValueError(f"{place} is not beside a cell")
+
+    start = [beside(p) for p in starts]
+    finish = [beside(p) for p in finishes]
+    return Course(
+        name,
+        frozenset(cells),
+        tuple(sorted(c for c, _ in start)),
+        start[0][1],  # from the S place onto its cell: the way pieces enter
+        tuple(sorted(c for c, _ in finish)),
+        rotate(finish[0][1], 4),  # from the cell out onto the F place
+    )
+
+
 COURSES = _make_courses()
 ALIASES = {
     "standard": "marathon",
@@ -225,7 +261,7 @@ class Action:
 
 @dataclass
 class Marathon:
-    course_name: str = "marathon"
+    course_name: str = "marathon"  # a bundled course, an ASCII map, or a Course
     players: int = 2
     ply_limit: int = 500
     course: Course = field(init=False)
@@ -233,7 +269,12 @@ class Marathon:
     def __post_init__(self):
         if not 2 <= self.players <= 5:
             raise ValueError("players must be 2 to 5")
-        self.course = course(self.course_name)
+        if isinstance(self.course_name, Course):
+            self.course = self.course_name
+        elif "#" in self.course_name:
+            self.course = course_from_map("custom", self.course_name)
+        else:
+            self.course = course(self.course_name)
 
     # ----------------------------------------------------------------------------- positions
     def initial(self) -> State:

@@ -38,6 +38,28 @@ SCHEDULE = [
 ]
 
 
+# Courses given as ASCII maps (variant configs): other shapes, sides and sizes.
+CUSTOM_MAPS = {
+    # Two coasters side by side, entered from the right (moving W), finished off the left.
+    "westward": "F######S\nF######S\nF######S\n",
+    # A U: down the left, along the bottom, up the right; start and finish both on top.
+    "u-turn": (
+        "SSS...FFF\n"
+        "###...###\n###...###\n###...###\n"
+        "#########\n#########\n#########\n"
+    ),
+    # Entered from the left (moving E), along two coasters, then down two more.
+    "side-entry": (
+        "S######\nS######\nS######\n"
+        "....###\n....###\n....###\n"
+        "....###\n....###\n....###\n"
+        "....FFF\n"
+    ),
+    # Seven coasters (63 cells, near the 64-cell limit): a long snake.
+    "snake": "SSS\n" + "###\n" * 9 + "#########\n" * 3 + "......###\n" * 3 + "......FFF\n",
+}
+
+
 def engine_key(state):
     """The engine position as the reference's key: (canonical pieces, player to move).
 
@@ -111,9 +133,11 @@ def check_state(state, rs, ctx, types=False):
     assert state.winner == rs.winner, f"{ctx}: winner {state.winner}, reference {rs.winner}"
 
 
-def play_game(course, players, seed, ply_limit=500, randomness=None):
-    """Play one seeded game on engine and reference together; returns the final reference state."""
-    rng = random.Random(f"{course}/{players}/{seed}/{ply_limit}")
+def play_game(course, players, seed, ply_limit=500, randomness=None, label=None):
+    """Play one seeded game on engine and reference together; returns the final reference state.
+    ``course`` is a bundled course name or an ASCII map (then ``label`` names it)."""
+    label = label or course
+    rng = random.Random(f"{label}/{players}/{seed}/{ply_limit}")
     if randomness is None:
         randomness = SCHEDULE[seed % len(SCHEDULE)][0]
     game = pv.Marathon(players=players, course=course, ply_limit=ply_limit)
@@ -122,7 +146,7 @@ def play_game(course, players, seed, ply_limit=500, randomness=None):
     state = game.new_state()
     rs = model.initial()
     while True:
-        ctx = f"course={course!r} players={players} seed={seed} ply_limit={ply_limit} ply={rs.ply}"
+        ctx = f"course={label!r} players={players} seed={seed} ply_limit={ply_limit} ply={rs.ply}"
         check_state(state, rs, ctx, types=rs.ply == 0 or rs.over)
         if rs.over:
             break
@@ -189,3 +213,15 @@ def test_short_ply_limits_match_reference(course, ply_limit, deep):
             assert final.over and final.ply <= ply_limit
             limits += final.winner is None and final.ply == ply_limit
     assert limits >= 1
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("name", sorted(CUSTOM_MAPS))
+def test_custom_courses_match_reference(name, players, deep):
+    wins = 0
+    games = 100 if deep else 8
+    for seed in range(games):
+        randomness, ply_limit = SCHEDULE[seed % len(SCHEDULE)]
+        final = play_game(CUSTOM_MAPS[name], players, seed, ply_limit, randomness, label=name)
+        wins += final.winner is not None
+    assert wins >= games // 4

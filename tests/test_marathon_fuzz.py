@@ -9,6 +9,7 @@ is accepted must then behave (moves, text, JSON round trip) without panicking ei
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import json
 import random
@@ -26,21 +27,25 @@ if not hasattr(pv, "Marathon"):  # pragma: no cover - only before the engine is 
 CLEAN = (ValueError, TypeError, KeyError, OverflowError)
 COURSES = ["marathon", "marathon-5", "marathon-l", "marathon-zigzag"]
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-HANG_SECONDS = 60
+# No single call may take this long (they take microseconds): a hang kills the run with a
+# traceback of where it hung.
+HANG_SECONDS = 30
 
 
-@pytest.fixture(autouse=True)
-def no_hang():
-    """A hang (or a call that takes minutes) kills the run with a traceback instead."""
+@contextlib.contextmanager
+def watchdog():
     faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 def call(fn, *args, **kwargs):
     """``fn(...)``, or None if it raised a clean exception; anything else fails the test."""
     try:
-        return fn(*args, **kwargs)
+        with watchdog():
+            return fn(*args, **kwargs)
     except CLEAN:
         return None
     except BaseException as e:  # PanicException is a BaseException
@@ -53,6 +58,11 @@ def exercise(state):
     """Use an accepted state a little: nothing may panic."""
     if state is None:
         return
+    with watchdog():
+        _exercise(state)
+
+
+def _exercise(state):
     assert isinstance(str(state), str) and isinstance(repr(state), str)
     text = state.to_json()
     back = pv.MarathonState.from_json(text)
@@ -70,6 +80,11 @@ def exercise(state):
 def exercise_game(game):
     if game is None:
         return
+    with watchdog():
+        _exercise_game(game)
+
+
+def _exercise_game(game):
     state = game.new_state()
     rng = random.Random(0)
     for _ in range(40):
@@ -78,7 +93,7 @@ def exercise_game(game):
         moves = state.legal_moves()
         assert moves, "a live state must have a legal move"
         state.play(rng.choice(moves))
-    exercise(state)
+    _exercise(state)
 
 
 # --------------------------------------------------------------------------- strategies

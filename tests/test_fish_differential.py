@@ -167,7 +167,7 @@ def _cell(cell):
 
 
 class Mismatch(AssertionError):
-    pass
+    """The engine and the reference model disagree."""
 
 
 # The engine's action encoding, learnt from the Move objects it hands out:

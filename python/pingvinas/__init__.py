@@ -25,7 +25,7 @@ from .search import Searcher, SearchResult, search
 
 if hasattr(_core, "Marathon"):
     from . import marathon
-    from ._core import Marathon, MarathonMove, MarathonState
+    from ._core import Marathon, MarathonMove, MarathonPiece, MarathonState
 
 
 def load_game(name: str):
@@ -61,4 +61,4 @@ __all__ = [
     "variants",
 ]
 if hasattr(_core, "Marathon"):
-    __all__ += ["Marathon", "MarathonMove", "MarathonState", "marathon"]
+    __all__ += ["Marathon", "MarathonMove", "MarathonPiece", "MarathonState", "marathon"]

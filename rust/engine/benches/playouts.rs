@@ -14,20 +14,28 @@ fn fish_playouts(c: &mut Criterion) {
     let mut seed = 0;
     for policy in [Policy::Uniform, Policy::Fast] {
         group.throughput(Throughput::Elements(1));
-        group.bench_function(format!("random_playout {policy:?} (new board each game)"), |b| {
-            b.iter(|| {
-                seed += 1;
-                let mut rng = Rng::new(seed);
-                let game = FishGame::new(rules, Board::standard(rng.next_u64()));
-                let mut s = game.initial_state();
-                game.random_playout_with(&mut s, &mut rng, policy);
-                black_box(s.fish)
-            })
-        });
+        group.bench_function(
+            format!("random_playout {policy:?} (new board each game)"),
+            |b| {
+                b.iter(|| {
+                    seed += 1;
+                    let mut rng = Rng::new(seed);
+                    let game = FishGame::new(rules, Board::standard(rng.next_u64()));
+                    let mut s = game.initial_state();
+                    game.random_playout_with(&mut s, &mut rng, policy);
+                    black_box(s.fish)
+                })
+            },
+        );
         group.throughput(Throughput::Elements(1000));
-        group.bench_function(format!("random_playouts {policy:?} batch of 1000, 1 thread"), |b| {
-            b.iter(|| black_box(random_playouts(&Start::Standard(rules), 1000, 7, 1, policy).unwrap()))
-        });
+        group.bench_function(
+            format!("random_playouts {policy:?} batch of 1000, 1 thread"),
+            |b| {
+                b.iter(|| {
+                    black_box(random_playouts(&Start::Standard(rules), 1000, 7, 1, policy).unwrap())
+                })
+            },
+        );
     }
     group.finish();
 }

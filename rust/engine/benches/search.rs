@@ -11,7 +11,9 @@ use pingvinas_engine::fish::{Bitboard, Board, FishGame, FishState, Phase, Rules}
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
-use pingvinas_engine::search::fish_eval::{unpack, FishEval, FishEvalConfig, FishPlanes, HaulSolver};
+use pingvinas_engine::search::fish_eval::{
+    unpack, FishEval, FishEvalConfig, FishPlanes, HaulSolver,
+};
 use pingvinas_engine::search::fish_solver::{solve, DEFAULT_MAX_NODES};
 use pingvinas_engine::search::mcts::{Mcts, MctsConfig};
 use pingvinas_engine::search::{Budget, StopFlag};
@@ -29,29 +31,51 @@ fn after_placement(seed: u64) -> (FishGame, FishState) {
 }
 
 fn main() {
-    let secs = std::env::var("SEARCH_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(2.0);
+    let secs = std::env::var("SEARCH_BENCH_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
     let (game, s) = after_placement(7);
     let plain = FishEval::plain(&game);
     let full = FishEval::new(&game, FishEvalConfig::default());
 
     let mut one = 0.0;
     for threads in [1, 2] {
-        let mut m = Mcts::new(MctsConfig { threads, reuse: false, ..Default::default() });
-        let r = m.search(&game, &plain, &s, &Budget::time(secs), StopFlag::new()).unwrap();
+        let mut m = Mcts::new(MctsConfig {
+            threads,
+            reuse: false,
+            ..Default::default()
+        });
+        let r = m
+            .search(&game, &plain, &s, &Budget::time(secs), StopFlag::new())
+            .unwrap();
         assert!(game.is_legal(&s, r.best));
         let rate = r.iterations as f64 / r.elapsed.as_secs_f64();
         if threads == 1 {
             one = rate;
         }
-        println!("mcts random playouts, {threads} thread(s): {rate:>12.0} playouts/s  (x{:.2})", rate / one);
+        println!(
+            "mcts random playouts, {threads} thread(s): {rate:>12.0} playouts/s  (x{:.2})",
+            rate / one
+        );
     }
-    let mut m = Mcts::new(MctsConfig { reuse: false, ..Default::default() });
-    let r = m.search(&game, &full, &s, &Budget::time(secs), StopFlag::new()).unwrap();
-    println!("mcts with Fish knowledge, 1 thread: {:>10.0} playouts/s", r.iterations as f64 / r.elapsed.as_secs_f64());
+    let mut m = Mcts::new(MctsConfig {
+        reuse: false,
+        ..Default::default()
+    });
+    let r = m
+        .search(&game, &full, &s, &Budget::time(secs), StopFlag::new())
+        .unwrap();
+    println!(
+        "mcts with Fish knowledge, 1 thread: {:>10.0} playouts/s",
+        r.iterations as f64 / r.elapsed.as_secs_f64()
+    );
 
     for (name, eval) in [("blind", &plain), ("Fish", &full)] {
         let mut ab = AlphaBeta::new(AlphaBetaConfig::default());
-        let r = ab.search(&game, eval, &s, &Budget::time(secs), StopFlag::new()).unwrap();
+        let r = ab
+            .search(&game, eval, &s, &Budget::time(secs), StopFlag::new())
+            .unwrap();
         assert!(game.is_legal(&s, r.best) && r.depth >= 3);
         println!(
             "alpha-beta, {name} evaluation: {:>14.0} nodes/s  (depth {} in {:.2} s)",
@@ -67,8 +91,13 @@ fn main() {
     for penguins in [1, 2] {
         let (mut worst, mut sum, mut count) = (Duration::ZERO, Duration::ZERO, 0);
         while count < 50 {
-            let grid: Vec<Vec<u8>> = (0..4).map(|_| (0..6).map(|_| 1 + rng.below(3) as u8).collect()).collect();
-            let g = FishGame::new(Rules::standard(2).unwrap(), Board::from_grid(&grid).unwrap());
+            let grid: Vec<Vec<u8>> = (0..4)
+                .map(|_| (0..6).map(|_| 1 + rng.below(3) as u8).collect())
+                .collect();
+            let g = FishGame::new(
+                Rules::standard(2).unwrap(),
+                Board::from_grid(&grid).unwrap(),
+            );
             let board = g.board();
             // Remove random floes until a connected region of exactly 15 remains.
             let mut floes = board.floes();
@@ -86,7 +115,9 @@ fn main() {
             }
             let planes = FishPlanes::new(board);
             let t0 = Instant::now();
-            let h = HaulSolver::default().haul(board, &planes, floes, pens, u64::MAX).unwrap();
+            let h = HaulSolver::default()
+                .haul(board, &planes, floes, pens, u64::MAX)
+                .unwrap();
             let took = t0.elapsed();
             assert!(unpack(h).0 <= planes.fish_on(floes));
             worst = worst.max(took);
@@ -121,5 +152,9 @@ fn main() {
         nodes += sol.nodes;
         solved += 1;
     }
-    println!("exact solver, {solved} endgames of 24 floes: {:>8.1} ms each, {} nodes each", total.as_secs_f64() * 1e3 / solved.max(1) as f64, nodes / solved.max(1) as u64);
+    println!(
+        "exact solver, {solved} endgames of 24 floes: {:>8.1} ms each, {} nodes each",
+        total.as_secs_f64() * 1e3 / solved.max(1) as f64,
+        nodes / solved.max(1) as u64
+    );
 }

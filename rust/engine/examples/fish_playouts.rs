@@ -8,7 +8,10 @@ use pingvinas_engine::fish::playout::{random_playouts, Start};
 use pingvinas_engine::fish::{Policy, Rules};
 
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let start = Start::Standard(Rules::standard(2).unwrap());
     let threads: Vec<usize> = match std::env::args().nth(2) {
         Some(t) => vec![t.parse().expect("threads")],

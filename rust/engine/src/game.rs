@@ -67,7 +67,9 @@ pub trait Game: Sync + Send {
 /// Places from sort keys (larger is better), with shared places: keys `[5, 9, 5]` give
 /// `[2, 1, 2]` (standard competition ranking, "1224").
 pub fn places<K: PartialOrd>(keys: &[K]) -> Vec<usize> {
-    keys.iter().map(|k| 1 + keys.iter().filter(|other| *other > k).count()).collect()
+    keys.iter()
+        .map(|k| 1 + keys.iter().filter(|other| *other > k).count())
+        .collect()
 }
 
 /// Zero-sum returns from places: each player scores +1 for every player placed below them, -1
@@ -87,9 +89,38 @@ pub fn returns_from_places(places: &[usize]) -> Returns {
     out
 }
 
+/// The [`returns_from_places`] of the places of `keys`, without building the places.
+pub fn returns_from_keys<K: PartialOrd>(keys: &[K]) -> Returns {
+    let n = keys.len();
+    let mut out = [0.0; MAX_PLAYERS];
+    if n < 2 {
+        return out;
+    }
+    for (i, k) in keys.iter().enumerate() {
+        let below = keys.iter().filter(|other| *other < k).count() as f64;
+        let above = keys.iter().filter(|other| *other > k).count() as f64;
+        out[i] = (below - above) / (n - 1) as f64;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn returns_from_keys_are_the_returns_of_their_places() {
+        let mut rng = crate::rng::Rng::new(3);
+        for _ in 0..1000 {
+            let n = 1 + rng.below(MAX_PLAYERS);
+            let keys: Vec<(usize, usize)> = (0..n).map(|_| (rng.below(3), rng.below(2))).collect();
+            assert_eq!(
+                returns_from_keys(&keys),
+                returns_from_places(&places(&keys)),
+                "{keys:?}"
+            );
+        }
+    }
 
     #[test]
     fn places_share_ties() {

@@ -30,12 +30,16 @@ impl Rng {
     /// The generator for item `index` of a batch seeded with `seed`: independent of how the
     /// batch is split over threads.
     pub fn for_item(seed: u64, index: u64) -> Self {
-        Rng::new(splitmix64(seed ^ splitmix64(index.wrapping_add(0x5851_F42D_4C95_7F2D))))
+        Rng::new(splitmix64(
+            seed ^ splitmix64(index.wrapping_add(0x5851_F42D_4C95_7F2D)),
+        ))
     }
 
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let result = (self.s[0].wrapping_add(self.s[3])).rotate_left(23).wrapping_add(self.s[0]);
+        let result = (self.s[0].wrapping_add(self.s[3]))
+            .rotate_left(23)
+            .wrapping_add(self.s[0]);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
         self.s[3] ^= self.s[1];

@@ -5,8 +5,18 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-create_exception!(pingvinas, IllegalMoveError, PyValueError, "A well-formed move that the rules forbid in this position.");
-create_exception!(pingvinas, InvalidMoveError, PyValueError, "Move text or an action number that does not denote a move.");
+create_exception!(
+    pingvinas,
+    IllegalMoveError,
+    PyValueError,
+    "A well-formed move that the rules forbid in this position."
+);
+create_exception!(
+    pingvinas,
+    InvalidMoveError,
+    PyValueError,
+    "Move text or an action number that does not denote a move."
+);
 
 pub fn to_py(err: Error) -> PyErr {
     match err {

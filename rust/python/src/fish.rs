@@ -6,7 +6,9 @@ use std::sync::Arc;
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use pingvinas_engine::fish::playout::{random_playouts, Start};
-use pingvinas_engine::fish::{json, notation, Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules};
+use pingvinas_engine::fish::{
+    json, notation, Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
+};
 use pingvinas_engine::{ActionList, Error, Game};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -21,7 +23,9 @@ fn parse_placement(text: &str) -> PyResult<Placement> {
     match text {
         "one-fish" => Ok(Placement::OneFish),
         "any" => Ok(Placement::Any),
-        _ => Err(PyValueError::new_err(format!("placement = {text:?}: expected \"one-fish\" or \"any\""))),
+        _ => Err(PyValueError::new_err(format!(
+            "placement = {text:?}: expected \"one-fish\" or \"any\""
+        ))),
     }
 }
 
@@ -29,22 +33,30 @@ fn parse_order(text: &str) -> PyResult<Order> {
     match text {
         "round-robin" => Ok(Order::RoundRobin),
         "snake" => Ok(Order::Snake),
-        _ => Err(PyValueError::new_err(format!("order = {text:?}: expected \"round-robin\" or \"snake\""))),
+        _ => Err(PyValueError::new_err(format!(
+            "order = {text:?}: expected \"round-robin\" or \"snake\""
+        ))),
     }
 }
 
 /// A grid of fish counts from Python (lists, tuples or a numpy array), checked cell by cell.
 fn extract_grid(board: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
-    let rows: Vec<Vec<i64>> = board
-        .extract()
-        .map_err(|_| PyTypeError::new_err("board must be a grid of fish counts: a list of rows of ints (0 = gap)"))?;
+    let rows: Vec<Vec<i64>> = board.extract().map_err(|_| {
+        PyTypeError::new_err(
+            "board must be a grid of fish counts: a list of rows of ints (0 = gap)",
+        )
+    })?;
     rows.iter()
         .enumerate()
         .map(|(r, row)| {
             row.iter()
                 .enumerate()
                 .map(|(c, &f)| {
-                    u8::try_from(f).map_err(|_| PyValueError::new_err(format!("board: {f} fish at ({r}, {c}): a cell holds 0 to 255 fish")))
+                    u8::try_from(f).map_err(|_| {
+                        PyValueError::new_err(format!(
+                            "board: {f} fish at ({r}, {c}): a cell holds 0 to 255 fish"
+                        ))
+                    })
                 })
                 .collect()
         })
@@ -66,7 +78,10 @@ pub struct PyFish {
 impl PyFish {
     fn build(rules: Rules, grid: Option<Vec<Vec<u8>>>, name: Option<String>) -> PyResult<Self> {
         let fixed = match grid {
-            Some(grid) => Some(Arc::new(FishGame::new(rules, Board::from_grid(&grid).py()?))),
+            Some(grid) => Some(Arc::new(FishGame::new(
+                rules,
+                Board::from_grid(&grid).py()?,
+            ))),
             None => None,
         };
         Ok(PyFish { rules, fixed, name })
@@ -96,8 +111,20 @@ impl PyFish {
 impl PyFish {
     #[new]
     #[pyo3(signature = (players = 2, *, penguins = None, board = None, placement = "one-fish", order = "round-robin"))]
-    fn new(players: usize, penguins: Option<usize>, board: Option<&Bound<'_, PyAny>>, placement: &str, order: &str) -> PyResult<Self> {
-        let rules = Rules::new(players, penguins, parse_placement(placement)?, parse_order(order)?).py()?;
+    fn new(
+        players: usize,
+        penguins: Option<usize>,
+        board: Option<&Bound<'_, PyAny>>,
+        placement: &str,
+        order: &str,
+    ) -> PyResult<Self> {
+        let rules = Rules::new(
+            players,
+            penguins,
+            parse_placement(placement)?,
+            parse_order(order)?,
+        )
+        .py()?;
         let grid = board.map(extract_grid).transpose()?;
         PyFish::build(rules, grid, None)
     }
@@ -113,14 +140,18 @@ impl PyFish {
     #[staticmethod]
     fn from_config(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Self> {
         let config = if source.is_instance_of::<PyDict>() {
-            let text: String = py.import("json")?.call_method1("dumps", (source,))?.extract()?;
+            let text: String = py
+                .import("json")?
+                .call_method1("dumps", (source,))?
+                .extract()?;
             Config::from_json(&text).py()?
         } else {
-            let path: std::path::PathBuf = source
-                .extract()
-                .map_err(|_| PyTypeError::new_err("from_config takes a path to a TOML file or a dict"))?;
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| PyValueError::new_err(format!("cannot read Fish config {}: {e}", path.display())))?;
+            let path: std::path::PathBuf = source.extract().map_err(|_| {
+                PyTypeError::new_err("from_config takes a path to a TOML file or a dict")
+            })?;
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                PyValueError::new_err(format!("cannot read Fish config {}: {e}", path.display()))
+            })?;
             Config::from_toml(&text).py()?
         };
         PyFish::from_config_struct(config)
@@ -191,9 +222,16 @@ impl PyFish {
         scores: Option<Vec<(u16, u8)>>,
     ) -> PyResult<PyFishState> {
         let game = match (board, &self.fixed) {
-            (Some(board), _) => Arc::new(FishGame::new(self.rules, Board::from_grid(&extract_grid(board)?).py()?)),
+            (Some(board), _) => Arc::new(FishGame::new(
+                self.rules,
+                Board::from_grid(&extract_grid(board)?).py()?,
+            )),
             (None, Some(game)) => game.clone(),
-            (None, None) => return Err(PyValueError::new_err("position: give a board (this variant deals a new board per game)")),
+            (None, None) => {
+                return Err(PyValueError::new_err(
+                    "position: give a board (this variant deals a new board per game)",
+                ))
+            }
         };
         let penguins = penguins.unwrap_or_else(|| vec![vec![]; self.rules.players()]);
         let state = game.position(&penguins, to_move, scores.as_deref()).py()?;
@@ -201,7 +239,10 @@ impl PyFish {
     }
 
     fn __repr__(&self) -> String {
-        let mut args = format!("players={}, penguins={}", self.rules.players, self.rules.penguins);
+        let mut args = format!(
+            "players={}, penguins={}",
+            self.rules.players, self.rules.penguins
+        );
         if self.rules.placement != Placement::OneFish {
             args += &format!(", placement={:?}", self.rules.placement.name());
         }
@@ -247,7 +288,12 @@ impl PyFishMove {
             FishMove::Place(c) => (None, board.coords(c)),
             FishMove::Slide(a, b) => (Some(board.coords(a)), board.coords(b)),
         };
-        PyFishMove { src, dst, action, text: notation::move_name(board, mv) }
+        PyFishMove {
+            src,
+            dst,
+            action,
+            text: notation::move_name(board, mv),
+        }
     }
 }
 
@@ -283,7 +329,11 @@ impl PyFishState {
         let board = self.game.board();
         if let Ok(m) = mv.cast::<PyFishMove>() {
             let m = m.get();
-            let cell = |(r, c): (usize, usize)| board.cell(r as i64, c as i64).ok_or_else(|| IllegalMoveError::new_err(format!("move {} is off this board", m.text)));
+            let cell = |(r, c): (usize, usize)| {
+                board.cell(r as i64, c as i64).ok_or_else(|| {
+                    IllegalMoveError::new_err(format!("move {} is off this board", m.text))
+                })
+            };
             return Ok(match m.src {
                 None => FishMove::Place(cell(m.dst)?),
                 Some(src) => FishMove::Slide(cell(src)?, cell(m.dst)?),
@@ -299,9 +349,17 @@ impl PyFishState {
                 .ok()
                 .filter(|&a| (a as usize) < n)
                 .and_then(|a| self.game.move_of(a))
-                .ok_or_else(|| IllegalMoveError::new_err(format!("action {mv} is not a move on this board (actions are 0 to {})", n - 1)));
+                .ok_or_else(|| {
+                    IllegalMoveError::new_err(format!(
+                        "action {mv} is not a move on this board (actions are 0 to {})",
+                        n - 1
+                    ))
+                });
         }
-        Err(PyTypeError::new_err(format!("expected a FishMove, an int action or a move string, got {}", mv.get_type().name()?)))
+        Err(PyTypeError::new_err(format!(
+            "expected a FishMove, an int action or a move string, got {}",
+            mv.get_type().name()?
+        )))
     }
 
     /// The checked move: legal here, or `IllegalMoveError` naming it and why.
@@ -310,14 +368,24 @@ impl PyFishState {
         match self.game.illegal_reason(&self.state, m) {
             None => Ok(m),
             Some(why) => {
-                let who = self.state.to_move().map_or(String::new(), |p| format!(" for player {p}"));
-                Err(to_py(Error::IllegalMove(format!("illegal move {:?}{who}: {why}", notation::move_name(self.game.board(), m)))))
+                let who = self
+                    .state
+                    .to_move()
+                    .map_or(String::new(), |p| format!(" for player {p}"));
+                Err(to_py(Error::IllegalMove(format!(
+                    "illegal move {:?}{who}: {why}",
+                    notation::move_name(self.game.board(), m)
+                ))))
             }
         }
     }
 
     fn py_move(&self, mv: FishMove) -> PyFishMove {
-        PyFishMove::new(&self.game, mv, self.game.action_of(mv).expect("on the board"))
+        PyFishMove::new(
+            &self.game,
+            mv,
+            self.game.action_of(mv).expect("on the board"),
+        )
     }
 
     fn actions(&self) -> ActionList {
@@ -375,7 +443,10 @@ impl PyFishState {
 
     /// The legal moves, in ascending action order.
     fn legal_moves(&self) -> Vec<PyFishMove> {
-        self.actions().iter().map(|&a| PyFishMove::new(&self.game, self.game.move_of(a).expect("legal"), a)).collect()
+        self.actions()
+            .iter()
+            .map(|&a| PyFishMove::new(&self.game, self.game.move_of(a).expect("legal"), a))
+            .collect()
     }
 
     /// The legal actions, ascending (empty only when the game is over).
@@ -406,7 +477,12 @@ impl PyFishState {
     /// Raises `IllegalMoveError` (and leaves the state unchanged) when it is illegal.
     fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<()> {
         // Fast path for the common case in learning loops: a legal int action.
-        if let Some(m) = mv.cast_exact::<PyInt>().ok().and_then(|a| a.extract::<u32>().ok()).and_then(|a| self.game.move_of(a)) {
+        if let Some(m) = mv
+            .cast_exact::<PyInt>()
+            .ok()
+            .and_then(|a| a.extract::<u32>().ok())
+            .and_then(|a| self.game.move_of(a))
+        {
             if self.game.illegal_reason(&self.state, m).is_none() {
                 self.game.apply_move(&mut self.state, m);
                 return Ok(());
@@ -449,7 +525,9 @@ impl PyFishState {
     /// `(fish, floes)` collected by each player so far.
     #[getter]
     fn scores(&self) -> Vec<(u16, u8)> {
-        (0..self.game.num_players()).map(|p| self.state.score(p)).collect()
+        (0..self.game.num_players())
+            .map(|p| self.state.score(p))
+            .collect()
     }
 
     /// Places per player, 1 = first: most fish, then most floes; equal players share a place
@@ -484,7 +562,9 @@ impl PyFishState {
     #[getter]
     fn penguins(&self) -> Vec<Vec<(usize, usize)>> {
         let board = self.game.board();
-        (0..self.game.num_players()).map(|p| self.state.penguins[p].map(|c| board.coords(c)).collect()).collect()
+        (0..self.game.num_players())
+            .map(|p| self.state.penguins[p].map(|c| board.coords(c)).collect())
+            .collect()
     }
 
     /// The 64-bit Zobrist hash of the position (floes, penguins, player to move).
@@ -496,11 +576,18 @@ impl PyFishState {
     /// Planes `(3 + players, rows, cols)` of float32 from `player`'s view (default: the player
     /// to move): floes with 1, 2 and 3+ fish, then the penguins of `player`, `player + 1`, ...
     #[pyo3(signature = (player = None))]
-    fn observation_tensor<'py>(&self, py: Python<'py>, player: Option<usize>) -> PyResult<Bound<'py, PyArray3<f32>>> {
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        player: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray3<f32>>> {
         let n = self.game.num_players();
         let me = player.or(self.state.to_move()).unwrap_or(0);
         if me >= n {
-            return Err(PyValueError::new_err(format!("player = {me}: players are numbered 0 to {}", n - 1)));
+            return Err(PyValueError::new_err(format!(
+                "player = {me}: players are numbered 0 to {}",
+                n - 1
+            )));
         }
         let board = self.game.board();
         let planes = Array3::from_shape_fn((3 + n, board.rows(), board.cols()), |(k, r, c)| {
@@ -522,10 +609,15 @@ impl PyFishState {
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
         let (game, state) = json::from_json(text).py()?;
-        Ok(PyFishState { game: Arc::new(game), state })
+        Ok(PyFishState {
+            game: Arc::new(game),
+            state,
+        })
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let json = slf.borrow().to_json();
         Ok((slf.get_type().into_any(), PyTuple::new(slf.py(), [json])?))
     }
@@ -538,7 +630,12 @@ impl PyFishState {
     }
 
     fn __hash__(&self) -> u64 {
-        self.state.hash ^ self.state.fish.iter().fold(0u64, |h, &f| h.rotate_left(16) ^ f as u64)
+        self.state.hash
+            ^ self
+                .state
+                .fish
+                .iter()
+                .fold(0u64, |h, &f| h.rotate_left(16) ^ f as u64)
     }
 
     fn __str__(&self) -> String {
@@ -546,8 +643,15 @@ impl PyFishState {
     }
 
     fn __repr__(&self) -> String {
-        let who = self.state.to_move().map_or("game over".to_string(), |p| format!("player {p} to move"));
-        format!("<FishState {}, {who}, scores {:?}>", self.game.phase(&self.state).name(), self.scores())
+        let who = self
+            .state
+            .to_move()
+            .map_or("game over".to_string(), |p| format!("player {p} to move"));
+        format!(
+            "<FishState {}, {who}, scores {:?}>",
+            self.game.phase(&self.state).name(),
+            self.scores()
+        )
     }
 }
 
@@ -570,9 +674,15 @@ pub fn fish_random_playouts<'py>(
     let policy = match policy {
         "uniform" => Policy::Uniform,
         "fast" => Policy::Fast,
-        _ => return Err(PyValueError::new_err(format!("policy = {policy:?}: expected \"uniform\" or \"fast\""))),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "policy = {policy:?}: expected \"uniform\" or \"fast\""
+            )))
+        }
     };
-    let rules = game.as_ref().map_or(Rules::standard(2).expect("standard"), |g| g.rules);
+    let rules = game
+        .as_ref()
+        .map_or(Rules::standard(2).expect("standard"), |g| g.rules);
     let fixed = game.as_ref().and_then(|g| g.fixed.clone());
     let position = state.map(|s| (s.game.clone(), s.state));
     let start = match (&position, &fixed) {
@@ -584,7 +694,9 @@ pub fn fish_random_playouts<'py>(
         Start::Standard(r) => r.players(),
         Start::Opening(g) | Start::Position(g, _) => g.num_players(),
     };
-    let scores = py.detach(|| random_playouts(&start, n, seed, threads, policy)).py()?;
+    let scores = py
+        .detach(|| random_playouts(&start, n, seed, threads, policy))
+        .py()?;
     let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);
     let floes = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].1 as i32);
     Ok((fish.into_pyarray(py), floes.into_pyarray(py)))

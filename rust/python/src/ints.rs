@@ -11,9 +11,20 @@ const CACHED: u32 = 8192;
 static INTS: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
 
 pub fn action_list<'py>(py: Python<'py>, actions: &[u32]) -> PyResult<Bound<'py, PyList>> {
-    let ints = INTS.get_or_try_init(py, || PyTuple::new(py, 0..CACHED).map(Bound::unbind))?.bind(py);
+    let ints = INTS
+        .get_or_try_init(py, || PyTuple::new(py, 0..CACHED).map(Bound::unbind))?
+        .bind(py);
     PyList::new(
         py,
-        actions.iter().map(|&a| if a < CACHED { ints.get_item(a as usize) } else { Ok(a.into_pyobject(py)?.into_any()) }).collect::<PyResult<Vec<_>>>()?,
+        actions
+            .iter()
+            .map(|&a| {
+                if a < CACHED {
+                    ints.get_item(a as usize)
+                } else {
+                    Ok(a.into_pyobject(py)?.into_any())
+                }
+            })
+            .collect::<PyResult<Vec<_>>>()?,
     )
 }

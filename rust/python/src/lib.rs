@@ -13,8 +13,14 @@ use pyo3::prelude::*;
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("IllegalMoveError", m.py().get_type::<errors::IllegalMoveError>())?;
-    m.add("InvalidMoveError", m.py().get_type::<errors::InvalidMoveError>())?;
+    m.add(
+        "IllegalMoveError",
+        m.py().get_type::<errors::IllegalMoveError>(),
+    )?;
+    m.add(
+        "InvalidMoveError",
+        m.py().get_type::<errors::InvalidMoveError>(),
+    )?;
     m.add_function(wrap_pyfunction!(variants::variants, m)?)?;
     fish::register(m)?;
     // Each further game or tool registers itself here, one line each:

@@ -29,10 +29,17 @@ pub fn fish_text(game: &FishGame, s: &FishState) -> String {
     }
     for p in 0..game.rules().players() {
         let (fish, floes) = s.score(p);
-        out += &format!("{} player {p}: {fish} fish, {floes} floes\n", (b'A' + p as u8) as char);
+        out += &format!(
+            "{} player {p}: {fish} fish, {floes} floes\n",
+            (b'A' + p as u8) as char
+        );
     }
     out += &match s.to_move() {
-        Some(p) => format!("{} to move ({})", (b'A' + p as u8) as char, game.phase(s).name()),
+        Some(p) => format!(
+            "{} to move ({})",
+            (b'A' + p as u8) as char,
+            game.phase(s).name()
+        ),
         None => format!("game over, ranking {:?}", game.ranking(s)),
     };
     out

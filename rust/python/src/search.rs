@@ -46,7 +46,9 @@ fn position_of(state: &Bound<'_, PyAny>) -> PyResult<Position> {
             Ok(Position::Fish(game, s))
         }
         "MarathonState" => marathon_position(state),
-        _ => Err(PyTypeError::new_err(format!("expected a FishState or a MarathonState, got {kind}"))),
+        _ => Err(PyTypeError::new_err(format!(
+            "expected a FishState or a MarathonState, got {kind}"
+        ))),
     }
 }
 
@@ -102,7 +104,11 @@ impl Options {
         MctsConfig {
             exploration: self.exploration.unwrap_or(1.0),
             selection: self.selection,
-            leaf: if self.playout == "evaluate" { Leaf::Evaluate } else { Leaf::Playout },
+            leaf: if self.playout == "evaluate" {
+                Leaf::Evaluate
+            } else {
+                Leaf::Playout
+            },
             threads: self.threads,
             reuse: self.reuse,
             expand_after: 1,
@@ -111,13 +117,24 @@ impl Options {
     }
 
     fn searcher<S: Copy + PartialEq + Send>(&self, choice: Choice) -> Searcher<S> {
-        Searcher::new(choice, self.mcts(), AlphaBetaConfig { tt_mb: self.tt_mb, ..AlphaBetaConfig::default() })
+        Searcher::new(
+            choice,
+            self.mcts(),
+            AlphaBetaConfig {
+                tt_mb: self.tt_mb,
+                ..AlphaBetaConfig::default()
+            },
+        )
     }
 }
 
 /// Runs `work` on a worker thread with the GIL released; every 10 ms checks for signals
 /// (Ctrl-C), and on one sets `stop`, waits for the worker to finish and raises.
-fn run_interruptible<T: Send>(py: Python<'_>, stop: &StopFlag, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    stop: &StopFlag,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
     std::thread::scope(|scope| {
         let handle = scope.spawn(work);
         loop {
@@ -130,7 +147,9 @@ fn run_interruptible<T: Send>(py: Python<'_>, stop: &StopFlag, work: impl FnOnce
                 }
             });
             if handle.is_finished() {
-                return handle.join().map_err(|_| PyRuntimeError::new_err("the search failed (an internal error)"));
+                return handle
+                    .join()
+                    .map_err(|_| PyRuntimeError::new_err("the search failed (an internal error)"));
             }
             if let Err(e) = py.check_signals() {
                 stop.stop();
@@ -141,7 +160,12 @@ fn run_interruptible<T: Send>(py: Python<'_>, stop: &StopFlag, work: impl FnOnce
     })
 }
 
-fn result_dict<'py>(py: Python<'py>, r: &SearchResult, algorithm: Choice, num_actions: usize) -> PyResult<Bound<'py, PyDict>> {
+fn result_dict<'py>(
+    py: Python<'py>,
+    r: &SearchResult,
+    algorithm: Choice,
+    num_actions: usize,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("best", r.best)?;
     d.set_item("value", r.value)?;
@@ -199,23 +223,35 @@ impl PySearcher {
             Choice::parse(algorithm).py()?;
         }
         if !(1..=256).contains(&threads) {
-            return Err(PyValueError::new_err(format!("threads = {threads}: expected 1 to 256")));
+            return Err(PyValueError::new_err(format!(
+                "threads = {threads}: expected 1 to 256"
+            )));
         }
         if let Some(c) = exploration {
             if !c.is_finite() || c < 0.0 || c > 1e6 {
-                return Err(PyValueError::new_err(format!("exploration = {c}: expected a finite number >= 0")));
+                return Err(PyValueError::new_err(format!(
+                    "exploration = {c}: expected a finite number >= 0"
+                )));
             }
         }
         let selection = match selection {
             "uct" => Selection::Uct,
             "puct" => Selection::Puct,
-            _ => return Err(PyValueError::new_err(format!("selection = {selection:?}: expected \"uct\" or \"puct\""))),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "selection = {selection:?}: expected \"uct\" or \"puct\""
+                )))
+            }
         };
         if !["auto", "random", "evaluate"].contains(&playout) {
-            return Err(PyValueError::new_err(format!("playout = {playout:?}: expected \"auto\", \"random\" or \"evaluate\"")));
+            return Err(PyValueError::new_err(format!(
+                "playout = {playout:?}: expected \"auto\", \"random\" or \"evaluate\""
+            )));
         }
         if !(1..=65536).contains(&tt_mb) {
-            return Err(PyValueError::new_err(format!("tt_mb = {tt_mb}: expected 1 to 65536 MiB")));
+            return Err(PyValueError::new_err(format!(
+                "tt_mb = {tt_mb}: expected 1 to 65536 MiB"
+            )));
         }
         let options = Options {
             algorithm: algorithm.to_string(),
@@ -228,7 +264,11 @@ impl PySearcher {
             tt_mb: tt_mb as usize,
             reuse,
         };
-        Ok(PySearcher { options, inner: Mutex::new(Inner::default()), stop: StopFlag::new() })
+        Ok(PySearcher {
+            options,
+            inner: Mutex::new(Inner::default()),
+            stop: StopFlag::new(),
+        })
     }
 
     /// Searches `state` and returns a dict: best (action), value (for the player to move, in
@@ -255,14 +295,23 @@ impl PySearcher {
         let choice = options.choice(position.game_name(), players)?;
         if budget.is_unbounded() && budget.depth.is_none() {
             // Greedy and random need no budget; the others get a default second.
-            budget = if matches!(choice, Choice::Greedy | Choice::Random) { Budget::iterations(1) } else { Budget::time(1.0) };
+            budget = if matches!(choice, Choice::Greedy | Choice::Random) {
+                Budget::iterations(1)
+            } else {
+                Budget::time(1.0)
+            };
         }
         if choice == Choice::Mcts && budget.is_unbounded() {
-            return Err(PyValueError::new_err("an MCTS search needs time, iterations or nodes (depth alone does not bound it)"));
+            return Err(PyValueError::new_err(
+                "an MCTS search needs time, iterations or nodes (depth alone does not bound it)",
+            ));
         }
         self.stop.reset();
         let stop = self.stop.clone();
-        let mut inner = self.inner.lock().map_err(|_| PyRuntimeError::new_err("the searcher is broken"))?;
+        let mut inner = self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the searcher is broken"))?;
         let inner = &mut *inner;
         let name = position.game_name();
         match inner.game {
@@ -273,34 +322,44 @@ impl PySearcher {
             }
             _ => inner.game = Some(name),
         }
-        let (result, num_actions) = run_interruptible(py, &self.stop, move || -> Result<(SearchResult, usize), Error> {
-            match position {
-                Position::Fish(game, s) => {
-                    if inner.fish.as_ref().is_none_or(|f| f.0 != choice) {
-                        inner.fish = Some((choice, options.searcher(choice)));
+        let (result, num_actions) = run_interruptible(
+            py,
+            &self.stop,
+            move || -> Result<(SearchResult, usize), Error> {
+                match position {
+                    Position::Fish(game, s) => {
+                        if inner.fish.as_ref().is_none_or(|f| f.0 != choice) {
+                            inner.fish = Some((choice, options.searcher(choice)));
+                        }
+                        let slot = inner.fish.as_mut().expect("just set");
+                        let eval = if options.knowledge {
+                            FishEval::new(&game, FishEvalConfig::default())
+                        } else {
+                            FishEval::plain(&game)
+                        };
+                        Ok((
+                            slot.1.search(&game, &eval, &s, &budget, stop)?,
+                            game.num_actions(),
+                        ))
                     }
-                    let slot = inner.fish.as_mut().expect("just set");
-                    let eval = if options.knowledge {
-                        FishEval::new(&game, FishEvalConfig::default())
-                    } else {
-                        FishEval::plain(&game)
-                    };
-                    Ok((slot.1.search(&game, &eval, &s, &budget, stop)?, game.num_actions()))
+                    Position::Marathon(game, s) => {
+                        if inner.marathon.as_ref().is_none_or(|m| m.0 != choice) {
+                            inner.marathon = Some((choice, options.searcher(choice)));
+                        }
+                        let slot = inner.marathon.as_mut().expect("just set");
+                        let mut config = MarathonEvalConfig::default();
+                        if options.playout == "random" || !options.knowledge {
+                            config.greedy = 0.0;
+                        }
+                        let eval = MarathonEval::new(&game, config);
+                        Ok((
+                            slot.1.search(&game, &eval, &s, &budget, stop)?,
+                            game.num_actions(),
+                        ))
+                    }
                 }
-                Position::Marathon(game, s) => {
-                    if inner.marathon.as_ref().is_none_or(|m| m.0 != choice) {
-                        inner.marathon = Some((choice, options.searcher(choice)));
-                    }
-                    let slot = inner.marathon.as_mut().expect("just set");
-                    let mut config = MarathonEvalConfig::default();
-                    if options.playout == "random" || !options.knowledge {
-                        config.greedy = 0.0;
-                    }
-                    let eval = MarathonEval::new(&game, config);
-                    Ok((slot.1.search(&game, &eval, &s, &budget, stop)?, game.num_actions()))
-                }
-            }
-        })?
+            },
+        )?
         .py()?;
         result_dict(py, &result, choice, num_actions)
     }
@@ -312,7 +371,10 @@ impl PySearcher {
 
     /// Forgets the kept trees and transposition table.
     fn clear(&self) -> PyResult<()> {
-        let mut inner = self.inner.lock().map_err(|_| PyRuntimeError::new_err("the searcher is broken"))?;
+        let mut inner = self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the searcher is broken"))?;
         *inner = Inner::default();
         Ok(())
     }
@@ -323,7 +385,10 @@ impl PySearcher {
     }
 
     fn __repr__(&self) -> String {
-        format!("Searcher({:?}, threads={}, seed={})", self.options.algorithm, self.options.threads, self.options.seed)
+        format!(
+            "Searcher({:?}, threads={}, seed={})",
+            self.options.algorithm, self.options.threads, self.options.seed
+        )
     }
 }
 
@@ -333,16 +398,25 @@ impl PySearcher {
 /// position too large (more than `max_nodes` positions).
 #[pyfunction]
 #[pyo3(signature = (state, *, max_nodes = 50_000_000))]
-pub fn fish_solve<'py>(py: Python<'py>, state: &Bound<'py, PyAny>, max_nodes: i64) -> PyResult<Bound<'py, PyDict>> {
+pub fn fish_solve<'py>(
+    py: Python<'py>,
+    state: &Bound<'py, PyAny>,
+    max_nodes: i64,
+) -> PyResult<Bound<'py, PyDict>> {
     let Position::Fish(game, s) = position_of(state)? else {
         return Err(PyTypeError::new_err("fish.solve needs a FishState"));
     };
     if max_nodes <= 0 {
-        return Err(PyValueError::new_err(format!("max_nodes = {max_nodes}: expected a positive number")));
+        return Err(PyValueError::new_err(format!(
+            "max_nodes = {max_nodes}: expected a positive number"
+        )));
     }
     let stop = StopFlag::new();
     let flag = stop.clone();
-    let sol = run_interruptible(py, &stop, move || fish_solver::solve_with_stop(&game, &s, max_nodes as u64, Some(&flag)))?.py()?;
+    let sol = run_interruptible(py, &stop, move || {
+        fish_solver::solve_with_stop(&game, &s, max_nodes as u64, Some(&flag))
+    })?
+    .py()?;
     let d = PyDict::new(py);
     d.set_item("scores", sol.scores)?;
     d.set_item("best", sol.best)?;

@@ -24,10 +24,21 @@ pub const VARIANTS: &[(&str, &str, &str)] = variants![
 
 /// The TOML text of the variant `name` of `game`, with an error that lists the choices.
 pub fn find(name: &str, game: &str) -> PyResult<&'static str> {
-    VARIANTS.iter().find(|(n, g, _)| *n == name && *g == game).map(|(_, _, text)| *text).ok_or_else(|| {
-        let names: Vec<_> = VARIANTS.iter().filter(|(_, g, _)| *g == game).map(|(n, _, _)| *n).collect();
-        PyValueError::new_err(format!("unknown {game} variant {name:?}; bundled variants: {}", names.join(", ")))
-    })
+    VARIANTS
+        .iter()
+        .find(|(n, g, _)| *n == name && *g == game)
+        .map(|(_, _, text)| *text)
+        .ok_or_else(|| {
+            let names: Vec<_> = VARIANTS
+                .iter()
+                .filter(|(_, g, _)| *g == game)
+                .map(|(n, _, _)| *n)
+                .collect();
+            PyValueError::new_err(format!(
+                "unknown {game} variant {name:?}; bundled variants: {}",
+                names.join(", ")
+            ))
+        })
 }
 
 /// The names of every bundled variant, both games.

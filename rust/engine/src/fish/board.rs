@@ -9,6 +9,7 @@
 use std::sync::{Arc, LazyLock};
 
 use super::bitboard::{Bitboard, Cell};
+use super::narrow::Narrow;
 use crate::error::Result;
 use crate::invalid;
 use crate::rng::Rng;
@@ -26,13 +27,25 @@ pub enum Direction {
 }
 
 impl Direction {
-    pub const ALL: [Direction; 6] =
-        [Direction::E, Direction::NE, Direction::NW, Direction::W, Direction::SW, Direction::SE];
+    pub const ALL: [Direction; 6] = [
+        Direction::E,
+        Direction::NE,
+        Direction::NW,
+        Direction::W,
+        Direction::SW,
+        Direction::SE,
+    ];
 
     /// Directions whose steps increase the cell index (their rays are scanned from the low end).
     #[inline]
     pub const fn is_increasing(self) -> bool {
         matches!(self, Direction::E | Direction::SW | Direction::SE)
+    }
+
+    /// The direction pointing the other way.
+    #[inline]
+    pub const fn opposite(self) -> Direction {
+        Direction::ALL[(self as usize + 3) % 6]
     }
 
     /// `(d_row, d_col)` of one step from a cell in an even (`true`) or odd row.
@@ -75,6 +88,26 @@ fn cut_decreasing(ray: Bitboard, empty: Bitboard) -> Bitboard {
     }
 }
 
+/// Whether `(row, col)` holds a floe on the standard 8x8 grid (even rows have 7).
+const fn is_standard_floe(r: usize, c: usize) -> bool {
+    r % 2 == 1 || c < 7
+}
+
+/// Deals the 30 one-fish, 20 two-fish and 10 three-fish floes of the standard board, shuffled by
+/// `seed`: `put(row, col, fish)` for each floe in row-major order.
+pub(crate) fn deal_standard(seed: u64, mut put: impl FnMut(usize, usize, u8)) {
+    let mut fish = [1u8; 60];
+    fish[30..50].fill(2);
+    fish[50..].fill(3);
+    Rng::new(seed).shuffle(&mut fish);
+    let mut fish = fish.into_iter();
+    for r in 0..8 {
+        for c in (0..8).filter(|&c| is_standard_floe(r, c)) {
+            put(r, c, fish.next().expect("60 floes"));
+        }
+    }
+}
+
 /// A step off the grid in [`Board::steps`].
 pub const NO_CELL: Cell = 128;
 
@@ -86,11 +119,17 @@ struct Geometry {
     /// `steps[cell][dir]`: the neighbour in `dir`, or [`NO_CELL`].
     steps: [[Cell; 6]; 128],
     adjacent: [Bitboard; 128],
+    /// The rays again without padding, for grids of at most 64 cells (fast playouts).
+    narrow: Option<Narrow>,
 }
 
 impl Geometry {
-    const EMPTY: Geometry =
-        Geometry { rays: [[Bitboard::EMPTY; 6]; 128], steps: [[NO_CELL; 6]; 128], adjacent: [Bitboard::EMPTY; 128] };
+    const EMPTY: Geometry = Geometry {
+        rays: [[Bitboard::EMPTY; 6]; 128],
+        steps: [[NO_CELL; 6]; 128],
+        adjacent: [Bitboard::EMPTY; 128],
+        narrow: None,
+    };
 }
 
 /// A board: its grid and the fish on each floe. Immutable during a game; states refer to it.
@@ -107,6 +146,8 @@ pub struct Board {
     floes: Bitboard,
     /// Fish per cell (0 for gaps and padding).
     fish: [u8; 128],
+    /// Fish per cell in the unpadded layout of [`Narrow`] (unused on larger grids).
+    narrow_fish: [u8; 64],
     /// Cells with exactly one fish (the default placement rule).
     one_fish: Bitboard,
     /// Rays and steps, shared between boards of one shape: dealing a new standard board copies
@@ -126,7 +167,10 @@ impl Board {
             return invalid!("board: row 0 is empty");
         }
         if let Some((r, row)) = grid.iter().enumerate().find(|(_, row)| row.len() != cols) {
-            return invalid!("board: row {r} has {} cells, row 0 has {cols}: the grid must be rectangular", row.len());
+            return invalid!(
+                "board: row {r} has {} cells, row 0 has {cols}: the grid must be rectangular",
+                row.len()
+            );
         }
         if cols > MAX_COLS || rows * (cols + 1) > 128 {
             return invalid!(
@@ -143,6 +187,7 @@ impl Board {
             odd_rows: Bitboard::EMPTY,
             floes: Bitboard::EMPTY,
             fish: [0; 128],
+            narrow_fish: [0; 64],
             one_fish: Bitboard::EMPTY,
             geometry: Arc::new(Geometry::EMPTY),
         };
@@ -156,6 +201,9 @@ impl Board {
                     board.odd_rows = board.odd_rows.with(cell);
                 }
                 board.fish[cell as usize] = f;
+                if rows * cols <= 64 {
+                    board.narrow_fish[r * cols + c] = f;
+                }
                 if f > 0 {
                     board.floes = board.floes.with(cell);
                 }
@@ -180,29 +228,38 @@ impl Board {
             }
         }
         board.geometry = Arc::new(geometry);
+        let narrow = Narrow::new(&board);
+        Arc::get_mut(&mut board.geometry)
+            .expect("not shared yet")
+            .narrow = narrow;
         Ok(board)
     }
 
     /// The standard board: 8 rows of 7 and 8 floes (even rows have 7), 30 one-fish, 20 two-fish
     /// and 10 three-fish floes shuffled by `seed`.
     pub fn standard(seed: u64) -> Board {
-        static SHAPE: LazyLock<Board> = LazyLock::new(|| {
-            let grid: Vec<Vec<u8>> = (0..8).map(|r| (0..8).map(|c| u8::from(r % 2 == 1 || c < 7)).collect()).collect();
-            Board::from_grid(&grid).expect("the standard board fits")
-        });
-        let mut fish = [1u8; 60];
-        fish[30..50].fill(2);
-        fish[50..].fill(3);
-        Rng::new(seed).shuffle(&mut fish);
-        let mut board = SHAPE.clone();
+        let mut board = Board::standard_shape().clone();
         board.one_fish = Bitboard::EMPTY;
-        for (cell, f) in board.floes.zip(fish) {
+        deal_standard(seed, |r, c, f| {
+            let cell = board.cell_unchecked(r, c);
             board.fish[cell as usize] = f;
+            board.narrow_fish[r * 8 + c] = f;
             if f == 1 {
                 board.one_fish = board.one_fish.with(cell);
             }
-        }
+        });
         board
+    }
+
+    /// The standard grid with one fish on every floe; [`Board::standard`] deals the fish.
+    pub(crate) fn standard_shape() -> &'static Board {
+        static SHAPE: LazyLock<Board> = LazyLock::new(|| {
+            let grid: Vec<Vec<u8>> = (0..8)
+                .map(|r| (0..8).map(|c| u8::from(is_standard_floe(r, c))).collect())
+                .collect();
+            Board::from_grid(&grid).expect("the standard board fits")
+        });
+        &SHAPE
     }
 
     #[inline]
@@ -246,7 +303,13 @@ impl Board {
 
     /// The grid of fish counts this board was made from.
     pub fn grid(&self) -> Vec<Vec<u8>> {
-        (0..self.rows()).map(|r| (0..self.cols()).map(|c| self.fish(self.cell_unchecked(r, c))).collect()).collect()
+        (0..self.rows())
+            .map(|r| {
+                (0..self.cols())
+                    .map(|c| self.fish(self.cell_unchecked(r, c)))
+                    .collect()
+            })
+            .collect()
     }
 
     /// The cell at `(row, col)`, if it is on the grid.
@@ -267,7 +330,10 @@ impl Board {
     /// `(row, col)` of a cell.
     #[inline]
     pub fn coords(&self, cell: Cell) -> (usize, usize) {
-        (cell as usize / self.stride as usize, cell as usize % self.stride as usize)
+        (
+            cell as usize / self.stride as usize,
+            cell as usize % self.stride as usize,
+        )
     }
 
     /// Dense index `row * cols + col` of a cell (`0..rows * cols`), used by the action space.
@@ -294,6 +360,18 @@ impl Board {
     #[inline]
     pub fn ray(&self, cell: Cell, dir: Direction) -> Bitboard {
         self.geometry.rays[cell as usize][dir as usize]
+    }
+
+    /// The unpadded 64-bit tables, when the grid has at most 64 cells.
+    #[inline]
+    pub(crate) fn narrow(&self) -> Option<&Narrow> {
+        self.geometry.narrow.as_ref()
+    }
+
+    /// Fish per cell in the layout of [`Board::narrow`].
+    #[inline]
+    pub(crate) fn narrow_fish(&self) -> &[u8; 64] {
+        &self.narrow_fish
     }
 
     /// The neighbour of `cell` in each direction, [`NO_CELL`] off the grid.
@@ -323,6 +401,19 @@ impl Board {
             cut_increasing(ray, empty)
         } else {
             cut_decreasing(ray, empty)
+        }
+    }
+
+    /// The penguin whose slide in `dir` ends on `to`: the nearest cell not in `empty` behind `to`
+    /// (the cells between are the slide's path, all empty).
+    #[inline]
+    pub fn slide_source(&self, to: Cell, dir: Direction, empty: Bitboard) -> Option<Cell> {
+        let back = dir.opposite();
+        let behind = self.ray(to, back) - empty;
+        if back.is_increasing() {
+            behind.first()
+        } else {
+            behind.last()
         }
     }
 
@@ -414,8 +505,19 @@ mod tests {
     fn random_board(rng: &mut Rng) -> Board {
         let rows = 1 + rng.below(10);
         let cols = 1 + rng.below(10);
-        let grid: Vec<Vec<u8>> =
-            (0..rows).map(|_| (0..cols).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(3) as u8 }).collect()).collect();
+        let grid: Vec<Vec<u8>> = (0..rows)
+            .map(|_| {
+                (0..cols)
+                    .map(|_| {
+                        if rng.below(5) == 0 {
+                            0
+                        } else {
+                            1 + rng.below(3) as u8
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         Board::from_grid(&grid).unwrap()
     }
 
@@ -427,7 +529,11 @@ mod tests {
             let empty: Bitboard = board.floes().filter(|_| rng.below(4) != 0).collect();
             for cell in board.cells() {
                 for dir in Direction::ALL {
-                    assert_eq!(board.slide(cell, dir, empty), walk(&board, cell, dir, empty), "{cell} {dir:?} on {board:?}");
+                    assert_eq!(
+                        board.slide(cell, dir, empty),
+                        walk(&board, cell, dir, empty),
+                        "{cell} {dir:?} on {board:?}"
+                    );
                 }
             }
         }
@@ -439,10 +545,14 @@ mod tests {
         for _ in 0..500 {
             let board = random_board(&mut rng);
             let set: Bitboard = board.cells().filter(|_| rng.below(3) == 0).collect();
-            let expected: Bitboard =
-                {
+            let expected: Bitboard = {
                 let board = &board;
-                set.flat_map(|c| Direction::ALL.into_iter().filter_map(move |d| board.step(c, d))).collect()
+                set.flat_map(|c| {
+                    Direction::ALL
+                        .into_iter()
+                        .filter_map(move |d| board.step(c, d))
+                })
+                .collect()
             };
             assert_eq!(board.neighbours(set), expected);
         }
@@ -452,10 +562,16 @@ mod tests {
     fn even_rows_are_shifted_right() {
         let board = Board::standard(0);
         let c = board.cell(2, 3).unwrap();
-        let n: Vec<_> = Direction::ALL.iter().map(|&d| board.coords(board.step(c, d).unwrap())).collect();
+        let n: Vec<_> = Direction::ALL
+            .iter()
+            .map(|&d| board.coords(board.step(c, d).unwrap()))
+            .collect();
         assert_eq!(n, vec![(2, 4), (1, 4), (1, 3), (2, 2), (3, 3), (3, 4)]);
         let c = board.cell(3, 3).unwrap();
-        let n: Vec<_> = Direction::ALL.iter().map(|&d| board.coords(board.step(c, d).unwrap())).collect();
+        let n: Vec<_> = Direction::ALL
+            .iter()
+            .map(|&d| board.coords(board.step(c, d).unwrap()))
+            .collect();
         assert_eq!(n, vec![(3, 4), (2, 3), (2, 2), (3, 2), (4, 2), (4, 3)]);
     }
 
@@ -463,7 +579,9 @@ mod tests {
     fn standard_board_has_the_right_fish() {
         let board = Board::standard(42);
         assert_eq!(board.floes().count(), 60);
-        let counts: Vec<usize> = (1..=3).map(|f| board.floes().filter(|&c| board.fish(c) == f).count()).collect();
+        let counts: Vec<usize> = (1..=3)
+            .map(|f| board.floes().filter(|&c| board.fish(c) == f).count())
+            .collect();
         assert_eq!(counts, vec![30, 20, 10]);
         for r in (0..8).step_by(2) {
             assert!(!board.floes().contains(board.cell(r, 7).unwrap()));
@@ -482,7 +600,8 @@ mod tests {
 
     #[test]
     fn regions_split_the_floes() {
-        let board = Board::from_grid(&[vec![1, 1, 0, 1], vec![0, 0, 0, 1], vec![2, 0, 0, 0]]).unwrap();
+        let board =
+            Board::from_grid(&[vec![1, 1, 0, 1], vec![0, 0, 0, 1], vec![2, 0, 0, 0]]).unwrap();
         let regions: Vec<_> = board.regions(board.floes()).map(|r| r.count()).collect();
         assert_eq!(regions, vec![2, 2, 1]);
     }

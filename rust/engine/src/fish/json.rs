@@ -49,7 +49,10 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
         order: rules.order,
         board: board.grid(),
         floes: s.floes.map(rc).collect(),
-        penguins: s.penguins[..players].iter().map(|bb| bb.map(rc).collect()).collect(),
+        penguins: s.penguins[..players]
+            .iter()
+            .map(|bb| bb.map(rc).collect())
+            .collect(),
         scores: (0..players).map(|p| s.score(p)).collect(),
         to_move: s.to_move(),
         turn: s.turn as usize,
@@ -58,17 +61,24 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
 }
 
 pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
-    let j: StateJson = serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish state JSON: {e}")))?;
+    let j: StateJson =
+        serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish state JSON: {e}")))?;
     if j.game != "fish" {
         return invalid!("Fish state JSON: game = {:?}, expected \"fish\"", j.game);
     }
     if j.version != 1 {
-        return invalid!("Fish state JSON: version = {}, this engine reads version 1", j.version);
+        return invalid!(
+            "Fish state JSON: version = {}, this engine reads version 1",
+            j.version
+        );
     }
     let rules = Rules::new(j.players, Some(j.penguins_per_player), j.placement, j.order)?;
     let game = make_game(rules, &j.board)?;
     if j.scores.len() != j.players || j.penguins.len() != j.players {
-        return invalid!("Fish state JSON: scores and penguins need one entry per player ({} players)", j.players);
+        return invalid!(
+            "Fish state JSON: scores and penguins need one entry per player ({} players)",
+            j.players
+        );
     }
     let mut floes = Bitboard::EMPTY;
     for &(r, c) in &j.floes {
@@ -76,12 +86,18 @@ pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
     }
     let total = rules.placement_turns();
     if j.turn > total {
-        return invalid!("Fish state JSON: turn = {}, at most {total} placement turns", j.turn);
+        return invalid!(
+            "Fish state JSON: turn = {}, at most {total} placement turns",
+            j.turn
+        );
     }
     let placing = j.turn < total;
     if let Some(p) = j.to_move {
         if p >= j.players {
-            return invalid!("Fish state JSON: to_move = {p}, players are numbered 0 to {}", j.players - 1);
+            return invalid!(
+                "Fish state JSON: to_move = {p}, players are numbered 0 to {}",
+                j.players - 1
+            );
         }
     }
     // Build the penguins through `position`, which checks them, then lay the rest on top.
@@ -98,7 +114,9 @@ pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
     if placing {
         check_placement(&game, &s, &j)?;
     } else if j.to_move.is_none() && s.occupied().any() {
-        return invalid!("Fish state JSON: the game is over (to_move = null) but penguins are on the board");
+        return invalid!(
+            "Fish state JSON: the game is over (to_move = null) but penguins are on the board"
+        );
     }
     s.hash = game.hash_from_scratch(&s);
     if let (false, Some(p)) = (placing, j.to_move) {
@@ -113,10 +131,17 @@ fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> 
         return invalid!("Fish state JSON: floes were removed during placement");
     }
     let Some(p) = j.to_move else {
-        return invalid!("Fish state JSON: placement is not over (turn = {}) but to_move = null", j.turn);
+        return invalid!(
+            "Fish state JSON: placement is not over (turn = {}) but to_move = null",
+            j.turn
+        );
     };
     if p != rules.placer(j.turn) {
-        return invalid!("Fish state JSON: placement turn {} belongs to player {}, not {p}", j.turn, rules.placer(j.turn));
+        return invalid!(
+            "Fish state JSON: placement turn {} belongs to player {}, not {p}",
+            j.turn,
+            rules.placer(j.turn)
+        );
     }
     for q in 0..rules.players() {
         let placed = (0..j.turn).filter(|&t| rules.placer(t) == q).count();
@@ -125,7 +150,9 @@ fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> 
         }
     }
     if game.placement_cells(s).is_empty() {
-        return invalid!("Fish state JSON: no floe is left to place on, so placement would be over");
+        return invalid!(
+            "Fish state JSON: no floe is left to place on, so placement would be over"
+        );
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 pub mod bitboard;
 pub mod board;
 pub mod json;
+pub mod narrow;
 pub mod notation;
 pub mod playout;
 pub mod position;

@@ -20,9 +20,16 @@ pub fn move_name(board: &Board, mv: FishMove) -> String {
 }
 
 pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
-    let bad = || Error::Parse(format!("invalid cell {text:?}: expected a column letter and a row number, like \"c4\""));
+    let bad = || {
+        Error::Parse(format!(
+            "invalid cell {text:?}: expected a column letter and a row number, like \"c4\""
+        ))
+    };
     let mut chars = text.chars();
-    let letter = chars.next().filter(char::is_ascii_lowercase).ok_or_else(bad)?;
+    let letter = chars
+        .next()
+        .filter(char::is_ascii_lowercase)
+        .ok_or_else(bad)?;
     let digits = chars.as_str();
     if digits.is_empty() || digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
@@ -30,7 +37,11 @@ pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let row: i64 = digits.parse().map_err(|_| bad())?;
     let col = (letter as u8 - b'a') as i64;
     board.cell(row - 1, col).ok_or_else(|| {
-        Error::Parse(format!("cell {text:?} is off the board ({} rows, columns a-{})", board.rows(), (b'a' + board.cols() as u8 - 1) as char))
+        Error::Parse(format!(
+            "cell {text:?} is off the board ({} rows, columns a-{})",
+            board.rows(),
+            (b'a' + board.cols() as u8 - 1) as char
+        ))
     })
 }
 
@@ -38,7 +49,10 @@ pub fn parse_move(board: &Board, text: &str) -> Result<FishMove> {
     let text = text.trim();
     match text.split_once('-') {
         None => Ok(FishMove::Place(parse_cell(board, text)?)),
-        Some((from, to)) => Ok(FishMove::Slide(parse_cell(board, from)?, parse_cell(board, to)?)),
+        Some((from, to)) => Ok(FishMove::Slide(
+            parse_cell(board, from)?,
+            parse_cell(board, to)?,
+        )),
     }
 }
 

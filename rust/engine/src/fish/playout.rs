@@ -3,8 +3,8 @@
 
 use rayon::prelude::*;
 
-use super::board::Board;
-use super::rules::{Rules, MAX_FISH_PLAYERS};
+use super::narrow::{self, Scores};
+use super::rules::Rules;
 use super::state::{FishGame, FishState, Policy};
 use crate::error::Result;
 use crate::invalid;
@@ -21,20 +21,23 @@ pub enum Start<'a> {
 }
 
 /// Final `(fish, floes)` of each player, per game.
-pub type FinalScores = [(u16, u8); MAX_FISH_PLAYERS];
+pub type FinalScores = Scores;
 
 /// Plays `n` random games and returns their final scores. `threads == 0` uses every core.
-pub fn random_playouts(start: &Start, n: usize, seed: u64, threads: usize, policy: Policy) -> Result<Vec<FinalScores>> {
+pub fn random_playouts(
+    start: &Start,
+    n: usize,
+    seed: u64,
+    threads: usize,
+    policy: Policy,
+) -> Result<Vec<FinalScores>> {
     let one = |i: usize| {
         let mut rng = Rng::for_item(seed, i as u64);
-        let play = |game: &FishGame, mut s: FishState, rng: &mut Rng| {
-            game.random_playout_with(&mut s, rng, policy);
-            std::array::from_fn(|p| s.score(p))
-        };
+        let play =
+            |game: &FishGame, s: FishState, rng: &mut Rng| game.playout_scores(&s, rng, policy);
         match start {
             Start::Standard(rules) => {
-                let game = FishGame::new(*rules, Board::standard(rng.next_u64()));
-                play(&game, game.initial_state(), &mut rng)
+                narrow::standard_playout(rules, rng.next_u64(), &mut rng, policy)
             }
             Start::Opening(game) => play(game, game.initial_state(), &mut rng),
             Start::Position(game, s) => play(game, *s, &mut rng),

@@ -12,7 +12,11 @@ impl FishGame {
     pub fn floe_at(&self, row: i64, col: i64, what: &str) -> Result<Cell> {
         let board = self.board();
         let Some(cell) = board.cell(row, col) else {
-            return invalid!("{what} at ({row}, {col}) is off the board ({} rows x {} columns)", board.rows(), board.cols());
+            return invalid!(
+                "{what} at ({row}, {col}) is off the board ({} rows x {} columns)",
+                board.rows(),
+                board.cols()
+            );
         };
         if !board.floes().contains(cell) {
             return invalid!("{what} at ({row}, {col}) is on a gap (no floe)");
@@ -23,20 +27,37 @@ impl FishGame {
     /// A movement-phase position: the penguins of each player and who is to move. Unreachable
     /// floes are removed at once, and a player to move who cannot move lifts their penguins as
     /// the rules say, so the result is a normal position of the game.
-    pub fn position(&self, penguins: &[Vec<(i64, i64)>], to_move: usize, scores: Option<&[(u16, u8)]>) -> Result<FishState> {
+    pub fn position(
+        &self,
+        penguins: &[Vec<(i64, i64)>],
+        to_move: usize,
+        scores: Option<&[(u16, u8)]>,
+    ) -> Result<FishState> {
         let mut s = self.lay_out(penguins, to_move, scores)?;
         self.normalize(&mut s, to_move);
         Ok(s)
     }
 
     /// The penguins and scores laid out as given, checked, with nothing automatic applied.
-    pub(crate) fn lay_out(&self, penguins: &[Vec<(i64, i64)>], to_move: usize, scores: Option<&[(u16, u8)]>) -> Result<FishState> {
+    pub(crate) fn lay_out(
+        &self,
+        penguins: &[Vec<(i64, i64)>],
+        to_move: usize,
+        scores: Option<&[(u16, u8)]>,
+    ) -> Result<FishState> {
         let rules = self.rules();
         if penguins.len() != rules.players() {
-            return invalid!("penguins: {} lists given, one per player expected ({} players)", penguins.len(), rules.players());
+            return invalid!(
+                "penguins: {} lists given, one per player expected ({} players)",
+                penguins.len(),
+                rules.players()
+            );
         }
         if to_move >= rules.players() {
-            return invalid!("to_move = {to_move}: players are numbered 0 to {}", rules.players() - 1);
+            return invalid!(
+                "to_move = {to_move}: players are numbered 0 to {}",
+                rules.players() - 1
+            );
         }
         let mut s = FishState {
             floes: self.board().floes(),
@@ -49,7 +70,11 @@ impl FishGame {
         };
         for (p, cells) in penguins.iter().enumerate() {
             if cells.len() > rules.penguins as usize {
-                return invalid!("player {p} has {} penguins, at most {} allowed", cells.len(), rules.penguins);
+                return invalid!(
+                    "player {p} has {} penguins, at most {} allowed",
+                    cells.len(),
+                    rules.penguins
+                );
             }
             for &(r, c) in cells {
                 let cell = self.floe_at(r, c, &format!("a penguin of player {p}"))?;
@@ -61,12 +86,17 @@ impl FishGame {
         }
         if let Some(scores) = scores {
             if scores.len() != rules.players() {
-                return invalid!("scores: {} given, one (fish, floes) pair per player expected", scores.len());
+                return invalid!(
+                    "scores: {} given, one (fish, floes) pair per player expected",
+                    scores.len()
+                );
             }
             for (p, &(f, t)) in scores.iter().enumerate() {
                 // Bounds that keep every later addition within the counters' range.
                 if f > 30_000 || t > 127 {
-                    return invalid!("scores: ({f}, {t}) for player {p}: at most 30000 fish and 127 floes");
+                    return invalid!(
+                        "scores: ({f}, {t}) for player {p}: at most 30000 fish and 127 floes"
+                    );
                 }
                 s.fish[p] = f;
                 s.taken[p] = t;

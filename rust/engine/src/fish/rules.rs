@@ -65,15 +65,27 @@ impl Rules {
         Rules::new(players, None, Placement::OneFish, Order::RoundRobin)
     }
 
-    pub fn new(players: usize, penguins: Option<usize>, placement: Placement, order: Order) -> Result<Rules> {
+    pub fn new(
+        players: usize,
+        penguins: Option<usize>,
+        placement: Placement,
+        order: Order,
+    ) -> Result<Rules> {
         if !(2..=MAX_FISH_PLAYERS).contains(&players) {
             return invalid!("players = {players}: Fish is for 2 to 4 players");
         }
         let penguins = penguins.unwrap_or(6 - players);
         if !(1..=MAX_PENGUINS).contains(&penguins) {
-            return invalid!("penguins = {penguins}: each player needs 1 to {MAX_PENGUINS} penguins");
+            return invalid!(
+                "penguins = {penguins}: each player needs 1 to {MAX_PENGUINS} penguins"
+            );
         }
-        Ok(Rules { players: players as u8, penguins: penguins as u8, placement, order })
+        Ok(Rules {
+            players: players as u8,
+            penguins: penguins as u8,
+            placement,
+            order,
+        })
     }
 
     #[inline]
@@ -140,13 +152,15 @@ fn default_order() -> Order {
 
 impl Config {
     pub fn from_toml(text: &str) -> Result<Config> {
-        let config: Config = toml::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+        let config: Config =
+            toml::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
         config.check_game()?;
         Ok(config)
     }
 
     pub fn from_json(text: &str) -> Result<Config> {
-        let config: Config = serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+        let config: Config =
+            serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
         config.check_game()?;
         Ok(config)
     }
@@ -191,13 +205,23 @@ mod tests {
 
     #[test]
     fn config_errors_name_the_key_and_value() {
-        let err = Config::from_toml("game = \"fish\"\nplyers = 3\n").unwrap_err().to_string();
+        let err = Config::from_toml("game = \"fish\"\nplyers = 3\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("plyers"), "{err}");
-        let err = Config::from_toml("game = \"fish\"\nplacement = \"all\"\n").unwrap_err().to_string();
+        let err = Config::from_toml("game = \"fish\"\nplacement = \"all\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("all"), "{err}");
-        let err = Config::from_toml("game = \"fish\"\nplayers = 7\n").unwrap().rules().unwrap_err().to_string();
+        let err = Config::from_toml("game = \"fish\"\nplayers = 7\n")
+            .unwrap()
+            .rules()
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("players = 7"), "{err}");
-        let err = Config::from_json(r#"{"game": "marathon"}"#).unwrap_err().to_string();
+        let err = Config::from_json(r#"{"game": "marathon"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("marathon"), "{err}");
     }
 }

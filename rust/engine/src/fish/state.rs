@@ -4,6 +4,7 @@
 
 use super::bitboard::{Bitboard, Cell};
 use super::board::{Board, Direction, NO_CELL};
+use super::narrow::{self, Scores};
 use super::rules::{Placement, Rules, MAX_FISH_PLAYERS};
 use super::zobrist;
 use crate::game::{self, Action, ActionList, Game, Returns};
@@ -90,7 +91,8 @@ impl FishState {
 
     #[inline]
     fn set_to_move(&mut self, player: u8) {
-        self.hash ^= zobrist::TO_MOVE[self.to_move.min(4) as usize] ^ zobrist::TO_MOVE[player.min(4) as usize];
+        self.hash ^= zobrist::TO_MOVE[self.to_move.min(4) as usize]
+            ^ zobrist::TO_MOVE[player.min(4) as usize];
         self.to_move = player;
     }
 }
@@ -163,7 +165,9 @@ impl FishGame {
     /// Whether `player` has a penguin that can slide.
     #[inline]
     pub fn can_move(&self, s: &FishState, player: usize) -> bool {
-        self.board.neighbours(s.penguins[player]).intersects(s.empty())
+        self.board
+            .neighbours(s.penguins[player])
+            .intersects(s.empty())
     }
 
     // --- Game flow. ---
@@ -228,7 +232,9 @@ impl FishGame {
     pub fn place(&self, s: &mut FishState, cell: Cell) {
         let p = s.to_move as usize;
         s.penguins[p] = s.penguins[p].with(cell);
-        s.hash ^= zobrist::PENGUIN[p][cell as usize] ^ zobrist::TURN[s.turn as usize] ^ zobrist::TURN[s.turn as usize + 1];
+        s.hash ^= zobrist::PENGUIN[p][cell as usize]
+            ^ zobrist::TURN[s.turn as usize]
+            ^ zobrist::TURN[s.turn as usize + 1];
         s.turn += 1;
         self.next_placement(s);
     }
@@ -253,7 +259,9 @@ impl FishGame {
         s.floes = s.floes.without(from);
         s.fish[p] += self.board.fish(from) as u16;
         s.taken[p] += 1;
-        s.hash ^= zobrist::PENGUIN[p][from as usize] ^ zobrist::PENGUIN[p][to as usize] ^ zobrist::FLOE[from as usize];
+        s.hash ^= zobrist::PENGUIN[p][from as usize]
+            ^ zobrist::PENGUIN[p][to as usize]
+            ^ zobrist::FLOE[from as usize];
     }
 
     pub fn apply_move(&self, s: &mut FishState, mv: FishMove) {
@@ -285,7 +293,9 @@ impl FishGame {
     pub fn legal_moves(&self, s: &FishState) -> Vec<FishMove> {
         let mut out = ActionList::new();
         self.legal_actions(s, &mut out);
-        out.iter().map(|&a| self.move_of(a).expect("legal actions decode")).collect()
+        out.iter()
+            .map(|&a| self.move_of(a).expect("legal actions decode"))
+            .collect()
     }
 
     /// The number of legal moves, without listing them.
@@ -315,7 +325,9 @@ impl FishGame {
                 if !on_grid(from) || !on_grid(to) {
                     return None;
                 }
-                let dir = Direction::ALL.into_iter().find(|&d| self.board.ray(from, d).contains(to))?;
+                let dir = Direction::ALL
+                    .into_iter()
+                    .find(|&d| self.board.ray(from, d).contains(to))?;
                 let ray = self.board.ray(from, dir);
                 let before = if dir.is_increasing() {
                     Bitboard(ray.0 & ((1u128 << to) - 1))
@@ -329,8 +341,10 @@ impl FishGame {
 
     #[inline]
     fn slide_action(&self, from: Cell, dir: Direction, distance: usize) -> Action {
-        (self.cells_n() + (self.board.dense(from) * 6 + dir as usize) * self.board.max_distance() + distance - 1)
-            as Action
+        (self.cells_n()
+            + (self.board.dense(from) * 6 + dir as usize) * self.board.max_distance()
+            + distance
+            - 1) as Action
     }
 
     /// The move of an action, `None` if the action is out of range or runs off the grid.
@@ -352,7 +366,11 @@ impl FishGame {
         if distance > count {
             return None;
         }
-        let k = if Direction::ALL[dir].is_increasing() { distance - 1 } else { count - distance };
+        let k = if Direction::ALL[dir].is_increasing() {
+            distance - 1
+        } else {
+            count - distance
+        };
         Some(FishMove::Slide(from, ray.nth(k as u32)?))
     }
 
@@ -362,9 +380,9 @@ impl FishGame {
         let cell_name = |c: Cell| super::notation::cell_name(&self.board, c);
         match (self.phase(s), mv) {
             (Phase::Over, _) => Some("the game is over".into()),
-            (Phase::Placement, FishMove::Slide(..)) => {
-                Some("penguins are still being placed: a placement (a single cell) is expected".into())
-            }
+            (Phase::Placement, FishMove::Slide(..)) => Some(
+                "penguins are still being placed: a placement (a single cell) is expected".into(),
+            ),
             (Phase::Movement, FishMove::Place(_)) => {
                 Some("every penguin is placed: a slide (from-to) is expected".into())
             }
@@ -376,7 +394,11 @@ impl FishGame {
                 } else if s.occupied().contains(cell) {
                     Some(format!("{} is occupied", cell_name(cell)))
                 } else if !self.placement_cells(s).contains(cell) {
-                    Some(format!("penguins are placed on one-fish floes, and {} has {} fish", cell_name(cell), self.board.fish(cell)))
+                    Some(format!(
+                        "penguins are placed on one-fish floes, and {} has {} fish",
+                        cell_name(cell),
+                        self.board.fish(cell)
+                    ))
                 } else {
                     None
                 }
@@ -386,10 +408,21 @@ impl FishGame {
                     return Some("the cell is off the board".into());
                 }
                 if !s.penguins[s.to_move as usize].contains(from) {
-                    return Some(format!("player {} has no penguin on {}", s.to_move, cell_name(from)));
+                    return Some(format!(
+                        "player {} has no penguin on {}",
+                        s.to_move,
+                        cell_name(from)
+                    ));
                 }
-                let Some(dir) = Direction::ALL.into_iter().find(|&d| self.board.ray(from, d).contains(to)) else {
-                    return Some(format!("{} is not in line with {}", cell_name(to), cell_name(from)));
+                let Some(dir) = Direction::ALL
+                    .into_iter()
+                    .find(|&d| self.board.ray(from, d).contains(to))
+                else {
+                    return Some(format!(
+                        "{} is not in line with {}",
+                        cell_name(to),
+                        cell_name(from)
+                    ));
                 };
                 if self.board.slide(from, dir, s.empty()).contains(to) {
                     None
@@ -419,7 +452,9 @@ impl FishGame {
         let total = self.rules.placement_turns() as u8;
         while s.turn < total && s.to_move != NOBODY {
             let cells = self.placement_cells(s);
-            let cell = cells.nth(rng.below(cells.count() as usize) as u32).expect("in range");
+            let cell = cells
+                .nth(rng.below(cells.count() as usize) as u32)
+                .expect("in range");
             self.place(s, cell);
         }
         let n = self.rules.players();
@@ -447,32 +482,58 @@ impl FishGame {
         }
     }
 
+    /// The final `(fish, floes)` of each player after random play from `s` under `policy`: the
+    /// same moves and scores as [`FishGame::random_playout_with`], on 64-bit bitboards when the
+    /// grid has at most 64 cells (the standard board does), which is about twice as fast.
+    pub fn playout_scores(&self, s: &FishState, rng: &mut Rng, policy: Policy) -> Scores {
+        match self.board.narrow() {
+            Some(narrow) => narrow::playout(self, narrow, s, rng, policy),
+            None => {
+                let mut end = *s;
+                self.random_playout_with(&mut end, rng, policy);
+                std::array::from_fn(|p| end.score(p))
+            }
+        }
+    }
+
+    /// Zero-sum returns of final scores (fish, then floes), as [`Game::returns`] gives them.
+    pub fn returns_of(&self, scores: &Scores) -> Returns {
+        game::returns_from_keys(&scores[..self.rules.players()])
+    }
+
     /// Plays uniformly random moves to the end (see [`FishGame::random_playout_with`]).
     pub fn random_playout(&self, s: &mut FishState, rng: &mut Rng) {
         self.random_playout_with(s, rng, Policy::Uniform);
     }
 
-    /// Plays a slide drawn uniformly from all legal slides; `false` if there is none.
+    /// Plays a slide drawn uniformly from all legal slides; `false` if there is none. The
+    /// slides are counted per direction: in one direction the destinations of different
+    /// penguins never overlap, and each names its penguin (the nearest one behind it).
     fn random_slide_uniform(&self, s: &mut FishState, rng: &mut Rng) -> bool {
-        let mut slides = ArrayVec::<(Cell, Bitboard), { 6 * super::rules::MAX_PENGUINS }>::new();
-        let mut count = 0;
-        self.for_each_slide(s, |from, _, dests| {
-            slides.push((from, dests));
-            count += dests.count();
-        });
+        let empty = s.empty();
+        let mut dests = [Bitboard::EMPTY; 6];
+        for from in s.penguins[s.to_move as usize] {
+            self.board
+                .slides(from, empty, |dir, d| dests[dir as usize] |= d);
+        }
+        let count: u32 = dests.iter().map(|d| d.count()).sum();
         if count == 0 {
             return false;
         }
         let mut k = rng.below(count as usize) as u32;
-        for &(from, dests) in &slides {
-            let c = dests.count();
-            if k < c {
-                self.move_penguin(s, from, dests.nth(k).expect("in range"));
-                break;
+        for (dir, d) in Direction::ALL.into_iter().zip(dests) {
+            if k < d.count() {
+                let to = d.nth(k).expect("in range");
+                let from = self
+                    .board
+                    .slide_source(to, dir, empty)
+                    .expect("a penguin slid here");
+                self.move_penguin(s, from, to);
+                return true;
             }
-            k -= c;
+            k -= d.count();
         }
-        true
+        unreachable!("k < count")
     }
 
     /// Plays a slide of a random penguin among those that can move, in a random direction among
@@ -497,7 +558,9 @@ impl FishGame {
             }
         }
         let dests = self.board.slide(from, open[rng.below(open.len())], empty);
-        let to = dests.nth(rng.below(dests.count() as usize) as u32).expect("in range");
+        let to = dests
+            .nth(rng.below(dests.count() as usize) as u32)
+            .expect("in range");
         self.move_penguin(s, from, to);
         true
     }
@@ -539,7 +602,10 @@ impl Game for FishGame {
         match self.phase(s) {
             Phase::Over => {}
             Phase::Placement => {
-                out.extend(self.placement_cells(s).map(|c| self.board.dense(c) as Action));
+                out.extend(
+                    self.placement_cells(s)
+                        .map(|c| self.board.dense(c) as Action),
+                );
             }
             Phase::Movement => self.for_each_slide(s, |from, dir, dests| {
                 let first = self.slide_action(from, dir, 1);
@@ -560,7 +626,7 @@ impl Game for FishGame {
         if s.to_move != NOBODY {
             return [0.0; crate::MAX_PLAYERS];
         }
-        game::returns_from_places(&self.ranking(s))
+        self.returns_of(&std::array::from_fn(|p| s.score(p)))
     }
 
     #[inline]

@@ -8,14 +8,36 @@ use crate::rng::Rng;
 fn random_game(rng: &mut Rng) -> FishGame {
     let players = 2 + rng.below(3);
     if rng.below(2) == 0 {
-        return FishGame::new(Rules::standard(players).unwrap(), Board::standard(rng.next_u64()));
+        return FishGame::new(
+            Rules::standard(players).unwrap(),
+            Board::standard(rng.next_u64()),
+        );
     }
     let rows = 1 + rng.below(10);
     let cols = 1 + rng.below(10);
-    let grid: Vec<Vec<u8>> =
-        (0..rows).map(|_| (0..cols).map(|_| if rng.below(4) == 0 { 0 } else { 1 + rng.below(4) as u8 }).collect()).collect();
-    let placement = if rng.below(2) == 0 { Placement::Any } else { Placement::OneFish };
-    let order = if rng.below(2) == 0 { Order::Snake } else { Order::RoundRobin };
+    let grid: Vec<Vec<u8>> = (0..rows)
+        .map(|_| {
+            (0..cols)
+                .map(|_| {
+                    if rng.below(4) == 0 {
+                        0
+                    } else {
+                        1 + rng.below(4) as u8
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let placement = if rng.below(2) == 0 {
+        Placement::Any
+    } else {
+        Placement::OneFish
+    };
+    let order = if rng.below(2) == 0 {
+        Order::Snake
+    } else {
+        Order::RoundRobin
+    };
     let rules = Rules::new(players, Some(1 + rng.below(4)), placement, order).unwrap();
     FishGame::new(rules, Board::from_grid(&grid).unwrap())
 }
@@ -46,12 +68,18 @@ impl FishState {
 
 #[test]
 fn state_is_small_and_copy() {
-    assert!(std::mem::size_of::<FishState>() <= 128, "{}", std::mem::size_of::<FishState>());
+    assert!(
+        std::mem::size_of::<FishState>() <= 128,
+        "{}",
+        std::mem::size_of::<FishState>()
+    );
 }
 
 #[test]
 fn hash_is_incremental() {
-    for_random_states(300, 1, |game, s| assert_eq!(s.hash, game.hash_from_scratch(s)));
+    for_random_states(300, 1, |game, s| {
+        assert_eq!(s.hash, game.hash_from_scratch(s))
+    });
 }
 
 #[test]
@@ -124,7 +152,10 @@ fn skipping_floe_removal_changes_no_move_and_no_score() {
             game.legal_actions(&full, &mut full_actions);
             game.legal_actions(&lazy, &mut lazy_actions);
             assert_eq!(full_actions, lazy_actions);
-            assert_eq!((full.penguins, full.fish, full.taken, full.to_move), (lazy.penguins, lazy.fish, lazy.taken, lazy.to_move));
+            assert_eq!(
+                (full.penguins, full.fish, full.taken, full.to_move),
+                (lazy.penguins, lazy.fish, lazy.taken, lazy.to_move)
+            );
             assert!(full.floes.is_subset(lazy.floes));
             if full_actions.is_empty() {
                 break;
@@ -158,10 +189,23 @@ fn random_playouts_end_with_every_fish_accounted_for() {
 fn a_stuck_player_lifts_and_the_other_plays_on() {
     // Player 1's penguin at (0, 0) is walled in by gaps; player 0 still has room.
     let grid = vec![vec![2, 0, 1, 1, 1], vec![0, 0, 1, 1, 1]];
-    let game = FishGame::new(Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap(), Board::from_grid(&grid).unwrap());
-    let s = game.position(&[vec![(0, 2)], vec![(0, 0)]], 1, None).unwrap();
-    assert_eq!(s.to_move(), Some(0), "player 1 could not move and was skipped");
-    assert_eq!(s.score(1), (2, 1), "player 1 kept the floe under the penguin");
+    let game = FishGame::new(
+        Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap(),
+        Board::from_grid(&grid).unwrap(),
+    );
+    let s = game
+        .position(&[vec![(0, 2)], vec![(0, 0)]], 1, None)
+        .unwrap();
+    assert_eq!(
+        s.to_move(),
+        Some(0),
+        "player 1 could not move and was skipped"
+    );
+    assert_eq!(
+        s.score(1),
+        (2, 1),
+        "player 1 kept the floe under the penguin"
+    );
     assert!(s.penguins[1].is_empty());
 }
 

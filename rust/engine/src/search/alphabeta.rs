@@ -36,7 +36,11 @@ pub struct AlphaBetaConfig {
 
 impl Default for AlphaBetaConfig {
     fn default() -> Self {
-        AlphaBetaConfig { tt_mb: 64, killers: true, history: true }
+        AlphaBetaConfig {
+            tt_mb: 64,
+            killers: true,
+            history: true,
+        }
     }
 }
 
@@ -124,7 +128,11 @@ impl AlphaBeta {
             players,
             root,
             // Paranoid values depend on who is at the root; two-player values do not.
-            salt: if players > 2 { splitmix64(root as u64 + 0x1234) } else { 0 },
+            salt: if players > 2 {
+                splitmix64(root as u64 + 0x1234)
+            } else {
+                0
+            },
             num_actions,
         };
         run.iterate(state, max_depth, budget)
@@ -132,7 +140,12 @@ impl AlphaBeta {
 }
 
 impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
-    fn iterate(&mut self, state: &G::State, max_depth: u32, budget: &Budget) -> Result<SearchResult> {
+    fn iterate(
+        &mut self,
+        state: &G::State,
+        max_depth: u32,
+        budget: &Budget,
+    ) -> Result<SearchResult> {
         let mut root_actions = ActionList::new();
         self.game.legal_actions(state, &mut root_actions);
         self.eval.prune_actions(self.game, state, &mut root_actions);
@@ -193,7 +206,11 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
     ) -> Option<(Action, i32, Vec<Action>)> {
         let p = self.root;
         // Best first, from the previous iteration.
-        let mut order: Vec<(i32, Action)> = scores.iter().copied().zip(actions.iter().copied()).collect();
+        let mut order: Vec<(i32, Action)> = scores
+            .iter()
+            .copied()
+            .zip(actions.iter().copied())
+            .collect();
         order.sort_by_key(|&(s, a)| (std::cmp::Reverse(s), a));
         let mut alpha = -INF;
         let beta = INF;
@@ -228,7 +245,14 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         if let Some((a, v, _)) = &best {
             let key = self.key(state);
             let complete = !self.truncated;
-            self.tt.store(key, to_tt(*v, 0), depth as u8, Bound::Exact, Some(*a), complete);
+            self.tt.store(
+                key,
+                to_tt(*v, 0),
+                depth as u8,
+                Bound::Exact,
+                Some(*a),
+                complete,
+            );
         }
         best
     }
@@ -271,7 +295,15 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
 
     /// The value of `child` (the position after a move by `p`) for `p`'s side, searched to
     /// `depth` more plies, with the window `(alpha, beta)` in `p`'s terms.
-    fn child_value(&mut self, child: &G::State, depth: i32, alpha: i32, beta: i32, ply: usize, p: usize) -> i32 {
+    fn child_value(
+        &mut self,
+        child: &G::State,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        p: usize,
+    ) -> i32 {
         self.nodes += 1;
         match self.game.to_move(child) {
             None => self.proven(&self.game.returns(child), p, ply),
@@ -294,7 +326,15 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
     }
 
     /// The value of `s` (not over, `p` to move) for `p`'s side.
-    fn negamax(&mut self, s: &G::State, depth: i32, mut alpha: i32, beta: i32, ply: usize, p: usize) -> i32 {
+    fn negamax(
+        &mut self,
+        s: &G::State,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        p: usize,
+    ) -> i32 {
         self.ab.pv[ply].clear();
         if self.nodes & 1023 == 0 && (self.clock.expired() || self.nodes >= self.node_limit) {
             self.aborted = true;
@@ -375,7 +415,14 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         let complete = !self.truncated;
         self.truncated |= truncated_before;
         if use_tt {
-            self.tt.store(key, to_tt(best, ply), depth.clamp(0, 255) as u8, bound, Some(best_action), complete);
+            self.tt.store(
+                key,
+                to_tt(best, ply),
+                depth.clamp(0, 255) as u8,
+                bound,
+                Some(best_action),
+                complete,
+            );
         }
         best
     }
@@ -394,7 +441,14 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         }
     }
 
-    fn order(&self, s: &G::State, p: usize, ply: usize, hash_move: Option<Action>, actions: &mut ActionList) {
+    fn order(
+        &self,
+        s: &G::State,
+        p: usize,
+        ply: usize,
+        hash_move: Option<Action>,
+        actions: &mut ActionList,
+    ) {
         if actions.len() < 2 {
             return;
         }
@@ -411,7 +465,11 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 k |= 1 << 60;
             }
             if hints {
-                let h = self.eval.order_hint(self.game, s, a).clamp(-(1 << 19), (1 << 19) - 1) + (1 << 19);
+                let h = self
+                    .eval
+                    .order_hint(self.game, s, a)
+                    .clamp(-(1 << 19), (1 << 19) - 1)
+                    + (1 << 19);
                 k |= (h as u64) << 32;
             }
             k | history[a as usize] as u64
@@ -464,20 +522,36 @@ mod tests {
     use std::time::Duration;
 
     fn ab() -> AlphaBeta {
-        AlphaBeta::new(AlphaBetaConfig { tt_mb: 1, ..Default::default() })
+        AlphaBeta::new(AlphaBetaConfig {
+            tt_mb: 1,
+            ..Default::default()
+        })
     }
 
     #[test]
     fn nim_forced_wins_and_losses() {
         let nim = Nim { players: 2 };
         for stones in 1..=21 {
-            let r = ab().search(&nim, &NoEval, &nim.start(stones), &Budget::depth(30), StopFlag::new()).unwrap();
+            let r = ab()
+                .search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(stones),
+                    &Budget::depth(30),
+                    StopFlag::new(),
+                )
+                .unwrap();
             assert!(r.exact, "{stones} stones: {r:?}");
             if stones % 4 == 0 {
                 assert_eq!(r.value, -1.0, "{stones} stones should lose: {r:?}");
             } else {
                 assert_eq!(r.value, 1.0, "{stones} stones should win: {r:?}");
-                assert_eq!(r.best + 1, stones % 4, "{stones} stones: take {} to win", stones % 4);
+                assert_eq!(
+                    r.best + 1,
+                    stones % 4,
+                    "{stones} stones: take {} to win",
+                    stones % 4
+                );
             }
         }
     }
@@ -485,19 +559,33 @@ mod tests {
     #[test]
     fn tictactoe_matches_brute_force() {
         let game = TicTacToe;
-        let positions = ["X.O/.X./..O", "XO./.O./X..", "X../.O./...", ".........", "XX./OO./...", "OX./.X./..."];
+        let positions = [
+            "X.O/.X./..O",
+            "XO./.O./X..",
+            "X../.O./...",
+            ".........",
+            "XX./OO./...",
+            "OX./.X./...",
+        ];
         let mut searcher = ab();
         for pos in positions {
             let s = Ttt::from_str(pos);
             let p = game.to_move(&s).unwrap();
             let truth = minimax(&game, &s) * if p == 0 { 1.0 } else { -1.0 };
-            let r = searcher.search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new()).unwrap();
+            let r = searcher
+                .search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new())
+                .unwrap();
             assert!(r.exact);
             assert_eq!(r.value.round(), truth, "{pos}: {r:?}");
             // The chosen move keeps the value.
             let mut c = s;
             game.apply(&mut c, r.best);
-            assert_eq!(minimax(&game, &c) * if p == 0 { 1.0 } else { -1.0 }, truth, "{pos}: move {}", r.best);
+            assert_eq!(
+                minimax(&game, &c) * if p == 0 { 1.0 } else { -1.0 },
+                truth,
+                "{pos}: move {}",
+                r.best
+            );
             assert_eq!(r.pv[0], r.best);
         }
     }
@@ -507,7 +595,9 @@ mod tests {
         // X to move can win at once (cell 2) or later; it must win at once.
         let game = TicTacToe;
         let s = Ttt::from_str("XX./OO./...");
-        let r = ab().search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new()).unwrap();
+        let r = ab()
+            .search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new())
+            .unwrap();
         assert_eq!(r.best, 2);
         assert_eq!(r.pv, vec![2]);
     }
@@ -518,15 +608,39 @@ mod tests {
         // coalition of the two others can always take the last stone.
         let nim = Nim { players: 3 };
         for stones in 1..=3 {
-            let r = ab().search(&nim, &NoEval, &nim.start(stones), &Budget::depth(20), StopFlag::new()).unwrap();
+            let r = ab()
+                .search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(stones),
+                    &Budget::depth(20),
+                    StopFlag::new(),
+                )
+                .unwrap();
             assert_eq!(r.best + 1, stones);
             assert!(r.value > 0.9);
         }
-        let r = ab().search(&nim, &NoEval, &nim.start(4), &Budget::depth(20), StopFlag::new()).unwrap();
+        let r = ab()
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(4),
+                &Budget::depth(20),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert!(r.exact && r.value < 0.0, "{r:?}");
         // With 5, taking 1 leaves 4 for player 1, and player 2 after them: the coalition still
         // wins some line, so the root is lost under the paranoid assumption too.
-        let r = ab().search(&nim, &NoEval, &nim.start(5), &Budget::depth(20), StopFlag::new()).unwrap();
+        let r = ab()
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(5),
+                &Budget::depth(20),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert!(r.exact && r.value < 0.0, "{r:?}");
     }
 
@@ -535,8 +649,14 @@ mod tests {
         let nim = Nim { players: 2 };
         let big = nim.start(100_000);
         let t0 = std::time::Instant::now();
-        let r = ab().search(&nim, &NoEval, &big, &Budget::time(0.05), StopFlag::new()).unwrap();
-        assert!(t0.elapsed() < Duration::from_millis(500), "took {:?}", t0.elapsed());
+        let r = ab()
+            .search(&nim, &NoEval, &big, &Budget::time(0.05), StopFlag::new())
+            .unwrap();
+        assert!(
+            t0.elapsed() < Duration::from_millis(500),
+            "took {:?}",
+            t0.elapsed()
+        );
         assert!(r.depth >= 1 && nim.is_legal(&big, r.best));
         // The stop flag ends an unbounded-depth search.
         let flag = StopFlag::new();
@@ -545,7 +665,9 @@ mod tests {
             std::thread::sleep(Duration::from_millis(30));
             f2.stop();
         });
-        let r = ab().search(&nim, &NoEval, &big, &Budget::depth(MAX_DEPTH), flag).unwrap();
+        let r = ab()
+            .search(&nim, &NoEval, &big, &Budget::depth(MAX_DEPTH), flag)
+            .unwrap();
         h.join().unwrap();
         assert!(r.interrupted);
     }
@@ -553,14 +675,38 @@ mod tests {
     #[test]
     fn rejects_finished_game_and_no_budget() {
         let nim = Nim { players: 2 };
-        assert!(ab().search(&nim, &NoEval, &nim.start(0), &Budget::depth(3), StopFlag::new()).is_err());
-        assert!(ab().search(&nim, &NoEval, &nim.start(5), &Budget::default(), StopFlag::new()).is_err());
+        assert!(ab()
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(0),
+                &Budget::depth(3),
+                StopFlag::new()
+            )
+            .is_err());
+        assert!(ab()
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(5),
+                &Budget::default(),
+                StopFlag::new()
+            )
+            .is_err());
     }
 
     #[test]
     fn node_budget_bounds_the_search() {
         let nim = Nim { players: 2 };
-        let r = ab().search(&nim, &NoEval, &nim.start(10_000), &Budget::nodes(5000), StopFlag::new()).unwrap();
+        let r = ab()
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(10_000),
+                &Budget::nodes(5000),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert!(r.nodes < 5000 + 2048, "{}", r.nodes);
     }
 }

@@ -28,19 +28,31 @@ pub struct Budget {
 
 impl Budget {
     pub fn time(secs: f64) -> Budget {
-        Budget { time: Some(Duration::from_secs_f64(secs.clamp(0.0, MAX_TIME_SECS))), ..Budget::default() }
+        Budget {
+            time: Some(Duration::from_secs_f64(secs.clamp(0.0, MAX_TIME_SECS))),
+            ..Budget::default()
+        }
     }
 
     pub fn iterations(n: u64) -> Budget {
-        Budget { iterations: Some(n), ..Budget::default() }
+        Budget {
+            iterations: Some(n),
+            ..Budget::default()
+        }
     }
 
     pub fn depth(d: u32) -> Budget {
-        Budget { depth: Some(d), ..Budget::default() }
+        Budget {
+            depth: Some(d),
+            ..Budget::default()
+        }
     }
 
     pub fn nodes(n: u64) -> Budget {
-        Budget { nodes: Some(n), ..Budget::default() }
+        Budget {
+            nodes: Some(n),
+            ..Budget::default()
+        }
     }
 
     /// Builds a budget from user input, rejecting negative, zero, non-finite and absurd values.
@@ -55,8 +67,12 @@ impl Budget {
     ) -> Result<Budget> {
         let time = match time_secs {
             None => None,
-            Some(t) if !t.is_finite() || t <= 0.0 => return invalid!("time must be a positive number of seconds, got {t}"),
-            Some(t) if t > MAX_TIME_SECS => return invalid!("time {t} s is absurd (at most {MAX_TIME_SECS} s)"),
+            Some(t) if !t.is_finite() || t <= 0.0 => {
+                return invalid!("time must be a positive number of seconds, got {t}")
+            }
+            Some(t) if t > MAX_TIME_SECS => {
+                return invalid!("time {t} s is absurd (at most {MAX_TIME_SECS} s)")
+            }
             Some(t) => Some(Duration::from_secs_f64(t)),
         };
         let count = |name: &str, v: Option<i64>, max: u64| -> Result<Option<u64>> {
@@ -70,7 +86,12 @@ impl Budget {
         let iterations = count("iterations", iterations, MAX_ITERATIONS)?;
         let nodes = count("nodes", nodes, MAX_NODES)?;
         let depth = count("depth", depth, MAX_DEPTH as u64)?.map(|d| d as u32);
-        Ok(Budget { time, iterations, nodes, depth })
+        Ok(Budget {
+            time,
+            iterations,
+            nodes,
+            depth,
+        })
     }
 
     /// True when no limit but the depth is set (alpha-beta can stop on depth alone, MCTS cannot).
@@ -110,7 +131,11 @@ pub struct Clock {
 impl Clock {
     pub fn start(budget: &Budget, stop: StopFlag) -> Clock {
         let start = Instant::now();
-        Clock { start, deadline: budget.time.map(|t| start + t), stop }
+        Clock {
+            start,
+            deadline: budget.time.map(|t| start + t),
+            stop,
+        }
     }
 
     pub fn elapsed(&self) -> Duration {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::fish::{Bitboard, Board, Cell, Direction, FishGame, FishMove, FishState, Phase, Policy};
-use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns, MAX_PLAYERS};
+use crate::game::{returns_from_keys, Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::rng::{splitmix64, Rng};
 use crate::search::Evaluate;
 
@@ -75,8 +75,17 @@ pub struct FishPlanes {
 impl FishPlanes {
     pub fn new(board: &Board) -> FishPlanes {
         let max = board.floes().map(|c| board.fish(c)).max().unwrap_or(0);
-        let planes: Vec<u128> = (0..max).map(|k| board.floes().filter(|&c| board.fish(c) > k).fold(0u128, |m, c| m | 1u128 << c)).collect();
-        let id = planes.iter().fold(0x9E37_79B9u64, |h, p| splitmix64(h ^ (*p as u64)) ^ splitmix64((*p >> 64) as u64));
+        let planes: Vec<u128> = (0..max)
+            .map(|k| {
+                board
+                    .floes()
+                    .filter(|&c| board.fish(c) > k)
+                    .fold(0u128, |m, c| m | 1u128 << c)
+            })
+            .collect();
+        let id = planes.iter().fold(0x9E37_79B9u64, |h, p| {
+            splitmix64(h ^ (*p as u64)) ^ splitmix64((*p >> 64) as u64)
+        });
         FishPlanes { planes, id }
     }
 
@@ -108,18 +117,39 @@ impl Default for HaulSolver {
 
 impl HaulSolver {
     pub fn new(max_memo: usize) -> HaulSolver {
-        HaulSolver { memo: HashMap::default(), too_big: HashMap::default(), max_memo, board: 0, nodes: 0, limit: u64::MAX }
+        HaulSolver {
+            memo: HashMap::default(),
+            too_big: HashMap::default(),
+            max_memo,
+            board: 0,
+            nodes: 0,
+            limit: u64::MAX,
+        }
     }
 
     /// The best haul of `pens` (a set of one player's penguins, all in `floes`) on `floes`, or
     /// `None` if it needs more than `limit` component searches.
-    pub fn haul(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard, limit: u64) -> Option<Packed> {
-        if self.memo.len() > self.max_memo || self.too_big.len() > self.max_memo || self.board != planes.id {
+    pub fn haul(
+        &mut self,
+        board: &Board,
+        planes: &FishPlanes,
+        floes: Bitboard,
+        pens: Bitboard,
+        limit: u64,
+    ) -> Option<Packed> {
+        if self.memo.len() > self.max_memo
+            || self.too_big.len() > self.max_memo
+            || self.board != planes.id
+        {
             self.memo.clear();
             self.too_big.clear();
             self.board = planes.id;
         }
-        if self.too_big.get(&(floes.0, pens.0)).is_some_and(|&l| l >= limit) {
+        if self
+            .too_big
+            .get(&(floes.0, pens.0))
+            .is_some_and(|&l| l >= limit)
+        {
             return None;
         }
         self.nodes = 0;
@@ -132,14 +162,26 @@ impl HaulSolver {
     }
 
     /// The best first move of `pens` on `floes` (`None` when no penguin can move or over limit).
-    pub fn best_move(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard, limit: u64) -> Option<(Cell, Cell)> {
+    pub fn best_move(
+        &mut self,
+        board: &Board,
+        planes: &FishPlanes,
+        floes: Bitboard,
+        pens: Bitboard,
+        limit: u64,
+    ) -> Option<(Cell, Cell)> {
         let total = self.haul(board, planes, floes, pens, limit)?;
         let empty = floes - pens;
         for from in pens {
             for dir in Direction::ALL {
                 for to in board.slide(from, dir, empty) {
                     let gain = pack(board.fish(from) as u32, 1);
-                    let rest = self.split(board, planes, floes.without(from), pens.without(from).with(to))?;
+                    let rest = self.split(
+                        board,
+                        planes,
+                        floes.without(from),
+                        pens.without(from).with(to),
+                    )?;
                     if gain + rest == total {
                         return Some((from, to));
                     }
@@ -149,7 +191,13 @@ impl HaulSolver {
         None
     }
 
-    fn split(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard) -> Option<Packed> {
+    fn split(
+        &mut self,
+        board: &Board,
+        planes: &FishPlanes,
+        floes: Bitboard,
+        pens: Bitboard,
+    ) -> Option<Packed> {
         // Floes cut off from every penguin are lost; each group with penguins is independent.
         let mut total = 0;
         let mut rest = floes;
@@ -163,7 +211,13 @@ impl HaulSolver {
         Some(total)
     }
 
-    fn component(&mut self, board: &Board, planes: &FishPlanes, floes: Bitboard, pens: Bitboard) -> Option<Packed> {
+    fn component(
+        &mut self,
+        board: &Board,
+        planes: &FishPlanes,
+        floes: Bitboard,
+        pens: Bitboard,
+    ) -> Option<Packed> {
         let empty = floes - pens;
         let here = pack(planes.fish_on(pens), pens.count());
         if empty.is_empty() {
@@ -183,7 +237,13 @@ impl HaulSolver {
             let gain = pack(board.fish(from) as u32, 1);
             for dir in Direction::ALL {
                 for to in board.slide(from, dir, empty) {
-                    let v = gain + self.split(board, planes, floes.without(from), pens.without(from).with(to))?;
+                    let v = gain
+                        + self.split(
+                            board,
+                            planes,
+                            floes.without(from),
+                            pens.without(from).with(to),
+                        )?;
                     if v > best {
                         best = v;
                         if best == bound {
@@ -226,7 +286,12 @@ impl Region {
 /// The regions of a position: the single-owner ones solved (within `limit` component searches
 /// each), the contested ones listed.
 pub fn regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Vec<Region> {
-    let key = RegionKey { board: planes.id, floes: s.floes.0, penguins: s.penguins.map(|b| b.0), limit };
+    let key = RegionKey {
+        board: planes.id,
+        floes: s.floes.0,
+        penguins: s.penguins.map(|b| b.0),
+        limit,
+    };
     LAST_REGIONS.with(|last| {
         let mut last = last.borrow_mut();
         if let Some((k, r)) = &*last {
@@ -261,21 +326,32 @@ fn compute_regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u
     while let Some(c) = (rest & occupied).first() {
         let floes = board.fill(Bitboard::from_cell(c), rest);
         rest = rest - floes;
-        let owners = (0..n).filter(|&p| s.penguins[p].intersects(floes)).fold(0u8, |m, p| m | 1 << p);
+        let owners = (0..n)
+            .filter(|&p| s.penguins[p].intersects(floes))
+            .fold(0u8, |m, p| m | 1 << p);
         let haul = if owners.count_ones() == 1 {
             let p = owners.trailing_zeros() as usize;
             with_haul_solver(|h| h.haul(board, planes, floes, s.penguins[p] & floes, limit))
         } else {
             None
         };
-        out.push(Region { floes, owners, haul });
+        out.push(Region {
+            floes,
+            owners,
+            haul,
+        });
     }
     out
 }
 
 /// The exact final `(fish, floes)` of every player when every region has at most one owner and
 /// each is solved; `None` otherwise (or in the placement phase).
-pub fn exact_scores(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Option<[(u32, u32); 4]> {
+pub fn exact_scores(
+    game: &FishGame,
+    planes: &FishPlanes,
+    s: &FishState,
+    limit: u64,
+) -> Option<[(u32, u32); 4]> {
     if game.phase(s) == Phase::Placement {
         return None;
     }
@@ -317,7 +393,13 @@ pub struct FishEvalConfig {
 
 impl Default for FishEvalConfig {
     fn default() -> Self {
-        FishEvalConfig { territory: 0.8, mobility: 0.3, scale: 10.0, haul_limit: 20_000, regions: true }
+        FishEvalConfig {
+            territory: 0.8,
+            mobility: 0.3,
+            scale: 10.0,
+            haul_limit: 20_000,
+            regions: true,
+        }
     }
 }
 
@@ -334,13 +416,28 @@ pub struct FishEval {
 
 impl FishEval {
     pub fn new(game: &FishGame, config: FishEvalConfig) -> FishEval {
-        FishEval { config, planes: FishPlanes::new(game.board()), moves: move_table(game), plain: false }
+        FishEval {
+            config,
+            planes: FishPlanes::new(game.board()),
+            moves: move_table(game),
+            plain: false,
+        }
     }
 
     /// An evaluator with no knowledge at all but fast random playouts.
     pub fn plain(game: &FishGame) -> FishEval {
-        let config = FishEvalConfig { regions: false, territory: 0.0, mobility: 0.0, ..FishEvalConfig::default() };
-        FishEval { config, planes: FishPlanes::new(game.board()), moves: move_table(game), plain: true }
+        let config = FishEvalConfig {
+            regions: false,
+            territory: 0.0,
+            mobility: 0.0,
+            ..FishEvalConfig::default()
+        };
+        FishEval {
+            config,
+            planes: FishPlanes::new(game.board()),
+            moves: move_table(game),
+            plain: true,
+        }
     }
 
     pub fn planes(&self) -> &FishPlanes {
@@ -366,7 +463,10 @@ impl FishEval {
                     let (f, c) = match r.haul {
                         Some(h) => unpack(h),
                         // Too large to solve: most of it.
-                        None => ((self.planes.fish_on(r.floes) * 4) / 5, r.floes.count() * 4 / 5),
+                        None => (
+                            (self.planes.fish_on(r.floes) * 4) / 5,
+                            r.floes.count() * 4 / 5,
+                        ),
                     };
                     est[p] += f as f64 + c as f64 / 256.0;
                     contested = contested - r.floes;
@@ -395,7 +495,8 @@ impl FishEval {
                 all |= next[p];
             }
             for p in 0..n {
-                terr[p] += self.planes.fish_on(next[p] - twice) as f64 + 0.5 * self.planes.fish_on(next[p] & twice) as f64;
+                terr[p] += self.planes.fish_on(next[p] - twice) as f64
+                    + 0.5 * self.planes.fish_on(next[p] & twice) as f64;
             }
             unclaimed = unclaimed - all;
             frontier = next;
@@ -451,7 +552,11 @@ impl Evaluate<FishGame> for FishEval {
         if self.plain {
             return [0.0; MAX_PLAYERS];
         }
-        returns_of(&self.estimate(game, s), game.rules().players(), self.config.scale)
+        returns_of(
+            &self.estimate(game, s),
+            game.rules().players(),
+            self.config.scale,
+        )
     }
 
     fn exact(&self, game: &FishGame, s: &FishState) -> Option<Returns> {
@@ -460,7 +565,7 @@ impl Evaluate<FishGame> for FishEval {
         }
         let scores = exact_scores(game, &self.planes, s, self.config.haul_limit)?;
         let n = game.rules().players();
-        Some(returns_from_places(&places(&scores[..n])))
+        Some(returns_from_keys(&scores[..n]))
     }
 
     fn has_order_hint(&self) -> bool {
@@ -510,9 +615,9 @@ impl Evaluate<FishGame> for FishEval {
             let region = board.fill(Bitboard::from_cell(c), s.floes);
             rest = rest - region;
             let pens = s.penguins[p] & region;
-            if let Some((from, to)) =
-                with_haul_solver(|h| h.best_move(board, &self.planes, region, pens, self.config.haul_limit))
-            {
+            if let Some((from, to)) = with_haul_solver(|h| {
+                h.best_move(board, &self.planes, region, pens, self.config.haul_limit)
+            }) {
                 keep = game.action_of(FishMove::Slide(from, to));
                 break;
             }
@@ -539,9 +644,7 @@ impl Evaluate<FishGame> for FishEval {
     }
 
     fn playout(&self, game: &FishGame, s: &FishState, rng: &mut Rng) -> Returns {
-        let mut c = *s;
-        game.random_playout_with(&mut c, rng, Policy::Fast);
-        game.returns(&c)
+        game.returns_of(&game.playout_scores(s, rng, Policy::Fast))
     }
 }
 
@@ -550,10 +653,33 @@ mod tests {
     use super::*;
     use crate::fish::{Board, Rules};
 
-    pub(crate) fn small_game(rng: &mut Rng, rows: usize, cols: usize, players: usize, penguins: usize) -> (FishGame, FishState) {
-        let grid: Vec<Vec<u8>> =
-            (0..rows).map(|_| (0..cols).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(3) as u8 }).collect()).collect();
-        let rules = Rules::new(players, Some(penguins), crate::fish::Placement::Any, crate::fish::Order::RoundRobin).unwrap();
+    pub(crate) fn small_game(
+        rng: &mut Rng,
+        rows: usize,
+        cols: usize,
+        players: usize,
+        penguins: usize,
+    ) -> (FishGame, FishState) {
+        let grid: Vec<Vec<u8>> = (0..rows)
+            .map(|_| {
+                (0..cols)
+                    .map(|_| {
+                        if rng.below(5) == 0 {
+                            0
+                        } else {
+                            1 + rng.below(3) as u8
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let rules = Rules::new(
+            players,
+            Some(penguins),
+            crate::fish::Placement::Any,
+            crate::fish::Order::RoundRobin,
+        )
+        .unwrap();
         let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
         let mut s = game.initial_state();
         let mut actions = ActionList::new();
@@ -571,7 +697,8 @@ mod tests {
         for from in pens {
             for dir in Direction::ALL {
                 for to in board.slide(from, dir, empty) {
-                    let v = pack(board.fish(from) as u32, 1) + brute_haul(board, floes.without(from), pens.without(from).with(to));
+                    let v = pack(board.fish(from) as u32, 1)
+                        + brute_haul(board, floes.without(from), pens.without(from).with(to));
                     best = best.max(v);
                 }
             }
@@ -598,10 +725,22 @@ mod tests {
                 let pens = s.penguins[p] & floes;
                 let reach = board.fill(pens, floes);
                 let truth = brute_haul(board, reach, pens);
-                let got = HaulSolver::default().haul(board, &planes, reach, pens, u64::MAX).unwrap();
-                assert_eq!(unpack(got), unpack(truth), "board {:?} floes {:?} pens {:?}", board, reach, pens);
-                if let Some((from, to)) = HaulSolver::default().best_move(board, &planes, reach, pens, u64::MAX) {
-                    let after = pack(board.fish(from) as u32, 1) + brute_haul(board, reach.without(from), pens.without(from).with(to));
+                let got = HaulSolver::default()
+                    .haul(board, &planes, reach, pens, u64::MAX)
+                    .unwrap();
+                assert_eq!(
+                    unpack(got),
+                    unpack(truth),
+                    "board {:?} floes {:?} pens {:?}",
+                    board,
+                    reach,
+                    pens
+                );
+                if let Some((from, to)) =
+                    HaulSolver::default().best_move(board, &planes, reach, pens, u64::MAX)
+                {
+                    let after = pack(board.fish(from) as u32, 1)
+                        + brute_haul(board, reach.without(from), pens.without(from).with(to));
                     assert_eq!(after, truth);
                 }
                 checked += 1;
@@ -612,17 +751,29 @@ mod tests {
     #[test]
     fn region_solver_is_fast_on_fifteen_floes() {
         // A 3x5 single-owner region, one penguin in a corner: well under 10 ms (release build).
-        let grid = vec![vec![3, 1, 2, 3, 1], vec![2, 2, 3, 1, 2], vec![1, 3, 2, 2, 3]];
-        let game = FishGame::new(Rules::standard(2).unwrap(), Board::from_grid(&grid).unwrap());
+        let grid = vec![
+            vec![3, 1, 2, 3, 1],
+            vec![2, 2, 3, 1, 2],
+            vec![1, 3, 2, 2, 3],
+        ];
+        let game = FishGame::new(
+            Rules::standard(2).unwrap(),
+            Board::from_grid(&grid).unwrap(),
+        );
         let board = game.board();
         let planes = FishPlanes::new(board);
         let floes = board.floes();
         let pens = Bitboard::from_cell(board.cell(0, 0).unwrap());
         let t0 = std::time::Instant::now();
-        let h = HaulSolver::default().haul(board, &planes, floes, pens, u64::MAX).unwrap();
+        let h = HaulSolver::default()
+            .haul(board, &planes, floes, pens, u64::MAX)
+            .unwrap();
         let took = t0.elapsed();
         assert_eq!(unpack(h), unpack(brute_haul(board, floes, pens)));
-        assert!(took < std::time::Duration::from_millis(200), "took {took:?}");
+        assert!(
+            took < std::time::Duration::from_millis(200),
+            "took {took:?}"
+        );
     }
 
     #[test]
@@ -643,7 +794,8 @@ mod tests {
                         game.random_playout(&mut c, &mut rng);
                         for p in 0..2 {
                             assert!(
-                                pack(c.fish[p] as u32, c.taken[p] as u32) <= pack(exact[p].0, exact[p].1),
+                                pack(c.fish[p] as u32, c.taken[p] as u32)
+                                    <= pack(exact[p].0, exact[p].1),
                                 "{:?} {:?} exact {:?} got {:?}",
                                 game.board(),
                                 s,
@@ -666,15 +818,33 @@ mod tests {
         // Player 0 alone on [1, 2, 3]: sliding east collects 2 + 3, west only 2 + 1; player 1 has
         // its own two floes. Both moves win, but the searches must take the larger haul.
         let grid = vec![vec![1, 2, 3, 0, 1, 1]];
-        let game = FishGame::new(Rules::standard(2).unwrap(), Board::from_grid(&grid).unwrap());
-        let s = game.position(&[vec![(0, 1)], vec![(0, 4)]], 0, None).unwrap();
+        let game = FishGame::new(
+            Rules::standard(2).unwrap(),
+            Board::from_grid(&grid).unwrap(),
+        );
+        let s = game
+            .position(&[vec![(0, 1)], vec![(0, 4)]], 0, None)
+            .unwrap();
         let eval = FishEval::new(&game, FishEvalConfig::default());
-        let east = game.action_of(FishMove::Slide(game.board().cell(0, 1).unwrap(), game.board().cell(0, 2).unwrap())).unwrap();
+        let east = game
+            .action_of(FishMove::Slide(
+                game.board().cell(0, 1).unwrap(),
+                game.board().cell(0, 2).unwrap(),
+            ))
+            .unwrap();
         let budget = crate::search::Budget::iterations(100);
-        let r = crate::search::mcts::Mcts::new(Default::default()).search(&game, &eval, &s, &budget, Default::default()).unwrap();
+        let r = crate::search::mcts::Mcts::new(Default::default())
+            .search(&game, &eval, &s, &budget, Default::default())
+            .unwrap();
         assert!(r.exact && r.value == 1.0 && r.best == east, "{r:?}");
         let r = crate::search::alphabeta::AlphaBeta::new(Default::default())
-            .search(&game, &eval, &s, &crate::search::Budget::depth(4), Default::default())
+            .search(
+                &game,
+                &eval,
+                &s,
+                &crate::search::Budget::depth(4),
+                Default::default(),
+            )
             .unwrap();
         assert!(r.exact && r.value == 1.0 && r.best == east, "{r:?}");
         let mut pruned = ActionList::new();
@@ -692,7 +862,10 @@ mod tests {
         // the floes in play, and no more fish were taken than the board held.
         let mut rng = Rng::new(9);
         for seed in 0..200 {
-            let game = FishGame::new(Rules::standard(2 + seed as usize % 3).unwrap(), Board::standard(seed));
+            let game = FishGame::new(
+                Rules::standard(2 + seed as usize % 3).unwrap(),
+                Board::standard(seed),
+            );
             let mut s = game.initial_state();
             let mut actions = ActionList::new();
             for _ in 0..rng.below(40) {
@@ -706,7 +879,13 @@ mod tests {
             let mut c = s;
             game.random_playout_with(&mut c, &mut rng, Policy::Fast);
             assert_eq!(c.to_move(), None);
-            assert!(game.returns(&c)[..game.num_players()].iter().sum::<f64>().abs() < 1e-9);
+            assert!(
+                game.returns(&c)[..game.num_players()]
+                    .iter()
+                    .sum::<f64>()
+                    .abs()
+                    < 1e-9
+            );
             let n = game.num_players();
             let taken: u32 = (0..n).map(|p| (c.taken[p] - before.taken[p]) as u32).sum();
             let fish: u32 = (0..n).map(|p| (c.fish[p] - before.fish[p]) as u32).sum();

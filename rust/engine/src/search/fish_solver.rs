@@ -79,7 +79,12 @@ impl Solver<'_> {
 
     /// The value for `p`'s side of the score changes from `a` to `b`.
     fn delta(&self, a: &FishState, b: &FishState, p: usize) -> i32 {
-        let d = |q: usize| value_of(b.fish[q] as i32 - a.fish[q] as i32, b.taken[q] as i32 - a.taken[q] as i32);
+        let d = |q: usize| {
+            value_of(
+                b.fish[q] as i32 - a.fish[q] as i32,
+                b.taken[q] as i32 - a.taken[q] as i32,
+            )
+        };
         let n = self.players;
         let root_side = if n == 2 { p } else { self.root };
         let mut v = d(root_side);
@@ -108,9 +113,13 @@ impl Solver<'_> {
 
     /// The value of `s` for its player to move `p`.
     fn negamax(&mut self, s: &FishState, mut alpha: i32, beta: i32) -> i32 {
-        let p = s.to_move().expect("the solver searches positions that are not over");
+        let p = s
+            .to_move()
+            .expect("the solver searches positions that are not over");
         self.nodes += 1;
-        if self.nodes > self.max_nodes || (self.nodes & 4095 == 0 && self.stop.is_some_and(|f| f.is_set())) {
+        if self.nodes > self.max_nodes
+            || (self.nodes & 4095 == 0 && self.stop.is_some_and(|f| f.is_set()))
+        {
             self.overflow = true;
             return 0;
         }
@@ -195,7 +204,12 @@ pub fn solve(game: &FishGame, state: &FishState, max_nodes: u64) -> Result<Solut
 ///
 /// # Errors
 /// As [`solve`], and `Error::Invalid` when stopped.
-pub fn solve_with_stop(game: &FishGame, state: &FishState, max_nodes: u64, stop: Option<&StopFlag>) -> Result<Solution> {
+pub fn solve_with_stop(
+    game: &FishGame,
+    state: &FishState,
+    max_nodes: u64,
+    stop: Option<&StopFlag>,
+) -> Result<Solution> {
     let Some(root) = state.to_move() else {
         return invalid!("cannot solve a finished game");
     };
@@ -205,7 +219,11 @@ pub fn solve_with_stop(game: &FishGame, state: &FishState, max_nodes: u64, stop:
         planes: FishPlanes::new(game.board()),
         players,
         root,
-        salt: if players > 2 { splitmix64(root as u64 + 77) } else { 0 },
+        salt: if players > 2 {
+            splitmix64(root as u64 + 77)
+        } else {
+            0
+        },
         tt: HashMap::default(),
         nodes: 0,
         max_nodes,
@@ -217,7 +235,9 @@ pub fn solve_with_stop(game: &FishGame, state: &FishState, max_nodes: u64, stop:
         return invalid!("the solver was stopped");
     }
     if solver.overflow {
-        return invalid!("the position is too large to solve exactly (more than {max_nodes} positions)");
+        return invalid!(
+            "the position is too large to solve exactly (more than {max_nodes} positions)"
+        );
     }
     // Walk the optimal line to the end, or to a position whose regions are all solved.
     let mut s = *state;
@@ -226,10 +246,15 @@ pub fn solve_with_stop(game: &FishGame, state: &FishState, max_nodes: u64, stop:
         if !pv.is_empty() && solver.exact_future(&s, p).is_some() {
             break;
         }
-        if !matches!(solver.tt.get(&(game.hash(&s) ^ solver.salt)), Some((_, Bound::Exact, _))) {
+        if !matches!(
+            solver.tt.get(&(game.hash(&s) ^ solver.salt)),
+            Some((_, Bound::Exact, _))
+        ) {
             solver.negamax(&s, -INF, INF);
         }
-        let Some(&(_, _, a)) = solver.tt.get(&(game.hash(&s) ^ solver.salt)) else { break };
+        let Some(&(_, _, a)) = solver.tt.get(&(game.hash(&s) ^ solver.salt)) else {
+            break;
+        };
         pv.push(a);
         game.apply(&mut s, a);
         if pv.len() > game.max_game_length() {
@@ -266,7 +291,12 @@ mod tests {
         let solver_like = |a: &FishState, b: &FishState| -> i32 {
             // Value for the root side (two players: for `p`).
             let side = if n == 2 { p } else { root };
-            let d = |q: usize| value_of(b.fish[q] as i32 - a.fish[q] as i32, b.taken[q] as i32 - a.taken[q] as i32);
+            let d = |q: usize| {
+                value_of(
+                    b.fish[q] as i32 - a.fish[q] as i32,
+                    b.taken[q] as i32 - a.taken[q] as i32,
+                )
+            };
             let mut v = d(side);
             for q in 0..n {
                 if q != side {
@@ -289,7 +319,11 @@ mod tests {
             let rest = match c.to_move() {
                 None => 0,
                 Some(q) => {
-                    let same = if n == 2 { p == q } else { (p == root) == (q == root) };
+                    let same = if n == 2 {
+                        p == q
+                    } else {
+                        (p == root) == (q == root)
+                    };
                     let r = brute(game, &c, root);
                     if same {
                         r
@@ -306,8 +340,19 @@ mod tests {
     fn random_position(rng: &mut Rng, players: usize) -> (FishGame, FishState) {
         let rows = 2 + rng.below(2);
         let cols = 3 + rng.below(2);
-        let grid: Vec<Vec<u8>> =
-            (0..rows).map(|_| (0..cols).map(|_| if rng.below(6) == 0 { 0 } else { 1 + rng.below(3) as u8 }).collect()).collect();
+        let grid: Vec<Vec<u8>> = (0..rows)
+            .map(|_| {
+                (0..cols)
+                    .map(|_| {
+                        if rng.below(6) == 0 {
+                            0
+                        } else {
+                            1 + rng.below(3) as u8
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let penguins = if players == 2 { 1 + rng.below(2) } else { 1 };
         let rules = Rules::new(players, Some(penguins), Placement::Any, Order::RoundRobin).unwrap();
         let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
@@ -347,10 +392,18 @@ mod tests {
                 game.apply(&mut c, a);
             }
             let me = sol.scores[root];
-            let mine = value_of(me.0 as i32 - s.fish[root] as i32, me.1 as i32 - s.taken[root] as i32);
+            let mine = value_of(
+                me.0 as i32 - s.fish[root] as i32,
+                me.1 as i32 - s.taken[root] as i32,
+            );
             let others: i32 = (0..players)
                 .filter(|&q| q != root)
-                .map(|q| value_of(sol.scores[q].0 as i32 - s.fish[q] as i32, sol.scores[q].1 as i32 - s.taken[q] as i32))
+                .map(|q| {
+                    value_of(
+                        sol.scores[q].0 as i32 - s.fish[q] as i32,
+                        sol.scores[q].1 as i32 - s.taken[q] as i32,
+                    )
+                })
                 .sum();
             assert_eq!(mine - others, truth);
             done += 1;

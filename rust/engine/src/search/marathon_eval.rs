@@ -26,7 +26,10 @@ pub struct MarathonEvalConfig {
 
 impl Default for MarathonEvalConfig {
     fn default() -> Self {
-        MarathonEvalConfig { sharpness: 1.0, greedy: 0.9 }
+        MarathonEvalConfig {
+            sharpness: 1.0,
+            greedy: 0.9,
+        }
     }
 }
 
@@ -47,7 +50,11 @@ impl MarathonEval {
         let finished = 9 * n;
         let waiting = 9 * n + 1;
         let coords = game.course().coords().to_vec();
-        let mut dist: [Vec<u8>; 3] = [vec![FAR; n * 9 + 2], vec![FAR; n * 9 + 2], vec![FAR; n * 9 + 2]];
+        let mut dist: [Vec<u8>; 3] = [
+            vec![FAR; n * 9 + 2],
+            vec![FAR; n * 9 + 2],
+            vec![FAR; n * 9 + 2],
+        ];
         for kind in Kind::ALL {
             let k = kind.index();
             // Forward edges, learned from the engine.
@@ -57,11 +64,21 @@ impl MarathonEval {
                 let place = if code == waiting {
                     Place::Waiting
                 } else {
-                    let facing = (code % 9 != 8).then(|| crate::marathon::Dir::from_index(code % 9));
-                    Place::OnCourse { cell: coords[code / 9], facing }
+                    let facing =
+                        (code % 9 != 8).then(|| crate::marathon::Dir::from_index(code % 9));
+                    Place::OnCourse {
+                        cell: coords[code / 9],
+                        facing,
+                    }
                 };
-                let pieces = [Piece { owner: 0, kind, place }];
-                let Ok(s) = game.position(&pieces, 0, 0) else { continue };
+                let pieces = [Piece {
+                    owner: 0,
+                    kind,
+                    place,
+                }];
+                let Ok(s) = game.position(&pieces, 0, 0) else {
+                    continue;
+                };
                 if s.to_move() != Some(0) {
                     continue;
                 }
@@ -86,7 +103,11 @@ impl MarathonEval {
                 }
             }
         }
-        MarathonEval { config, dist, cells: n }
+        MarathonEval {
+            config,
+            dist,
+            cells: n,
+        }
     }
 
     /// The state code of a piece (see `dist`).
@@ -108,7 +129,10 @@ impl MarathonEval {
 
     /// Turns `player`'s family still needs on an empty course.
     pub fn family_turns(&self, game: &Marathon, s: &State, player: usize) -> u32 {
-        Kind::ALL.iter().map(|&k| self.piece_turns(game, s, player, k)).sum()
+        Kind::ALL
+            .iter()
+            .map(|&k| self.piece_turns(game, s, player, k))
+            .sum()
     }
 
     /// How many turns the move `a` saves its piece (negative if it loses some).
@@ -128,7 +152,9 @@ impl Evaluate<Marathon> for MarathonEval {
     fn evaluate(&self, game: &Marathon, s: &State) -> Returns {
         let n = game.players();
         let mut r = [0.0; MAX_PLAYERS];
-        let Some(first) = s.to_move() else { return game.returns(s) };
+        let Some(first) = s.to_move() else {
+            return game.returns(s);
+        };
         // Effective turns: a player later in the turn order is a fraction of a round behind.
         let mut e = [0.0; MAX_PLAYERS];
         for (p, ep) in e.iter_mut().enumerate().take(n) {
@@ -136,7 +162,10 @@ impl Evaluate<Marathon> for MarathonEval {
             *ep = self.family_turns(game, s, p) as f64 + offset as f64 / n as f64;
         }
         let min = e[..n].iter().copied().fold(f64::MAX, f64::min);
-        let w: Vec<f64> = e[..n].iter().map(|x| (-(x - min) * self.config.sharpness).exp()).collect();
+        let w: Vec<f64> = e[..n]
+            .iter()
+            .map(|x| (-(x - min) * self.config.sharpness).exp())
+            .collect();
         let sum: f64 = w.iter().sum();
         for p in 0..n {
             let win = w[p] / sum;
@@ -207,7 +236,9 @@ mod tests {
             total += t;
         }
         // Mama slides one cell a turn: it needs more turns than the baby.
-        assert!(eval.piece_turns(&game, &s, 0, Kind::Mama) > eval.piece_turns(&game, &s, 0, Kind::Baby));
+        assert!(
+            eval.piece_turns(&game, &s, 0, Kind::Mama) > eval.piece_turns(&game, &s, 0, Kind::Baby)
+        );
         assert_eq!(eval.family_turns(&game, &s, 0), total);
         // At the start the player to move is ahead.
         let r = eval.evaluate(&game, &s);

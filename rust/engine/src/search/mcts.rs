@@ -125,7 +125,12 @@ struct Tree<S> {
 
 impl<S: Copy + PartialEq> Tree<S> {
     fn new() -> Tree<S> {
-        Tree { nodes: Vec::new(), solved: Vec::new(), root: None, max_depth: 0 }
+        Tree {
+            nodes: Vec::new(),
+            solved: Vec::new(),
+            root: None,
+            max_depth: 0,
+        }
     }
 
     fn reset(&mut self, state: S) {
@@ -212,7 +217,10 @@ pub struct Mcts<S> {
 
 impl<S: Copy + PartialEq + Send> Mcts<S> {
     pub fn new(config: MctsConfig) -> Mcts<S> {
-        Mcts { config, trees: Vec::new() }
+        Mcts {
+            config,
+            trees: Vec::new(),
+        }
     }
 
     pub fn config(&self) -> &MctsConfig {
@@ -268,7 +276,16 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
         if threads == 1 {
             let tree = &mut self.trees[0];
             let mut rng = Rng::for_item(config.seed, 0);
-            outcomes.push(run(tree, game, eval, &config, &clock, budget.iterations, budget.nodes, &mut rng));
+            outcomes.push(run(
+                tree,
+                game,
+                eval,
+                &config,
+                &clock,
+                budget.iterations,
+                budget.nodes,
+                &mut rng,
+            ));
         } else {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = self
@@ -320,7 +337,10 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
             .iter()
             .enumerate()
             .map(|(t, tree)| {
-                let n = tree.nodes[0].children().find(|&c| tree.nodes[c].action == best).map_or(0, |c| tree.nodes[c].visits);
+                let n = tree.nodes[0]
+                    .children()
+                    .find(|&c| tree.nodes[c].action == best)
+                    .map_or(0, |c| tree.nodes[c].visits);
                 (t, n)
             })
             .max_by_key(|&(t, n)| (n, std::cmp::Reverse(t)))
@@ -332,7 +352,11 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
         let _ = player;
         Ok(SearchResult {
             best,
-            value: if best_n > 0 { (best_v / best_n as f64).clamp(-1.0, 1.0) } else { 0.0 },
+            value: if best_n > 0 {
+                (best_v / best_n as f64).clamp(-1.0, 1.0)
+            } else {
+                0.0
+            },
             pv,
             nodes,
             iterations,
@@ -347,7 +371,10 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
 
 fn principal_variation<S>(tree: &Tree<S>, best: Action) -> Vec<Action> {
     let mut pv = vec![best];
-    let Some(mut i) = tree.nodes[0].children().find(|&c| tree.nodes[c].action == best) else {
+    let Some(mut i) = tree.nodes[0]
+        .children()
+        .find(|&c| tree.nodes[c].action == best)
+    else {
         return pv;
     };
     while tree.nodes[i].kind == EXPANDED && pv.len() < 64 {
@@ -437,7 +464,15 @@ fn run<G: Game, E: Evaluate<G>>(
     }
     let root = &tree.nodes[0];
     let stats = if root.kind == EXPANDED {
-        root.children().map(|c| (tree.nodes[c].action, tree.nodes[c].visits as u64, tree.nodes[c].value)).collect()
+        root.children()
+            .map(|c| {
+                (
+                    tree.nodes[c].action,
+                    tree.nodes[c].visits as u64,
+                    tree.nodes[c].value,
+                )
+            })
+            .collect()
     } else {
         // A root solved before expansion: pick the move whose (exactly known) result is best
         // for the player to move, among the moves the evaluator keeps.
@@ -451,17 +486,31 @@ fn run<G: Game, E: Evaluate<G>>(
             if game.is_over(&c) {
                 game.returns(&c)[p]
             } else {
-                eval.exact(game, &c).unwrap_or_else(|| eval.evaluate(game, &c))[p]
+                eval.exact(game, &c)
+                    .unwrap_or_else(|| eval.evaluate(game, &c))[p]
             }
         };
-        let best = list.iter().map(|&a| (a, value(a))).max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
+        let best = list
+            .iter()
+            .map(|&a| (a, value(a)))
+            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
         best.map(|(a, v)| vec![(a, 1, v)]).unwrap_or_default()
     };
     (done, stats)
 }
 
-fn classify<G: Game, E: Evaluate<G>>(tree: &mut Tree<G::State>, i: usize, game: &G, eval: &E, s: &G::State) {
-    let solved = if game.is_over(s) { Some(game.returns(s)) } else { eval.exact(game, s) };
+fn classify<G: Game, E: Evaluate<G>>(
+    tree: &mut Tree<G::State>,
+    i: usize,
+    game: &G,
+    eval: &E,
+    s: &G::State,
+) {
+    let solved = if game.is_over(s) {
+        Some(game.returns(s))
+    } else {
+        eval.exact(game, s)
+    };
     match solved {
         Some(r) => {
             tree.solved.push(r);
@@ -486,7 +535,9 @@ fn expand<G: Game, E: Evaluate<G>>(
     actions.clear();
     game.legal_actions(s, actions);
     eval.prune_actions(game, s, actions);
-    let mover = game.to_move(s).expect("a leaf that is not over has a player to move") as u8;
+    let mover = game
+        .to_move(s)
+        .expect("a leaf that is not over has a player to move") as u8;
     // A random order breaks ties among unvisited children; hints then order them.
     rng.shuffle(actions);
     let first = tree.nodes.len() as u32;
@@ -505,7 +556,10 @@ fn expand<G: Game, E: Evaluate<G>>(
     }
     let priors: Vec<f32> = if config.selection == Selection::Puct && !hints.is_empty() {
         let max = hints.iter().copied().max().unwrap_or(0);
-        let w: Vec<f64> = hints.iter().map(|&h| ((h - max) as f64 / 100.0).exp()).collect();
+        let w: Vec<f64> = hints
+            .iter()
+            .map(|&h| ((h - max) as f64 / 100.0).exp())
+            .collect();
         let sum: f64 = w.iter().sum();
         w.iter().map(|x| (x / sum) as f32).collect()
     } else {
@@ -567,14 +621,25 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn mcts<S: Copy + PartialEq + Send>(seed: u64) -> Mcts<S> {
-        Mcts::new(MctsConfig { seed, ..Default::default() })
+        Mcts::new(MctsConfig {
+            seed,
+            ..Default::default()
+        })
     }
 
     #[test]
     fn nim_converges_to_the_winning_move() {
         let nim = Nim { players: 2 };
         for stones in [5, 6, 7, 9, 10, 11, 13] {
-            let r = mcts(1).search(&nim, &NoEval, &nim.start(stones), &Budget::iterations(20_000), StopFlag::new()).unwrap();
+            let r = mcts(1)
+                .search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(stones),
+                    &Budget::iterations(20_000),
+                    StopFlag::new(),
+                )
+                .unwrap();
             assert_eq!(r.best + 1, stones % 4, "{stones} stones: {r:?}");
             assert!(r.value > 0.5, "{stones} stones: {r:?}");
             assert_eq!(r.iterations, 20_000);
@@ -586,17 +651,37 @@ mod tests {
         let game = TicTacToe;
         // O to move must block X's row at cell 2.
         let r = mcts(3)
-            .search(&game, &NoEval, &Ttt::from_str("XX./.O./..."), &Budget::iterations(20_000), StopFlag::new())
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::from_str("XX./.O./..."),
+                &Budget::iterations(20_000),
+                StopFlag::new(),
+            )
             .unwrap();
         assert_eq!(r.best, 2, "{r:?}");
         // X to move wins at cell 2 at once.
         let r = mcts(3)
-            .search(&game, &NoEval, &Ttt::from_str("XX./OO./..."), &Budget::iterations(5_000), StopFlag::new())
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::from_str("XX./OO./..."),
+                &Budget::iterations(5_000),
+                StopFlag::new(),
+            )
             .unwrap();
         assert_eq!(r.best, 2);
         assert!(r.value > 0.9);
         // The opening is a draw: the value converges near 0.
-        let r = mcts(3).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(100_000), StopFlag::new()).unwrap();
+        let r = mcts(3)
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::default(),
+                &Budget::iterations(100_000),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert!(r.value.abs() < 0.3, "{r:?}");
         let total: u64 = r.visits.iter().map(|v| v.1).sum();
         assert_eq!(r.visits.len(), 9);
@@ -608,25 +693,65 @@ mod tests {
         // Three-player Nim: with 1..=3 stones the player to move takes them all and wins.
         let nim = Nim { players: 3 };
         for stones in 1..=3 {
-            let r = mcts(5).search(&nim, &NoEval, &nim.start(stones), &Budget::iterations(2_000), StopFlag::new()).unwrap();
+            let r = mcts(5)
+                .search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(stones),
+                    &Budget::iterations(2_000),
+                    StopFlag::new(),
+                )
+                .unwrap();
             assert_eq!(r.best + 1, stones);
             assert!(r.value > 0.99);
         }
         // With 5 stones, taking 1 leaves 4: player 1 cannot win at once, and whatever they take,
         // player 2 takes the rest. Taking 2 or 3 lets player 1 win at once. Under max-n, player 0
         // loses either way, but its return is -1/2 in all lines: the value must be -0.5.
-        let r = mcts(5).search(&nim, &NoEval, &nim.start(5), &Budget::iterations(20_000), StopFlag::new()).unwrap();
+        let r = mcts(5)
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(5),
+                &Budget::iterations(20_000),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert!((r.value + 0.5).abs() < 0.1, "{r:?}");
     }
 
     #[test]
     fn deterministic_for_a_seed_on_one_thread() {
         let game = TicTacToe;
-        let a = mcts(42).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(3_000), StopFlag::new()).unwrap();
-        let b = mcts(42).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(3_000), StopFlag::new()).unwrap();
+        let a = mcts(42)
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::default(),
+                &Budget::iterations(3_000),
+                StopFlag::new(),
+            )
+            .unwrap();
+        let b = mcts(42)
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::default(),
+                &Budget::iterations(3_000),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert_eq!((a.best, &a.visits, &a.pv), (b.best, &b.visits, &b.pv));
         assert_eq!(a.value, b.value);
-        let c = mcts(43).search(&game, &NoEval, &Ttt::default(), &Budget::iterations(3_000), StopFlag::new()).unwrap();
+        let c = mcts(43)
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::default(),
+                &Budget::iterations(3_000),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert_ne!(a.visits, c.visits);
     }
 
@@ -634,9 +759,20 @@ mod tests {
     fn time_budget_is_respected() {
         let nim = Nim { players: 2 };
         let t0 = Instant::now();
-        let r = mcts(1).search(&nim, &NoEval, &nim.start(5_000), &Budget::time(0.05), StopFlag::new()).unwrap();
+        let r = mcts(1)
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(5_000),
+                &Budget::time(0.05),
+                StopFlag::new(),
+            )
+            .unwrap();
         let took = t0.elapsed();
-        assert!(took >= Duration::from_millis(50) && took < Duration::from_millis(300), "took {took:?}");
+        assert!(
+            took >= Duration::from_millis(50) && took < Duration::from_millis(300),
+            "took {took:?}"
+        );
         assert!(r.iterations > 10);
     }
 
@@ -650,7 +786,9 @@ mod tests {
             f2.stop();
         });
         let t0 = Instant::now();
-        let r = mcts(1).search(&nim, &NoEval, &nim.start(5_000), &Budget::time(30.0), flag).unwrap();
+        let r = mcts(1)
+            .search(&nim, &NoEval, &nim.start(5_000), &Budget::time(30.0), flag)
+            .unwrap();
         h.join().unwrap();
         assert!(r.interrupted && t0.elapsed() < Duration::from_secs(2));
     }
@@ -658,7 +796,15 @@ mod tests {
     #[test]
     fn node_budget_bounds_the_tree() {
         let game = TicTacToe;
-        let r = mcts(1).search(&game, &NoEval, &Ttt::default(), &Budget::nodes(1_000), StopFlag::new()).unwrap();
+        let r = mcts(1)
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::default(),
+                &Budget::nodes(1_000),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert!(r.nodes >= 1_000 && r.nodes < 1_000 + 10, "{}", r.nodes);
     }
 
@@ -667,7 +813,15 @@ mod tests {
         let game = TicTacToe;
         let mut m = mcts::<Ttt>(9);
         let s0 = Ttt::default();
-        let r = m.search(&game, &NoEval, &s0, &Budget::iterations(5_000), StopFlag::new()).unwrap();
+        let r = m
+            .search(
+                &game,
+                &NoEval,
+                &s0,
+                &Budget::iterations(5_000),
+                StopFlag::new(),
+            )
+            .unwrap();
         // Play our move and the reply the tree expects most: the subtree is kept.
         let mut s = s0;
         game.apply(&mut s, r.pv[0]);
@@ -678,8 +832,14 @@ mod tests {
         assert!(kept > 10 && kept < before, "kept {kept} of {before}");
         // The kept root's statistics are its children's (plus at most its own first visit).
         let root_visits = m.trees[0].nodes[0].visits as u64;
-        let children: u64 = m.trees[0].nodes[0].children().map(|c| m.trees[0].nodes[c].visits as u64).sum();
-        assert!(root_visits == children || root_visits == children + 1, "{root_visits} vs {children}");
+        let children: u64 = m.trees[0].nodes[0]
+            .children()
+            .map(|c| m.trees[0].nodes[c].visits as u64)
+            .sum();
+        assert!(
+            root_visits == children || root_visits == children + 1,
+            "{root_visits} vs {children}"
+        );
         assert!(root_visits > 10);
         // A position not below the root starts a new tree.
         let far = Ttt::from_str("XOX/OXO/...");
@@ -690,8 +850,20 @@ mod tests {
     #[test]
     fn parallel_threads_merge_statistics() {
         let nim = Nim { players: 2 };
-        let mut m = Mcts::<NimState>::new(MctsConfig { threads: 2, seed: 7, ..Default::default() });
-        let r = m.search(&nim, &NoEval, &nim.start(10), &Budget::iterations(20_000), StopFlag::new()).unwrap();
+        let mut m = Mcts::<NimState>::new(MctsConfig {
+            threads: 2,
+            seed: 7,
+            ..Default::default()
+        });
+        let r = m
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(10),
+                &Budget::iterations(20_000),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert_eq!(r.best, 1);
         assert_eq!(r.iterations, 20_000);
         let total: u64 = r.visits.iter().map(|v| v.1).sum();
@@ -723,11 +895,27 @@ mod tests {
             }
         }
         let nim = Nim { players: 2 };
-        let mut m = Mcts::new(MctsConfig { selection: Selection::Puct, leaf: Leaf::Evaluate, ..Default::default() });
-        let r = m.search(&nim, &NimEval, &nim.start(30), &Budget::iterations(50), StopFlag::new()).unwrap();
+        let mut m = Mcts::new(MctsConfig {
+            selection: Selection::Puct,
+            leaf: Leaf::Evaluate,
+            ..Default::default()
+        });
+        let r = m
+            .search(
+                &nim,
+                &NimEval,
+                &nim.start(30),
+                &Budget::iterations(50),
+                StopFlag::new(),
+            )
+            .unwrap();
         // The root itself is solved by the evaluator: the search stops at once with its value.
         assert!(r.exact && r.value > 0.99 && r.iterations == 1, "{r:?}");
-        let mut m = Mcts::new(MctsConfig { selection: Selection::Puct, leaf: Leaf::Evaluate, ..Default::default() });
+        let mut m = Mcts::new(MctsConfig {
+            selection: Selection::Puct,
+            leaf: Leaf::Evaluate,
+            ..Default::default()
+        });
         struct HintsOnly;
         impl Evaluate<Nim> for HintsOnly {
             fn has_order_hint(&self) -> bool {
@@ -737,7 +925,15 @@ mod tests {
                 NimEval.order_hint(g, s, a)
             }
         }
-        let r = m.search(&nim, &HintsOnly, &nim.start(30), &Budget::iterations(200), StopFlag::new()).unwrap();
+        let r = m
+            .search(
+                &nim,
+                &HintsOnly,
+                &nim.start(30),
+                &Budget::iterations(200),
+                StopFlag::new(),
+            )
+            .unwrap();
         assert_eq!(r.best, 1, "{r:?}");
         let n_best = r.visits.iter().find(|v| v.0 == 1).unwrap().1;
         assert!(n_best > 100, "{r:?}");
@@ -746,9 +942,36 @@ mod tests {
     #[test]
     fn rejects_bad_input() {
         let nim = Nim { players: 2 };
-        assert!(mcts(0).search(&nim, &NoEval, &nim.start(0), &Budget::iterations(10), StopFlag::new()).is_err());
-        assert!(mcts(0).search(&nim, &NoEval, &nim.start(9), &Budget::depth(10), StopFlag::new()).is_err());
-        let mut m = Mcts::new(MctsConfig { threads: 0, ..Default::default() });
-        assert!(m.search(&nim, &NoEval, &nim.start(9), &Budget::iterations(10), StopFlag::new()).is_err());
+        assert!(mcts(0)
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(0),
+                &Budget::iterations(10),
+                StopFlag::new()
+            )
+            .is_err());
+        assert!(mcts(0)
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(9),
+                &Budget::depth(10),
+                StopFlag::new()
+            )
+            .is_err());
+        let mut m = Mcts::new(MctsConfig {
+            threads: 0,
+            ..Default::default()
+        });
+        assert!(m
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(9),
+                &Budget::iterations(10),
+                StopFlag::new()
+            )
+            .is_err());
     }
 }

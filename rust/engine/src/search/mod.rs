@@ -125,7 +125,12 @@ pub struct SearchResult {
 ///
 /// # Errors
 /// `Error::Invalid` when the game is over or the budget cannot end the search.
-pub fn check_start<G: Game>(game: &G, state: &G::State, budget: &Budget, algorithm: Algorithm) -> Result<usize> {
+pub fn check_start<G: Game>(
+    game: &G,
+    state: &G::State,
+    budget: &Budget,
+    algorithm: Algorithm,
+) -> Result<usize> {
     let Some(player) = game.to_move(state) else {
         return invalid!("cannot search a finished game");
     };
@@ -180,8 +185,18 @@ pub struct Searcher<S> {
 }
 
 impl<S: Copy + PartialEq + Send> Searcher<S> {
-    pub fn new(choice: Choice, mcts: mcts::MctsConfig, ab: alphabeta::AlphaBetaConfig) -> Searcher<S> {
-        Searcher { choice, rng: Rng::new(mcts.seed), mcts: mcts::Mcts::new(mcts), ab: None, ab_config: ab }
+    pub fn new(
+        choice: Choice,
+        mcts: mcts::MctsConfig,
+        ab: alphabeta::AlphaBetaConfig,
+    ) -> Searcher<S> {
+        Searcher {
+            choice,
+            rng: Rng::new(mcts.seed),
+            mcts: mcts::Mcts::new(mcts),
+            ab: None,
+            ab_config: ab,
+        }
     }
 
     /// Forgets the trees and the transposition table.
@@ -209,7 +224,9 @@ impl<S: Copy + PartialEq + Send> Searcher<S> {
             Choice::Mcts => self.mcts.search(game, eval, state, budget, stop),
             Choice::AlphaBeta => {
                 let config = self.ab_config;
-                self.ab.get_or_insert_with(|| alphabeta::AlphaBeta::new(config)).search(game, eval, state, budget, stop)
+                self.ab
+                    .get_or_insert_with(|| alphabeta::AlphaBeta::new(config))
+                    .search(game, eval, state, budget, stop)
             }
             Choice::Greedy | Choice::Random => {
                 check_start(game, state, &Budget::iterations(1), Algorithm::Mcts)?;
@@ -271,29 +288,77 @@ mod tests {
     }
 
     fn searcher(choice: Choice, seed: u64) -> Searcher<NimState> {
-        Searcher::new(choice, MctsConfig { seed, ..Default::default() }, AlphaBetaConfig { tt_mb: 1, ..Default::default() })
+        Searcher::new(
+            choice,
+            MctsConfig {
+                seed,
+                ..Default::default()
+            },
+            AlphaBetaConfig {
+                tt_mb: 1,
+                ..Default::default()
+            },
+        )
     }
 
     #[test]
     fn greedy_follows_the_hint_and_random_varies() {
         let nim = Nim { players: 2 };
         for stones in [5, 6, 7, 9] {
-            let r = searcher(Choice::Greedy, 1).search(&nim, &NimHints, &nim.start(stones), &Budget::iterations(1), StopFlag::new()).unwrap();
+            let r = searcher(Choice::Greedy, 1)
+                .search(
+                    &nim,
+                    &NimHints,
+                    &nim.start(stones),
+                    &Budget::iterations(1),
+                    StopFlag::new(),
+                )
+                .unwrap();
             assert_eq!(r.best + 1, stones % 4);
         }
         let mut s = searcher(Choice::Random, 3);
         let picks: std::collections::BTreeSet<Action> = (0..50)
-            .map(|_| s.search(&nim, &NoEval, &nim.start(10), &Budget::iterations(1), StopFlag::new()).unwrap().best)
+            .map(|_| {
+                s.search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(10),
+                    &Budget::iterations(1),
+                    StopFlag::new(),
+                )
+                .unwrap()
+                .best
+            })
             .collect();
         assert_eq!(picks.into_iter().collect::<Vec<_>>(), vec![0, 1, 2]);
-        assert!(s.search(&nim, &NoEval, &nim.start(0), &Budget::iterations(1), StopFlag::new()).is_err());
+        assert!(s
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(0),
+                &Budget::iterations(1),
+                StopFlag::new()
+            )
+            .is_err());
     }
 
     #[test]
     fn searcher_runs_each_algorithm() {
         let nim = Nim { players: 2 };
         for choice in [Choice::Mcts, Choice::AlphaBeta] {
-            let r = searcher(choice, 2).search(&nim, &NoEval, &nim.start(7), &Budget { iterations: Some(5000), depth: Some(12), ..Budget::default() }, StopFlag::new()).unwrap();
+            let r = searcher(choice, 2)
+                .search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(7),
+                    &Budget {
+                        iterations: Some(5000),
+                        depth: Some(12),
+                        ..Budget::default()
+                    },
+                    StopFlag::new(),
+                )
+                .unwrap();
             assert_eq!(r.best, 2, "{choice:?}");
             assert_eq!(Choice::parse(choice.name()).unwrap(), choice);
         }

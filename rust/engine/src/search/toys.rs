@@ -1,7 +1,7 @@
 //! Toy games with known results, for testing search: Nim for any number of players and
 //! tic-tac-toe.
 
-use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns, MAX_PLAYERS};
+use crate::game::{returns_from_keys, Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::rng::splitmix64;
 
 /// Nim with one pile: take 1, 2 or 3 stones (actions 0, 1, 2); whoever takes the last stone wins.
@@ -20,7 +20,11 @@ pub struct NimState {
 
 impl Nim {
     pub fn start(&self, stones: u32) -> NimState {
-        NimState { stones, to_move: 0, winner: u8::MAX }
+        NimState {
+            stones,
+            to_move: 0,
+            winner: u8::MAX,
+        }
     }
 }
 
@@ -51,8 +55,10 @@ impl Game for Nim {
         s.to_move = ((s.to_move as usize + 1) % self.players) as u8;
     }
     fn returns(&self, s: &NimState) -> Returns {
-        let keys: Vec<u8> = (0..self.players).map(|p| (p == s.winner as usize) as u8).collect();
-        returns_from_places(&places(&keys))
+        let keys: Vec<u8> = (0..self.players)
+            .map(|p| (p == s.winner as usize) as u8)
+            .collect();
+        returns_from_keys(&keys)
     }
     fn hash(&self, s: &NimState) -> u64 {
         splitmix64((s.stones as u64) << 16 | (s.to_move as u64) << 8 | s.winner as u64)

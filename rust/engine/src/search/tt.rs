@@ -60,7 +60,11 @@ impl Tt {
         while n * 2 * std::mem::size_of::<Bucket>() <= bytes {
             n *= 2;
         }
-        Tt { buckets: vec![Bucket::default(); n], mask: (n - 1) as u64, age: 0 }
+        Tt {
+            buckets: vec![Bucket::default(); n],
+            mask: (n - 1) as u64,
+            age: 0,
+        }
     }
 
     /// The memory the table holds, in bytes.
@@ -91,20 +95,32 @@ impl Tt {
 
     pub fn probe(&self, hash: u64) -> Option<Hit> {
         let (i, check) = self.split(hash);
-        self.buckets[i].0.iter().find(|e| e.check == check).map(|e| Hit {
-            value: e.value,
-            depth: e.depth,
-            bound: match e.bound {
-                1 => Bound::Exact,
-                2 => Bound::Lower,
-                _ => Bound::Upper,
-            },
-            best: (e.best != NO_MOVE).then_some(e.best),
-            complete: e.complete != 0,
-        })
+        self.buckets[i]
+            .0
+            .iter()
+            .find(|e| e.check == check)
+            .map(|e| Hit {
+                value: e.value,
+                depth: e.depth,
+                bound: match e.bound {
+                    1 => Bound::Exact,
+                    2 => Bound::Lower,
+                    _ => Bound::Upper,
+                },
+                best: (e.best != NO_MOVE).then_some(e.best),
+                complete: e.complete != 0,
+            })
     }
 
-    pub fn store(&mut self, hash: u64, value: i32, depth: u8, bound: Bound, best: Option<Action>, complete: bool) {
+    pub fn store(
+        &mut self,
+        hash: u64,
+        value: i32,
+        depth: u8,
+        bound: Bound,
+        best: Option<Action>,
+        complete: bool,
+    ) {
         let (i, check) = self.split(hash);
         let age = self.age;
         let bucket = &mut self.buckets[i].0;
@@ -129,15 +145,29 @@ impl Tt {
                 (0..BUCKET).min_by_key(|&j| score(&bucket[j])).unwrap_or(0)
             }
         };
-        let keep_best = if best.is_none() && bucket[slot].check == check { bucket[slot].best } else { NO_MOVE };
-        bucket[slot] =
-            Entry { check, best: best.unwrap_or(keep_best), value, depth, bound: bound as u8, age, complete: complete as u8 };
+        let keep_best = if best.is_none() && bucket[slot].check == check {
+            bucket[slot].best
+        } else {
+            NO_MOVE
+        };
+        bucket[slot] = Entry {
+            check,
+            best: best.unwrap_or(keep_best),
+            value,
+            depth,
+            bound: bound as u8,
+            age,
+            complete: complete as u8,
+        };
     }
 
     /// How many entries are in use, per mille, estimated from the first 1000 buckets.
     pub fn hashfull(&self) -> u32 {
         let n = self.buckets.len().min(1000);
-        let used: usize = self.buckets[..n].iter().map(|b| b.0.iter().filter(|e| e.check != 0).count()).sum();
+        let used: usize = self.buckets[..n]
+            .iter()
+            .map(|b| b.0.iter().filter(|e| e.check != 0).count())
+            .sum();
         (used * 1000 / (n * BUCKET)) as u32
     }
 }
@@ -151,8 +181,16 @@ mod tests {
     fn size_is_bounded() {
         for mb in [1, 2, 3, 16] {
             let tt = Tt::new(mb);
-            assert!(tt.bytes() <= mb << 20, "{mb} MiB table holds {} bytes", tt.bytes());
-            assert!(tt.bytes() * 2 > mb << 20, "{mb} MiB table holds only {} bytes", tt.bytes());
+            assert!(
+                tt.bytes() <= mb << 20,
+                "{mb} MiB table holds {} bytes",
+                tt.bytes()
+            );
+            assert!(
+                tt.bytes() * 2 > mb << 20,
+                "{mb} MiB table holds only {} bytes",
+                tt.bytes()
+            );
         }
         assert_eq!(std::mem::size_of::<Bucket>(), 64);
     }
@@ -164,7 +202,13 @@ mod tests {
         tt.store(12345, -7, 3, Bound::Lower, Some(9), false);
         assert_eq!(
             tt.probe(12345),
-            Some(Hit { value: -7, depth: 3, bound: Bound::Lower, best: Some(9), complete: false })
+            Some(Hit {
+                value: -7,
+                depth: 3,
+                bound: Bound::Lower,
+                best: Some(9),
+                complete: false
+            })
         );
         assert_eq!(tt.probe(54321), None);
         // A shallower non-exact result from the same search does not overwrite a deeper one.
@@ -172,7 +216,16 @@ mod tests {
         assert_eq!(tt.probe(12345).unwrap().depth, 3);
         // An exact one does, and keeps the known best move.
         tt.store(12345, 4, 1, Bound::Exact, None, true);
-        assert_eq!(tt.probe(12345), Some(Hit { value: 4, depth: 1, bound: Bound::Exact, best: Some(9), complete: true }));
+        assert_eq!(
+            tt.probe(12345),
+            Some(Hit {
+                value: 4,
+                depth: 1,
+                bound: Bound::Exact,
+                best: Some(9),
+                complete: true
+            })
+        );
         // Filling far beyond capacity keeps the table's size and most recent entries.
         for i in 0..(4 * cap as u64) {
             tt.store(splitmix64(i), i as i32, 1, Bound::Exact, None, false);

@@ -451,16 +451,12 @@ impl PyFishState {
 
     /// The legal actions, ascending (empty only when the game is over).
     fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        crate::ints::action_list(py, &self.actions())
+        crate::ints::legal_action_list(py, &*self.game, &self.state)
     }
 
     /// A numpy bool array over the action space, `True` for legal actions.
     fn legal_action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        let mut mask = vec![false; self.game.num_actions()];
-        for &a in &self.actions() {
-            mask[a as usize] = true;
-        }
-        mask.into_pyarray(py)
+        crate::ints::legal_action_mask(py, &*self.game, &self.state)
     }
 
     /// Whether a move (FishMove, action or notation) is legal here.

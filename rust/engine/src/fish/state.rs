@@ -607,10 +607,16 @@ impl Game for FishGame {
                         .map(|c| self.board.dense(c) as Action),
                 );
             }
-            Phase::Movement => self.for_each_slide(s, |from, dir, dests| {
-                let first = self.slide_action(from, dir, 1);
-                out.extend(first..first + dests.count());
-            }),
+            Phase::Movement => {
+                let (empty, md) = (s.empty(), self.board.max_distance());
+                for from in s.penguins[s.to_move as usize] {
+                    let base = self.slide_action(from, Direction::E, 1) as usize;
+                    self.board.slides(from, empty, |dir, dests| {
+                        let first = (base + dir as usize * md) as Action;
+                        out.extend(first..first + dests.count());
+                    });
+                }
+            }
         }
     }
 

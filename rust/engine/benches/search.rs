@@ -3,7 +3,8 @@
 //!
 //! Prints MCTS playouts per second (1 and 2 threads), alpha-beta nodes per second (with the
 //! blind and the full Fish evaluation), the region solver's time on 15-floe single-owner
-//! regions, and the exact solver's time on endgames.
+//! regions, and the exact solver's time on endgames. A word after `--` runs only the parts
+//! whose name holds it: `mcts`, `alpha-beta`, `region` or `exact`.
 
 use std::time::{Duration, Instant};
 
@@ -35,12 +36,18 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2.0);
+    // `cargo bench` passes `--bench`; any other word selects parts.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |part: &str| only.is_empty() || only.iter().any(|o| part.contains(o.as_str()));
     let (game, s) = after_placement(7);
     let plain = FishEval::plain(&game);
     let full = FishEval::new(&game, FishEvalConfig::default());
 
     let mut one = 0.0;
-    for threads in [1, 2] {
+    for threads in [1, 2].into_iter().filter(|_| wanted("mcts")) {
         let mut m = Mcts::new(MctsConfig {
             threads,
             reuse: false,
@@ -59,19 +66,25 @@ fn main() {
             rate / one
         );
     }
-    let mut m = Mcts::new(MctsConfig {
-        reuse: false,
-        ..Default::default()
-    });
-    let r = m
-        .search(&game, &full, &s, &Budget::time(secs), StopFlag::new())
-        .unwrap();
-    println!(
-        "mcts with Fish knowledge, 1 thread: {:>10.0} playouts/s",
-        r.iterations as f64 / r.elapsed.as_secs_f64()
-    );
+    if wanted("mcts") {
+        let mut m = Mcts::new(MctsConfig {
+            reuse: false,
+            ..Default::default()
+        });
+        let r = m
+            .search(&game, &full, &s, &Budget::time(secs), StopFlag::new())
+            .unwrap();
+        println!(
+            "mcts with Fish knowledge, 1 thread: {:>10.0} playouts/s",
+            r.iterations as f64 / r.elapsed.as_secs_f64()
+        );
+    }
 
     for (name, eval) in [("blind", &plain), ("Fish", &full)] {
+        if !wanted(&format!("alpha-beta {name}")) {
+            continue;
+        }
+
         let mut ab = AlphaBeta::new(AlphaBetaConfig::default());
         let r = ab
             .search(&game, eval, &s, &Budget::time(secs), StopFlag::new())
@@ -88,7 +101,7 @@ fn main() {
     // The region solver on random single-owner regions of 15 floes (a 4x6 grid with gaps), one
     // and two penguins, each solved from an empty memo; checked against the fish in the region.
     let mut rng = Rng::new(11);
-    for penguins in [1, 2] {
+    for penguins in [1, 2].into_iter().filter(|_| wanted("region")) {
         let (mut worst, mut sum, mut count) = (Duration::ZERO, Duration::ZERO, 0);
         while count < 50 {
             let grid: Vec<Vec<u8>> = (0..4)
@@ -131,7 +144,10 @@ fn main() {
         );
     }
 
-    // The exact solver on endgames of the standard board: random play until 20 floes are left.
+    if !wanted("exact") {
+        return;
+    }
+    // The exact solver on endgames of the standard board: random play until 24 floes are left.
     let mut rng = Rng::new(3);
     let mut total = Duration::ZERO;
     let mut nodes = 0;

@@ -121,6 +121,8 @@ struct Geometry {
     adjacent: [Bitboard; 128],
     /// The rays again without padding, for grids of at most 64 cells (fast playouts).
     narrow: Option<Narrow>,
+    /// The cells of every action (see [`Board::action_cells`]).
+    actions: Vec<(Cell, Cell)>,
 }
 
 impl Geometry {
@@ -129,6 +131,7 @@ impl Geometry {
         steps: [[NO_CELL; 6]; 128],
         adjacent: [Bitboard::EMPTY; 128],
         narrow: None,
+        actions: Vec::new(),
     };
 }
 
@@ -229,9 +232,12 @@ impl Board {
         }
         board.geometry = Arc::new(geometry);
         let narrow = Narrow::new(&board);
-        Arc::get_mut(&mut board.geometry)
-            .expect("not shared yet")
-            .narrow = narrow;
+        let actions = (0..board.num_actions())
+            .map(|a| board.decode_action(a))
+            .collect();
+        let geometry = Arc::get_mut(&mut board.geometry).expect("not shared yet");
+        geometry.narrow = narrow;
+        geometry.actions = actions;
         Ok(board)
     }
 
@@ -471,6 +477,74 @@ impl Board {
         })
     }
 
+    // --- The action space: a placement per cell, then a slide per cell, direction and
+    // distance (`cells + (dense(from) * 6 + dir) * max_distance + distance - 1`). ---
+
+    /// The size of the action space.
+    #[inline]
+    pub fn num_actions(&self) -> usize {
+        let cells = self.rows() * self.cols();
+        cells * (1 + 6 * self.max_distance())
+    }
+
+    /// The action of a slide from `from` by `distance` cells in `dir`.
+    #[inline]
+    pub fn slide_action(&self, from: Cell, dir: Direction, distance: usize) -> usize {
+        self.rows() * self.cols()
+            + (self.dense(from) * 6 + dir as usize) * self.max_distance()
+            + distance
+            - 1
+    }
+
+    /// The cells of an action: `(cell, cell)` for a placement on `cell`, `(from, to)` for a
+    /// slide; `None` when it is out of range or its slide runs off the grid. A table lookup.
+    #[inline]
+    pub fn action_cells(&self, action: usize) -> Option<(Cell, Cell)> {
+        self.geometry
+            .actions
+            .get(action)
+            .copied()
+            .filter(|&(from, _)| from != NO_CELL)
+    }
+
+    fn decode_action(&self, action: usize) -> (Cell, Cell) {
+        let cells = self.rows() * self.cols();
+        if action < cells {
+            let cell = self.from_dense(action);
+            return (cell, cell);
+        }
+        let md = self.max_distance();
+        let (rest, distance) = ((action - cells) / md, (action - cells) % md + 1);
+        let (from, dir) = (self.from_dense(rest / 6), Direction::ALL[rest % 6]);
+        // The ray's cells nearest first: ascending for increasing directions.
+        let ray = self.ray(from, dir);
+        let count = ray.count() as usize;
+        if distance > count {
+            return (NO_CELL, NO_CELL);
+        }
+        let k = if dir.is_increasing() {
+            distance - 1
+        } else {
+            count - distance
+        };
+        (from, ray.nth(k as u32).expect("k < count"))
+    }
+
+    /// Whether taking `cell` out of `floes` may split its group of floes: true unless the floes
+    /// around it form one unbroken arc of its ring of six neighbours (then they stay connected
+    /// around it). Removal of unreachable floes only needs a flood fill when this holds.
+    #[inline]
+    pub fn may_split(&self, cell: Cell, floes: Bitboard) -> bool {
+        let steps = self.steps(cell);
+        let mut ring = 0usize;
+        for (d, &step) in steps.iter().enumerate() {
+            ring |= usize::from(step != NO_CELL && floes.contains(step)) << d;
+        }
+        // An arc starts at each neighbour whose predecessor in the ring is missing.
+        let starts = ring & !(ring << 1 | ring >> 5) & 0x3F;
+        starts.count_ones() > 1
+    }
+
     /// Maximum slide distance on this grid, the width of the action space per direction.
     #[inline]
     pub fn max_distance(&self) -> usize {
@@ -537,6 +611,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn taking_a_floe_that_may_not_split_keeps_its_group_whole() {
+        let mut rng = Rng::new(4);
+        let (mut splits, mut whole) = (0, 0);
+        for _ in 0..3000 {
+            let board = random_board(&mut rng);
+            let floes: Bitboard = board.floes().filter(|_| rng.below(5) != 0).collect();
+            let Some(cell) = floes.nth(rng.below(floes.count().max(1) as usize) as u32) else {
+                continue;
+            };
+            let rest = board.fill(Bitboard::from_cell(cell), floes).without(cell);
+            let Some(first) = rest.first() else { continue };
+            let connected = board.fill(Bitboard::from_cell(first), rest) == rest;
+            if board.may_split(cell, floes.without(cell)) {
+                splits += usize::from(!connected);
+            } else {
+                assert!(connected, "{cell} on {board:?} with floes {floes:?}");
+                whole += 1;
+            }
+        }
+        // Both answers occur, and "may split" sometimes really splits.
+        assert!(splits > 0 && whole > 0, "{splits} {whole}");
     }
 
     #[test]

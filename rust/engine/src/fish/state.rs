@@ -245,7 +245,7 @@ impl FishGame {
     pub fn slide(&self, s: &mut FishState, from: Cell, to: Cell, prune: bool) {
         let p = s.to_move as usize;
         self.move_penguin(s, from, to);
-        if prune {
+        if prune && self.board.may_split(from, s.floes) {
             self.remove_unreachable(s);
         }
         self.pass_turn(s, p + 1, prune);
@@ -311,11 +311,6 @@ impl FishGame {
         }
     }
 
-    #[inline]
-    fn cells_n(&self) -> usize {
-        self.board.rows() * self.board.cols()
-    }
-
     /// The action of a move, `None` if no action encodes it (not on one line, off the grid).
     pub fn action_of(&self, mv: FishMove) -> Option<Action> {
         let on_grid = |c: Cell| c < 128 && self.board.cells().contains(c);
@@ -341,37 +336,19 @@ impl FishGame {
 
     #[inline]
     fn slide_action(&self, from: Cell, dir: Direction, distance: usize) -> Action {
-        (self.cells_n()
-            + (self.board.dense(from) * 6 + dir as usize) * self.board.max_distance()
-            + distance
-            - 1) as Action
+        self.board.slide_action(from, dir, distance) as Action
     }
 
     /// The move of an action, `None` if the action is out of range or runs off the grid.
+    #[inline]
     pub fn move_of(&self, action: Action) -> Option<FishMove> {
-        let a = action as usize;
-        let n = self.cells_n();
-        if a < n {
-            return Some(FishMove::Place(self.board.from_dense(a)));
-        }
-        let md = self.board.max_distance();
-        let (rest, distance) = ((a - n) / md, (a - n) % md + 1);
-        let (from, dir) = (rest / 6, rest % 6);
-        if from >= n {
-            return None;
-        }
-        let from = self.board.from_dense(from);
-        let ray = self.board.ray(from, Direction::ALL[dir]);
-        let count = ray.count() as usize;
-        if distance > count {
-            return None;
-        }
-        let k = if Direction::ALL[dir].is_increasing() {
-            distance - 1
-        } else {
-            count - distance
-        };
-        Some(FishMove::Slide(from, ray.nth(k as u32)?))
+        self.board.action_cells(action as usize).map(|(from, to)| {
+            if from == to {
+                FishMove::Place(to)
+            } else {
+                FishMove::Slide(from, to)
+            }
+        })
     }
 
     /// Why `mv` is illegal in `s`, or `None` if it is legal.
@@ -585,7 +562,7 @@ impl Game for FishGame {
     }
 
     fn num_actions(&self) -> usize {
-        self.cells_n() * (1 + 6 * self.board.max_distance())
+        self.board.num_actions()
     }
 
     fn max_game_length(&self) -> usize {

@@ -12,11 +12,12 @@
 //! evaluator's estimates by [`EVAL_SCALE`], so every proven result outranks every estimate.
 
 use crate::error::Result;
-use crate::game::{Action, ActionList, Game, Returns};
+use crate::game::{Action, ActionList, Game, Returns, MAX_ACTIONS};
 use crate::rng::splitmix64;
 use crate::search::budget::{Budget, Clock, StopFlag, MAX_DEPTH};
 use crate::search::tt::{Bound, Tt};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
+use arrayvec::ArrayVec;
 
 /// The value of a won game, before its distance is subtracted.
 pub const WIN: i32 = 1_000_000;
@@ -474,7 +475,13 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             }
             k | history[a as usize] as u64
         };
-        actions.sort_by_cached_key(|&a| std::cmp::Reverse(key(a)));
+        // Keys computed once each, sorted without allocating; ties keep ascending actions.
+        let mut keyed = ArrayVec::<(u64, Action), MAX_ACTIONS>::new();
+        keyed.extend(actions.iter().map(|&a| (key(a), a)));
+        keyed.sort_unstable_by_key(|&(k, a)| (std::cmp::Reverse(k), a));
+        for (slot, &(_, a)) in actions.iter_mut().zip(&keyed) {
+            *slot = a;
+        }
     }
 }
 

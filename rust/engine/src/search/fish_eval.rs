@@ -408,8 +408,6 @@ impl Default for FishEvalConfig {
 pub struct FishEval {
     pub config: FishEvalConfig,
     planes: FishPlanes,
-    /// `(from, to)` of every action (`from == NO_CELL` for placements, both for invalid).
-    moves: Vec<(Cell, Cell)>,
     /// Random playouts only, no knowledge (the baseline player).
     plain: bool,
 }
@@ -419,7 +417,6 @@ impl FishEval {
         FishEval {
             config,
             planes: FishPlanes::new(game.board()),
-            moves: move_table(game),
             plain: false,
         }
     }
@@ -435,7 +432,6 @@ impl FishEval {
         FishEval {
             config,
             planes: FishPlanes::new(game.board()),
-            moves: move_table(game),
             plain: true,
         }
     }
@@ -519,18 +515,6 @@ impl FishEval {
     }
 }
 
-const NO_CELL: Cell = 0xFF;
-
-fn move_table(game: &FishGame) -> Vec<(Cell, Cell)> {
-    (0..game.num_actions() as Action)
-        .map(|a| match game.move_of(a) {
-            Some(FishMove::Slide(from, to)) => (from, to),
-            Some(FishMove::Place(c)) => (NO_CELL, c),
-            None => (NO_CELL, NO_CELL),
-        })
-        .collect()
-}
-
 /// Returns from estimated final scores: the mean over opponents of `d / (|d| + scale)`, `d` the
 /// lead over that opponent (zero-sum, in `(-1, 1)`).
 fn returns_of(est: &[f64; 4], n: usize, scale: f64) -> Returns {
@@ -574,15 +558,15 @@ impl Evaluate<FishGame> for FishEval {
 
     fn order_hint(&self, game: &FishGame, s: &FishState, action: Action) -> i32 {
         let board = game.board();
-        match self.moves.get(action as usize) {
-            Some(&(NO_CELL, NO_CELL)) | None => 0,
-            Some(&(NO_CELL, cell)) => {
-                let room = board.neighbours(Bitboard::from_cell(cell)) & s.empty();
+        match game.move_of(action) {
+            None => 0,
+            Some(FishMove::Place(cell)) => {
+                let room = board.adjacent(cell) & s.empty();
                 20 * self.planes.fish_on(room) as i32
             }
-            Some(&(_, to)) => {
+            Some(FishMove::Slide(_, to)) => {
                 // Fish on the landing floe, and room around it.
-                let room = board.neighbours(Bitboard::from_cell(to)) & s.empty();
+                let room = board.adjacent(to) & s.empty();
                 100 * board.fish(to) as i32 + 10 * self.planes.fish_on(room) as i32
             }
         }
@@ -625,8 +609,8 @@ impl Evaluate<FishGame> for FishEval {
             own = own - region;
         }
         let Some(keep) = keep else { return };
-        actions.retain(|a| match self.moves.get(*a as usize) {
-            Some(&(from, _)) if from != NO_CELL => !own.contains(from) || *a == keep,
+        actions.retain(|a| match game.move_of(*a) {
+            Some(FishMove::Slide(from, _)) => !own.contains(from) || *a == keep,
             _ => true,
         });
         if actions.is_empty() {

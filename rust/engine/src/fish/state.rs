@@ -165,9 +165,11 @@ impl FishGame {
     /// Whether `player` has a penguin that can slide.
     #[inline]
     pub fn can_move(&self, s: &FishState, player: usize) -> bool {
-        self.board
-            .neighbours(s.penguins[player])
-            .intersects(s.empty())
+        let empty = s.empty();
+        s.penguins[player]
+            .into_iter()
+            .fold(Bitboard::EMPTY, |n, c| n | self.board.adjacent(c))
+            .intersects(empty)
     }
 
     // --- Game flow. ---
@@ -191,19 +193,20 @@ impl FishGame {
     /// board, lifting each such player who cannot move; the game is over when nobody is left.
     pub(crate) fn pass_turn(&self, s: &mut FishState, first: usize, prune: bool) {
         let n = self.rules.players();
-        for i in 0..n {
-            let p = (first + i) % n;
-            if s.penguins[p].is_empty() {
-                continue;
+        // `first` is at most `n`; stepping with a wrap avoids a division per player.
+        let mut p = if first >= n { first - n } else { first };
+        for _ in 0..n {
+            if s.penguins[p].any() {
+                if self.can_move(s, p) {
+                    s.set_to_move(p as u8);
+                    return;
+                }
+                self.lift(s, p);
+                if prune {
+                    self.remove_unreachable(s);
+                }
             }
-            if self.can_move(s, p) {
-                s.set_to_move(p as u8);
-                return;
-            }
-            self.lift(s, p);
-            if prune {
-                self.remove_unreachable(s);
-            }
+            p = if p + 1 == n { 0 } else { p + 1 };
         }
         s.set_to_move(NOBODY);
     }
@@ -590,7 +593,12 @@ impl Game for FishGame {
                     let base = self.slide_action(from, Direction::E, 1) as usize;
                     self.board.slides(from, empty, |dir, dests| {
                         let first = (base + dir as usize * md) as Action;
-                        out.extend(first..first + dests.count());
+                        let n = dests.count();
+                        assert!(out.remaining_capacity() >= n as usize, "action list full");
+                        for a in first..first + n {
+                            // SAFETY: the capacity was checked just above.
+                            unsafe { out.push_unchecked(a) };
+                        }
                     });
                 }
             }

@@ -369,11 +369,32 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         let mut actions = ActionList::new();
         self.game.legal_actions(s, &mut actions);
         self.eval.prune_actions(self.game, s, &mut actions);
-        self.order(s, p, ply, hash_move, &mut actions);
+        // Search order: the hash move, the killers, then the rest by hint and history. The rest
+        // are keyed only when the first moves did not cut the node off.
+        let killers = self.ab.killers[ply];
+        let mut front = ArrayVec::<Action, 3>::new();
+        for m in [hash_move, Some(killers[0]), Some(killers[1])]
+            .into_iter()
+            .flatten()
+        {
+            if !front.contains(&m) && actions.contains(&m) {
+                front.push(m);
+            }
+        }
+        let mut rest = Keyed::new();
 
         let mut best = -INF;
         let mut best_action = actions[0];
-        for (i, &a) in actions.iter().enumerate() {
+        for i in 0..actions.len() {
+            let a = match i.checked_sub(front.len()) {
+                None => front[i],
+                Some(j) => {
+                    if j == 0 {
+                        self.order_keys(s, p, &actions, &front, &mut rest);
+                    }
+                    next_best(&mut rest, j)
+                }
+            };
             let mut child = *s;
             self.game.apply(&mut child, a);
             let v = if i == 0 {
@@ -442,29 +463,20 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         }
     }
 
-    fn order(
+    /// The actions not in `front` with their ordering keys: the evaluator's hint, then
+    /// history.
+    fn order_keys(
         &self,
         s: &G::State,
         p: usize,
-        ply: usize,
-        hash_move: Option<Action>,
-        actions: &mut ActionList,
+        actions: &ActionList,
+        front: &[Action],
+        keyed: &mut Keyed,
     ) {
-        if actions.len() < 2 {
-            return;
-        }
-        let killers = self.ab.killers[ply];
-        let hints = self.eval.has_order_hint();
+        let hints = self.eval.has_order_hint() && actions.len() > 1;
         let history = &self.ab.history[p * self.num_actions..(p + 1) * self.num_actions];
         let key = |a: Action| -> u64 {
-            let mut k = 0u64;
-            if Some(a) == hash_move {
-                k |= 1 << 62;
-            } else if a == killers[0] {
-                k |= 1 << 61;
-            } else if a == killers[1] {
-                k |= 1 << 60;
-            }
+            let mut k = history[a as usize] as u64;
             if hints {
                 let h = self
                     .eval
@@ -473,15 +485,14 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                     + (1 << 19);
                 k |= (h as u64) << 32;
             }
-            k | history[a as usize] as u64
+            k
         };
-        // Keys computed once each, sorted without allocating; ties keep ascending actions.
-        let mut keyed = ArrayVec::<(u64, Action), MAX_ACTIONS>::new();
-        keyed.extend(actions.iter().map(|&a| (key(a), a)));
-        keyed.sort_unstable_by_key(|&(k, a)| (std::cmp::Reverse(k), a));
-        for (slot, &(_, a)) in actions.iter_mut().zip(&keyed) {
-            *slot = a;
-        }
+        keyed.extend(
+            actions
+                .iter()
+                .filter(|a| !front.contains(a))
+                .map(|&a| (key(a) as u128) << 32 | u128::from(!a)),
+        );
     }
 }
 
@@ -496,6 +507,30 @@ impl<G: Game, E: Evaluate<G>> std::ops::DerefMut for Run<'_, G, E> {
     fn deref_mut(&mut self) -> &mut AlphaBeta {
         self.ab
     }
+}
+
+/// Actions with their ordering keys, as `key << 32 | !action`: one comparison orders by key,
+/// then by smaller action.
+type Keyed = ArrayVec<u128, MAX_ACTIONS>;
+
+/// The `i`-th action in order (largest key first, then smallest action). The first few are
+/// picked by selection, as most nodes are cut off after a move or two; a node that gets that
+/// far sorts the rest once.
+#[inline]
+fn next_best(keyed: &mut Keyed, i: usize) -> Action {
+    const SELECT: usize = 3;
+    if i < SELECT {
+        let mut best = i;
+        for j in i + 1..keyed.len() {
+            if keyed[j] > keyed[best] {
+                best = j;
+            }
+        }
+        keyed.swap(i, best);
+    } else if i == SELECT {
+        keyed[i..].sort_unstable_by(|a, b| b.cmp(a));
+    }
+    !(keyed[i] as u32)
 }
 
 /// Proven values are stored as distances from the stored position, not from the root.

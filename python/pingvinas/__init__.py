@@ -9,6 +9,8 @@
 1
 """
 
+from typing import Union
+
 from . import _core, fish
 from ._core import (
     Fish,
@@ -28,7 +30,7 @@ if hasattr(_core, "Marathon"):
     from ._core import Marathon, MarathonMove, MarathonPiece, MarathonState
 
 
-def load_game(name: str):
+def load_game(name: str) -> "Union[Fish, Marathon]":
     """A bundled variant of either game by name: ``load_game("fish-3p")``,
     ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them)."""
     games = [Fish] + ([Marathon] if hasattr(_core, "Marathon") else [])

@@ -1,14 +1,60 @@
-"""Type stubs of the compiled core, ``pingvinas._core``."""
+"""Type stubs of the compiled core, ``pingvinas._core`` (``rust/python/src``).
+
+Checked against the built module by ``python -m mypy.stubtest pingvinas._core``
+(``tests/test_stubs.py``). Notes for editing:
+
+- PyO3 classes are constructed by ``__new__`` (there is no ``__init__``) and cannot be
+  subclassed, so every class here is ``@final`` and declares ``__new__``.
+- Parameter names and defaults are the runtime ones (``mv``, not ``move``: keywords work).
+- ``#[getter]``s are properties; everything else is a method.
+- The ``_``-prefixed aliases exist only for type checking: nothing of that name is in the
+  runtime module.
+"""
 
 from os import PathLike
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    final,
+)
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "__version__",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "variants",
+    "Fish",
+    "FishState",
+    "FishMove",
+    "fish_random_playouts",
+    "Marathon",
+    "MarathonState",
+    "MarathonMove",
+    "MarathonPiece",
+    "marathon_random_playouts",
+    "Searcher",
+    "fish_solve",
+]
+
 __version__: str
 
-Cell = Tuple[int, int]
+# `(row, col)`: a tuple (a list is refused where a cell is read).
+_Cell = Tuple[int, int]
+# A grid of fish counts, one list per row (0 = gap): nested lists/tuples or a 2-D int array.
+_Grid = Union[Sequence[Sequence[int]], npt.NDArray[np.integer[Any]]]
+# A config: a path to a TOML file, or a dict with the same keys (a dict, not any mapping).
+_ConfigSource = Union[str, PathLike[str], Dict[str, Any]]
 
 class IllegalMoveError(ValueError):
     """A well-formed move that the rules forbid in this position."""
@@ -19,106 +65,154 @@ class InvalidMoveError(ValueError):
 def variants() -> List[str]:
     """The names of every bundled variant config, both games."""
 
-class Fish:
-    """A Fish variant: the rules, and a fixed board or the standard board shuffled per game."""
+# --- Fish -------------------------------------------------------------------------------------
 
-    def __init__(
-        self,
+@final
+class Fish:
+    """A Fish variant: the rules, and a fixed board or the standard board shuffled per game.
+
+    Equal variants compare equal; a ``Fish`` is not hashable.
+    """
+
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(
+        cls,
         players: int = 2,
         *,
         penguins: Optional[int] = None,
-        board: Optional[Sequence[Sequence[int]]] = None,
+        board: Optional[_Grid] = None,
         placement: str = "one-fish",
         order: str = "round-robin",
-    ) -> None: ...
+    ) -> Fish:
+        """``penguins``: per player (default: the standard number for ``players``);
+        ``board``: a fixed board (default: the standard board dealt afresh per game);
+        ``placement``: ``"one-fish"`` or ``"any"``; ``order``: ``"round-robin"`` or ``"snake"``."""
     @staticmethod
     def variant(name: str) -> Fish:
         """A bundled variant by name (see ``pingvinas.variants()``)."""
     @staticmethod
-    def from_config(source: Union[str, PathLike[str], Mapping[str, Any]]) -> Fish:
-        """A variant from a TOML file or a dict with the same keys."""
+    def from_config(source: _ConfigSource) -> Fish:
+        """A variant from a TOML file (a path) or a dict with the same keys."""
     @property
-    def name(self) -> Optional[str]: ...
+    def name(self) -> Optional[str]:
+        """The variant's name, if it came from a config that names it."""
     @property
     def players(self) -> int: ...
     @property
     def penguins(self) -> int:
         """Penguins per player."""
     @property
-    def placement(self) -> str: ...
+    def placement(self) -> str:
+        """``"one-fish"`` or ``"any"``."""
     @property
-    def order(self) -> str: ...
+    def order(self) -> str:
+        """``"round-robin"`` or ``"snake"``."""
     @property
     def rows(self) -> int: ...
     @property
     def cols(self) -> int: ...
     @property
-    def num_actions(self) -> int: ...
+    def num_actions(self) -> int:
+        """Size of the fixed action space of this variant's board."""
     def new_state(self, seed: Optional[int] = None) -> FishState:
-        """The opening position; ``seed`` deals the standard board."""
+        """The opening position; ``seed`` deals the standard board (a random one when None);
+        a fixed board is used as it is."""
     def position(
         self,
-        board: Optional[Sequence[Sequence[int]]] = None,
-        penguins: Optional[Sequence[Sequence[Cell]]] = None,
+        board: Optional[_Grid] = None,
+        penguins: Optional[Sequence[Sequence[_Cell]]] = None,
         to_move: int = 0,
         scores: Optional[Sequence[Tuple[int, int]]] = None,
     ) -> FishState:
-        """A movement-phase position built from a board and the penguins of each player."""
+        """A movement-phase position built from a board (default: the variant's fixed board),
+        the penguins of each player, the player to move and the ``(fish, floes)`` so far."""
 
+@final
 class FishMove:
-    """A placement (``src`` is None) or a slide from ``src`` to ``dst``."""
+    """A placement (``src`` is None) or a slide from ``src`` to ``dst``; ``str(move)`` is its
+    notation. Made by ``FishState`` (``legal_moves``, ``parse_move``), not constructed."""
 
     @property
-    def src(self) -> Optional[Cell]: ...
+    def src(self) -> Optional[_Cell]: ...
     @property
-    def dst(self) -> Cell: ...
+    def dst(self) -> _Cell: ...
     @property
-    def action(self) -> int: ...
+    def action(self) -> int:
+        """The move's number in the action space."""
     @property
     def is_placement(self) -> bool: ...
 
-MoveLike = Union[FishMove, int, str]
+# A move as ``play`` and friends take it: a move object, an int action or notation (``"c4"``,
+# ``"a1-c1"``).
+_MoveLike = Union[FishMove, int, str]
 
+@final
 class FishState:
-    """A Fish position; ``play`` changes it in place."""
+    """A Fish position; ``play`` changes it in place, ``after`` and ``copy`` make new ones.
 
-    def __init__(self, json: str) -> None: ...
+    Picklable and copyable; equal positions compare equal and hash alike.
+    """
+
+    def __new__(cls, json: str) -> FishState:
+        """A state from its JSON (the same as ``FishState.from_json``); used by pickle."""
     @staticmethod
     def from_json(text: str) -> FishState: ...
     def to_json(self) -> str: ...
     @property
-    def to_move(self) -> Optional[int]: ...
-    def current_player(self) -> int: ...
+    def to_move(self) -> Optional[int]:
+        """The player to move, None when the game is over."""
+    def current_player(self) -> int:
+        """OpenSpiel's name: the player to move, or -4 (terminal) when the game is over."""
     @property
-    def phase(self) -> str: ...
+    def phase(self) -> str:
+        """``"placement"``, ``"movement"`` or ``"over"``."""
     @property
     def is_over(self) -> bool: ...
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """OpenSpiel's name for ``is_over``."""
     @property
     def players(self) -> int: ...
     @property
     def num_actions(self) -> int: ...
-    def legal_moves(self) -> List[FishMove]: ...
-    def legal_actions(self) -> List[int]: ...
-    def legal_action_mask(self) -> npt.NDArray[np.bool_]: ...
-    def is_legal(self, move: MoveLike) -> bool: ...
-    def parse_move(self, move: MoveLike) -> FishMove: ...
-    def play(self, move: MoveLike) -> None: ...
-    def apply_action(self, action: int) -> None: ...
-    def after(self, move: MoveLike) -> FishState: ...
+    def legal_moves(self) -> List[FishMove]:
+        """The legal moves, in ascending action order."""
+    def legal_actions(self) -> List[int]:
+        """The legal actions, ascending (empty only when the game is over)."""
+    def legal_action_mask(self) -> npt.NDArray[np.bool_]:
+        """A bool array over the action space, True for legal actions."""
+    def is_legal(self, mv: _MoveLike) -> bool: ...
+    def parse_move(self, mv: _MoveLike) -> FishMove:
+        """The legal move ``mv`` denotes; ``IllegalMoveError``/``InvalidMoveError`` if none."""
+    def play(self, mv: _MoveLike) -> None:
+        """Plays a move in place; raises ``IllegalMoveError`` (state unchanged) if illegal."""
+    def apply_action(self, action: int) -> None:
+        """OpenSpiel's name: plays an int action (checked)."""
+    def after(self, mv: _MoveLike) -> FishState:
+        """A new state with the move played; this one is unchanged."""
     def copy(self) -> FishState: ...
-    def clone(self) -> FishState: ...
+    def clone(self) -> FishState:
+        """OpenSpiel's name for ``copy``."""
+    def __copy__(self) -> FishState: ...
+    def __deepcopy__(self, memo: Any, /) -> FishState: ...
+    def __reduce__(self) -> Tuple[Callable[[str], FishState], Tuple[str]]: ...
     @property
-    def scores(self) -> List[Tuple[int, int]]: ...
-    def ranking(self) -> List[int]: ...
-    def returns(self) -> List[float]: ...
+    def scores(self) -> List[Tuple[int, int]]:
+        """``(fish, floes)`` collected by each player so far."""
+    def ranking(self) -> List[int]:
+        """Places per player, 1 = first; equal players share a place (``[1, 1, 3]``)."""
+    def returns(self) -> List[float]:
+        """Zero-sum returns at the end (two players: +1/-1, 0/0 for a draw); zeros before."""
     @property
-    def board(self) -> npt.NDArray[np.int32]: ...
+    def board(self) -> npt.NDArray[np.int32]:
+        """Fish on each remaining floe, shape ``(rows, cols)``; 0 for gaps and removed floes."""
     @property
-    def penguins(self) -> List[List[Cell]]: ...
+    def penguins(self) -> List[List[_Cell]]:
+        """Penguins on the board, one list of ``(row, col)`` per player."""
     @property
     def zobrist_hash(self) -> int: ...
-    def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]: ...
+    def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
+        """Planes ``(3 + players, rows, cols)`` from ``player``'s view (default: the player to
+        move): floes with 1, 2 and 3+ fish, then the penguins of ``player``, ``player + 1``..."""
 
 def fish_random_playouts(
     n: int,
@@ -128,11 +222,11 @@ def fish_random_playouts(
     game: Optional[Fish] = None,
     state: Optional[FishState] = None,
     policy: str = "uniform",
-) -> Tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]: ...
+) -> Tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """``(fish, floes)`` of ``n`` random games, each of shape ``(n, players)``; ``policy``:
+    ``"uniform"`` or ``"fast"``. Wrapped by ``pingvinas.fish.random_playouts``."""
 
 # --- Penguin Marathon -------------------------------------------------------------------------
-
-from typing import NamedTuple
 
 class MarathonPiece(NamedTuple):
     """A piece: ``(owner, kind, status, cell, facing)``."""
@@ -142,31 +236,47 @@ class MarathonPiece(NamedTuple):
     """``"mama"``, ``"papa"`` or ``"baby"``."""
     status: str
     """``"waiting"``, ``"on course"`` or ``"finished"``."""
-    cell: Optional[Cell]
+    cell: Optional[_Cell]
     """``(row, col)`` on the course, else None."""
     facing: Optional[str]
     """None when upright (or off the course), else ``"N"`` … ``"NW"``."""
 
-PieceLike = Union[
-    Mapping[str, Any],
+# A piece as ``Marathon.position`` takes it: a dict with the keys ``owner``, ``kind`` and
+# optionally ``status``, ``cell``, ``facing``, or a tuple (or list) in that order of which the
+# last three may be left out. A ``MarathonPiece`` is such a tuple.
+_PieceLike = Union[
+    Dict[str, Any],
     Tuple[int, str],
-    Tuple[int, str, str],
-    Tuple[int, str, str, Optional[Cell]],
-    Tuple[int, str, str, Optional[Cell], Optional[str]],
+    Tuple[int, str, Optional[str]],
+    Tuple[int, str, Optional[str], Optional[_Cell]],
+    Tuple[int, str, Optional[str], Optional[_Cell], Optional[str]],
+    List[Any],
 ]
 
+@final
 class Marathon:
-    """A Penguin Marathon variant: a course, a number of players and a ply limit."""
+    """A Penguin Marathon variant: a course, a number of players and a ply limit.
 
-    def __init__(self, players: int = 2, course: str = "marathon", *, ply_limit: int = 500) -> None:
-        """``course``: ``"marathon"``/``"standard"``, ``"marathon-5"``/``"5"``,
-        ``"marathon-l"``/``"l"``, ``"marathon-zigzag"``/``"zigzag"``, or an ASCII course map."""
+    Equal variants compare equal and hash alike; picklable.
+    """
+
+    def __new__(
+        cls,
+        players: Optional[int] = None,
+        course: str = "marathon",
+        *,
+        ply_limit: Optional[int] = None,
+    ) -> Marathon:
+        """``players``: 2 to 5 (None: 2). ``course``: ``"marathon"``/``"standard"``,
+        ``"marathon-5"``/``"5"``, ``"marathon-l"``/``"l"``, ``"marathon-zigzag"``/``"zigzag"``,
+        or an ASCII course map. ``ply_limit``: a game reaching this many actions is a draw
+        (None: 500)."""
     @staticmethod
     def variant(name: str) -> Marathon:
-        """A bundled variant by name (see ``pingvinas.variants()``)."""
+        """A bundled variant by name (see ``pingvinas.variants()``; the short names work too)."""
     @staticmethod
-    def from_config(source: Union[str, PathLike[str], Mapping[str, Any]]) -> Marathon:
-        """A variant from a TOML file or a dict with the same keys."""
+    def from_config(source: _ConfigSource) -> Marathon:
+        """A variant from a TOML file (a path) or a dict with the same keys."""
     @property
     def name(self) -> str: ...
     @property
@@ -179,33 +289,39 @@ class Marathon:
     def course(self) -> str:
         """The course as an ASCII map."""
     @property
-    def cells(self) -> List[Cell]:
+    def cells(self) -> List[_Cell]:
         """Course cells in row-major order (the order of the action encoding)."""
     @property
     def rows(self) -> int: ...
     @property
     def cols(self) -> int: ...
     @property
-    def start(self) -> List[Cell]:
+    def start(self) -> List[_Cell]:
         """The outside places pieces enter from."""
     @property
-    def finish(self) -> List[Cell]:
+    def finish(self) -> List[_Cell]:
         """The outside places just beyond the finish line."""
     @property
-    def num_actions(self) -> int: ...
-    def to_toml(self) -> str: ...
+    def num_actions(self) -> int:
+        """Size of the fixed action space: ``3 * (9 * cells + 1)``."""
+    def to_toml(self) -> str:
+        """The config as TOML text (readable by ``Marathon.from_config``)."""
     def new_state(self, seed: Optional[int] = None) -> MarathonState:
         """The opening position (``seed`` is ignored: the game has no chance)."""
     def position(
         self,
-        pieces: Optional[Sequence[PieceLike]] = None,
-        to_move: int = 0,
-        ply: int = 0,
+        pieces: Optional[Sequence[_PieceLike]] = None,
+        to_move: Optional[int] = None,
+        ply: Optional[int] = None,
     ) -> MarathonState:
-        """Any position from a list of pieces (dicts or tuples); unlisted pieces wait."""
+        """Any position from a list of pieces (dicts or tuples); unlisted pieces wait.
+        ``to_move`` and ``ply`` (actions already played) default to 0."""
+    def __reduce__(self) -> Tuple[Callable[[Dict[str, Any]], Marathon], Tuple[Dict[str, Any]]]: ...
 
+@final
 class MarathonMove:
-    """A move; ``str(move)`` is its notation."""
+    """A move; ``str(move)`` is its notation. Made by ``MarathonState`` (``legal_moves``,
+    ``parse_move``), not constructed."""
 
     @property
     def action(self) -> int: ...
@@ -227,61 +343,93 @@ class MarathonMove:
     @property
     def finishes(self) -> bool: ...
     @property
-    def direction(self) -> Optional[str]: ...
+    def direction(self) -> Optional[str]:
+        """The slide direction (``"N"`` … ``"NW"``); None for a stand."""
     @property
-    def src(self) -> Optional[Cell]:
+    def src(self) -> Optional[_Cell]:
         """The cell before the move; None for an entry."""
     @property
-    def entry(self) -> Optional[Cell]:
+    def entry(self) -> Optional[_Cell]:
         """For an entry, the outside place it entered from."""
     @property
-    def dst(self) -> Optional[Cell]:
+    def dst(self) -> Optional[_Cell]:
         """The cell it ends on; None when it finishes."""
     @property
     def facing(self) -> Optional[str]:
         """The facing it ends with; None when upright or finished."""
 
-MarathonMoveLike = Union[MarathonMove, int, str]
+# A move as ``play`` and friends take it: a move object, an int action or notation
+# (``"B 0,1 S 3,1 SE"``).
+_MarathonMoveLike = Union[MarathonMove, int, str]
 
+@final
 class MarathonState:
-    """A Penguin Marathon position; ``play`` changes it in place."""
+    """A Penguin Marathon position; ``play`` changes it in place, ``after`` and ``copy`` make
+    new ones.
 
-    def __init__(self, json: str) -> None: ...
+    Picklable and copyable; equal positions compare equal and hash alike.
+    """
+
+    def __new__(cls, json: str) -> MarathonState:
+        """A state from its JSON (the same as ``MarathonState.from_json``); used by pickle."""
     @staticmethod
     def from_json(text: str) -> MarathonState: ...
     def to_json(self) -> str: ...
     @property
-    def game(self) -> Marathon: ...
+    def game(self) -> Marathon:
+        """The variant this state belongs to."""
     @property
-    def to_move(self) -> Optional[int]: ...
-    def current_player(self) -> int: ...
+    def to_move(self) -> Optional[int]:
+        """The player to move, None when the game is over."""
+    def current_player(self) -> int:
+        """OpenSpiel's name: the player to move, or -4 (terminal) when the game is over."""
     @property
     def is_over(self) -> bool: ...
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """OpenSpiel's name for ``is_over``."""
     @property
-    def winner(self) -> Optional[int]: ...
+    def winner(self) -> Optional[int]:
+        """The player whose family came home first; None while the game is on or after a draw."""
     @property
-    def ply(self) -> int: ...
+    def ply(self) -> int:
+        """Actions played so far."""
     @property
     def players(self) -> int: ...
     @property
     def num_actions(self) -> int: ...
     @property
-    def pieces(self) -> List[MarathonPiece]: ...
-    def legal_moves(self) -> List[MarathonMove]: ...
-    def legal_actions(self) -> List[int]: ...
-    def legal_action_mask(self) -> npt.NDArray[np.bool_]: ...
-    def is_legal(self, move: MarathonMoveLike) -> bool: ...
-    def parse_move(self, move: MarathonMoveLike) -> MarathonMove: ...
-    def play(self, move: MarathonMoveLike) -> None: ...
-    def apply_action(self, action: int) -> None: ...
-    def after(self, move: MarathonMoveLike) -> MarathonState: ...
+    def pieces(self) -> List[MarathonPiece]:
+        """Every piece, by owner then kind."""
+    def legal_moves(self) -> List[MarathonMove]:
+        """The legal moves, in ascending action order."""
+    def legal_actions(self) -> List[int]:
+        """The legal actions, ascending (empty only when the game is over)."""
+    def legal_action_mask(self) -> npt.NDArray[np.bool_]:
+        """A bool array over the action space, True for legal actions."""
+    def is_legal(self, mv: _MarathonMoveLike) -> bool: ...
+    def parse_move(self, mv: _MarathonMoveLike) -> MarathonMove:
+        """The legal move ``mv`` denotes; ``IllegalMoveError``/``InvalidMoveError`` if none."""
+    def play(self, mv: _MarathonMoveLike) -> None:
+        """Plays a move in place; raises ``IllegalMoveError`` (state unchanged) if illegal."""
+    def apply_action(self, action: int) -> None:
+        """OpenSpiel's name: plays an int action (checked)."""
+    def after(self, mv: _MarathonMoveLike) -> MarathonState:
+        """A new state with the move played; this one is unchanged."""
     def copy(self) -> MarathonState: ...
-    def clone(self) -> MarathonState: ...
-    def ranking(self) -> List[int]: ...
-    def returns(self) -> List[float]: ...
+    def clone(self) -> MarathonState:
+        """OpenSpiel's name for ``copy``."""
+    def __copy__(self) -> MarathonState: ...
+    def __deepcopy__(self, memo: Any, /) -> MarathonState: ...
+    def __reduce__(self) -> Tuple[Callable[[str], MarathonState], Tuple[str]]: ...
+    def ranking(self) -> List[int]:
+        """Places per player: the winner 1 and everyone else 2; all 1 in a draw or while the
+        game is on."""
+    def returns(self) -> List[float]:
+        """Zero-sum returns: the winner +1, the others -1/(players-1); zeros for a draw and
+        while the game is on."""
     @property
-    def zobrist_hash(self) -> int: ...
+    def zobrist_hash(self) -> int:
+        """The 64-bit Zobrist hash (pieces and the player to move; not the ply)."""
 
 def marathon_random_playouts(
     n: int,
@@ -290,14 +438,19 @@ def marathon_random_playouts(
     threads: int = 1,
     game: Optional[Marathon] = None,
     state: Optional[MarathonState] = None,
-) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
+    """``(winners, plies)`` of ``n`` random games, each of shape ``(n,)`` (winner -1: a draw).
+    Wrapped by ``pingvinas.marathon.random_playouts``."""
 
+# --- Search -----------------------------------------------------------------------------------
+
+@final
 class Searcher:
     """A search engine for either game (MCTS, alpha-beta, greedy, random) that keeps its tree
     and transposition table between searches; ``pingvinas.search.Searcher`` wraps it."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         algorithm: str = "auto",
         *,
         threads: int = 1,
@@ -308,7 +461,7 @@ class Searcher:
         knowledge: bool = True,
         tt_mb: int = 64,
         reuse: bool = True,
-    ) -> None: ...
+    ) -> Searcher: ...
     def search(
         self,
         state: Union[FishState, MarathonState],
@@ -317,11 +470,16 @@ class Searcher:
         iterations: Optional[int] = None,
         nodes: Optional[int] = None,
         depth: Optional[int] = None,
-    ) -> Dict[str, Any]: ...
-    def stop(self) -> None: ...
-    def clear(self) -> None: ...
+    ) -> Dict[str, Any]:
+        """A dict: best, value, pv, nodes, iterations, depth, time, visits, exact, interrupted,
+        algorithm, num_actions (``pingvinas.search.SearchResult`` is the typed form)."""
+    def stop(self) -> None:
+        """Asks a running search to stop now (it returns its best move so far). Thread-safe."""
+    def clear(self) -> None:
+        """Forgets the kept trees and transposition table."""
     @property
     def algorithm(self) -> str: ...
 
 def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> Dict[str, Any]:
-    """The exact result of a small Fish position: final scores, best move, value."""
+    """The exact result of a small Fish position: a dict with scores, best (action, None when
+    over), pv, value, nodes. Wrapped by ``pingvinas.search.solve_fish``."""

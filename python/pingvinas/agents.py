@@ -15,7 +15,7 @@ plays games in parallel, each with its own copies), and :meth:`~Agent.reset` bet
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypedDict
 
 from .search import Searcher, SearchResult
 
@@ -29,6 +29,15 @@ __all__ = [
     "SearchAgent",
     "as_agent",
 ]
+
+
+class _Budget(TypedDict):
+    """The limits of each move's search (``SearchAgent.budget``)."""
+
+    time: Optional[float]
+    iterations: Optional[int]
+    depth: Optional[int]
+    nodes: Optional[int]
 
 
 class Agent:
@@ -97,7 +106,7 @@ class SearchAgent(Agent):
         **options: Any,
     ) -> None:
         self.algorithm = algorithm
-        self.budget = dict(time=time, iterations=iterations, depth=depth, nodes=nodes)
+        self.budget: _Budget = dict(time=time, iterations=iterations, depth=depth, nodes=nodes)
         self.options = options
         self.name = name or algorithm
         self.searcher = Searcher(algorithm, **options)
@@ -159,7 +168,7 @@ class CallableAgent(Agent):
 
     def __init__(self, fn: Callable[[Any], Any], name: Optional[str] = None) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "callable")
+        self.name = name or str(getattr(fn, "__name__", "callable"))
 
     def choose(self, state: Any) -> Any:
         mv = self.fn(state)

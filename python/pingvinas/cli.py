@@ -11,14 +11,17 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 import pingvinas as pv
+
+if TYPE_CHECKING:
+    from pingvinas.agents import Agent
 
 AGENTS = ("random", "greedy", "mcts", "alphabeta", "auto")
 
 
-def make_agent(name: str, seconds: float, seed: int):
+def make_agent(name: str, seconds: float, seed: int) -> Agent:
     from pingvinas.agents import GreedyAgent, RandomAgent, SearchAgent
 
     if name == "random":
@@ -28,7 +31,7 @@ def make_agent(name: str, seconds: float, seed: int):
     return SearchAgent(name, time=seconds, seed=seed)
 
 
-def _agents(args: argparse.Namespace, players: int) -> List:
+def _agents(args: argparse.Namespace, players: int) -> List[Agent]:
     names = args.agents or ["auto", "greedy"]
     if len(names) != players:
         sys.exit(f"pingvinas: {players} agents needed for this game, got {len(names)}: {' '.join(names)}")
@@ -50,9 +53,11 @@ def cmd_play(args: argparse.Namespace) -> None:
     agents = _agents(args, game.players)
     state = game.new_state(seed=args.seed)
     while not state.is_over:
-        move = agents[state.to_move].choose(state)
+        player = state.to_move
+        assert player is not None  # only None once the game is over
+        move = agents[player].choose(state)
         if args.verbose:
-            print(f"player {state.to_move} ({agents[state.to_move].name}): {move}")
+            print(f"player {player} ({agents[player].name}): {move}")
         state.play(move)
     print(state)
     print("ranking:", state.ranking(), "returns:", state.returns())

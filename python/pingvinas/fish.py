@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import numpy as np
 
 from . import _core
+
+if TYPE_CHECKING:
+    from .search import FishSolution
 
 __all__ = ["random_playouts", "solve"]
 
@@ -41,7 +44,7 @@ def random_playouts(
     return _core.fish_random_playouts(n, seed=seed, threads=threads, game=game, state=state, policy=policy)
 
 
-def solve(state: _core.FishState, **options):
+def solve(state: _core.FishState, **options: Any) -> FishSolution:
     """The game-theoretic result of a small Fish position: see
     :func:`pingvinas.search.solve_fish` (final scores and a best move)."""
     from .search import solve_fish

@@ -18,7 +18,7 @@ import threading
 import time as _time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .agents import Agent, as_agent
 
@@ -58,7 +58,7 @@ class AgentStats:
         return sum(self.points) / len(self.points) if self.points else float("nan")
 
     @property
-    def ci95(self) -> tuple:
+    def ci95(self) -> Tuple[float, float]:
         """A 95% confidence interval of the score rate (Wilson's interval on the mean score,
         which stays inside [0, 1] even at 0% or 100%)."""
         n = len(self.points)
@@ -112,7 +112,10 @@ class MatchResult:
                 + [f"{a.seat_average(s):.2f}" for s in range(self.players)]
             )
         widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
-        fmt = lambda r: "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+
+        def fmt(r: List[str]) -> str:
+            return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+
         return "\n".join([fmt(head)] + [fmt(r) for r in lines])
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebooks
@@ -229,7 +232,7 @@ def play_match(
     bar = _Progress(games, progress)
     start = _time.monotonic()
 
-    def run(job):
+    def run(job: Tuple[List[int], int, int]) -> GameRecord:
         seats, i, deal = job
         rec = _play_one(game, agents, seats, i, seed, deal, max_moves)
         bar.tick()

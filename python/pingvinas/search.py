@@ -16,7 +16,7 @@ The search itself runs in Rust with the GIL released; Ctrl-C stops it cleanly (a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, TypedDict
 
 import numpy as np
 
@@ -92,7 +92,7 @@ class SearchResult:
         return self.nodes / self.time if self.time > 0 else 0.0
 
 
-def _result(state: Any, raw: dict) -> SearchResult:
+def _result(state: Any, raw: Dict[str, Any]) -> SearchResult:
     visits = np.zeros(raw["num_actions"], dtype=np.int64)
     for a, n in raw["visits"]:
         visits[a] = n
@@ -120,12 +120,33 @@ def _check_int(name: str, value: Any) -> Optional[int]:
     return int(value)
 
 
+def _require_int(name: str, value: Any) -> int:
+    """``_check_int`` for a setting that must be given (None is refused here, not in Rust)."""
+    checked = _check_int(name, value)
+    if checked is None:
+        raise TypeError(f"{name} must be an int, got NoneType")
+    return checked
+
+
 def _check_time(value: Any) -> Optional[float]:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"time must be a number of seconds, got {type(value).__name__}")
     return float(value)
+
+
+class _Options(TypedDict):
+    """The keyword settings of ``_core.Searcher`` (``Searcher.options``)."""
+
+    threads: int
+    seed: int
+    exploration: Optional[float]
+    selection: str
+    playout: str
+    knowledge: bool
+    tt_mb: int
+    reuse: bool
 
 
 class Searcher:
@@ -164,14 +185,14 @@ class Searcher:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm = {algorithm!r}: expected one of {', '.join(ALGORITHMS)}")
         self.algorithm = algorithm
-        self.options = dict(
-            threads=_check_int("threads", threads),
-            seed=_check_int("seed", seed),
+        self.options: _Options = dict(
+            threads=_require_int("threads", threads),
+            seed=_require_int("seed", seed),
             exploration=exploration,
             selection=selection,
             playout=playout,
             knowledge=bool(knowledge),
-            tt_mb=_check_int("tt_mb", tt_mb),
+            tt_mb=_require_int("tt_mb", tt_mb),
             reuse=bool(reuse),
         )
         if self.options["seed"] < 0:
@@ -278,7 +299,7 @@ def solve_fish(state: Any, *, max_nodes: int = 50_000_000) -> FishSolution:
     :raises ValueError: the game is over, or the position needs more than ``max_nodes``
         positions (solve smaller positions, for example late in the game).
     """
-    raw = _core.fish_solve(state, max_nodes=_check_int("max_nodes", max_nodes))
+    raw = _core.fish_solve(state, max_nodes=_require_int("max_nodes", max_nodes))
     best = raw["best"]
     return FishSolution(
         scores=[tuple(s) for s in raw["scores"]],

@@ -156,7 +156,8 @@ class Searcher:
     :param algorithm: ``"auto"`` (alpha-beta for two players, MCTS for more, both with the
         game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the best-looking move
         now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
-    :param threads: MCTS threads (root parallelism); alpha-beta uses one.
+    :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
+        (one thread is deterministic for a seed).
     :param seed: seed of playouts and tie-breaks; one thread with an iteration budget always
         gives the same result.
     :param exploration: MCTS exploration constant (default 1.0).
@@ -253,7 +254,7 @@ def search(
     :param time: seconds (a float); ``iterations`` (MCTS playouts), ``depth`` (alpha-beta
         plies) and ``nodes`` bound the search too; the first limit reached ends it. With no
         limit at all the search takes one second.
-    :param threads: MCTS threads.
+    :param threads: threads searching at once (MCTS and alpha-beta).
     :param seed: the search's seed (same seed, one thread, iteration budget: same result).
     :param options: further :class:`Searcher` settings (``exploration``, ``selection``,
         ``playout``, ``knowledge``, ``tt_mb``).

@@ -122,6 +122,7 @@ impl Options {
             self.mcts(),
             AlphaBetaConfig {
                 tt_mb: self.tt_mb,
+                threads: self.threads,
                 ..AlphaBetaConfig::default()
             },
         )
@@ -187,7 +188,8 @@ fn result_dict<'py>(
 ///
 /// Args:
 ///     algorithm: "auto", "mcts", "alphabeta", "greedy" or "random".
-///     threads: MCTS threads (root parallelism); alpha-beta uses one.
+///     threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta (one
+///         thread is deterministic for a seed).
 ///     seed: seed of playouts and tie-breaks (one thread and an iteration budget: same result).
 ///     exploration: the MCTS exploration constant (default 1.0).
 ///     selection: "uct" or "puct".

@@ -33,6 +33,9 @@ pub struct AlphaBetaConfig {
     pub tt_mb: usize,
     pub killers: bool,
     pub history: bool,
+    /// Threads searching at once ("lazy SMP": helpers search the same root and share the
+    /// table; the first thread's result is returned). One thread is deterministic.
+    pub threads: usize,
 }
 
 impl Default for AlphaBetaConfig {
@@ -41,6 +44,7 @@ impl Default for AlphaBetaConfig {
             tt_mb: 64,
             killers: true,
             history: true,
+            threads: 1,
         }
     }
 }
@@ -50,16 +54,25 @@ impl Default for AlphaBetaConfig {
 pub struct AlphaBeta {
     config: AlphaBetaConfig,
     tt: Tt,
+    /// Move-ordering memory per thread (the first is the main search's).
+    workers: Vec<Worker>,
+}
+
+/// What one thread learns about move order.
+#[derive(Clone)]
+struct Worker {
     history: Vec<u32>,
     killers: Vec<[Action; 2]>,
     pv: Vec<Vec<Action>>,
 }
 
-/// The state of one search (borrowed pieces, counters).
+/// The state of one thread's search (borrowed pieces, counters).
 struct Run<'a, G: Game, E: Evaluate<G>> {
     game: &'a G,
     eval: &'a E,
-    ab: &'a mut AlphaBeta,
+    config: &'a AlphaBetaConfig,
+    tt: &'a Tt,
+    w: &'a mut Worker,
     clock: Clock,
     node_limit: u64,
     nodes: u64,
@@ -74,12 +87,15 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
 
 impl AlphaBeta {
     pub fn new(config: AlphaBetaConfig) -> AlphaBeta {
-        AlphaBeta {
-            config,
-            tt: Tt::new(config.tt_mb),
+        let worker = Worker {
             history: Vec::new(),
             killers: vec![[Action::MAX; 2]; MAX_PLY],
             pv: vec![Vec::new(); MAX_PLY + 1],
+        };
+        AlphaBeta {
+            config,
+            tt: Tt::new(config.tt_mb),
+            workers: vec![worker; config.threads.max(1)],
         }
     }
 
@@ -90,14 +106,17 @@ impl AlphaBeta {
     /// Forgets everything learned in earlier searches.
     pub fn clear(&mut self) {
         self.tt.clear();
-        self.history.clear();
+        self.workers.iter_mut().for_each(|w| w.history.clear());
     }
 
     /// Searches `state` within `budget` (time, nodes and/or depth) or until `stop` is set, and
-    /// returns the best move of the last completed depth.
+    /// returns the best move of the last completed depth. With several threads, the helpers
+    /// search the same position (every other one a ply deeper) and fill the shared table,
+    /// which the main search then finds full of results; they stop when it ends.
     ///
     /// # Errors
-    /// `Error::Invalid` when the game is over or the budget is unbounded.
+    /// `Error::Invalid` when the game is over, the budget is unbounded or `threads` is 0 or
+    /// above 1024.
     pub fn search<G: Game, E: Evaluate<G>>(
         &mut self,
         game: &G,
@@ -107,36 +126,91 @@ impl AlphaBeta {
         stop: StopFlag,
     ) -> Result<SearchResult> {
         let root = check_start(game, state, budget, Algorithm::AlphaBeta)?;
+        let threads = self.config.threads;
+        if threads == 0 || threads > 1024 {
+            return crate::invalid!("threads must be between 1 and 1024, got {threads}");
+        }
         let players = game.num_players();
         let num_actions = game.num_actions();
-        if self.history.len() != players * num_actions {
-            self.history = vec![0; players * num_actions];
-        } else {
-            self.history.iter_mut().for_each(|h| *h /= 8);
+        for w in &mut self.workers {
+            if w.history.len() != players * num_actions {
+                w.history = vec![0; players * num_actions];
+            } else {
+                w.history.iter_mut().for_each(|h| *h /= 8);
+            }
+            w.killers.iter_mut().for_each(|k| *k = [Action::MAX; 2]);
         }
-        self.killers.iter_mut().for_each(|k| *k = [Action::MAX; 2]);
         self.tt.new_search();
         let max_depth = budget.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-        let mut run = Run {
-            game,
-            eval,
-            ab: self,
-            clock: Clock::start(budget, stop),
-            node_limit: budget.nodes.unwrap_or(u64::MAX),
-            nodes: 0,
-            aborted: false,
-            truncated: false,
-            players,
-            root,
-            // Paranoid values depend on who is at the root; two-player values do not.
-            salt: if players > 2 {
-                splitmix64(root as u64 + 0x1234)
-            } else {
-                0
-            },
-            num_actions,
+        // Paranoid values depend on who is at the root; two-player values do not.
+        let salt = if players > 2 {
+            splitmix64(root as u64 + 0x1234)
+        } else {
+            0
         };
-        run.iterate(state, max_depth, budget)
+        let AlphaBeta {
+            config,
+            tt,
+            workers,
+        } = self;
+        let (main, helpers) = workers.split_first_mut().expect("at least one worker");
+        macro_rules! run {
+            ($w:expr, $clock:expr, $node_limit:expr $(,)?) => {
+                Run {
+                    game,
+                    eval,
+                    config,
+                    tt,
+                    w: $w,
+                    clock: $clock,
+                    node_limit: $node_limit,
+                    nodes: 0,
+                    aborted: false,
+                    truncated: false,
+                    players,
+                    root,
+                    salt,
+                    num_actions,
+                }
+            };
+        }
+        // Every thread stops once one of them has finished; the deepest result wins (the main
+        // thread's among equals).
+        let finished = StopFlag::new();
+        let clock = || Clock::start(budget, stop.clone()).until_finished(finished.clone());
+        std::thread::scope(|scope| {
+            let helpers: Vec<_> = helpers
+                .iter_mut()
+                .enumerate()
+                .map(|(i, w)| {
+                    let mut helper = run!(w, clock(), u64::MAX);
+                    let (first_depth, finished) = (1 + (i as u32 + 1) % 2, finished.clone());
+                    scope.spawn(move || {
+                        let result = helper.iterate(state, first_depth, max_depth, budget);
+                        if !helper.aborted {
+                            finished.stop();
+                        }
+                        result
+                    })
+                })
+                .collect();
+            let mut main = run!(main, clock(), budget.nodes.unwrap_or(u64::MAX));
+            let mut best = main.iterate(state, 1, max_depth, budget)?;
+            finished.stop();
+            for helper in helpers {
+                let r = helper.join().map_err(|_| {
+                    crate::error::Error::Invalid("a search thread panicked".into())
+                })??;
+                best.nodes += r.nodes;
+                if r.depth > best.depth || (r.exact && !best.exact) {
+                    best = SearchResult {
+                        nodes: best.nodes,
+                        ..r
+                    };
+                }
+            }
+            Ok(best)
+        })
     }
 }
 
@@ -144,6 +218,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
     fn iterate(
         &mut self,
         state: &G::State,
+        first_depth: u32,
         max_depth: u32,
         budget: &Budget,
     ) -> Result<SearchResult> {
@@ -156,7 +231,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         let mut pv = vec![best];
         let mut depth_done = 0;
         let mut exact = false;
-        for depth in 1..=max_depth {
+        for depth in first_depth.min(max_depth)..=max_depth {
             self.truncated = false;
             let Some((b, v, line)) = self.root(state, depth, &mut root_actions, &mut scores) else {
                 break;
@@ -219,13 +294,13 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         for (i, &(_, a)) in order.iter().enumerate() {
             let mut child = *state;
             self.game.apply(&mut child, a);
-            self.ab.pv[1].clear();
+            self.w.pv[1].clear();
             let v = if i == 0 {
                 self.child_value(&child, depth as i32 - 1, alpha, beta, 1, p)
             } else {
                 let v = self.child_value(&child, depth as i32 - 1, alpha, alpha + 1, 1, p);
                 if v > alpha && !self.aborted {
-                    self.ab.pv[1].clear();
+                    self.w.pv[1].clear();
                     self.child_value(&child, depth as i32 - 1, alpha, beta, 1, p)
                 } else {
                     v
@@ -239,7 +314,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             if v > alpha || best.is_none() {
                 alpha = v.max(alpha);
                 let mut line = vec![a];
-                line.extend_from_slice(&self.ab.pv[1]);
+                line.extend_from_slice(&self.w.pv[1]);
                 best = Some((a, v, line));
             }
         }
@@ -336,7 +411,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         ply: usize,
         p: usize,
     ) -> i32 {
-        self.ab.pv[ply].clear();
+        self.w.pv[ply].clear();
         if self.nodes & 1023 == 0 && (self.clock.expired() || self.nodes >= self.node_limit) {
             self.aborted = true;
         }
@@ -371,7 +446,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         self.eval.prune_actions(self.game, s, &mut actions);
         // Search order: the hash move, the killers, then the rest by hint and history. The rest
         // are keyed only when the first moves did not cut the node off.
-        let killers = self.ab.killers[ply];
+        let killers = self.w.killers[ply];
         let mut front = ArrayVec::<Action, 3>::new();
         for m in [hash_move, Some(killers[0]), Some(killers[1])]
             .into_iter()
@@ -416,7 +491,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 best_action = a;
                 if v > alpha {
                     alpha = v;
-                    let (head, tail) = self.ab.pv.split_at_mut(ply + 1);
+                    let (head, tail) = self.w.pv.split_at_mut(ply + 1);
                     head[ply].clear();
                     head[ply].push(a);
                     head[ply].extend_from_slice(&tail[0]);
@@ -450,15 +525,15 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
     }
 
     fn cutoff(&mut self, p: usize, ply: usize, a: Action, depth: i32) {
-        if self.ab.config.killers {
-            let k = &mut self.ab.killers[ply];
+        if self.config.killers {
+            let k = &mut self.w.killers[ply];
             if k[0] != a {
                 k[1] = k[0];
                 k[0] = a;
             }
         }
-        if self.ab.config.history {
-            let h = &mut self.ab.history[p * self.num_actions + a as usize];
+        if self.config.history {
+            let h = &mut self.w.history[p * self.num_actions + a as usize];
             *h = h.saturating_add((depth * depth) as u32);
         }
     }
@@ -474,7 +549,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         keyed: &mut Keyed,
     ) {
         let hints = self.eval.has_order_hint() && actions.len() > 1;
-        let history = &self.ab.history[p * self.num_actions..(p + 1) * self.num_actions];
+        let history = &self.w.history[p * self.num_actions..(p + 1) * self.num_actions];
         let key = |a: Action| -> u64 {
             let mut k = history[a as usize] as u64;
             if hints {
@@ -493,19 +568,6 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 .filter(|a| !front.contains(a))
                 .map(|&a| (key(a) as u128) << 32 | u128::from(!a)),
         );
-    }
-}
-
-impl<G: Game, E: Evaluate<G>> std::ops::Deref for Run<'_, G, E> {
-    type Target = AlphaBeta;
-    fn deref(&self) -> &AlphaBeta {
-        self.ab
-    }
-}
-
-impl<G: Game, E: Evaluate<G>> std::ops::DerefMut for Run<'_, G, E> {
-    fn deref_mut(&mut self) -> &mut AlphaBeta {
-        self.ab
     }
 }
 
@@ -609,26 +671,80 @@ mod tests {
             "XX./OO./...",
             "OX./.X./...",
         ];
-        let mut searcher = ab();
-        for pos in positions {
-            let s = Ttt::from_str(pos);
-            let p = game.to_move(&s).unwrap();
-            let truth = minimax(&game, &s) * if p == 0 { 1.0 } else { -1.0 };
-            let r = searcher
-                .search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new())
-                .unwrap();
-            assert!(r.exact);
-            assert_eq!(r.value.round(), truth, "{pos}: {r:?}");
-            // The chosen move keeps the value.
-            let mut c = s;
-            game.apply(&mut c, r.best);
-            assert_eq!(
-                minimax(&game, &c) * if p == 0 { 1.0 } else { -1.0 },
-                truth,
-                "{pos}: move {}",
-                r.best
-            );
-            assert_eq!(r.pv[0], r.best);
+        // Lazy SMP must not change a proven result.
+        for threads in [1, 3] {
+            let mut searcher = AlphaBeta::new(AlphaBetaConfig {
+                tt_mb: 1,
+                threads,
+                ..Default::default()
+            });
+            for pos in positions {
+                let s = Ttt::from_str(pos);
+                let p = game.to_move(&s).unwrap();
+                let truth = minimax(&game, &s) * if p == 0 { 1.0 } else { -1.0 };
+                let r = searcher
+                    .search(&game, &NoEval, &s, &Budget::depth(9), StopFlag::new())
+                    .unwrap();
+                assert!(r.exact);
+                assert_eq!(r.value.round(), truth, "{pos}: {r:?}");
+                // The chosen move keeps the value.
+                let mut c = s;
+                game.apply(&mut c, r.best);
+                assert_eq!(
+                    minimax(&game, &c) * if p == 0 { 1.0 } else { -1.0 },
+                    truth,
+                    "{pos}: move {}",
+                    r.best
+                );
+                assert_eq!(r.pv[0], r.best);
+            }
+        }
+    }
+
+    #[test]
+    fn threads_agree_on_solved_fish_endgames() {
+        use crate::fish::{Board, FishGame, Rules};
+        use crate::game::ActionList;
+        use crate::rng::Rng;
+        let mut rng = Rng::new(8);
+        let mut solved = 0;
+        while solved < 20 {
+            let grid: Vec<Vec<u8>> = (0..3)
+                .map(|_| (0..4).map(|_| rng.below(4) as u8).collect())
+                .collect();
+            let rules = Rules::new(
+                2,
+                Some(2),
+                crate::fish::Placement::Any,
+                crate::fish::Order::RoundRobin,
+            )
+            .unwrap();
+            let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+            let mut s = game.initial_state();
+            let mut actions = ActionList::new();
+            while game.phase(&s) == crate::fish::Phase::Placement {
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            // A lone move is played without search (and without proof).
+            game.legal_actions(&s, &mut actions);
+            if actions.len() < 2 {
+                continue;
+            }
+            let value = |threads| {
+                let mut searcher = AlphaBeta::new(AlphaBetaConfig {
+                    tt_mb: 1,
+                    threads,
+                    ..Default::default()
+                });
+                let r = searcher
+                    .search(&game, &NoEval, &s, &Budget::depth(40), StopFlag::new())
+                    .unwrap();
+                assert!(r.exact && game.is_legal(&s, r.best), "{r:?}");
+                r.value
+            };
+            assert_eq!(value(1), value(2), "{grid:?} {s:?}");
+            solved += 1;
         }
     }
 

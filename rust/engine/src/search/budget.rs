@@ -126,6 +126,8 @@ pub struct Clock {
     start: Instant,
     deadline: Option<Instant>,
     stop: StopFlag,
+    /// Set when another thread of the same search has finished it.
+    finished: Option<StopFlag>,
 }
 
 impl Clock {
@@ -135,6 +137,16 @@ impl Clock {
             start,
             deadline: budget.time.map(|t| start + t),
             stop,
+            finished: None,
+        }
+    }
+
+    /// This clock, also expired once `finished` is set (by a thread that completed the search
+    /// first). Unlike the stop flag, it does not count as an interruption.
+    pub fn until_finished(self, finished: StopFlag) -> Clock {
+        Clock {
+            finished: Some(finished),
+            ..self
         }
     }
 
@@ -145,7 +157,9 @@ impl Clock {
     /// True when the deadline has passed or the stop flag is set.
     #[inline]
     pub fn expired(&self) -> bool {
-        self.stop.is_set() || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.stop.is_set()
+            || self.finished.as_ref().is_some_and(StopFlag::is_set)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// True when the stop flag (not the deadline) ended the search.

@@ -1,6 +1,8 @@
 //! A transposition table of bounded size: buckets of four 16-byte entries (one cache line), the
 //! entry to replace chosen by depth and age. Its size is set in MiB and never grows.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::game::Action;
 
 /// How the stored value bounds the true value.
@@ -26,8 +28,9 @@ pub struct Hit {
     pub complete: bool,
 }
 
+/// An entry's fields, packed in two words: `data = best << 32 | value` and
+/// `meta = check << 32 | depth << 24 | bound << 16 | age << 8 | complete`.
 #[derive(Clone, Copy, Default)]
-#[repr(C)]
 struct Entry {
     check: u32,
     best: u32,
@@ -38,15 +41,64 @@ struct Entry {
     complete: u8,
 }
 
+impl Entry {
+    fn words(&self) -> (u64, u64) {
+        let data = (self.best as u64) << 32 | self.value as u32 as u64;
+        let meta = (self.check as u64) << 32
+            | (self.depth as u64) << 24
+            | (self.bound as u64) << 16
+            | (self.age as u64) << 8
+            | self.complete as u64;
+        (data, meta)
+    }
+
+    fn from_words(data: u64, meta: u64) -> Entry {
+        Entry {
+            check: (meta >> 32) as u32,
+            best: (data >> 32) as u32,
+            value: data as u32 as i32,
+            depth: (meta >> 24) as u8,
+            bound: (meta >> 16) as u8,
+            age: (meta >> 8) as u8,
+            complete: meta as u8,
+        }
+    }
+}
+
+/// One entry as two atomic words, so that threads share the table without locks: the first
+/// word holds `meta ^ data`. A read whose words come from two different writes fails the check
+/// of `meta` (except with chance 2^-32) and counts as a miss.
+#[derive(Default)]
+struct Slot {
+    mixed: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    #[inline]
+    fn load(&self) -> Entry {
+        let data = self.data.load(Ordering::Relaxed);
+        let meta = self.mixed.load(Ordering::Relaxed) ^ data;
+        Entry::from_words(data, meta)
+    }
+
+    #[inline]
+    fn save(&self, e: &Entry) {
+        let (data, meta) = e.words();
+        self.mixed.store(meta ^ data, Ordering::Relaxed);
+        self.data.store(data, Ordering::Relaxed);
+    }
+}
+
 const BUCKET: usize = 4;
 const NO_MOVE: u32 = u32::MAX;
 
 #[repr(C, align(64))]
-#[derive(Clone, Copy, Default)]
-struct Bucket([Entry; BUCKET]);
+#[derive(Default)]
+struct Bucket([Slot; BUCKET]);
 
 /// The table. `new(mb)` allocates the largest power-of-two number of buckets that fits in `mb`
-/// MiB (at least one bucket).
+/// MiB (at least one bucket). Probes and stores take `&self`: threads of one search share it.
 pub struct Tt {
     buckets: Vec<Bucket>,
     mask: u64,
@@ -61,7 +113,7 @@ impl Tt {
             n *= 2;
         }
         Tt {
-            buckets: vec![Bucket::default(); n],
+            buckets: (0..n).map(|_| Bucket::default()).collect(),
             mask: (n - 1) as u64,
             age: 0,
         }
@@ -83,7 +135,10 @@ impl Tt {
     }
 
     pub fn clear(&mut self) {
-        self.buckets.iter_mut().for_each(|b| *b = Bucket::default());
+        self.buckets
+            .iter()
+            .flat_map(|b| &b.0)
+            .for_each(|slot| slot.save(&Entry::default()));
         self.age = 0;
     }
 
@@ -98,6 +153,7 @@ impl Tt {
         self.buckets[i]
             .0
             .iter()
+            .map(Slot::load)
             .find(|e| e.check == check)
             .map(|e| Hit {
                 value: e.value,
@@ -113,7 +169,7 @@ impl Tt {
     }
 
     pub fn store(
-        &mut self,
+        &self,
         hash: u64,
         value: i32,
         depth: u8,
@@ -123,7 +179,7 @@ impl Tt {
     ) {
         let (i, check) = self.split(hash);
         let age = self.age;
-        let bucket = &mut self.buckets[i].0;
+        let bucket: [Entry; BUCKET] = std::array::from_fn(|j| self.buckets[i].0[j].load());
         let slot = match bucket.iter().position(|e| e.check == check) {
             Some(j) => {
                 // Same position: keep a deeper result from this search unless this one is exact.
@@ -150,7 +206,7 @@ impl Tt {
         } else {
             NO_MOVE
         };
-        bucket[slot] = Entry {
+        self.buckets[i].0[slot].save(&Entry {
             check,
             best: best.unwrap_or(keep_best),
             value,
@@ -158,7 +214,7 @@ impl Tt {
             bound: bound as u8,
             age,
             complete: complete as u8,
-        };
+        });
     }
 
     /// How many entries are in use, per mille, estimated from the first 1000 buckets.
@@ -166,7 +222,7 @@ impl Tt {
         let n = self.buckets.len().min(1000);
         let used: usize = self.buckets[..n]
             .iter()
-            .map(|b| b.0.iter().filter(|e| e.check != 0).count())
+            .map(|b| b.0.iter().filter(|slot| slot.load().check != 0).count())
             .sum();
         (used * 1000 / (n * BUCKET)) as u32
     }
@@ -197,7 +253,7 @@ mod tests {
 
     #[test]
     fn store_probe_and_replace() {
-        let mut tt = Tt::new(1);
+        let tt = Tt::new(1);
         let cap = tt.capacity();
         tt.store(12345, -7, 3, Bound::Lower, Some(9), false);
         assert_eq!(

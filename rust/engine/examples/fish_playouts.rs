@@ -1,6 +1,7 @@
 //! Prints random-playout throughput of the standard 2-player game, for both playout policies,
-//! on 1 and 2 threads (or the count given as the second argument).
-//! `cargo run --release -p pingvinas-engine --example fish_playouts [games] [threads]`
+//! on 1 and 2 threads (or the count given as the second argument), for both policies (or the
+//! one named third).
+//! `cargo run --release -p pingvinas-engine --example fish_playouts [games] [threads] [uniform|fast]`
 
 use std::time::Instant;
 
@@ -17,7 +18,12 @@ fn main() {
         Some(t) => vec![t.parse().expect("threads")],
         None => vec![1, 2],
     };
-    for policy in [Policy::Uniform, Policy::Fast] {
+    let policies = match std::env::args().nth(3).as_deref() {
+        Some("uniform") => vec![Policy::Uniform],
+        Some("fast") => vec![Policy::Fast],
+        _ => vec![Policy::Uniform, Policy::Fast],
+    };
+    for policy in policies {
         for &threads in &threads {
             let t = Instant::now();
             let scores = random_playouts(&start, n, 1, threads, policy).unwrap();

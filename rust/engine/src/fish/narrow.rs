@@ -21,6 +21,9 @@ pub type Scores = [(u16, u8); MAX_FISH_PLAYERS];
 pub(crate) struct Narrow {
     /// `rays[cell][dir]` as in the board's own tables, in [`super::Direction::ALL`] order.
     rays: [[u64; 6]; 64],
+    /// The same with the rays that run to lower indices bit-reversed: they then run to higher
+    /// ones too, and every ray is cut the cheap way (below its lowest blocker).
+    rays_up: [[u64; 6]; 64],
     adjacent: [u64; 64],
     rows: u8,
     cols: u8,
@@ -37,6 +40,7 @@ impl Narrow {
         }
         let mut narrow = Narrow {
             rays: [[0; 6]; 64],
+            rays_up: [[0; 6]; 64],
             adjacent: [0; 64],
             rows: board.rows() as u8,
             cols: board.cols() as u8,
@@ -45,6 +49,11 @@ impl Narrow {
             let i = board.dense(cell);
             for (d, &ray) in board.rays(cell).iter().enumerate() {
                 narrow.rays[i][d] = narrow.pack(ray);
+                narrow.rays_up[i][d] = if INCREASING[d] {
+                    narrow.rays[i][d]
+                } else {
+                    narrow.rays[i][d].reverse_bits()
+                };
             }
             narrow.adjacent[i] = narrow.pack(board.adjacent(cell));
         }
@@ -139,17 +148,20 @@ impl Position<'_> {
 
     /// A slide drawn uniformly from every legal slide of `p`; `false` if there is none. As in
     /// `FishGame::random_playout_with`, slides are counted per direction, and a destination
-    /// names its penguin: the nearest cell behind it that is not empty.
+    /// names its penguin: the nearest cell behind it that is not empty. Destinations in the
+    /// directions that run to lower indices are gathered bit-reversed (see `Narrow::rays_up`).
     #[inline(always)]
     fn slide_uniform(&mut self, p: usize, rng: &mut Rng) -> bool {
         let empty = self.empty();
+        let empty_rev = empty.reverse_bits();
         let mut dests = [0u64; 6];
         let mut mine = self.penguins[p];
         while mine != 0 {
             let from = mine.trailing_zeros() as usize;
             mine &= mine - 1;
-            for (d, dest) in dests.iter_mut().enumerate() {
-                *dest |= self.narrow.slide(from, d, empty);
+            for (d, (dest, &ray)) in dests.iter_mut().zip(&self.narrow.rays_up[from]).enumerate() {
+                let blockers = ray & !if INCREASING[d] { empty } else { empty_rev };
+                *dest |= ray & (blockers & blockers.wrapping_neg()).wrapping_sub(1);
             }
         }
         let counts = dests.map(|d| d.count_ones() as usize);
@@ -163,7 +175,12 @@ impl Position<'_> {
             k -= counts[d];
             d += 1;
         }
-        let to = nth(dests[d], k);
+        // The `k`-th lowest cell; reversed, the `k`-th highest.
+        let to = if INCREASING[d] {
+            nth(dests[d], k)
+        } else {
+            63 - nth(dests[d], counts[d] - 1 - k)
+        };
         let from = self.narrow.nearest(to, (d + 3) % 6, !empty);
         self.slide(p, from, to);
         true

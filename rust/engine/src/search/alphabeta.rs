@@ -110,9 +110,9 @@ impl AlphaBeta {
     }
 
     /// Searches `state` within `budget` (time, nodes and/or depth) or until `stop` is set, and
-    /// returns the best move of the last completed depth. With several threads, the helpers
-    /// search the same position (every other one a ply deeper) and fill the shared table,
-    /// which the main search then finds full of results; they stop when it ends.
+    /// returns the best move of the last completed depth. With several threads, helpers search
+    /// the same position at every other depth and fill the shared table; all stop when one
+    /// thread finishes, and the deepest completed result is returned.
     ///
     /// # Errors
     /// `Error::Invalid` when the game is over, the budget is unbounded or `threads` is 0 or
@@ -184,9 +184,11 @@ impl AlphaBeta {
                 .enumerate()
                 .map(|(i, w)| {
                     let mut helper = run!(w, clock(), u64::MAX);
-                    let (first_depth, finished) = (1 + (i as u32 + 1) % 2, finished.clone());
+                    let finished = finished.clone();
+                    // Helpers skip every other depth (half from 2, half from 3): they run
+                    // ahead of the main search and fill the table for it.
                     scope.spawn(move || {
-                        let result = helper.iterate(state, first_depth, max_depth, budget);
+                        let result = helper.iterate(state, 2 + i as u32 % 2, 2, max_depth, budget);
                         if !helper.aborted {
                             finished.stop();
                         }
@@ -195,7 +197,7 @@ impl AlphaBeta {
                 })
                 .collect();
             let mut main = run!(main, clock(), budget.nodes.unwrap_or(u64::MAX));
-            let mut best = main.iterate(state, 1, max_depth, budget)?;
+            let mut best = main.iterate(state, 1, 1, max_depth, budget)?;
             finished.stop();
             for helper in helpers {
                 let r = helper.join().map_err(|_| {
@@ -215,10 +217,12 @@ impl AlphaBeta {
 }
 
 impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
+    /// Iterative deepening over `first_depth, first_depth + step, ...` and then `max_depth`.
     fn iterate(
         &mut self,
         state: &G::State,
         first_depth: u32,
+        step: u32,
         max_depth: u32,
         budget: &Budget,
     ) -> Result<SearchResult> {
@@ -231,7 +235,10 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         let mut pv = vec![best];
         let mut depth_done = 0;
         let mut exact = false;
-        for depth in first_depth.min(max_depth)..=max_depth {
+        let depths = (first_depth.min(max_depth)..max_depth)
+            .step_by(step as usize)
+            .chain([max_depth]);
+        for depth in depths {
             self.truncated = false;
             let Some((b, v, line)) = self.root(state, depth, &mut root_actions, &mut scores) else {
                 break;

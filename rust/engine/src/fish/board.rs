@@ -466,8 +466,9 @@ impl Board {
         let mut reached = seeds & within;
         loop {
             let next = (reached | self.neighbours(reached)) & within;
-            if next == reached {
-                return reached;
+            // Stop as soon as nothing grows, or nothing is left to reach.
+            if next == reached || next == within {
+                return next;
             }
             reached = next;
         }

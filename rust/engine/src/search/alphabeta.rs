@@ -710,29 +710,14 @@ mod tests {
 
     #[test]
     fn threads_agree_on_solved_fish_endgames() {
-        use crate::fish::{Board, FishGame, Rules};
         use crate::game::ActionList;
         use crate::rng::Rng;
+        use crate::search::fish_eval::tests::small_game;
         let mut rng = Rng::new(8);
         let mut solved = 0;
         while solved < 20 {
-            let grid: Vec<Vec<u8>> = (0..3)
-                .map(|_| (0..4).map(|_| rng.below(4) as u8).collect())
-                .collect();
-            let rules = Rules::new(
-                2,
-                Some(2),
-                crate::fish::Placement::Any,
-                crate::fish::Order::RoundRobin,
-            )
-            .unwrap();
-            let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
-            let mut s = game.initial_state();
+            let (game, s) = small_game(&mut rng, 3, 4, 2, 2);
             let mut actions = ActionList::new();
-            while game.phase(&s) == crate::fish::Phase::Placement {
-                game.legal_actions(&s, &mut actions);
-                game.apply(&mut s, actions[rng.below(actions.len())]);
-            }
             // A lone move is played without search (and without proof).
             game.legal_actions(&s, &mut actions);
             if actions.len() < 2 {
@@ -750,7 +735,7 @@ mod tests {
                 assert!(r.exact && game.is_legal(&s, r.best), "{r:?}");
                 r.value
             };
-            assert_eq!(value(1), value(2), "{grid:?} {s:?}");
+            assert_eq!(value(1), value(2), "{:?} {s:?}", game.board());
             solved += 1;
         }
     }

@@ -633,7 +633,7 @@ impl Evaluate<FishGame> for FishEval {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fish::{Board, Rules};
 

@@ -175,7 +175,7 @@ impl Position<'_> {
             k -= counts[d];
             d += 1;
         }
-        // The `k`-th lowest cell; reversed, the `k`-th highest.
+        // The `k`-th lowest cell; in a reversed set, the `count - 1 - k`-th lowest there.
         let to = if INCREASING[d] {
             nth(dests[d], k)
         } else {

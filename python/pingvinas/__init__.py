@@ -11,13 +11,17 @@
 
 from typing import Union
 
-from . import _core, fish
+from . import fish, marathon
 from ._core import (
     Fish,
     FishMove,
     FishState,
     IllegalMoveError,
     InvalidMoveError,
+    Marathon,
+    MarathonMove,
+    MarathonPiece,
+    MarathonState,
     __version__,
     variants,
 )
@@ -25,16 +29,11 @@ from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchA
 from .match import play_match
 from .search import Searcher, SearchResult, search
 
-if hasattr(_core, "Marathon"):
-    from . import marathon
-    from ._core import Marathon, MarathonMove, MarathonPiece, MarathonState
-
 
 def load_game(name: str) -> "Union[Fish, Marathon]":
     """A bundled variant of either game by name: ``load_game("fish-3p")``,
     ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them)."""
-    games = [Fish] + ([Marathon] if hasattr(_core, "Marathon") else [])
-    for game in games:
+    for game in (Fish, Marathon):
         try:
             return game.variant(name)
         except ValueError:
@@ -51,6 +50,10 @@ __all__ = [
     "IllegalMoveError",
     "InvalidMoveError",
     "MCTSAgent",
+    "Marathon",
+    "MarathonMove",
+    "MarathonPiece",
+    "MarathonState",
     "RandomAgent",
     "SearchAgent",
     "SearchResult",
@@ -58,9 +61,8 @@ __all__ = [
     "__version__",
     "fish",
     "load_game",
+    "marathon",
     "play_match",
     "search",
     "variants",
 ]
-if hasattr(_core, "Marathon"):
-    __all__ += ["Marathon", "MarathonMove", "MarathonPiece", "MarathonState", "marathon"]

@@ -231,3 +231,39 @@ def test_a_rejected_move_leaves_the_state_unchanged(state, data):
     with pytest.raises(ValueError):
         state.play(text)
     assert snapshot(state) == before
+
+
+KINDS = {"mama": 0, "papa": 1, "baby": 2}
+FACINGS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+
+
+@SETTINGS
+@given(any_state, st.integers(0, 4))
+def test_observation_tensor_shows_every_piece_from_the_players_view(state, me):
+    n = len(state.returns())
+    me %= n
+    planes = state.observation_tensor(me)
+    assert planes.dtype == np.float32 and planes.shape[0] == 10 + 9 * n
+    facing, status = 1 + 3 * n, 10 + 3 * n
+    assert set(np.unique(planes)) <= {0.0, 1.0}
+    on_course = 0
+    for p in state.pieces:
+        index = 3 * ((p.owner - me) % n) + KINDS[p.kind]
+        waiting, finished = planes[status + 2 * index], planes[status + 2 * index + 1]
+        assert waiting.all() == (p.status == "waiting") and finished.all() == (p.status == "finished")
+        assert waiting.any() == waiting.all() and finished.any() == finished.all()
+        if p.status == "on course":
+            on_course += 1
+            r, c = p.cell
+            assert planes[0, r, c] == 1 and planes[1 + index].sum() == 1 and planes[1 + index, r, c] == 1
+            assert planes[facing + (8 if p.facing is None else FACINGS.index(p.facing)), r, c] == 1
+        else:
+            assert planes[1 + index].sum() == 0
+    # Pieces only stand on course cells, and each once in the facing planes.
+    assert planes[1:facing].sum() == on_course == planes[facing:status].sum()
+    assert (planes[1:status].sum(axis=0) <= 2 * planes[0]).all()
+    # The default view is the player to move's.
+    if state.to_move is not None:
+        assert np.array_equal(state.observation_tensor(), state.observation_tensor(state.to_move))
+    with pytest.raises(ValueError):
+        state.observation_tensor(n)

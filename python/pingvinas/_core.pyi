@@ -430,6 +430,12 @@ class MarathonState:
     @property
     def zobrist_hash(self) -> int:
         """The 64-bit Zobrist hash (pieces and the player to move; not the ply)."""
+    def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
+        """Planes ``(10 + 9 * players, rows, cols)`` over the course's bounding box from
+        ``player``'s view (default: the player to move; seats follow in turn order): the course
+        cells; where each piece stands (seat by seat: mama, papa, baby); lying pieces by facing
+        (N ... NW) and upright pieces; then per piece a plane of ones while it waits and one
+        once it has finished."""
 
 def marathon_random_playouts(
     n: int,

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
-use numpy::{IntoPyArray, PyArray1};
+use numpy::ndarray::{Array3, Axis};
+use numpy::{IntoPyArray, PyArray1, PyArray3};
 use pingvinas_engine::marathon::json::{self, piece_from_parts};
 use pingvinas_engine::marathon::playout::random_playouts;
-use pingvinas_engine::marathon::{Config, Marathon, Move, Piece, State};
+use pingvinas_engine::marathon::{Config, Marathon, Move, Piece, Place, State};
 use pingvinas_engine::{ActionList, Game};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -765,6 +766,56 @@ impl PyMarathonState {
     /// a draw and while the game is on.
     fn returns(&self) -> Vec<f64> {
         self.game.returns(&self.state)[..self.game.players()].to_vec()
+    }
+
+    /// Planes `(10 + 9 * players, rows, cols)` over the course's bounding box, from `player`'s
+    /// view (default: the player to move; seats follow in turn order from them): 0 the course
+    /// cells; `1 + 3 * seat + kind` where that piece stands (kinds mama, papa, baby); then 8
+    /// planes of lying pieces by facing (N, NE, ..., NW) and one of upright pieces; then per
+    /// piece, in the same order, a plane of ones while it waits and one once it has finished.
+    #[pyo3(signature = (player = None))]
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        player: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray3<f32>>> {
+        let n = self.game.players();
+        let me = player.or(self.state.to_move()).unwrap_or(0);
+        if me >= n {
+            return Err(PyValueError::new_err(format!(
+                "player = {me}: players are numbered 0 to {}",
+                n - 1
+            )));
+        }
+        let course = self.game.course();
+        let (rows, cols) = course.size();
+        let facing_planes = 1 + 3 * n;
+        let status_planes = facing_planes + 9;
+        let mut planes = Array3::<f32>::zeros((status_planes + 6 * n, rows, cols));
+        for &(r, c) in course.coords() {
+            planes[(0, r as usize, c as usize)] = 1.0;
+        }
+        for piece in self.game.pieces(&self.state) {
+            let seat = (piece.owner + n - me) % n;
+            let index = 3 * seat + piece.kind as usize;
+            match piece.place {
+                Place::OnCourse {
+                    cell: (r, c),
+                    facing,
+                } => {
+                    let (r, c) = (r as usize, c as usize);
+                    planes[(1 + index, r, c)] = 1.0;
+                    planes[(facing_planes + facing.map_or(8, |d| d.index()), r, c)] = 1.0;
+                }
+                Place::Waiting => planes
+                    .index_axis_mut(Axis(0), status_planes + 2 * index)
+                    .fill(1.0),
+                Place::Finished => planes
+                    .index_axis_mut(Axis(0), status_planes + 2 * index + 1)
+                    .fill(1.0),
+            }
+        }
+        Ok(planes.into_pyarray(py))
     }
 
     /// The 64-bit Zobrist hash of the position (pieces and the player to move; not the ply).

@@ -197,8 +197,9 @@ impl AlphaBeta {
                 })
                 .collect();
             let mut main = run!(main, clock(), budget.nodes.unwrap_or(u64::MAX));
-            let mut best = main.iterate(state, 1, 1, max_depth, budget)?;
+            let result = main.iterate(state, 1, 1, max_depth, budget);
             finished.stop();
+            let mut best = result?;
             for helper in helpers {
                 let r = helper.join().map_err(|_| {
                     crate::error::Error::Invalid("a search thread panicked".into())

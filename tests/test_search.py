@@ -69,9 +69,12 @@ def test_alphabeta_result_fields():
     assert r.pv[0] == r.move and len(r.pv) == 3
 
 
-def test_auto_is_alphabeta_for_two_players_and_mcts_for_more():
+def test_auto_is_alphabeta_for_fish_and_mcts_for_marathon():
+    # Paranoid alpha-beta beats MCTS with 3 and 4 players too (benches/strength_multiplayer.py).
     assert search(movement_state(), time=0.05).algorithm == "alphabeta"
-    assert search(movement_state(players=3), time=0.05).algorithm == "mcts"
+    assert search(movement_state(players=3), time=0.05).algorithm == "alphabeta"
+    assert search(movement_state(players=4), time=0.05).algorithm == "alphabeta"
+    assert search(pv.Marathon().new_state(), time=0.05).algorithm == "mcts"
 
 
 def test_greedy_takes_the_richest_floe():

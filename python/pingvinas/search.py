@@ -153,8 +153,8 @@ class Searcher:
     """A search player that keeps its MCTS trees and transposition table between moves (use
     one per seat). Thread-safe: ``stop()`` may be called from another thread.
 
-    :param algorithm: ``"auto"`` (alpha-beta for two players, MCTS for more, both with the
-        game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the best-looking move
+    :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players; Marathon:
+        MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the best-looking move
         now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
     :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
         (one thread is deterministic for a seed).

@@ -58,10 +58,11 @@ fn marathon_position(state: &Bound<'_, PyAny>) -> PyResult<Position> {
     Ok(Position::Marathon(game, s))
 }
 
-/// The algorithm `auto` picks (by measured strength): Fish with two players: alpha-beta with
-/// the Fish evaluation; Fish with more players and Marathon: MCTS with the game's knowledge.
-fn auto_choice(game: &str, players: usize) -> Choice {
-    if game == "Fish" && players == 2 {
+/// The algorithm `auto` picks (by measured strength, README "Strength"): for Fish alpha-beta
+/// with the Fish evaluation (paranoid with 3 or 4 players, where it also beats MCTS), for
+/// Marathon MCTS with the game's knowledge.
+fn auto_choice(game: &str) -> Choice {
+    if game == "Fish" {
         Choice::AlphaBeta
     } else {
         Choice::Mcts
@@ -92,9 +93,9 @@ struct Inner {
 }
 
 impl Options {
-    fn choice(&self, game: &str, players: usize) -> PyResult<Choice> {
+    fn choice(&self, game: &str) -> PyResult<Choice> {
         if self.algorithm == "auto" {
-            Ok(auto_choice(game, players))
+            Ok(auto_choice(game))
         } else {
             Choice::parse(&self.algorithm).py()
         }
@@ -290,11 +291,7 @@ impl PySearcher {
         let mut budget = Budget::checked(time, iterations, nodes, depth).py()?;
         let position = position_of(state)?;
         let options = self.options.clone();
-        let players = match &position {
-            Position::Fish(g, _) => g.num_players(),
-            Position::Marathon(g, _) => g.num_players(),
-        };
-        let choice = options.choice(position.game_name(), players)?;
+        let choice = options.choice(position.game_name())?;
         if budget.is_unbounded() && budget.depth.is_none() {
             // Greedy and random need no budget; the others get a default second.
             budget = if matches!(choice, Choice::Greedy | Choice::Random) {

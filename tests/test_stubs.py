@@ -139,7 +139,7 @@ pv.Searcher(threads="all")  # E: an int
 
 
 class MyFish(pv.Fish):  # E: PyO3 classes cannot be subclassed
-    pass
+    ...
 '''
 
 

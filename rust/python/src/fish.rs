@@ -578,13 +578,7 @@ impl PyFishState {
         player: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray3<f32>>> {
         let n = self.game.num_players();
-        let me = player.or(self.state.to_move()).unwrap_or(0);
-        if me >= n {
-            return Err(PyValueError::new_err(format!(
-                "player = {me}: players are numbered 0 to {}",
-                n - 1
-            )));
-        }
+        let me = crate::errors::viewer(player, self.state.to_move(), n)?;
         let board = self.game.board();
         let planes = Array3::from_shape_fn((3 + n, board.rows(), board.cols()), |(k, r, c)| {
             let cell = board.cell(r as i64, c as i64).expect("on the grid");

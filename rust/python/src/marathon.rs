@@ -780,13 +780,7 @@ impl PyMarathonState {
         player: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray3<f32>>> {
         let n = self.game.players();
-        let me = player.or(self.state.to_move()).unwrap_or(0);
-        if me >= n {
-            return Err(PyValueError::new_err(format!(
-                "player = {me}: players are numbered 0 to {}",
-                n - 1
-            )));
-        }
+        let me = crate::errors::viewer(player, self.state.to_move(), n)?;
         let course = self.game.course();
         let (rows, cols) = course.size();
         let facing_planes = 1 + 3 * n;

@@ -27,8 +27,11 @@ pub fn observation_planes(players: usize) -> usize {
 }
 
 impl FishGame {
-    /// The legal action of `mv` in `s`, or the reason it is illegal.
-    fn checked(&self, s: &FishState, mv: super::FishMove) -> Result<Action> {
+    /// The legal action of `mv` in `s`.
+    ///
+    /// # Errors
+    /// `Error::IllegalMove` naming the move and the reason the rules forbid it.
+    pub fn check_move(&self, s: &FishState, mv: super::FishMove) -> Result<Action> {
         match self.illegal_reason(s, mv) {
             None => Ok(self.action_of(mv).expect("a legal move has an action")),
             Some(why) => {
@@ -61,7 +64,7 @@ impl GameIo for FishGame {
 
     fn parse_action(&self, s: &FishState, text: &str) -> Result<Action> {
         let mv = notation::parse_move(self.board(), text)?;
-        self.checked(s, mv)
+        self.check_move(s, mv)
     }
 
     fn check_action(&self, s: &FishState, action: Action) -> Result<()> {
@@ -72,7 +75,7 @@ impl GameIo for FishGame {
                 self.num_actions() - 1
             )));
         };
-        self.checked(s, mv).map(|_| ())
+        self.check_move(s, mv).map(|_| ())
     }
 
     fn action_name(&self, _s: &FishState, action: Action) -> String {

@@ -11,6 +11,7 @@ pub mod io;
 pub mod marathon;
 pub mod rng;
 pub mod search;
+pub mod vector;
 
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};

@@ -1,0 +1,1285 @@
+//! A vector environment: `num_envs` games of one game stepped together, for learning code.
+//!
+//! [`VectorEnv`] holds one game (an `Arc<G>`, shared, or dealt anew for each game by a
+//! [`Source::Deal`] closure, as Fish deals a standard board per game) and one state per env, and
+//! steps them all in one call: each env plays its action, games that end are reset at once, and
+//! every output (observations, legal-action masks, compact legal actions, the player to move,
+//! rewards, terminations, final observations and returns) is written into slices the caller
+//! owns and passes in again on the next call ([`Outputs`]). The work is split over a rayon pool
+//! of `threads` built once per env; the results do not depend on `threads`.
+//!
+//! # Autoreset: Gymnasium's "same-step" mode
+//!
+//! The step that ends a game returns that game's rewards and `terminated = true` (and
+//! `ended = true`), its final observation and returns in [`Outputs::final_observations`] and
+//! [`Outputs::final_returns`], and, in every other output, the *new* game of that env (its
+//! observation, legal actions and player to move). So every observation returned is one in
+//! which somebody has to move, and every step's actions are legal in the observations of the
+//! previous step. Nothing is ever truncated: Marathon's ply limit is a rule of the game (a
+//! draw), visible in its observation.
+//!
+//! # Seeds
+//!
+//! Game `k` (counted from 0 since the last seeded reset) of env `i` is made from
+//! [`game_seed`]`(seed, i, k)`: for Fish dealing a board per game that is the seed of
+//! `Board::standard` (the same board as `Fish.new_state(seed=...)` in Python), and it also seeds
+//! the learner's seat when drawn at random and the built-in opponent of that game. A `seed`
+//! thus reproduces every game exactly, whatever the number of threads.
+//!
+//! # Single-agent mode
+//!
+//! With an opponent ([`Options::opponent`]) one seat per env is the learner's, and every other
+//! seat is played inside the step by a built-in [`Agent`] (for example [`SearchAgent`]); one
+//! step is then one decision of the learner, observations are from the learner's view and
+//! rewards are the learner's alone (one per env).
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::fish::{FishGame, Phase};
+use crate::game::{Action, ActionList, Game, MAX_ACTIONS};
+use crate::invalid;
+use crate::io::GameIo;
+use crate::marathon::Marathon;
+use crate::rng::{splitmix64, Rng};
+use crate::search::alphabeta::AlphaBetaConfig;
+use crate::search::mcts::MctsConfig;
+use crate::search::{Budget, Choice, Evaluate, Searcher, StopFlag};
+
+/// The most envs one [`VectorEnv`] holds.
+pub const MAX_ENVS: usize = 1 << 24;
+
+/// The most threads a [`VectorEnv`] uses.
+pub const MAX_THREADS: usize = 256;
+
+/// What a game offers the vector env beyond [`GameIo`].
+pub trait VectorGame: GameIo + 'static {
+    /// The opening position.
+    fn opening(&self) -> Self::State;
+
+    /// An upper bound on the number of legal actions in `state` and every position after it:
+    /// the width of the compact legal-action rows.
+    fn max_legal_actions(&self, state: &Self::State) -> usize;
+
+    /// Whether a state of `other` fits an env made for `self`: the same players, action space,
+    /// observation shape and rules (a Fish board may differ, its shape may not).
+    fn same_shape(&self, other: &Self) -> bool;
+
+    /// The score that `reward = Score` rewards, per player: Fish's fish collected so far;
+    /// `None` for games without one.
+    fn score(&self, _state: &Self::State, _player: usize) -> Option<f64> {
+        None
+    }
+}
+
+impl VectorGame for FishGame {
+    fn opening(&self) -> Self::State {
+        self.initial_state()
+    }
+
+    /// During placement every floe may be open; in movement each penguin has at most
+    /// `max_distance` slides in each of 6 directions.
+    fn max_legal_actions(&self, s: &Self::State) -> usize {
+        let md = self.board().max_distance();
+        let players = self.num_players();
+        let placing = self.phase(s) == Phase::Placement;
+        // A player places up to the rules' penguins (a position may hold more).
+        let to_place = if placing {
+            self.rules().penguins as usize
+        } else {
+            0
+        };
+        let most = (0..players)
+            .map(|p| (s.penguins[p].count() as usize).max(to_place))
+            .max()
+            .unwrap_or(0);
+        let placements = if placing {
+            s.floes.count() as usize
+        } else {
+            0
+        };
+        placements
+            .max(most * 6 * md)
+            .min(self.num_actions())
+            .min(MAX_ACTIONS)
+    }
+
+    fn same_shape(&self, other: &Self) -> bool {
+        self.rules() == other.rules()
+            && self.board().rows() == other.board().rows()
+            && self.board().cols() == other.board().cols()
+    }
+
+    fn score(&self, s: &Self::State, player: usize) -> Option<f64> {
+        Some(s.score(player).0 as f64)
+    }
+}
+
+impl VectorGame for Marathon {
+    fn opening(&self) -> Self::State {
+        self.new_state()
+    }
+
+    /// Per piece of distance `d` (1, 2, 3): on the course at most 8 directions with `2d + 1`
+    /// facings each, a finish and a stand; waiting, at most 3 entries from each start place
+    /// with `2d + 1` facings each and a finish; never more than the piece's share of the
+    /// action space.
+    fn max_legal_actions(&self, _s: &Self::State) -> usize {
+        let n = self.course().len();
+        let starts = self.course().start_origins().len();
+        let bound: usize = (1..=3)
+            .map(|d| {
+                let spins = 2 * d + 1;
+                (8 * spins + 2).max(3 * starts * spins + 1).min(9 * n + 1)
+            })
+            .sum();
+        bound.min(self.num_actions()).min(MAX_ACTIONS)
+    }
+
+    fn same_shape(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+
+/// The seed of game `game` of env `env` in a vector env seeded with `seed`.
+pub fn game_seed(seed: u64, env: usize, game: u64) -> u64 {
+    Rng::for_item(Rng::for_item(seed, env as u64).next_u64(), game).next_u64()
+}
+
+/// A built-in player for the seats the learner does not play.
+pub trait Agent<G: Game>: Send + Sync {
+    /// The action to play in `state` (a game that is not over).
+    fn act(&mut self, game: &G, state: &G::State) -> Action;
+}
+
+/// Makes the agent of one game from the game and a seed.
+pub type AgentMaker<G> = Arc<dyn Fn(&Arc<G>, u64) -> Box<dyn Agent<G>> + Send + Sync>;
+
+/// An engine [`Searcher`] as an agent: random, greedy (one ply by the evaluator's order hints)
+/// or MCTS with a fixed iteration budget, on one thread, seeded: deterministic.
+pub struct SearchAgent<G: Game, E> {
+    searcher: Searcher<G::State>,
+    eval: Arc<E>,
+    budget: Budget,
+    stop: StopFlag,
+}
+
+impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
+    /// An agent playing `choice` (`Random`, `Greedy` or `Mcts`) within `budget` (MCTS needs
+    /// an iteration budget to be deterministic).
+    pub fn new(choice: Choice, budget: Budget, eval: Arc<E>, seed: u64) -> Self {
+        SearchAgent {
+            searcher: Searcher::new(
+                choice,
+                MctsConfig {
+                    threads: 1,
+                    reuse: false,
+                    seed,
+                    ..MctsConfig::default()
+                },
+                AlphaBetaConfig {
+                    tt_mb: 1,
+                    threads: 1,
+                    ..AlphaBetaConfig::default()
+                },
+            ),
+            eval,
+            budget,
+            stop: StopFlag::new(),
+        }
+    }
+
+    /// The maker of such agents for every game, the evaluation made per game by `eval`.
+    pub fn maker(
+        choice: Choice,
+        budget: Budget,
+        eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+    ) -> AgentMaker<G>
+    where
+        G: 'static,
+        E: 'static,
+    {
+        Arc::new(move |game: &Arc<G>, seed: u64| {
+            Box::new(SearchAgent::new(choice, budget, eval(game), seed)) as Box<dyn Agent<G>>
+        })
+    }
+}
+
+impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
+    fn act(&mut self, game: &G, state: &G::State) -> Action {
+        self.searcher
+            .search(game, &*self.eval, state, &self.budget, self.stop.clone())
+            .expect("a search of a game that is not over, within a checked budget")
+            .best
+    }
+}
+
+/// Where each game's rules (and board) come from.
+#[derive(Clone)]
+pub enum Source<G> {
+    /// The same game for every env and every game.
+    Fixed(Arc<G>),
+    /// A game per new game, from its seed (Fish dealing a standard board).
+    Deal(Arc<dyn Fn(u64) -> Arc<G> + Send + Sync>),
+}
+
+impl<G> Source<G> {
+    fn game(&self, seed: u64) -> Arc<G> {
+        match self {
+            Source::Fixed(g) => g.clone(),
+            Source::Deal(deal) => deal(seed),
+        }
+    }
+}
+
+/// What a step rewards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reward {
+    /// [`Game::returns`] on the step a game ends, 0 otherwise (zero-sum).
+    Returns,
+    /// The change over the step of each player's score minus the mean score of the others
+    /// (Fish: fish collected). Zero-sum; over a game the rewards add up to the final fish
+    /// difference (the game's returns are in the final returns).
+    Score,
+}
+
+/// Which seat the learner plays in single-agent mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Learner {
+    Seat(usize),
+    /// A seat drawn per game from the game's seed.
+    Random,
+}
+
+/// Settings of a [`VectorEnv`].
+#[derive(Clone)]
+pub struct Options<G> {
+    /// Threads for a step; 0 for every core.
+    pub threads: usize,
+    pub reward: Reward,
+    /// Single-agent mode: the agent playing every seat but the learner's.
+    pub opponent: Option<AgentMaker<G>>,
+    pub learner: Learner,
+}
+
+impl<G> Default for Options<G> {
+    fn default() -> Self {
+        Options {
+            threads: 1,
+            reward: Reward::Returns,
+            opponent: None,
+            learner: Learner::Seat(0),
+        }
+    }
+}
+
+/// An integer type for the compact legal actions (`i16` when the action space allows, else
+/// `i32`); rows are padded with -1.
+pub trait ActionInt: Copy + Send + Sync + 'static {
+    const PAD: Self;
+    /// The largest action it holds.
+    const MAX: usize;
+    fn of(value: usize) -> Self;
+}
+
+impl ActionInt for i16 {
+    const PAD: i16 = -1;
+    const MAX: usize = i16::MAX as usize;
+    #[inline]
+    fn of(value: usize) -> i16 {
+        value as i16
+    }
+}
+
+impl ActionInt for i32 {
+    const PAD: i32 = -1;
+    const MAX: usize = i32::MAX as usize;
+    #[inline]
+    fn of(value: usize) -> i32 {
+        value as i32
+    }
+}
+
+/// The sizes of one env's rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims {
+    pub num_envs: usize,
+    /// `f32`s per observation.
+    pub observation: usize,
+    pub observation_shape: [usize; 3],
+    pub num_actions: usize,
+    /// Width of the compact legal-action rows.
+    pub legal_width: usize,
+    pub players: usize,
+    /// Rewards per env: `players`, or 1 in single-agent mode.
+    pub rewards: usize,
+}
+
+/// Where a step writes, every slice `num_envs` rows long (row `i` is env `i`); the caller
+/// passes the same buffers on every call (rows of `final_*` are cleared lazily: the rows of
+/// envs that did not end are zero when the buffers are the ones of the previous call).
+pub struct Outputs<'a, A> {
+    /// `observation` per env: the current game, from the view of the player to move (the
+    /// learner in single-agent mode).
+    pub observations: &'a mut [f32],
+    /// `num_actions` per env.
+    pub legal_mask: &'a mut [bool],
+    /// `legal_width` per env: the legal actions ascending, then -1.
+    pub legal_actions: &'a mut [A],
+    /// One per env.
+    pub legal_count: &'a mut [A],
+    /// One per env: the player to move.
+    pub to_move: &'a mut [i32],
+    /// `rewards` per env.
+    pub rewards: &'a mut [f32],
+    pub terminated: &'a mut [bool],
+    pub truncated: &'a mut [bool],
+    /// Whether the env's game ended in this step (the rows of `final_*` that hold data).
+    pub ended: &'a mut [bool],
+    /// `observation` per env: the final position of the game that ended, from the learner's
+    /// view in single-agent mode, else player 0's; zeros for envs whose game did not end.
+    pub final_observations: &'a mut [f32],
+    /// `players` per env: the returns of the game that ended; zeros otherwise.
+    pub final_returns: &'a mut [f32],
+}
+
+impl<'a, A> Outputs<'a, A> {
+    /// Checks every slice's length.
+    fn check(&self, d: &Dims) -> Result<()> {
+        let n = d.num_envs;
+        let lens = [
+            ("observations", self.observations.len(), n * d.observation),
+            ("legal_mask", self.legal_mask.len(), n * d.num_actions),
+            ("legal_actions", self.legal_actions.len(), n * d.legal_width),
+            ("legal_count", self.legal_count.len(), n),
+            ("to_move", self.to_move.len(), n),
+            ("rewards", self.rewards.len(), n * d.rewards),
+            ("terminated", self.terminated.len(), n),
+            ("truncated", self.truncated.len(), n),
+            ("ended", self.ended.len(), n),
+            ("final_observations", self.final_observations.len(), n * d.observation),
+            ("final_returns", self.final_returns.len(), n * d.players),
+        ];
+        for (name, len, want) in lens {
+            if len != want {
+                return invalid!("vector env output {name} has {len} elements, expected {want}");
+            }
+        }
+        Ok(())
+    }
+
+    /// The first `k` envs' rows and the rest.
+    fn split(self, k: usize, d: &Dims) -> (Outputs<'a, A>, Outputs<'a, A>) {
+        macro_rules! cut {
+            ($($field:ident: $per:expr),*) => {{
+                $(let $field = self.$field.split_at_mut(k * $per);)*
+                (
+                    Outputs { $($field: $field.0),* },
+                    Outputs { $($field: $field.1),* },
+                )
+            }};
+        }
+        cut!(
+            observations: d.observation,
+            legal_mask: d.num_actions,
+            legal_actions: d.legal_width,
+            legal_count: 1,
+            to_move: 1,
+            rewards: d.rewards,
+            terminated: 1,
+            truncated: 1,
+            ended: 1,
+            final_observations: d.observation,
+            final_returns: d.players
+        )
+    }
+}
+
+/// One env: its game and state, and what the step needs to remember.
+struct Slot<G: Game> {
+    game: Arc<G>,
+    state: G::State,
+    /// The number of the current game since the last seeded reset.
+    index: u64,
+    learner: usize,
+    agent: Option<Box<dyn Agent<G>>>,
+    /// The `final_*` rows hold the previous step's data (cleared on the next step).
+    dirty: bool,
+}
+
+/// Everything but the slots, shared read-only by the threads of a step.
+struct Shared<G: Game> {
+    source: Source<G>,
+    options: Options<G>,
+    seed: u64,
+    dims: Dims,
+}
+
+/// `num_envs` games stepped together; see the module docs.
+pub struct VectorEnv<G: VectorGame> {
+    shared: Shared<G>,
+    slots: Vec<Slot<G>>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+/// A game that keeps ending before the learner's first move is skipped, at most this many times
+/// in a row.
+const MAX_SKIPPED: usize = 64;
+
+impl<G: VectorGame> Shared<G> {
+    fn single_agent(&self) -> bool {
+        self.options.opponent.is_some()
+    }
+
+    /// Starts game `index` of env `env` in `slot`, and plays the opponents up to the
+    /// learner's first move.
+    fn start(&self, env: usize, slot: &mut Slot<G>, index: u64) {
+        let mut index = index;
+        for _ in 0..MAX_SKIPPED {
+            let seed = game_seed(self.seed, env, index);
+            slot.game = self.source.game(seed);
+            slot.state = slot.game.opening();
+            slot.index = index;
+            let mut rng = Rng::new(splitmix64(seed ^ 0x6F70_706F_6E65_6E74));
+            slot.learner = match self.options.learner {
+                Learner::Seat(p) => p,
+                Learner::Random => rng.below(self.dims.players),
+            };
+            slot.agent = self
+                .options
+                .opponent
+                .as_ref()
+                .map(|make| make(&slot.game, rng.next_u64()));
+            self.play_opponents(slot);
+            if !slot.game.is_over(&slot.state) {
+                return;
+            }
+            index += 1;
+        }
+    }
+
+    /// Single-agent mode: the opponents move until the learner is to move or the game is over.
+    fn play_opponents(&self, slot: &mut Slot<G>) {
+        let Some(agent) = slot.agent.as_mut() else {
+            return;
+        };
+        while let Some(p) = slot.game.to_move(&slot.state) {
+            if p == slot.learner {
+                break;
+            }
+            let a = agent.act(&slot.game, &slot.state);
+            slot.game.apply(&mut slot.state, a);
+        }
+    }
+
+    /// Each player's score minus the mean of the others'.
+    fn lead(&self, slot: &Slot<G>, player: usize) -> f64 {
+        let n = self.dims.players;
+        let score = |p| slot.game.score(&slot.state, p).unwrap_or(0.0);
+        if n < 2 {
+            return score(player);
+        }
+        let others: f64 = (0..n).filter(|&q| q != player).map(score).sum();
+        score(player) - others / (n - 1) as f64
+    }
+
+    /// The player whose view observations take.
+    fn viewer(&self, slot: &Slot<G>) -> usize {
+        if self.single_agent() {
+            slot.learner
+        } else {
+            slot.game.to_move(&slot.state).unwrap_or(0)
+        }
+    }
+
+    /// Writes env row `j` of `out`: observation, legal actions and the player to move.
+    fn observe<A: ActionInt>(&self, slot: &Slot<G>, out: &mut Outputs<'_, A>, j: usize) {
+        let d = &self.dims;
+        let viewer = self.viewer(slot);
+        slot.game.write_observation(
+            &slot.state,
+            viewer,
+            &mut out.observations[j * d.observation..(j + 1) * d.observation],
+        );
+        let mut actions = ActionList::new();
+        slot.game.legal_actions(&slot.state, &mut actions);
+        let mask = &mut out.legal_mask[j * d.num_actions..(j + 1) * d.num_actions];
+        mask.fill(false);
+        for &a in &actions {
+            mask[a as usize] = true;
+        }
+        let row = &mut out.legal_actions[j * d.legal_width..(j + 1) * d.legal_width];
+        let shown = actions.len().min(d.legal_width);
+        debug_assert!(actions.len() <= d.legal_width, "legal actions beyond the bound");
+        for (slot, &a) in row.iter_mut().zip(&actions[..shown]) {
+            *slot = A::of(a as usize);
+        }
+        row[shown..].fill(A::PAD);
+        out.legal_count[j] = A::of(actions.len());
+        out.to_move[j] = slot.game.to_move(&slot.state).map_or(-1, |p| p as i32);
+    }
+
+    /// Clears the `final_*` rows of env row `j`.
+    fn clear_final<A>(&self, out: &mut Outputs<'_, A>, j: usize) {
+        let d = &self.dims;
+        out.final_observations[j * d.observation..(j + 1) * d.observation].fill(0.0);
+        out.final_returns[j * d.players..(j + 1) * d.players].fill(0.0);
+    }
+
+    /// Steps env `env` (row `j` of `out`) with a checked legal `action`.
+    fn step<A: ActionInt>(
+        &self,
+        env: usize,
+        slot: &mut Slot<G>,
+        action: Action,
+        out: &mut Outputs<'_, A>,
+        j: usize,
+    ) {
+        let d = &self.dims;
+        let score = self.options.reward == Reward::Score;
+        let mut before = [0.0; crate::MAX_PLAYERS];
+        if score {
+            for (p, b) in before.iter_mut().enumerate().take(d.players) {
+                *b = self.lead(slot, p);
+            }
+        }
+        slot.game.apply(&mut slot.state, action);
+        self.play_opponents(slot);
+        let over = slot.game.is_over(&slot.state);
+        let returns = slot.game.returns(&slot.state);
+        let rewards = &mut out.rewards[j * d.rewards..(j + 1) * d.rewards];
+        let seats = if self.single_agent() {
+            slot.learner..slot.learner + 1
+        } else {
+            0..d.players
+        };
+        for (r, p) in rewards.iter_mut().zip(seats) {
+            *r = match (score, over) {
+                (true, _) => (self.lead(slot, p) - before[p]) as f32,
+                (false, true) => returns[p] as f32,
+                (false, false) => 0.0,
+            };
+        }
+        out.terminated[j] = over;
+        out.truncated[j] = false;
+        out.ended[j] = over;
+        if over {
+            let viewer = if self.single_agent() { slot.learner } else { 0 };
+            slot.game.write_observation(
+                &slot.state,
+                viewer,
+                &mut out.final_observations[j * d.observation..(j + 1) * d.observation],
+            );
+            for (r, &v) in out.final_returns[j * d.players..(j + 1) * d.players]
+                .iter_mut()
+                .zip(&returns)
+            {
+                *r = v as f32;
+            }
+            let next = slot.index + 1;
+            self.start(env, slot, next);
+        } else if slot.dirty {
+            self.clear_final(out, j);
+        }
+        slot.dirty = over;
+        self.observe(slot, out, j);
+    }
+
+    /// Rewards and flags of env row `j` after a reset or a load.
+    fn quiet<A>(&self, slot: &mut Slot<G>, out: &mut Outputs<'_, A>, j: usize) {
+        let d = &self.dims;
+        out.rewards[j * d.rewards..(j + 1) * d.rewards].fill(0.0);
+        out.terminated[j] = false;
+        out.truncated[j] = false;
+        out.ended[j] = false;
+        if slot.dirty {
+            self.clear_final(out, j);
+            slot.dirty = false;
+        }
+    }
+}
+
+impl<G: VectorGame> VectorEnv<G> {
+    /// `num_envs` envs (1 to [`MAX_ENVS`]) of games from `source`, every game started from
+    /// `seed` as [`VectorEnv::reset`] does.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a bad number of envs or threads, a learner seat the game does not
+    /// have, a score reward for a game without scores, or threads that cannot be started.
+    pub fn new(source: Source<G>, num_envs: usize, seed: u64, options: Options<G>) -> Result<Self> {
+        if !(1..=MAX_ENVS).contains(&num_envs) {
+            return invalid!("num_envs = {num_envs}: expected 1 to {MAX_ENVS}");
+        }
+        if options.threads > MAX_THREADS {
+            return invalid!("threads = {}: expected 0 to {MAX_THREADS}", options.threads);
+        }
+        let sample = source.game(game_seed(seed, 0, 0));
+        let players = sample.num_players();
+        if let Learner::Seat(p) = options.learner {
+            if p >= players {
+                return invalid!(
+                    "learner = {p}: this game has {players} players (0 to {})",
+                    players - 1
+                );
+            }
+        }
+        if options.reward == Reward::Score && sample.score(&sample.opening(), 0).is_none() {
+            return invalid!("reward = \"score\": {} has no score to reward", G::NAME);
+        }
+        let pool = if options.threads == 1 {
+            None
+        } else {
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(options.threads)
+                .build()
+            {
+                Ok(pool) => Some(pool),
+                Err(e) => return invalid!("could not start {} threads: {e}", options.threads),
+            }
+        };
+        let dims = Dims {
+            num_envs,
+            observation: sample.observation_len(),
+            observation_shape: sample.observation_shape(),
+            num_actions: sample.num_actions(),
+            legal_width: sample.max_legal_actions(&sample.opening()),
+            players,
+            rewards: if options.opponent.is_some() { 1 } else { players },
+        };
+        let slots = (0..num_envs)
+            .map(|_| Slot {
+                game: sample.clone(),
+                state: sample.opening(),
+                index: 0,
+                learner: 0,
+                agent: None,
+                dirty: false,
+            })
+            .collect();
+        let mut env = VectorEnv {
+            shared: Shared {
+                source,
+                options,
+                seed,
+                dims,
+            },
+            slots,
+            pool,
+        };
+        env.restart(Some(seed));
+        Ok(env)
+    }
+
+    pub fn dims(&self) -> &Dims {
+        &self.shared.dims
+    }
+
+    pub fn num_envs(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The seed of the current game stream (the last seeded reset's).
+    pub fn seed(&self) -> u64 {
+        self.shared.seed
+    }
+
+    /// The game of env `i` (for Fish, with this game's board).
+    pub fn game(&self, i: usize) -> &Arc<G> {
+        &self.slots[i].game
+    }
+
+    /// The state of env `i`.
+    pub fn state(&self, i: usize) -> &G::State {
+        &self.slots[i].state
+    }
+
+    /// The number of env `i`'s current game since the last seeded reset.
+    pub fn game_index(&self, i: usize) -> u64 {
+        self.slots[i].index
+    }
+
+    /// The learner's seat in env `i` (single-agent mode).
+    pub fn learner(&self, i: usize) -> usize {
+        self.slots[i].learner
+    }
+
+    /// Runs `f(first env, slots, outputs)` over chunks of envs, on the pool when there is one.
+    fn chunks<A: ActionInt>(
+        &mut self,
+        out: Outputs<'_, A>,
+        f: impl Fn(&Shared<G>, usize, &mut [Slot<G>], Outputs<'_, A>) + Sync,
+    ) {
+        let n = self.slots.len();
+        let threads = self
+            .pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads())
+            .max(1);
+        // Several chunks per thread balance the load; each is big enough to be worth a task.
+        let size = if threads == 1 {
+            n
+        } else {
+            n.div_ceil(threads * 4).max(8)
+        };
+        let shared = &self.shared;
+        let mut outs = Vec::with_capacity(n.div_ceil(size));
+        let mut rest = out;
+        let mut start = 0;
+        while start < n {
+            let k = size.min(n - start);
+            let (head, tail) = rest.split(k, &shared.dims);
+            outs.push((start, head));
+            rest = tail;
+            start += k;
+        }
+        match &self.pool {
+            None => {
+                for (slots, (first, out)) in self.slots.chunks_mut(size).zip(outs) {
+                    f(shared, first, slots, out);
+                }
+            }
+            Some(pool) => {
+                let slots = &mut self.slots;
+                pool.install(|| {
+                    slots
+                        .par_chunks_mut(size)
+                        .zip(outs.into_par_iter())
+                        .for_each(|(slots, (first, out))| f(shared, first, slots, out));
+                });
+            }
+        }
+    }
+
+    /// Starts a new game in every env: from `seed` (game 0 of each env's stream) when given,
+    /// else the next game of each env's stream.
+    fn restart(&mut self, seed: Option<u64>) {
+        if let Some(seed) = seed {
+            self.shared.seed = seed;
+        }
+        let shared = &self.shared;
+        let work = |(i, slot): (usize, &mut Slot<G>)| {
+            let index = if seed.is_some() { 0 } else { slot.index + 1 };
+            shared.start(i, slot, index);
+        };
+        match &self.pool {
+            None => self.slots.iter_mut().enumerate().for_each(work),
+            Some(pool) => {
+                let slots = &mut self.slots;
+                pool.install(|| slots.par_iter_mut().enumerate().for_each(work));
+            }
+        }
+    }
+
+    /// Starts a new game in every env (see [`VectorEnv::restart`]) and writes the outputs:
+    /// observations, legal actions and players to move; zero rewards, no terminations.
+    ///
+    /// # Errors
+    /// `Error::Invalid` when an output has the wrong length.
+    pub fn reset<A: ActionInt>(&mut self, seed: Option<u64>, out: Outputs<'_, A>) -> Result<()> {
+        out.check(&self.shared.dims)?;
+        self.restart(seed);
+        self.observe(out)
+    }
+
+    /// Writes the outputs of the current games without changing them (as after a reset).
+    ///
+    /// # Errors
+    /// `Error::Invalid` when an output has the wrong length.
+    pub fn observe<A: ActionInt>(&mut self, out: Outputs<'_, A>) -> Result<()> {
+        out.check(&self.shared.dims)?;
+        self.check_width::<A>()?;
+        self.chunks(out, |shared, _first, slots, mut out| {
+            for (j, slot) in slots.iter_mut().enumerate() {
+                shared.quiet(slot, &mut out, j);
+                shared.observe(slot, &mut out, j);
+            }
+        });
+        Ok(())
+    }
+
+    fn check_width<A: ActionInt>(&self) -> Result<()> {
+        if self.shared.dims.num_actions > A::MAX + 1 {
+            return invalid!(
+                "{} actions do not fit the compact legal actions' integer type",
+                self.shared.dims.num_actions
+            );
+        }
+        Ok(())
+    }
+
+    /// The first env whose action is not legal, with the engine's error prefixed by the env.
+    fn check_actions(&self, actions: &[i64]) -> Result<()> {
+        let n = self.slots.len();
+        if actions.len() != n {
+            return invalid!("expected {n} actions (one per env), got {}", actions.len());
+        }
+        let num_actions = self.shared.dims.num_actions;
+        let legal = |i: usize| {
+            let a = actions[i];
+            (0..num_actions as i64).contains(&a) && {
+                let slot = &self.slots[i];
+                slot.game.is_legal(&slot.state, a as Action)
+            }
+        };
+        let bad = match &self.pool {
+            None => (0..n).find(|&i| !legal(i)),
+            Some(pool) => pool.install(|| (0..n).into_par_iter().find_first(|&i| !legal(i))),
+        };
+        let Some(i) = bad else {
+            return Ok(());
+        };
+        let a = actions[i];
+        if !(0..num_actions as i64).contains(&a) {
+            return Err(Error::Parse(format!(
+                "env {i}: action {a} is not in the action space (0 to {}); no env was stepped",
+                num_actions - 1
+            )));
+        }
+        let slot = &self.slots[i];
+        Err(match slot.game.check_action(&slot.state, a as Action) {
+            Err(Error::Parse(m)) => {
+                Error::Parse(format!("env {i}: action {a} is not a move ({m}); no env was stepped"))
+            }
+            Err(e) => Error::IllegalMove(format!(
+                "env {i}: action {a} is illegal ({e}); no env was stepped"
+            )),
+            Ok(()) => Error::IllegalMove(format!(
+                "env {i}: action {a} is illegal; no env was stepped"
+            )),
+        })
+    }
+
+    /// Plays `actions[i]` in env `i` for every env, resets the games that end (same-step
+    /// autoreset, see the module docs) and writes the outputs.
+    ///
+    /// # Errors
+    /// Before any env changes: `Error::Parse` for an action outside the action space (or one
+    /// that denotes no move), `Error::IllegalMove` for an action the rules forbid, each naming
+    /// the first such env and its action; `Error::Invalid` for outputs of the wrong length.
+    pub fn step<A: ActionInt>(&mut self, actions: &[i64], out: Outputs<'_, A>) -> Result<()> {
+        out.check(&self.shared.dims)?;
+        self.check_width::<A>()?;
+        self.check_actions(actions)?;
+        self.chunks(out, |shared, first, slots, mut out| {
+            for (j, slot) in slots.iter_mut().enumerate() {
+                let i = first + j;
+                shared.step(i, slot, actions[i] as Action, &mut out, j);
+            }
+        });
+        Ok(())
+    }
+
+    /// Loads `state` of `game` into env `i` (its current game goes on from there) and writes
+    /// its row of `out` (which must be the buffers of the previous call).
+    ///
+    /// # Errors
+    /// `Error::Invalid` when `i` is out of range, the game differs in shape from this env's,
+    /// the game is over, the learner is not to move (single-agent mode), or the position may
+    /// have more legal actions than the compact rows hold.
+    pub fn set_state<A: ActionInt>(
+        &mut self,
+        i: usize,
+        game: Arc<G>,
+        state: G::State,
+        out: Outputs<'_, A>,
+    ) -> Result<()> {
+        out.check(&self.shared.dims)?;
+        let n = self.slots.len();
+        if i >= n {
+            return invalid!("env {i}: there are {n} envs");
+        }
+        let shared = &self.shared;
+        let slot = &mut self.slots[i];
+        if !slot.game.same_shape(&game) {
+            return invalid!("env {i}: the state is of another game (rules, size or players)");
+        }
+        let Some(p) = game.to_move(&state) else {
+            return invalid!("env {i}: cannot load a finished game");
+        };
+        if shared.single_agent() && p != slot.learner {
+            return invalid!(
+                "env {i}: the learner (player {}) must be to move, not player {p}",
+                slot.learner
+            );
+        }
+        if game.max_legal_actions(&state) > shared.dims.legal_width {
+            return invalid!(
+                "env {i}: the position may have more legal actions than this env's rows hold ({})",
+                shared.dims.legal_width
+            );
+        }
+        if let Some(make) = &shared.options.opponent {
+            let seed = game_seed(shared.seed, i, slot.index);
+            if !Arc::ptr_eq(&slot.game, &game) {
+                slot.agent = Some(make(&game, splitmix64(seed ^ 0x6C6F_6164)));
+            }
+        }
+        slot.game = game;
+        slot.state = state;
+        let (_, rest) = out.split(i, &shared.dims);
+        let (mut row, _) = rest.split(1, &shared.dims);
+        shared.quiet(slot, &mut row, 0);
+        shared.observe(slot, &mut row, 0);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fish::{Board, Order, Placement, Rules};
+    use crate::search::NoEval;
+
+    /// Owned output buffers.
+    struct Bufs {
+        obs: Vec<f32>,
+        mask: Vec<bool>,
+        legal: Vec<i16>,
+        count: Vec<i16>,
+        to_move: Vec<i32>,
+        rewards: Vec<f32>,
+        term: Vec<bool>,
+        trunc: Vec<bool>,
+        ended: Vec<bool>,
+        final_obs: Vec<f32>,
+        final_returns: Vec<f32>,
+    }
+
+    impl Bufs {
+        fn new(d: &Dims) -> Bufs {
+            let n = d.num_envs;
+            Bufs {
+                obs: vec![0.0; n * d.observation],
+                mask: vec![false; n * d.num_actions],
+                legal: vec![0; n * d.legal_width],
+                count: vec![0; n],
+                to_move: vec![0; n],
+                rewards: vec![0.0; n * d.rewards],
+                term: vec![false; n],
+                trunc: vec![false; n],
+                ended: vec![false; n],
+                final_obs: vec![0.0; n * d.observation],
+                final_returns: vec![0.0; n * d.players],
+            }
+        }
+
+        fn out(&mut self) -> Outputs<'_, i16> {
+            Outputs {
+                observations: &mut self.obs,
+                legal_mask: &mut self.mask,
+                legal_actions: &mut self.legal,
+                legal_count: &mut self.count,
+                to_move: &mut self.to_move,
+                rewards: &mut self.rewards,
+                terminated: &mut self.term,
+                truncated: &mut self.trunc,
+                ended: &mut self.ended,
+                final_observations: &mut self.final_obs,
+                final_returns: &mut self.final_returns,
+            }
+        }
+
+        /// A random legal action per env, from the compact rows.
+        fn random_actions(&self, d: &Dims, rng: &mut Rng) -> Vec<i64> {
+            (0..d.num_envs)
+                .map(|i| {
+                    let c = self.count[i] as usize;
+                    self.legal[i * d.legal_width + rng.below(c)] as i64
+                })
+                .collect()
+        }
+    }
+
+    fn fish_source(players: usize) -> Source<FishGame> {
+        let rules = Rules::new(players, None, Placement::OneFish, Order::RoundRobin).unwrap();
+        Source::Deal(Arc::new(move |seed| {
+            Arc::new(FishGame::new(rules, Board::standard(seed)))
+        }))
+    }
+
+    /// Steps `env` with random actions and checks every env against its own state stepped
+    /// alone, with autoreset from the documented seeds.
+    fn differential<G: VectorGame>(mut env: VectorEnv<G>, source: Source<G>, steps: usize) {
+        let d = *env.dims();
+        let mut bufs = Bufs::new(&d);
+        env.reset(Some(5), bufs.out()).unwrap();
+        let mut mine: Vec<(Arc<G>, G::State, u64)> = (0..d.num_envs)
+            .map(|i| {
+                let g = source.game(game_seed(5, i, 0));
+                let s = g.opening();
+                (g, s, 0)
+            })
+            .collect();
+        let mut rng = Rng::new(9);
+        let mut ended = 0;
+        let mut obs = vec![0.0; d.observation];
+        for _ in 0..steps {
+            for (i, (g, s, _)) in mine.iter().enumerate() {
+                assert_eq!(env.state(i), s);
+                assert!(**env.game(i) == **g);
+                let p = g.to_move(s).unwrap();
+                g.write_observation(s, p, &mut obs);
+                assert_eq!(&bufs.obs[i * d.observation..(i + 1) * d.observation], &obs[..]);
+                let mut list = ActionList::new();
+                g.legal_actions(s, &mut list);
+                assert_eq!(bufs.count[i] as usize, list.len());
+                for a in 0..d.num_actions {
+                    assert_eq!(bufs.mask[i * d.num_actions + a], list.contains(&(a as Action)));
+                }
+                assert_eq!(bufs.to_move[i], p as i32);
+            }
+            let actions = bufs.random_actions(&d, &mut rng);
+            env.step(&actions, bufs.out()).unwrap();
+            for (i, (g, s, k)) in mine.iter_mut().enumerate() {
+                g.apply(s, actions[i] as Action);
+                let over = g.is_over(s);
+                assert_eq!(bufs.term[i], over);
+                assert_eq!(bufs.ended[i], over);
+                let r = g.returns(s);
+                for p in 0..d.players {
+                    let want = if over { r[p] as f32 } else { 0.0 };
+                    assert_eq!(bufs.rewards[i * d.players + p], want);
+                    assert_eq!(bufs.final_returns[i * d.players + p], want);
+                }
+                if over {
+                    ended += 1;
+                    g.write_observation(s, 0, &mut obs);
+                    assert_eq!(
+                        &bufs.final_obs[i * d.observation..(i + 1) * d.observation],
+                        &obs[..]
+                    );
+                    *k += 1;
+                    *g = source.game(game_seed(5, i, *k));
+                    *s = g.opening();
+                } else {
+                    assert!(bufs.final_obs[i * d.observation..(i + 1) * d.observation]
+                        .iter()
+                        .all(|&x| x == 0.0));
+                }
+            }
+        }
+        assert!(ended > 0, "no game ended in {steps} steps");
+    }
+
+    #[test]
+    fn fish_envs_agree_with_games_stepped_alone() {
+        for players in [2, 3, 4] {
+            for threads in [1, 2] {
+                let options = Options {
+                    threads,
+                    ..Options::default()
+                };
+                let env = VectorEnv::new(fish_source(players), 7, 1, options).unwrap();
+                differential(env, fish_source(players), 150);
+            }
+        }
+    }
+
+    #[test]
+    fn marathon_envs_agree_with_games_stepped_alone() {
+        for players in [2, 3] {
+            let game = Arc::new(Marathon::standard().with_players(players).unwrap());
+            let game = Arc::new(game.with_ply_limit(40).unwrap());
+            let env = VectorEnv::new(Source::Fixed(game.clone()), 5, 1, Options::default());
+            differential(env.unwrap(), Source::Fixed(game), 100);
+        }
+    }
+
+    /// Runs `steps` random steps and returns everything written.
+    fn trace(threads: usize, seed: u64, steps: usize) -> Vec<(Vec<f32>, Vec<bool>, Vec<f32>)> {
+        let options = Options {
+            threads,
+            ..Options::default()
+        };
+        let mut env = VectorEnv::new(fish_source(3), 33, 0, options).unwrap();
+        let d = *env.dims();
+        let mut bufs = Bufs::new(&d);
+        env.reset(Some(seed), bufs.out()).unwrap();
+        let mut rng = Rng::new(seed);
+        (0..steps)
+            .map(|_| {
+                let actions = bufs.random_actions(&d, &mut rng);
+                env.step(&actions, bufs.out()).unwrap();
+                (bufs.obs.clone(), bufs.mask.clone(), bufs.rewards.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn threads_do_not_change_results_and_seeds_reproduce() {
+        let one = trace(1, 3, 80);
+        assert_eq!(one, trace(2, 3, 80));
+        assert_eq!(one, trace(0, 3, 80));
+        assert_ne!(one, trace(1, 4, 80));
+    }
+
+    #[test]
+    fn an_illegal_action_changes_no_env() {
+        let mut env = VectorEnv::new(fish_source(2), 4, 0, Options::default()).unwrap();
+        let d = *env.dims();
+        let mut bufs = Bufs::new(&d);
+        env.reset(Some(0), bufs.out()).unwrap();
+        let before: Vec<_> = (0..4).map(|i| *env.state(i)).collect();
+        let snapshot = bufs.obs.clone();
+        let mut actions: Vec<i64> = (0..4).map(|i| bufs.legal[i * d.legal_width] as i64).collect();
+        // A one-fish floe is a legal placement; a slide is not, during placement.
+        actions[2] = (d.num_actions - 1) as i64;
+        let err = env.step(&actions, bufs.out()).unwrap_err();
+        assert!(err.to_string().starts_with("env 2: action"), "{err}");
+        actions[2] = d.num_actions as i64;
+        let err = env.step(&actions, bufs.out()).unwrap_err();
+        assert!(matches!(err, Error::Parse(_)), "{err}");
+        actions[2] = -1;
+        assert!(env.step(&actions, bufs.out()).is_err());
+        let cells = d.observation_shape[1] * d.observation_shape[2];
+        let taken = (0..cells).find(|&c| bufs.mask[c]).unwrap() as i64;
+        actions[2] = bufs.legal[2 * d.legal_width] as i64;
+        actions[3] = taken;
+        // Legal in env 0 only, unless env 3's board happens to have it too.
+        if !bufs.mask[3 * d.num_actions + taken as usize] {
+            let err = env.step(&actions, bufs.out()).unwrap_err();
+            assert!(matches!(err, Error::IllegalMove(_)), "{err}");
+            assert!(err.to_string().starts_with("env 3: action"), "{err}");
+        }
+        assert_eq!(before, (0..4).map(|i| *env.state(i)).collect::<Vec<_>>());
+        assert_eq!(snapshot, bufs.obs);
+    }
+
+    #[test]
+    fn single_agent_steps_are_learner_decisions() {
+        let options = Options {
+            opponent: Some(SearchAgent::<FishGame, NoEval>::maker(
+                Choice::Random,
+                Budget::iterations(1),
+                |_| Arc::new(NoEval),
+            )),
+            learner: Learner::Seat(1),
+            ..Options::default()
+        };
+        let mut env = VectorEnv::new(fish_source(3), 6, 2, options).unwrap();
+        let d = *env.dims();
+        assert_eq!(d.rewards, 1);
+        let mut bufs = Bufs::new(&d);
+        env.reset(Some(2), bufs.out()).unwrap();
+        let mut rng = Rng::new(1);
+        let mut ended = 0;
+        for _ in 0..200 {
+            for i in 0..6 {
+                assert_eq!(env.game(i).to_move(env.state(i)), Some(1));
+                assert_eq!(bufs.to_move[i], 1);
+            }
+            let actions = bufs.random_actions(&d, &mut rng);
+            env.step(&actions, bufs.out()).unwrap();
+            for i in 0..6 {
+                if bufs.term[i] {
+                    ended += 1;
+                    assert_eq!(bufs.rewards[i], bufs.final_returns[i * 3 + 1]);
+                } else {
+                    assert_eq!(bufs.rewards[i], 0.0);
+                }
+            }
+        }
+        assert!(ended > 0);
+    }
+
+    #[test]
+    fn score_rewards_add_up_to_the_fish_lead() {
+        let options = Options {
+            reward: Reward::Score,
+            ..Options::default()
+        };
+        let mut env = VectorEnv::new(fish_source(3), 3, 0, options).unwrap();
+        let d = *env.dims();
+        let mut bufs = Bufs::new(&d);
+        env.reset(Some(0), bufs.out()).unwrap();
+        let mut sums = vec![0.0f64; 3 * 3];
+        let mut rng = Rng::new(4);
+        let mut checked = 0;
+        while checked < 5 {
+            let actions = bufs.random_actions(&d, &mut rng);
+            let states: Vec<_> = (0..3).map(|i| (env.game(i).clone(), *env.state(i))).collect();
+            env.step(&actions, bufs.out()).unwrap();
+            for i in 0..3 {
+                let row = &bufs.rewards[i * 3..i * 3 + 3];
+                assert!(row.iter().sum::<f32>().abs() < 1e-4);
+                for p in 0..3 {
+                    sums[i * 3 + p] += row[p] as f64;
+                }
+                if bufs.term[i] {
+                    let (g, mut s) = states[i].clone();
+                    g.apply(&mut s, actions[i] as Action);
+                    let fish: Vec<f64> = (0..3).map(|p| s.score(p).0 as f64).collect();
+                    for p in 0..3 {
+                        let others = (fish.iter().sum::<f64>() - fish[p]) / 2.0;
+                        assert!((sums[i * 3 + p] - (fish[p] - others)).abs() < 1e-3);
+                        sums[i * 3 + p] = 0.0;
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        let marathon = Source::Fixed(Arc::new(Marathon::standard()));
+        let options = Options {
+            reward: Reward::Score,
+            ..Options::default()
+        };
+        assert!(VectorEnv::new(marathon, 1, 0, options).is_err());
+    }
+
+    #[test]
+    fn legal_width_bounds_every_position() {
+        let mut env = VectorEnv::new(fish_source(2), 16, 0, Options::default()).unwrap();
+        let d = *env.dims();
+        assert_eq!(d.legal_width, 168);
+        let mut bufs = Bufs::new(&d);
+        env.reset(Some(1), bufs.out()).unwrap();
+        let mut rng = Rng::new(2);
+        let mut most = 0;
+        for _ in 0..300 {
+            let actions = bufs.random_actions(&d, &mut rng);
+            env.step(&actions, bufs.out()).unwrap();
+            most = most.max(bufs.count.iter().copied().max().unwrap());
+        }
+        assert!(most as usize <= d.legal_width);
+        let m = Marathon::standard();
+        assert!(m.max_legal_actions(&m.new_state()) < m.num_actions());
+        let mut s = m.new_state();
+        let mut rng = Rng::new(3);
+        let mut list = ActionList::new();
+        for _ in 0..20_000 {
+            if m.is_over(&s) {
+                s = m.new_state();
+            }
+            m.legal_actions(&s, &mut list);
+            assert!(list.len() <= m.max_legal_actions(&s));
+            m.apply(&mut s, list[rng.below(list.len())]);
+        }
+    }
+
+    #[test]
+    fn set_state_loads_a_position_and_checks_it() {
+        let mut env = VectorEnv::new(fish_source(2), 3, 0, Options::default()).unwrap();
+        let d = *env.dims();
+        let mut bufs = Bufs::new(&d);
+        env.reset(Some(0), bufs.out()).unwrap();
+        let game = env.game(0).clone();
+        let mut s = *env.state(0);
+        let mut list = ActionList::new();
+        game.legal_actions(&s, &mut list);
+        game.apply(&mut s, list[0]);
+        env.set_state(1, game.clone(), s, bufs.out()).unwrap();
+        assert_eq!(env.state(1), &s);
+        let mut obs = vec![0.0; d.observation];
+        game.write_observation(&s, 1, &mut obs);
+        assert_eq!(&bufs.obs[d.observation..2 * d.observation], &obs[..]);
+        assert_eq!(bufs.to_move[1], 1);
+        let three = Rules::new(3, None, Placement::OneFish, Order::RoundRobin).unwrap();
+        let other = Arc::new(FishGame::new(three, Board::standard(0)));
+        assert!(env
+            .set_state(0, other.clone(), other.opening(), bufs.out())
+            .is_err());
+        assert!(env.set_state(3, game.clone(), s, bufs.out()).is_err());
+    }
+}

@@ -9,6 +9,7 @@ mod marathon;
 mod search;
 mod state;
 mod variants;
+mod vector_env;
 
 use pyo3::prelude::*;
 
@@ -28,5 +29,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Each further game or tool registers itself here, one line each:
     marathon::register(m)?;
     search::register(m)?;
+    vector_env::register(m)?;
     Ok(())
 }

@@ -1,0 +1,817 @@
+//! `VectorEnv`: many games of either game stepped in Rust (`pingvinas_engine::vector`), with
+//! the GIL released, into numpy buffers the env owns and reuses. The engine env is held behind
+//! the object-safe [`Envs`], so one Python class serves both games.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use numpy::{
+    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods,
+    PyUntypedArray, PyUntypedArrayMethods,
+};
+use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
+use pingvinas_engine::marathon::Marathon;
+use pingvinas_engine::search::fish_eval::{FishEval, FishEvalConfig};
+use pingvinas_engine::search::marathon_eval::{MarathonEval, MarathonEvalConfig};
+use pingvinas_engine::search::{Budget, Choice, Evaluate};
+use pingvinas_engine::vector::{
+    self, AgentMaker, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source, VectorGame,
+};
+use pingvinas_engine::Game;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+
+use crate::args;
+use crate::errors::ToPyResult;
+use crate::fish::{PyFish, PyFishState};
+use crate::marathon::{PyMarathon, PyMarathonState};
+
+/// MCTS iterations per move of `opponent="mcts"` (`"mcts:N"` sets N).
+const MCTS_ITERATIONS: u64 = 200;
+/// The most MCTS iterations an opponent may take per move.
+const MAX_MCTS_ITERATIONS: u64 = 1_000_000;
+
+/// Where one call writes: the engine's outputs with the compact actions' integer type.
+enum Out<'a> {
+    I16(Outputs<'a, i16>),
+    I32(Outputs<'a, i32>),
+}
+
+/// A game the binding can hold: its engine env, its Python state objects.
+trait PyGame: VectorGame + Sized
+where
+    Self::State: Send,
+{
+    /// The Python state object of `state`.
+    fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>>;
+    /// The game and state of a Python state object of this game, if it is one.
+    fn from_object(obj: &Bound<'_, PyAny>) -> Option<(Arc<Self>, Self::State)>;
+    /// The Python class of its states, for messages.
+    const STATE_CLASS: &'static str;
+}
+
+impl PyGame for FishGame {
+    const STATE_CLASS: &'static str = "FishState";
+    fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, PyFishState { game, state })?.into_any())
+    }
+    fn from_object(obj: &Bound<'_, PyAny>) -> Option<(Arc<Self>, Self::State)> {
+        let s = obj.cast::<PyFishState>().ok()?.borrow();
+        Some((s.game.clone(), s.state))
+    }
+}
+
+impl PyGame for Marathon {
+    const STATE_CLASS: &'static str = "MarathonState";
+    fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, PyMarathonState { game, state })?.into_any())
+    }
+    fn from_object(obj: &Bound<'_, PyAny>) -> Option<(Arc<Self>, Self::State)> {
+        let s = obj.cast::<PyMarathonState>().ok()?.borrow();
+        Some((s.game.clone(), s.state))
+    }
+}
+
+/// The engine env of either game, object-safe.
+trait Envs: Send + Sync {
+    fn dims(&self) -> Dims;
+    fn reset(&mut self, seed: Option<u64>, out: Out<'_>) -> pingvinas_engine::Result<()>;
+    fn observe(&mut self, out: Out<'_>) -> pingvinas_engine::Result<()>;
+    fn step(&mut self, actions: &[i64], out: Out<'_>) -> pingvinas_engine::Result<()>;
+    fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>>;
+    fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()>;
+    fn seed(&self) -> u64;
+    fn game_index(&self, i: usize) -> u64;
+    fn learner(&self, i: usize) -> usize;
+}
+
+macro_rules! with_out {
+    ($out:expr, $o:ident => $body:expr) => {
+        match $out {
+            Out::I16($o) => $body,
+            Out::I32($o) => $body,
+        }
+    };
+}
+
+impl<G: PyGame> Envs for vector::VectorEnv<G>
+where
+    G::State: Send,
+{
+    fn dims(&self) -> Dims {
+        *vector::VectorEnv::dims(self)
+    }
+    fn reset(&mut self, seed: Option<u64>, out: Out<'_>) -> pingvinas_engine::Result<()> {
+        with_out!(out, o => vector::VectorEnv::reset(self, seed, o))
+    }
+    fn observe(&mut self, out: Out<'_>) -> pingvinas_engine::Result<()> {
+        with_out!(out, o => vector::VectorEnv::observe(self, o))
+    }
+    fn step(&mut self, actions: &[i64], out: Out<'_>) -> pingvinas_engine::Result<()> {
+        with_out!(out, o => vector::VectorEnv::step(self, actions, o))
+    }
+    fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
+        G::state_object(py, self.game(i).clone(), *self.state(i))
+    }
+    fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()> {
+        let Some((game, state)) = G::from_object(obj) else {
+            return Err(PyTypeError::new_err(format!(
+                "set_state: expected a {} (this env plays {}), got {}",
+                G::STATE_CLASS,
+                G::NAME,
+                obj.get_type().name()?
+            )));
+        };
+        with_out!(out, o => vector::VectorEnv::set_state(self, i, game, state, o)).py()
+    }
+    fn seed(&self) -> u64 {
+        vector::VectorEnv::seed(self)
+    }
+    fn game_index(&self, i: usize) -> u64 {
+        vector::VectorEnv::game_index(self, i)
+    }
+    fn learner(&self, i: usize) -> usize {
+        vector::VectorEnv::learner(self, i)
+    }
+}
+
+/// The compact legal actions and their counts, in the smallest type that holds every action.
+enum Legal {
+    I16(Py<PyArray2<i16>>, Py<PyArray1<i16>>),
+    I32(Py<PyArray2<i32>>, Py<PyArray1<i32>>),
+}
+
+/// The numpy arrays every call writes into (made once per env).
+struct Buffers {
+    observations: Py<PyArray4<f32>>,
+    mask: Py<PyArray2<bool>>,
+    legal: Legal,
+    to_move: Py<PyArray1<i32>>,
+    rewards: Py<PyArrayDyn<f32>>,
+    terminated: Py<PyArray1<bool>>,
+    truncated: Py<PyArray1<bool>>,
+    ended: Py<PyArray1<bool>>,
+    final_observations: Py<PyArray4<f32>>,
+    final_returns: Py<PyArray2<f32>>,
+}
+
+impl Buffers {
+    fn new(py: Python<'_>, d: &Dims, single_agent: bool) -> Buffers {
+        let n = d.num_envs;
+        let [p, r, c] = d.observation_shape;
+        let legal = if d.num_actions <= i16::MAX as usize + 1 {
+            Legal::I16(
+                PyArray2::zeros(py, [n, d.legal_width], false).unbind(),
+                PyArray1::zeros(py, n, false).unbind(),
+            )
+        } else {
+            Legal::I32(
+                PyArray2::zeros(py, [n, d.legal_width], false).unbind(),
+                PyArray1::zeros(py, n, false).unbind(),
+            )
+        };
+        let rewards = if single_agent {
+            vec![n]
+        } else {
+            vec![n, d.players]
+        };
+        Buffers {
+            observations: PyArray4::zeros(py, [n, p, r, c], false).unbind(),
+            mask: PyArray2::zeros(py, [n, d.num_actions], false).unbind(),
+            legal,
+            to_move: PyArray1::zeros(py, n, false).unbind(),
+            rewards: PyArrayDyn::zeros(py, rewards, false).unbind(),
+            terminated: PyArray1::zeros(py, n, false).unbind(),
+            truncated: PyArray1::zeros(py, n, false).unbind(),
+            ended: PyArray1::zeros(py, n, false).unbind(),
+            final_observations: PyArray4::zeros(py, [n, p, r, c], false).unbind(),
+            final_returns: PyArray2::zeros(py, [n, d.players], false).unbind(),
+        }
+    }
+
+    /// Mutable views of every buffer for one call.
+    ///
+    /// # Safety
+    /// The arrays were made by [`Buffers::new`], are C-contiguous and never resized (numpy
+    /// refuses to resize an array something else refers to, and the env always does); the
+    /// views live for one call while the env is borrowed mutably, so no other call of this
+    /// env writes them meanwhile.
+    unsafe fn outputs<'a>(&'a self, py: Python<'a>) -> Out<'a> {
+        fn slice<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
+            py: Python<'a>,
+            a: &'a Py<numpy::PyArray<T, D>>,
+        ) -> &'a mut [T] {
+            // SAFETY: see `outputs`.
+            unsafe { a.bind(py).as_slice_mut() }.expect("the env's buffers are contiguous")
+        }
+        macro_rules! outputs {
+            ($legal:expr, $count:expr) => {
+                Outputs {
+                    observations: slice(py, &self.observations),
+                    legal_mask: slice(py, &self.mask),
+                    legal_actions: slice(py, $legal),
+                    legal_count: slice(py, $count),
+                    to_move: slice(py, &self.to_move),
+                    rewards: slice(py, &self.rewards),
+                    terminated: slice(py, &self.terminated),
+                    truncated: slice(py, &self.truncated),
+                    ended: slice(py, &self.ended),
+                    final_observations: slice(py, &self.final_observations),
+                    final_returns: slice(py, &self.final_returns),
+                }
+            };
+        }
+        match &self.legal {
+            Legal::I16(legal, count) => Out::I16(outputs!(legal, count)),
+            Legal::I32(legal, count) => Out::I32(outputs!(legal, count)),
+        }
+    }
+}
+
+/// Many games of Fish or Penguin Marathon stepped together in Rust.
+///
+/// ``VectorEnv(game, num_envs, *, seed=None, threads=1, opponent=None, learner=0,
+/// reward="returns", copy=False)`` holds ``num_envs`` games of ``game`` (a ``Fish`` or
+/// ``Marathon``, any variant; a Fish variant without a fixed board deals a new standard board
+/// for every game). ``reset`` and ``step`` run with the GIL released, over ``threads`` threads
+/// (0: every core); the results do not depend on ``threads``.
+///
+/// - ``obs, info = env.reset(seed=None)``; ``obs, rewards, terminations, truncations, info =
+///   env.step(actions)`` with ``actions`` an int array of shape ``(num_envs,)``.
+/// - ``obs``: float32 ``(num_envs, *observation_shape)``, each from the view of the player to
+///   move (the learner with an ``opponent``), as ``state.observation_tensor()``.
+/// - ``rewards``: float32 ``(num_envs, players)``, per player (the learner's alone,
+///   ``(num_envs,)``, with an ``opponent``): the game's ``returns()`` on the step it ends, 0
+///   before; with ``reward="score"`` (Fish), each step's change of the player's fish minus the
+///   mean fish of the others.
+/// - ``terminations``: the envs whose game ended in this step; ``truncations``: always False
+///   (Marathon's ply limit is a rule: a draw, seen in the observation).
+/// - ``info``: ``legal_action_mask`` (bool ``(num_envs, num_actions)``; ``.view(np.int8)`` for
+///   int8 without a copy), ``legal_actions`` (int16, or int32 for action spaces beyond 32768,
+///   ``(num_envs, legal_width)``: ascending, padded with -1) and ``legal_action_count``,
+///   ``to_move`` (int32), ``final_mask`` (bool: the games that ended), ``final_observation``
+///   (their final position, from the learner's view, else player 0's; zeros for the other
+///   envs) and ``final_returns`` (float32 ``(num_envs, players)``, zeros for the other envs).
+///
+/// Autoreset is Gymnasium's *same-step* mode: the step that ends a game returns its rewards,
+/// ``terminations=True`` and its final observation and returns in ``info``, and the
+/// observation, mask and player to move of the env's *next* game. Game ``k`` of env ``i``
+/// (counted from the last ``reset(seed=...)``) is made from ``env.game_seed(i, k)``: a Fish
+/// board is the one of ``game.new_state(seed=env.game_seed(i, k))``. ``reset()`` without a
+/// seed starts the next game of each env's stream.
+///
+/// ``opponent`` makes the env single-agent: ``"random"``, ``"greedy"`` or ``"mcts"`` (200
+/// iterations a move; ``"mcts:N"`` for N) plays every seat but the learner's (``learner``: a
+/// seat, or ``"random"`` for a seat drawn per game), inside the step; one step is one decision
+/// of the learner.
+///
+/// The arrays returned are the env's own buffers, the same objects on every call, overwritten
+/// by the next ``reset``, ``step`` or ``set_state``: copy what you keep (or make the env with
+/// ``copy=True`` to get fresh arrays from every call).
+///
+/// An action outside the action space raises ``InvalidMoveError``, an illegal one
+/// ``IllegalMoveError("env 17: action 42 is illegal (...)")``; in both cases no env has moved.
+#[pyclass(module = "pingvinas", name = "VectorEnv")]
+pub struct PyVectorEnv {
+    inner: Box<dyn Envs>,
+    bufs: Buffers,
+    /// The actions of the last step, read from Python (reused).
+    actions: Vec<i64>,
+    dims: Dims,
+    game: Py<PyAny>,
+    threads: usize,
+    opponent: Option<String>,
+    learner: Option<Learner>,
+    reward: Reward,
+    copy: bool,
+}
+
+/// The opponent of `name`, its evaluation built by `eval` (once, or per game when `per_game`).
+fn opponent<G, E>(
+    name: &str,
+    eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+) -> PyResult<AgentMaker<G>>
+where
+    G: Game + 'static,
+    E: Evaluate<G> + 'static,
+{
+    let bad = || {
+        PyValueError::new_err(format!(
+            "opponent = {:?}: expected None, \"random\", \"greedy\", \"mcts\" or \"mcts:N\" \
+             (N iterations a move, 1 to {MAX_MCTS_ITERATIONS})",
+            args::cut(name)
+        ))
+    };
+    let (choice, budget) = match name {
+        "random" => (Choice::Random, Budget::iterations(1)),
+        "greedy" => (Choice::Greedy, Budget::iterations(1)),
+        "mcts" => (Choice::Mcts, Budget::iterations(MCTS_ITERATIONS)),
+        _ => match name.strip_prefix("mcts:").map(str::parse::<u64>) {
+            Some(Ok(n)) if (1..=MAX_MCTS_ITERATIONS).contains(&n) => {
+                (Choice::Mcts, Budget::iterations(n))
+            }
+            _ => return Err(bad()),
+        },
+    };
+    Ok(SearchAgent::maker(choice, budget, eval))
+}
+
+/// The engine env for a Fish variant.
+fn fish_env(
+    py: Python<'_>,
+    game: &Bound<'_, PyFish>,
+    num_envs: usize,
+    seed: u64,
+    options: Options<FishGame>,
+    opponent_name: Option<&str>,
+) -> PyResult<Box<dyn Envs>> {
+    let config = game.call_method0("to_config")?;
+    let text: String = py
+        .import("json")?
+        .call_method1("dumps", (config,))?
+        .extract()?;
+    let config = FishConfig::from_json(&text).py()?;
+    let rules = config.rules().py()?;
+    let source = match config.grid().py()? {
+        Some(grid) => Source::Fixed(Arc::new(FishGame::new(rules, Board::from_grid(&grid).py()?))),
+        None => Source::Deal(Arc::new(move |seed| {
+            Arc::new(FishGame::new(rules, Board::standard(seed)))
+        })),
+    };
+    let mut options = options;
+    if let Some(name) = opponent_name {
+        options.opponent = Some(match &source {
+            Source::Fixed(g) => {
+                let eval = Arc::new(FishEval::new(g, FishEvalConfig::default()));
+                opponent(name, move |_| eval.clone())?
+            }
+            Source::Deal(_) => opponent(name, |g: &Arc<FishGame>| {
+                Arc::new(FishEval::new(g, FishEvalConfig::default()))
+            })?,
+        });
+    }
+    let env = vector::VectorEnv::new(source, num_envs, seed, options).py()?;
+    Ok(Box::new(env))
+}
+
+/// The engine env for a Marathon variant.
+fn marathon_env(
+    game: &Bound<'_, PyMarathon>,
+    num_envs: usize,
+    seed: u64,
+    options: Options<Marathon>,
+    opponent_name: Option<&str>,
+) -> PyResult<Box<dyn Envs>> {
+    let state = game.call_method0("new_state")?;
+    let game: Arc<Marathon> = state.cast::<PyMarathonState>()?.borrow().game.clone();
+    let mut options = options;
+    if let Some(name) = opponent_name {
+        let eval = Arc::new(MarathonEval::new(&game, MarathonEvalConfig::default()));
+        options.opponent = Some(opponent(name, move |_| eval.clone())?);
+    }
+    let env = vector::VectorEnv::new(Source::Fixed(game), num_envs, seed, options).py()?;
+    Ok(Box::new(env))
+}
+
+/// Runs engine work off the GIL; a panic becomes a `RuntimeError`.
+fn detached<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> pingvinas_engine::Result<T> + Send,
+) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(work)))
+        .map_err(|_| {
+            PyRuntimeError::new_err("the engine failed (an internal error); please report it")
+        })?
+        .py()
+}
+
+impl PyVectorEnv {
+    /// Reads `actions` (any integer array or sequence of shape `(num_envs,)`) into
+    /// `self.actions`.
+    fn read_actions(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+        let n = self.dims.num_envs;
+        let array = match actions.cast::<PyUntypedArray>() {
+            Ok(a) => a.clone(),
+            Err(_) => {
+                if actions.is_instance_of::<PyString>() {
+                    return Err(PyTypeError::new_err(
+                        "actions must be an int array of shape (num_envs,), not a str",
+                    ));
+                }
+                py.import("numpy")?
+                    .call_method1("asarray", (actions,))?
+                    .cast_into::<PyUntypedArray>()?
+            }
+        };
+        let dtype = array.dtype();
+        let kind = dtype.kind();
+        if kind != b'i' && kind != b'u' {
+            let what = if kind == b'b' {
+                "bools".to_string()
+            } else {
+                format!("dtype {}", dtype.str()?)
+            };
+            return Err(PyTypeError::new_err(format!(
+                "actions must be ints (an integer array of shape ({n},)), not {what}"
+            )));
+        }
+        if array.shape() != [n] {
+            return Err(PyValueError::new_err(format!(
+                "actions must have shape ({n},) (one per env), not {:?}",
+                array.shape()
+            )));
+        }
+        self.actions.clear();
+        macro_rules! read {
+            ($($t:ty),*) => {
+                $(if let Ok(a) = array.cast::<PyArray1<$t>>() {
+                    let a = a.try_readonly().map_err(|e| PyValueError::new_err(format!("actions: {e}")))?;
+                    self.actions.extend(a.as_array().iter().map(|&x| i64::try_from(x).unwrap_or(i64::MAX)));
+                    return Ok(());
+                })*
+            };
+        }
+        read!(i64, i32, i16, i8, u64, u32, u16, u8);
+        Err(PyTypeError::new_err(format!(
+            "actions: unsupported integer dtype {}",
+            dtype.str()?
+        )))
+    }
+
+    /// The env index `i`, checked.
+    fn index(&self, i: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let n = self.dims.num_envs;
+        let i = args::int(i, "env index")?;
+        let value: i64 = i.extract().map_err(|_| {
+            pyo3::exceptions::PyIndexError::new_err(format!("env index out of range (0 to {})", n - 1))
+        })?;
+        let value = if value < 0 { value + n as i64 } else { value };
+        usize::try_from(value)
+            .ok()
+            .filter(|&v| v < n)
+            .ok_or_else(|| {
+                pyo3::exceptions::PyIndexError::new_err(format!(
+                    "env index {} out of range (0 to {})",
+                    i,
+                    n - 1
+                ))
+            })
+    }
+
+    /// A returned array: the buffer itself, or a copy with `copy=True`.
+    fn give<'py>(&self, array: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        if self.copy {
+            array.call_method0("copy")
+        } else {
+            Ok(array)
+        }
+    }
+
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let b = &self.bufs;
+        let info = PyDict::new(py);
+        info.set_item("legal_action_mask", self.give(b.mask.bind(py).clone().into_any())?)?;
+        let (legal, count) = match &b.legal {
+            Legal::I16(l, c) => (l.bind(py).clone().into_any(), c.bind(py).clone().into_any()),
+            Legal::I32(l, c) => (l.bind(py).clone().into_any(), c.bind(py).clone().into_any()),
+        };
+        info.set_item("legal_actions", self.give(legal)?)?;
+        info.set_item("legal_action_count", self.give(count)?)?;
+        info.set_item("to_move", self.give(b.to_move.bind(py).clone().into_any())?)?;
+        info.set_item("final_mask", self.give(b.ended.bind(py).clone().into_any())?)?;
+        info.set_item(
+            "final_observation",
+            self.give(b.final_observations.bind(py).clone().into_any())?,
+        )?;
+        info.set_item(
+            "final_returns",
+            self.give(b.final_returns.bind(py).clone().into_any())?,
+        )?;
+        Ok(info)
+    }
+
+    fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.give(self.bufs.observations.bind(py).clone().into_any())
+    }
+}
+
+#[pymethods]
+impl PyVectorEnv {
+    #[new]
+    #[pyo3(signature = (game, num_envs, *, seed = None, threads = None, opponent = None, learner = None, reward = "returns", copy = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        game: &Bound<'_, PyAny>,
+        num_envs: &Bound<'_, PyAny>,
+        seed: Option<&Bound<'_, PyAny>>,
+        threads: Option<&Bound<'_, PyAny>>,
+        opponent: Option<&Bound<'_, PyAny>>,
+        learner: Option<&Bound<'_, PyAny>>,
+        reward: &str,
+        copy: bool,
+    ) -> PyResult<Self> {
+        let num_envs = args::count(num_envs, "num_envs", 1, vector::MAX_ENVS as u64)? as usize;
+        let seed = args::seed_or_random(seed)?;
+        let threads = match threads {
+            Some(t) if !t.is_none() => args::threads(t)?,
+            _ => 1,
+        };
+        let opponent: Option<String> = match opponent {
+            Some(o) if !o.is_none() => Some(
+                o.cast::<PyString>()
+                    .map_err(|_| {
+                        PyTypeError::new_err(
+                            "opponent must be None, \"random\", \"greedy\", \"mcts\" or \"mcts:N\"",
+                        )
+                    })?
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        let learner = match learner {
+            Some(l) if !l.is_none() => {
+                if let Ok(text) = l.cast::<PyString>() {
+                    if text.to_cow()? != "random" {
+                        return Err(PyValueError::new_err(format!(
+                            "learner = {}: expected a seat (an int) or \"random\"",
+                            args::quote(l)
+                        )));
+                    }
+                    Learner::Random
+                } else {
+                    Learner::Seat(args::count(l, "learner", 0, 4)? as usize)
+                }
+            }
+            _ => Learner::Seat(0),
+        };
+        if opponent.is_none() && learner != Learner::Seat(0) {
+            return Err(PyValueError::new_err(
+                "learner is for single-agent envs: give an opponent too",
+            ));
+        }
+        let reward = match reward {
+            "returns" => Reward::Returns,
+            "score" => Reward::Score,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "reward = {:?}: expected \"returns\" or \"score\"",
+                    args::cut(reward)
+                )))
+            }
+        };
+        let inner: Box<dyn Envs> = if let Ok(fish) = game.cast::<PyFish>() {
+            let options = Options {
+                threads,
+                reward,
+                opponent: None,
+                learner,
+            };
+            fish_env(py, fish, num_envs, seed, options, opponent.as_deref())?
+        } else if let Ok(marathon) = game.cast::<PyMarathon>() {
+            let options = Options {
+                threads,
+                reward,
+                opponent: None,
+                learner,
+            };
+            marathon_env(marathon, num_envs, seed, options, opponent.as_deref())?
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "game must be a pingvinas Fish or Marathon, not {}",
+                game.get_type().name()?
+            )));
+        };
+        let dims = inner.dims();
+        let bufs = Buffers::new(py, &dims, opponent.is_some());
+        let mut env = PyVectorEnv {
+            inner,
+            bufs,
+            actions: Vec::with_capacity(num_envs),
+            dims,
+            game: game.clone().unbind(),
+            threads,
+            opponent,
+            learner: None,
+            reward,
+            copy,
+        };
+        if env.opponent.is_some() {
+            env.learner = Some(learner);
+        }
+        // SAFETY: see `Buffers::outputs`.
+        let out = unsafe { env.bufs.outputs(py) };
+        let inner = &mut env.inner;
+        detached(py, move || inner.observe(out))?;
+        Ok(env)
+    }
+
+    /// Starts a new game in every env and returns ``(observations, info)``. With ``seed`` (any
+    /// int) the games are game 0 of each env's stream from that seed; without, the next game of
+    /// each env's stream.
+    #[pyo3(signature = (seed = None, options = None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        if options.is_some_and(|o| !o.is_none()) {
+            return Err(PyValueError::new_err("reset takes no options"));
+        }
+        let seed = match seed {
+            Some(s) if !s.is_none() => Some(args::seed(s)?),
+            _ => None,
+        };
+        // SAFETY: see `Buffers::outputs`.
+        let out = unsafe { self.bufs.outputs(py) };
+        let inner = &mut self.inner;
+        detached(py, move || inner.reset(seed, out))?;
+        PyTuple::new(py, [self.observations(py)?, self.info(py)?.into_any()])
+    }
+
+    /// Plays ``actions[i]`` in env ``i`` for every env; returns ``(observations, rewards,
+    /// terminations, truncations, info)``. Raises ``IllegalMoveError`` / ``InvalidMoveError``
+    /// naming the first env whose action is illegal or outside the action space, ``TypeError``
+    /// / ``ValueError`` for actions that are not ints of shape ``(num_envs,)``; then no env has
+    /// moved.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        self.read_actions(py, actions)?;
+        // SAFETY: see `Buffers::outputs`.
+        let out = unsafe { self.bufs.outputs(py) };
+        let inner = &mut self.inner;
+        let actions = &self.actions;
+        detached(py, move || inner.step(actions, out))?;
+        let b = &self.bufs;
+        PyTuple::new(
+            py,
+            [
+                self.observations(py)?,
+                self.give(b.rewards.bind(py).clone().into_any())?,
+                self.give(b.terminated.bind(py).clone().into_any())?,
+                self.give(b.truncated.bind(py).clone().into_any())?,
+                self.info(py)?.into_any(),
+            ],
+        )
+    }
+
+    /// The state of env ``i``: an ordinary ``FishState`` / ``MarathonState`` (a copy: playing
+    /// on it does not change the env).
+    fn state(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let i = self.index(i)?;
+        self.inner.state_object(py, i)
+    }
+
+    /// Every env's state (copies), in env order.
+    fn states(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        (0..self.dims.num_envs)
+            .map(|i| self.inner.state_object(py, i))
+            .collect()
+    }
+
+    /// Loads ``state`` (a state of this env's game: same rules, players and size; a Fish board
+    /// may differ) into env ``i``, whose game goes on from there, and writes its row of the
+    /// buffers (the arrays returned last show it). Raises ``ValueError`` for a state of another
+    /// game, a finished game, or (with an opponent) a state where the learner is not to move.
+    fn set_state(
+        &mut self,
+        py: Python<'_>,
+        i: &Bound<'_, PyAny>,
+        state: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let i = self.index(i)?;
+        // SAFETY: see `Buffers::outputs`.
+        let out = unsafe { self.bufs.outputs(py) };
+        self.inner.set_state(i, state, out)
+    }
+
+    /// The seed of game ``game`` of env ``env`` since the last seeded reset (default: its
+    /// current game): ``game.new_state(seed=...)`` deals the same Fish board.
+    #[pyo3(signature = (env, game = None))]
+    fn game_seed(&self, env: &Bound<'_, PyAny>, game: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let i = self.index(env)?;
+        let k = match game {
+            Some(g) if !g.is_none() => args::count(g, "game", 0, u64::MAX)?,
+            _ => self.inner.game_index(i),
+        };
+        Ok(vector::game_seed(self.inner.seed(), i, k))
+    }
+
+    /// The number of each env's current game since the last seeded reset (int64, a new array).
+    #[getter]
+    fn game_index<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let v: Vec<i64> = (0..self.dims.num_envs)
+            .map(|i| self.inner.game_index(i) as i64)
+            .collect();
+        PyArray1::from_vec(py, v)
+    }
+
+    /// The learner's seat in each env (int32, a new array); None without an opponent.
+    #[getter]
+    fn learners<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<i32>>> {
+        self.opponent.as_ref()?;
+        let v: Vec<i32> = (0..self.dims.num_envs)
+            .map(|i| self.inner.learner(i) as i32)
+            .collect();
+        Some(PyArray1::from_vec(py, v))
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.dims.num_envs
+    }
+
+    /// Shape ``(planes, rows, cols)`` of one env's observation.
+    #[getter]
+    fn observation_shape(&self) -> (usize, usize, usize) {
+        let [p, r, c] = self.dims.observation_shape;
+        (p, r, c)
+    }
+
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.dims.num_actions
+    }
+
+    /// Width of ``info["legal_actions"]``: the most legal actions a position of this game has.
+    #[getter]
+    fn legal_width(&self) -> usize {
+        self.dims.legal_width
+    }
+
+    #[getter]
+    fn players(&self) -> usize {
+        self.dims.players
+    }
+
+    /// The game given to the constructor.
+    #[getter]
+    fn game(&self, py: Python<'_>) -> Py<PyAny> {
+        self.game.clone_ref(py)
+    }
+
+    #[getter]
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The built-in opponent's name, None for a multi-agent env.
+    #[getter]
+    fn opponent(&self) -> Option<String> {
+        self.opponent.clone()
+    }
+
+    /// ``"returns"`` or ``"score"``.
+    #[getter]
+    fn reward(&self) -> &'static str {
+        match self.reward {
+            Reward::Returns => "returns",
+            Reward::Score => "score",
+        }
+    }
+
+    /// The seed of the current game stream (the last seeded reset's, or the constructor's).
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.seed()
+    }
+
+    fn __len__(&self) -> usize {
+        self.dims.num_envs
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let game = self.game.bind(py).repr()?.to_string();
+        let mut text = format!("VectorEnv({game}, {}", self.dims.num_envs);
+        if self.threads != 1 {
+            text += &format!(", threads={}", self.threads);
+        }
+        if let Some(o) = &self.opponent {
+            text += &format!(", opponent={o:?}");
+            match self.learner {
+                Some(Learner::Random) => text += ", learner=\"random\"",
+                Some(Learner::Seat(p)) if p != 0 => text += &format!(", learner={p}"),
+                _ => {}
+            }
+        }
+        if self.reward == Reward::Score {
+            text += ", reward=\"score\"";
+        }
+        Ok(text + ")")
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a VectorEnv cannot be pickled: make a new one from its game and seed",
+        ))
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyVectorEnv>()
+}

@@ -28,6 +28,7 @@ from ._core import (
 from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
 from .match import play_match
 from .search import Searcher, SearchResult, search
+from ._core import VectorEnv
 
 
 def load_game(name: str) -> "Union[Fish, Marathon]":
@@ -58,6 +59,7 @@ __all__ = [
     "SearchAgent",
     "SearchResult",
     "Searcher",
+    "VectorEnv",
     "__version__",
     "fish",
     "load_game",

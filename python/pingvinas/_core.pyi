@@ -489,3 +489,77 @@ class Searcher:
 def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> Dict[str, Any]:
     """The exact result of a small Fish position: a dict with scores, best (action, None when
     over), pv, value, nodes. Wrapped by ``pingvinas.search.solve_fish``."""
+
+# --- Vector environment -------------------------------------------------------------------------
+
+__all__ += ["VectorEnv"]
+
+@final
+class VectorEnv:
+    """``num_envs`` games of one game stepped together in Rust, outputs in numpy buffers the env
+    owns (the same arrays on every call: copy what you keep, or pass ``copy=True``). Autoreset
+    is Gymnasium's same-step mode. See ``help(pingvinas.VectorEnv)``."""
+
+    def __new__(
+        cls,
+        game: Union[Fish, Marathon],
+        num_envs: int,
+        *,
+        seed: Optional[int] = None,
+        threads: Optional[int] = None,
+        opponent: Optional[str] = None,
+        learner: Union[int, str, None] = None,
+        reward: str = "returns",
+        copy: bool = False,
+    ) -> VectorEnv: ...
+    def reset(
+        self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[npt.NDArray[np.float32], Dict[str, npt.NDArray[Any]]]:
+        """``(observations, info)`` of a new game in every env (game 0 of each env's stream
+        from ``seed``, or the next game of each stream without one)."""
+    def step(
+        self, actions: Union[npt.NDArray[np.integer[Any]], Sequence[int]]
+    ) -> Tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        Dict[str, npt.NDArray[Any]],
+    ]:
+        """``(observations, rewards, terminations, truncations, info)`` after ``actions[i]`` in
+        env ``i``; raises ``IllegalMoveError`` / ``InvalidMoveError`` naming the first bad env,
+        and then no env has moved."""
+    def state(self, i: int) -> Union[FishState, MarathonState]:
+        """The state of env ``i`` (a copy)."""
+    def states(self) -> List[Union[FishState, MarathonState]]:
+        """Every env's state (copies)."""
+    def set_state(self, i: int, state: Union[FishState, MarathonState]) -> None:
+        """Loads ``state`` into env ``i`` (same rules, players and size) and updates its row of
+        the buffers."""
+    def game_seed(self, env: int, game: Optional[int] = None) -> int:
+        """The seed of game ``game`` (default: the current one) of env ``env``."""
+    @property
+    def game_index(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def learners(self) -> Optional[npt.NDArray[np.int32]]: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def observation_shape(self) -> Tuple[int, int, int]: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def legal_width(self) -> int: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def game(self) -> Union[Fish, Marathon]: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def opponent(self) -> Optional[str]: ...
+    @property
+    def reward(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    def __len__(self) -> int: ...

@@ -47,7 +47,7 @@ def check_row(env: pv.VectorEnv, obs: np.ndarray, info: Dict[str, Any], i: int, 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_envs_agree_with_states_stepped_alone(name: str) -> None:
     game = GAMES[name]()
-    n, steps = 12, 200
+    n, steps = 64, 100  # enough envs to use the pool
     env = pv.VectorEnv(game, n, seed=3, threads=2)
     obs, info = env.reset(seed=11)
     games = [0] * n
@@ -80,7 +80,7 @@ def test_envs_agree_with_states_stepped_alone(name: str) -> None:
 
 
 def trace(game: Game, threads: int, seed: int, steps: int = 60, **kw: Any) -> List[Tuple[np.ndarray, ...]]:
-    env = pv.VectorEnv(game, 40, seed=seed, threads=threads, **kw)
+    env = pv.VectorEnv(game, 150, seed=seed, threads=threads, **kw)  # enough envs for the pool
     obs, info = env.reset()
     rng = np.random.default_rng(seed)
     out = []

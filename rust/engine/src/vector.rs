@@ -95,11 +95,7 @@ impl VectorGame for FishGame {
             .map(|p| (s.penguins[p].count() as usize).max(to_place))
             .max()
             .unwrap_or(0);
-        let placements = if placing {
-            s.floes.count() as usize
-        } else {
-            0
-        };
+        let placements = if placing { s.floes.count() as usize } else { 0 };
         placements
             .max(most * 6 * md)
             .min(self.num_actions())
@@ -324,7 +320,8 @@ pub struct Outputs<'a, A> {
     /// `observation` per env: the current game, from the view of the player to move (the
     /// learner in single-agent mode).
     pub observations: &'a mut [f32],
-    /// `num_actions` per env.
+    /// `num_actions` per env. A step clears only the actions the previous call set, so
+    /// nothing else may write into it.
     pub legal_mask: &'a mut [bool],
     /// `legal_width` per env: the legal actions ascending, then -1.
     pub legal_actions: &'a mut [A],
@@ -359,7 +356,11 @@ impl<'a, A> Outputs<'a, A> {
             ("terminated", self.terminated.len(), n),
             ("truncated", self.truncated.len(), n),
             ("ended", self.ended.len(), n),
-            ("final_observations", self.final_observations.len(), n * d.observation),
+            (
+                "final_observations",
+                self.final_observations.len(),
+                n * d.observation,
+            ),
             ("final_returns", self.final_returns.len(), n * d.players),
         ];
         for (name, len, want) in lens {
@@ -407,6 +408,9 @@ struct Slot<G: Game> {
     agent: Option<Box<dyn Agent<G>>>,
     /// The `final_*` rows hold the previous step's data (cleared on the next step).
     dirty: bool,
+    /// The actions set in the mask row by the last step, cleared by the next one (so that the
+    /// step does not clear the whole row); `None` after a full write.
+    shown: Vec<u16>,
 }
 
 /// Everything but the slots, shared read-only by the threads of a step.
@@ -415,6 +419,8 @@ struct Shared<G: Game> {
     options: Options<G>,
     seed: u64,
     dims: Dims,
+    /// Mask rows are cleared action by action (every action fits a `u16`).
+    incremental: bool,
 }
 
 /// `num_envs` games stepped together; see the module docs.
@@ -423,6 +429,9 @@ pub struct VectorEnv<G: VectorGame> {
     slots: Vec<Slot<G>>,
     pool: Option<rayon::ThreadPool>,
 }
+
+/// Fewer envs than this are stepped on the calling thread: waking the pool costs more.
+const PARALLEL_MIN: usize = 64;
 
 /// A game that keeps ending before the learner's first move is skipped, at most this many times
 /// in a row.
@@ -435,9 +444,8 @@ impl<G: VectorGame> Shared<G> {
 
     /// Starts game `index` of env `env` in `slot`, and plays the opponents up to the
     /// learner's first move.
-    fn start(&self, env: usize, slot: &mut Slot<G>, index: u64) {
-        let mut index = index;
-        for _ in 0..MAX_SKIPPED {
+    fn start(&self, env: usize, slot: &mut Slot<G>, first: u64) {
+        for index in first..first + MAX_SKIPPED as u64 {
             let seed = game_seed(self.seed, env, index);
             slot.game = self.source.game(seed);
             slot.state = slot.game.opening();
@@ -456,7 +464,6 @@ impl<G: VectorGame> Shared<G> {
             if !slot.game.is_over(&slot.state) {
                 return;
             }
-            index += 1;
         }
     }
 
@@ -494,8 +501,16 @@ impl<G: VectorGame> Shared<G> {
         }
     }
 
-    /// Writes env row `j` of `out`: observation, legal actions and the player to move.
-    fn observe<A: ActionInt>(&self, slot: &Slot<G>, out: &mut Outputs<'_, A>, j: usize) {
+    /// Writes env row `j` of `out`: observation, legal actions and the player to move. With
+    /// `full`, the whole mask row is cleared; else only the actions the last call set (the
+    /// buffers must then be the previous call's).
+    fn observe<A: ActionInt>(
+        &self,
+        slot: &mut Slot<G>,
+        out: &mut Outputs<'_, A>,
+        j: usize,
+        full: bool,
+    ) {
         let d = &self.dims;
         let viewer = self.viewer(slot);
         slot.game.write_observation(
@@ -506,13 +521,26 @@ impl<G: VectorGame> Shared<G> {
         let mut actions = ActionList::new();
         slot.game.legal_actions(&slot.state, &mut actions);
         let mask = &mut out.legal_mask[j * d.num_actions..(j + 1) * d.num_actions];
-        mask.fill(false);
+        if full || !self.incremental {
+            mask.fill(false);
+        } else {
+            for &a in &slot.shown {
+                mask[a as usize] = false;
+            }
+        }
+        slot.shown.clear();
         for &a in &actions {
             mask[a as usize] = true;
         }
+        if self.incremental {
+            slot.shown.extend(actions.iter().map(|&a| a as u16));
+        }
         let row = &mut out.legal_actions[j * d.legal_width..(j + 1) * d.legal_width];
         let shown = actions.len().min(d.legal_width);
-        debug_assert!(actions.len() <= d.legal_width, "legal actions beyond the bound");
+        debug_assert!(
+            actions.len() <= d.legal_width,
+            "legal actions beyond the bound"
+        );
         for (slot, &a) in row.iter_mut().zip(&actions[..shown]) {
             *slot = A::of(a as usize);
         }
@@ -584,7 +612,7 @@ impl<G: VectorGame> Shared<G> {
             self.clear_final(out, j);
         }
         slot.dirty = over;
-        self.observe(slot, out, j);
+        self.observe(slot, out, j, false);
     }
 
     /// Rewards and flags of env row `j` after a reset or a load.
@@ -646,7 +674,11 @@ impl<G: VectorGame> VectorEnv<G> {
             num_actions: sample.num_actions(),
             legal_width: sample.max_legal_actions(&sample.opening()),
             players,
-            rewards: if options.opponent.is_some() { 1 } else { players },
+            rewards: if options.opponent.is_some() {
+                1
+            } else {
+                players
+            },
         };
         let slots = (0..num_envs)
             .map(|_| Slot {
@@ -656,6 +688,7 @@ impl<G: VectorGame> VectorEnv<G> {
                 learner: 0,
                 agent: None,
                 dirty: false,
+                shown: Vec::new(),
             })
             .collect();
         let mut env = VectorEnv {
@@ -664,6 +697,7 @@ impl<G: VectorGame> VectorEnv<G> {
                 options,
                 seed,
                 dims,
+                incremental: dims.num_actions <= 1 << 16,
             },
             slots,
             pool,
@@ -712,11 +746,8 @@ impl<G: VectorGame> VectorEnv<G> {
         f: impl Fn(&Shared<G>, usize, &mut [Slot<G>], Outputs<'_, A>) + Sync,
     ) {
         let n = self.slots.len();
-        let threads = self
-            .pool
-            .as_ref()
-            .map_or(1, |p| p.current_num_threads())
-            .max(1);
+        let pool = self.pool.as_ref().filter(|_| n >= PARALLEL_MIN);
+        let threads = pool.map_or(1, |p| p.current_num_threads()).max(1);
         // Several chunks per thread balance the load; each is big enough to be worth a task.
         let size = if threads == 1 {
             n
@@ -734,7 +765,7 @@ impl<G: VectorGame> VectorEnv<G> {
             rest = tail;
             start += k;
         }
-        match &self.pool {
+        match pool {
             None => {
                 for (slots, (first, out)) in self.slots.chunks_mut(size).zip(outs) {
                     f(shared, first, slots, out);
@@ -793,7 +824,7 @@ impl<G: VectorGame> VectorEnv<G> {
         self.chunks(out, |shared, _first, slots, mut out| {
             for (j, slot) in slots.iter_mut().enumerate() {
                 shared.quiet(slot, &mut out, j);
-                shared.observe(slot, &mut out, j);
+                shared.observe(slot, &mut out, j, true);
             }
         });
         Ok(())
@@ -823,7 +854,7 @@ impl<G: VectorGame> VectorEnv<G> {
                 slot.game.is_legal(&slot.state, a as Action)
             }
         };
-        let bad = match &self.pool {
+        let bad = match self.pool.as_ref().filter(|_| n >= PARALLEL_MIN) {
             None => (0..n).find(|&i| !legal(i)),
             Some(pool) => pool.install(|| (0..n).into_par_iter().find_first(|&i| !legal(i))),
         };
@@ -839,9 +870,9 @@ impl<G: VectorGame> VectorEnv<G> {
         }
         let slot = &self.slots[i];
         Err(match slot.game.check_action(&slot.state, a as Action) {
-            Err(Error::Parse(m)) => {
-                Error::Parse(format!("env {i}: action {a} is not a move ({m}); no env was stepped"))
-            }
+            Err(Error::Parse(m)) => Error::Parse(format!(
+                "env {i}: action {a} is not a move ({m}); no env was stepped"
+            )),
             Err(e) => Error::IllegalMove(format!(
                 "env {i}: action {a} is illegal ({e}); no env was stepped"
             )),
@@ -921,7 +952,7 @@ impl<G: VectorGame> VectorEnv<G> {
         let (_, rest) = out.split(i, &shared.dims);
         let (mut row, _) = rest.split(1, &shared.dims);
         shared.quiet(slot, &mut row, 0);
-        shared.observe(slot, &mut row, 0);
+        shared.observe(slot, &mut row, 0, true);
         Ok(())
     }
 }
@@ -1021,12 +1052,18 @@ mod tests {
                 assert!(**env.game(i) == **g);
                 let p = g.to_move(s).unwrap();
                 g.write_observation(s, p, &mut obs);
-                assert_eq!(&bufs.obs[i * d.observation..(i + 1) * d.observation], &obs[..]);
+                assert_eq!(
+                    &bufs.obs[i * d.observation..(i + 1) * d.observation],
+                    &obs[..]
+                );
                 let mut list = ActionList::new();
                 g.legal_actions(s, &mut list);
                 assert_eq!(bufs.count[i] as usize, list.len());
                 for a in 0..d.num_actions {
-                    assert_eq!(bufs.mask[i * d.num_actions + a], list.contains(&(a as Action)));
+                    assert_eq!(
+                        bufs.mask[i * d.num_actions + a],
+                        list.contains(&(a as Action))
+                    );
                 }
                 assert_eq!(bufs.to_move[i], p as i32);
             }
@@ -1038,8 +1075,8 @@ mod tests {
                 assert_eq!(bufs.term[i], over);
                 assert_eq!(bufs.ended[i], over);
                 let r = g.returns(s);
-                for p in 0..d.players {
-                    let want = if over { r[p] as f32 } else { 0.0 };
+                for (p, &v) in r.iter().enumerate().take(d.players) {
+                    let want = if over { v as f32 } else { 0.0 };
                     assert_eq!(bufs.rewards[i * d.players + p], want);
                     assert_eq!(bufs.final_returns[i * d.players + p], want);
                 }
@@ -1071,8 +1108,10 @@ mod tests {
                     threads,
                     ..Options::default()
                 };
-                let env = VectorEnv::new(fish_source(players), 7, 1, options).unwrap();
-                differential(env, fish_source(players), 150);
+                // Enough envs to use the pool.
+                let n = 70 * threads;
+                let env = VectorEnv::new(fish_source(players), n, 1, options).unwrap();
+                differential(env, fish_source(players), 100);
             }
         }
     }
@@ -1093,7 +1132,7 @@ mod tests {
             threads,
             ..Options::default()
         };
-        let mut env = VectorEnv::new(fish_source(3), 33, 0, options).unwrap();
+        let mut env = VectorEnv::new(fish_source(3), 2 * PARALLEL_MIN + 7, 0, options).unwrap();
         let d = *env.dims();
         let mut bufs = Bufs::new(&d);
         env.reset(Some(seed), bufs.out()).unwrap();
@@ -1123,7 +1162,9 @@ mod tests {
         env.reset(Some(0), bufs.out()).unwrap();
         let before: Vec<_> = (0..4).map(|i| *env.state(i)).collect();
         let snapshot = bufs.obs.clone();
-        let mut actions: Vec<i64> = (0..4).map(|i| bufs.legal[i * d.legal_width] as i64).collect();
+        let mut actions: Vec<i64> = (0..4)
+            .map(|i| bufs.legal[i * d.legal_width] as i64)
+            .collect();
         // A one-fish floe is a legal placement; a slide is not, during placement.
         actions[2] = (d.num_actions - 1) as i64;
         let err = env.step(&actions, bufs.out()).unwrap_err();
@@ -1194,12 +1235,14 @@ mod tests {
         let d = *env.dims();
         let mut bufs = Bufs::new(&d);
         env.reset(Some(0), bufs.out()).unwrap();
-        let mut sums = vec![0.0f64; 3 * 3];
+        let mut sums = [0.0f64; 3 * 3];
         let mut rng = Rng::new(4);
         let mut checked = 0;
         while checked < 5 {
             let actions = bufs.random_actions(&d, &mut rng);
-            let states: Vec<_> = (0..3).map(|i| (env.game(i).clone(), *env.state(i))).collect();
+            let states: Vec<_> = (0..3)
+                .map(|i| (env.game(i).clone(), *env.state(i)))
+                .collect();
             env.step(&actions, bufs.out()).unwrap();
             for i in 0..3 {
                 let row = &bufs.rewards[i * 3..i * 3 + 3];
@@ -1281,5 +1324,167 @@ mod tests {
             .set_state(0, other.clone(), other.opening(), bufs.out())
             .is_err());
         assert!(env.set_state(3, game.clone(), s, bufs.out()).is_err());
+    }
+
+    /// The Fish observation as first written (clear everything, then set), to check that the
+    /// faster writer gives the same planes.
+    fn fish_observation_reference(
+        game: &FishGame,
+        s: &crate::fish::FishState,
+        viewer: usize,
+    ) -> Vec<f32> {
+        let n = game.num_players();
+        let board = game.board();
+        let cols = board.cols();
+        let area = board.rows() * cols;
+        let mut out = vec![0.0; game.observation_len()];
+        let at = |cell| {
+            let (r, c) = board.coords(cell);
+            r * cols + c
+        };
+        for cell in s.floes {
+            let plane = (board.fish(cell) as usize).clamp(1, 3) - 1;
+            out[plane * area + at(cell)] = 1.0;
+        }
+        let all_fish = board.fish_on(board.floes()).max(1) as f32;
+        let all_floes = board.floes().count().max(1) as f32;
+        let per_player = game.rules().penguins.max(1) as f32;
+        let still_to_place = |p: usize| {
+            if game.phase(s) != Phase::Placement {
+                return 0;
+            }
+            let placed = (0..s.turn as usize)
+                .filter(|&t| game.rules().placer(t) == p)
+                .count();
+            (game.rules().penguins as usize).saturating_sub(placed)
+        };
+        let mut constant = |plane: usize, value: f32| {
+            if value != 0.0 {
+                out[plane * area..(plane + 1) * area].fill(value);
+            }
+        };
+        for seat in 0..n {
+            let p = (viewer + seat) % n;
+            let (fish, floes) = s.score(p);
+            constant(3 + n + seat, fish as f32 / all_fish);
+            constant(3 + 2 * n + seat, floes as f32 / all_floes);
+            constant(3 + 3 * n + seat, still_to_place(p) as f32 / per_player);
+            constant(3 + 4 * n + seat, (s.to_move() == Some(p)) as u8 as f32);
+        }
+        constant(3 + 5 * n, (game.phase(s) == Phase::Placement) as u8 as f32);
+        for seat in 0..n {
+            for cell in s.penguins[(viewer + seat) % n] {
+                out[(3 + seat) * area + at(cell)] = 1.0;
+            }
+        }
+        out
+    }
+
+    /// The Marathon observation as first written.
+    fn marathon_observation_reference(
+        game: &Marathon,
+        s: &crate::marathon::State,
+        viewer: usize,
+    ) -> Vec<f32> {
+        use crate::marathon::{Kind, Place};
+        let n = game.players();
+        let course = game.course();
+        let cols = course.size().1;
+        let area = course.size().0 * cols;
+        let mut out = vec![0.0; game.observation_len()];
+        let at = |(r, c): (i32, i32)| r as usize * cols + c as usize;
+        for &cell in course.coords() {
+            out[at(cell)] = 1.0;
+        }
+        let facing_planes = 1 + 3 * n;
+        let status_planes = facing_planes + 9;
+        let mut constant = |plane: usize, value: f32| {
+            out[plane * area..(plane + 1) * area].fill(value);
+        };
+        for seat in 0..n {
+            let p = (viewer + seat) % n;
+            for kind in Kind::ALL {
+                let i = 3 * seat + kind as usize;
+                match game.place(s, p, kind) {
+                    Place::Waiting => constant(status_planes + 2 * i, 1.0),
+                    Place::Finished => constant(status_planes + 2 * i + 1, 1.0),
+                    Place::OnCourse { .. } => {}
+                }
+            }
+            if s.to_move() == Some(p) {
+                constant(11 + 9 * n + seat, 1.0);
+            }
+        }
+        let ply = s.ply() as f32 / game.ply_limit().max(1) as f32;
+        if ply != 0.0 {
+            constant(10 + 9 * n, ply);
+        }
+        for seat in 0..n {
+            let p = (viewer + seat) % n;
+            for kind in Kind::ALL {
+                if let Place::OnCourse { cell, facing } = game.place(s, p, kind) {
+                    let i = 3 * seat + kind as usize;
+                    out[(1 + i) * area + at(cell)] = 1.0;
+                    let f = facing.map_or(8, |d| d.index());
+                    out[(facing_planes + f) * area + at(cell)] = 1.0;
+                }
+            }
+        }
+        out
+    }
+
+    /// Random games of `game`: every position from every player's view, written over garbage.
+    fn check_observations<G: VectorGame>(
+        game: &G,
+        reference: impl Fn(&G, &G::State, usize) -> Vec<f32>,
+        games: usize,
+    ) {
+        let mut rng = Rng::new(8);
+        let mut out = vec![0.0; game.observation_len()];
+        let mut list = ActionList::new();
+        for _ in 0..games {
+            let mut s = game.opening();
+            loop {
+                for viewer in 0..game.num_players() {
+                    out.fill(f32::NAN);
+                    game.write_observation(&s, viewer, &mut out);
+                    assert_eq!(out, reference(game, &s, viewer));
+                }
+                if game.is_over(&s) {
+                    break;
+                }
+                game.legal_actions(&s, &mut list);
+                game.apply(&mut s, list[rng.below(list.len())]);
+            }
+        }
+    }
+
+    #[test]
+    fn observation_writers_match_their_reference() {
+        for players in [2, 3, 4] {
+            for (seed, placement) in [(1, Placement::OneFish), (2, Placement::Any)] {
+                let rules = Rules::new(players, None, placement, Order::Snake).unwrap();
+                let game = FishGame::new(rules, Board::standard(seed));
+                check_observations(&game, fish_observation_reference, 3);
+            }
+        }
+        let grid = vec![
+            vec![1, 2, 3, 0, 1],
+            vec![0, 1, 1, 2, 3],
+            vec![3, 3, 1, 1, 0],
+        ];
+        let rules = Rules::new(2, Some(2), Placement::Any, Order::RoundRobin).unwrap();
+        let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+        check_observations(&game, fish_observation_reference, 5);
+        for players in [2, 3, 5] {
+            for name in crate::marathon::bundled_names() {
+                let game = Marathon::variant(name)
+                    .unwrap()
+                    .with_players(players)
+                    .unwrap();
+                let game = game.with_ply_limit(120).unwrap();
+                check_observations(&game, marathon_observation_reference, 2);
+            }
+        }
     }
 }

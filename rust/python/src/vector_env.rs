@@ -6,8 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use numpy::{
-    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods,
-    PyUntypedArray, PyUntypedArrayMethods,
+    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
 };
 use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
 use pingvinas_engine::marathon::Marathon;
@@ -334,7 +334,10 @@ fn fish_env(
     let config = FishConfig::from_json(&text).py()?;
     let rules = config.rules().py()?;
     let source = match config.grid().py()? {
-        Some(grid) => Source::Fixed(Arc::new(FishGame::new(rules, Board::from_grid(&grid).py()?))),
+        Some(grid) => Source::Fixed(Arc::new(FishGame::new(
+            rules,
+            Board::from_grid(&grid).py()?,
+        ))),
         None => Source::Deal(Arc::new(move |seed| {
             Arc::new(FishGame::new(rules, Board::standard(seed)))
         })),
@@ -444,7 +447,10 @@ impl PyVectorEnv {
         let n = self.dims.num_envs;
         let i = args::int(i, "env index")?;
         let value: i64 = i.extract().map_err(|_| {
-            pyo3::exceptions::PyIndexError::new_err(format!("env index out of range (0 to {})", n - 1))
+            pyo3::exceptions::PyIndexError::new_err(format!(
+                "env index out of range (0 to {})",
+                n - 1
+            ))
         })?;
         let value = if value < 0 { value + n as i64 } else { value };
         usize::try_from(value)
@@ -471,7 +477,10 @@ impl PyVectorEnv {
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let b = &self.bufs;
         let info = PyDict::new(py);
-        info.set_item("legal_action_mask", self.give(b.mask.bind(py).clone().into_any())?)?;
+        info.set_item(
+            "legal_action_mask",
+            self.give(b.mask.bind(py).clone().into_any())?,
+        )?;
         let (legal, count) = match &b.legal {
             Legal::I16(l, c) => (l.bind(py).clone().into_any(), c.bind(py).clone().into_any()),
             Legal::I32(l, c) => (l.bind(py).clone().into_any(), c.bind(py).clone().into_any()),
@@ -479,7 +488,10 @@ impl PyVectorEnv {
         info.set_item("legal_actions", self.give(legal)?)?;
         info.set_item("legal_action_count", self.give(count)?)?;
         info.set_item("to_move", self.give(b.to_move.bind(py).clone().into_any())?)?;
-        info.set_item("final_mask", self.give(b.ended.bind(py).clone().into_any())?)?;
+        info.set_item(
+            "final_mask",
+            self.give(b.ended.bind(py).clone().into_any())?,
+        )?;
         info.set_item(
             "final_observation",
             self.give(b.final_observations.bind(py).clone().into_any())?,

@@ -100,50 +100,53 @@ impl GameIo for FishGame {
         ]
     }
 
+    /// Writes every element once: the board planes (floes and penguins) are cleared and set
+    /// row by row from the bitboards, each constant plane filled with its value.
     fn write_observation(&self, s: &FishState, viewer: usize, out: &mut [f32]) {
         let n = self.num_players();
         let board = self.board();
-        let cols = board.cols();
-        let area = board.rows() * cols;
+        let (rows, cols) = (board.rows(), board.cols());
+        let area = rows * cols;
         debug_assert_eq!(out.len(), self.observation_len());
-        out.fill(0.0);
-        let at = |cell| {
-            let (r, c) = board.coords(cell);
-            r * cols + c
-        };
-        for cell in s.floes {
-            let plane = (board.fish(cell) as usize).clamp(1, 3) - 1;
-            out[plane * area + at(cell)] = 1.0;
+        let (grid, constants) = out.split_at_mut((3 + n) * area);
+        grid.fill(0.0);
+        // Row `r` of the grid is bits `start..start + cols` of a bitboard.
+        let row_bits = (1u128 << cols) - 1;
+        for r in 0..rows {
+            let start = board.cell(r as i64, 0).expect("on the grid");
+            let base = r * cols;
+            let mut bits = (s.floes.0 >> start) & row_bits;
+            while bits != 0 {
+                let c = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let plane = (board.fish(start + c as u8) as usize).clamp(1, 3) - 1;
+                grid[plane * area + base + c] = 1.0;
+            }
+            for seat in 0..n {
+                let mut bits = (s.penguins[(viewer + seat) % n].0 >> start) & row_bits;
+                while bits != 0 {
+                    let c = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    grid[(3 + seat) * area + base + c] = 1.0;
+                }
+            }
         }
-        let all_fish = board.fish_on(board.floes()).max(1) as f32;
+        // Fish are 0 on gaps and padding: the sum over every cell is the board's fish.
+        let all_fish = (0..128u8).map(|c| board.fish(c) as u32).sum::<u32>().max(1) as f32;
         let all_floes = board.floes().count().max(1) as f32;
         let per_player = self.rules().penguins.max(1) as f32;
-        let mut constant = |plane: usize, value: f32| {
-            if value != 0.0 {
-                out[plane * area..(plane + 1) * area].fill(value);
-            }
-        };
+        // Plane `3 + n + k` is constant plane `k`.
+        let mut constant = |k: usize, value: f32| constants[k * area..(k + 1) * area].fill(value);
+        let to_move = s.to_move();
         for seat in 0..n {
             let p = (viewer + seat) % n;
             let (fish, floes) = s.score(p);
-            constant(3 + n + seat, fish as f32 / all_fish);
-            constant(3 + 2 * n + seat, floes as f32 / all_floes);
-            constant(
-                3 + 3 * n + seat,
-                self.still_to_place(s, p) as f32 / per_player,
-            );
-            constant(3 + 4 * n + seat, (s.to_move() == Some(p)) as u8 as f32);
+            constant(seat, fish as f32 / all_fish);
+            constant(n + seat, floes as f32 / all_floes);
+            constant(2 * n + seat, self.still_to_place(s, p) as f32 / per_player);
+            constant(3 * n + seat, (to_move == Some(p)) as u8 as f32);
         }
-        constant(
-            3 + 5 * n,
-            (self.phase(s) == Phase::Placement) as u8 as f32,
-        );
-        for seat in 0..n {
-            let plane = 3 + seat;
-            for cell in s.penguins[(viewer + seat) % n] {
-                out[plane * area + at(cell)] = 1.0;
-            }
-        }
+        constant(4 * n, (self.phase(s) == Phase::Placement) as u8 as f32);
     }
 
     fn ranking(&self, s: &FishState) -> Vec<usize> {

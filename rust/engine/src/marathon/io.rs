@@ -58,51 +58,41 @@ impl GameIo for Marathon {
         [observation_planes(self.players()), rows, cols]
     }
 
+    /// Writes every element once: the course, piece and facing planes are cleared and set,
+    /// each constant plane filled with its value.
     fn write_observation(&self, s: &State, viewer: usize, out: &mut [f32]) {
         let n = self.players();
         let course = self.course();
         let cols = course.size().1;
         let area = course.size().0 * cols;
         debug_assert_eq!(out.len(), self.observation_len());
-        out.fill(0.0);
         let at = |(r, c): (i32, i32)| r as usize * cols + c as usize;
-        for &cell in course.coords() {
-            out[at(cell)] = 1.0;
-        }
         let facing_planes = 1 + 3 * n;
         let status_planes = facing_planes + 9;
-        let mut constant = |plane: usize, value: f32| {
-            out[plane * area..(plane + 1) * area].fill(value);
-        };
+        let (grid, constants) = out.split_at_mut(status_planes * area);
+        grid.fill(0.0);
+        for &cell in course.coords() {
+            grid[at(cell)] = 1.0;
+        }
+        // Plane `status_planes + k` is constant plane `k`.
+        let mut constant = |k: usize, value: f32| constants[k * area..(k + 1) * area].fill(value);
+        let to_move = s.to_move();
         for seat in 0..n {
             let p = (viewer + seat) % n;
             for kind in Kind::ALL {
                 let i = 3 * seat + kind as usize;
-                match self.place(s, p, kind) {
-                    Place::Waiting => constant(status_planes + 2 * i, 1.0),
-                    Place::Finished => constant(status_planes + 2 * i + 1, 1.0),
-                    Place::OnCourse { .. } => {}
-                }
-            }
-            if s.to_move() == Some(p) {
-                constant(11 + 9 * n + seat, 1.0);
-            }
-        }
-        let ply = s.ply() as f32 / self.ply_limit().max(1) as f32;
-        if ply != 0.0 {
-            constant(10 + 9 * n, ply);
-        }
-        for seat in 0..n {
-            let p = (viewer + seat) % n;
-            for kind in Kind::ALL {
-                if let Place::OnCourse { cell, facing } = self.place(s, p, kind) {
-                    let i = 3 * seat + kind as usize;
-                    out[(1 + i) * area + at(cell)] = 1.0;
+                let place = self.place(s, p, kind);
+                constant(2 * i, (place == Place::Waiting) as u8 as f32);
+                constant(2 * i + 1, (place == Place::Finished) as u8 as f32);
+                if let Place::OnCourse { cell, facing } = place {
+                    grid[(1 + i) * area + at(cell)] = 1.0;
                     let f = facing.map_or(8, |d| d.index());
-                    out[(facing_planes + f) * area + at(cell)] = 1.0;
+                    grid[(facing_planes + f) * area + at(cell)] = 1.0;
                 }
             }
+            constant(6 * n + 1 + seat, (to_move == Some(p)) as u8 as f32);
         }
+        constant(6 * n, s.ply() as f32 / self.ply_limit().max(1) as f32);
     }
 
     fn ranking(&self, s: &State) -> Vec<usize> {

@@ -2,12 +2,14 @@
 
 pub mod bitboard;
 pub mod board;
+pub mod eval;
 pub mod json;
 pub mod narrow;
 pub mod notation;
 pub mod playout;
 pub mod position;
 pub mod rules;
+pub mod solver;
 pub mod state;
 mod zobrist;
 

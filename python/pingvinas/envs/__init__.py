@@ -15,7 +15,7 @@ with ``pv.VectorEnv`` itself; it will be ``pingvinas.envs.gym_vector_env``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 from ._common import observation_shape
 
@@ -34,7 +34,7 @@ def gym_env(
     seat: int = 0,
     render_mode: Optional[str] = None,
     illegal_action: str = "raise",
-    opponent_budget: Optional[dict] = None,
+    opponent_budget: Optional[Dict[str, Any]] = None,
 ) -> "PingvinasEnv":
     """A single-agent ``gymnasium.Env``: the learner plays ``seat``, ``opponent`` the others.
 

@@ -103,5 +103,6 @@ class Opponent:
         if self.spec == "random":
             legal = state.legal_actions()
             return int(legal[int(rng.integers(len(legal)))])
+        assert isinstance(self.spec, str)
         seed = int(rng.integers(0, 2**31 - 1))
         return int(search(state, self.spec, seed=seed, **self.budget).action)

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 
-from .. import _core
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError('pingvinas.envs.gym_env needs Gymnasium: pip install "pingvinas[gymnasium]"') from e
+
 from . import _common
 
 __all__ = ["PingvinasEnv"]
 
 
-class PingvinasEnv(gymnasium.Env):  # type: ignore[misc]
+class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
     """A single-agent :class:`gymnasium.Env` over one seat of a Fish or Marathon game.
 
     Made by :func:`pingvinas.envs.gym_env` (see there for the parameters).
@@ -130,7 +133,7 @@ class PingvinasEnv(gymnasium.Env):  # type: ignore[misc]
 
     def _play_opponents(self) -> None:
         state = self._require_state()
-        while not state.is_over and state.to_move != self.seat:
+        while not state.is_over and state.to_move is not None and state.to_move != self.seat:
             opp = self.opponents[state.to_move]
             state.apply_action(opp.action(state, self.np_random))
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Union
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import seeding
-from pettingzoo import AECEnv
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.utils import seeding
+    from pettingzoo import AECEnv
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError('pingvinas.envs.pettingzoo_env needs PettingZoo: pip install "pingvinas[pettingzoo]"') from e
 
 from . import _common
 
@@ -38,7 +42,7 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
     def __init__(self, game: Union[str, _common.Game] = "fish", *, render_mode: Optional[str] = None) -> None:
         super().__init__()
         self.game = _common.resolve_game(game)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode = {render_mode!r}: expected None, 'ansi' or 'human'")
         self.render_mode = render_mode
         name = getattr(self.game, "name", None) or type(self.game).__name__.lower()
@@ -60,10 +64,10 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
         self._np_random: Optional[np.random.Generator] = None
         self.state: Optional[_common.State] = None
 
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
@@ -76,7 +80,7 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self.infos: Dict[str, Dict[str, Any]] = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.state.to_move]
+        self.agent_selection = self._agent_to_move()
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
         state = self._require_state()
@@ -104,7 +108,7 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self._agent_after(agent)
         else:
             self.rewards = {a: 0.0 for a in self.agents}
-            self.agent_selection = self.possible_agents[state.to_move]
+            self.agent_selection = self._agent_to_move()
         self._accumulate_rewards()
 
     def render(self) -> Optional[str]:
@@ -118,6 +122,11 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         pass
+
+    def _agent_to_move(self) -> str:
+        to_move = self._require_state().to_move
+        assert to_move is not None
+        return self.possible_agents[to_move]
 
     def _agent_after(self, agent: str) -> str:
         i = self._index[agent]

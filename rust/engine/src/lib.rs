@@ -7,9 +7,11 @@
 pub mod error;
 pub mod fish;
 pub mod game;
+pub mod io;
 pub mod marathon;
 pub mod rng;
 pub mod search;
 
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
+pub use io::GameIo;

@@ -2,6 +2,7 @@
 
 pub mod bitboard;
 pub mod board;
+pub mod io;
 pub mod json;
 pub mod narrow;
 pub mod notation;

@@ -165,6 +165,11 @@ impl Config {
         Ok(config)
     }
 
+    /// The config as JSON (what [`Config::from_json`] reads).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a config serializes")
+    }
+
     fn check_game(&self) -> Result<()> {
         if self.game != "fish" {
             return invalid!("Fish config: game = {:?}, expected \"fish\"", self.game);

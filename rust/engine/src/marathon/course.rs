@@ -202,6 +202,19 @@ pub struct Course {
     pub(crate) entries: [Vec<EntryWay>; 3],
 }
 
+/// Two courses are equal when their maps are: the same cells, start line and finish line (the
+/// rest is computed from those).
+impl PartialEq for Course {
+    fn eq(&self, other: &Course) -> bool {
+        (self.rows, self.cols, self.start_dir, self.finish_dir) == (other.rows, other.cols, other.start_dir, other.finish_dir)
+            && self.grid == other.grid
+            && self.start_origins == other.start_origins
+            && self.finish_line == other.finish_line
+    }
+}
+
+impl Eq for Course {}
+
 impl Course {
     /// Reads a course map (see the module docs). Errors name the map line and column
     /// (1-based).

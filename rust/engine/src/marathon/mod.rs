@@ -26,6 +26,7 @@
 
 mod config;
 mod course;
+pub mod io;
 pub mod json;
 mod movegen;
 mod moves;
@@ -270,6 +271,17 @@ pub struct Marathon {
     per_kind: u32,
     tables: movegen::Tables,
 }
+
+/// Games are equal when their rules are: the course, the players and the ply limit (the name
+/// and description are labels).
+impl PartialEq for Marathon {
+    fn eq(&self, other: &Marathon) -> bool {
+        (self.players, self.ply_limit) == (other.players, other.ply_limit)
+            && self.course == other.course
+    }
+}
+
+impl Eq for Marathon {}
 
 impl Marathon {
     /// A game on `course` for `players` (2 to 5) players with the given ply limit (at least 1).

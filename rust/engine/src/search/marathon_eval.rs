@@ -266,3 +266,10 @@ mod tests {
         }
     }
 }
+
+/// MCTS with the Marathon knowledge (turn counts in playouts).
+impl crate::search::AutoChoice for Marathon {
+    fn auto_choice(&self) -> crate::search::Choice {
+        crate::search::Choice::Mcts
+    }
+}

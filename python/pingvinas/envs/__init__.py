@@ -66,6 +66,10 @@ def gym_env(
     )
 
 
+# gym_vector_env(game, num_envs, ...): a gymnasium.vector.VectorEnv over pv.VectorEnv (the games
+# stepped in Rust, issue 11) goes here once pv.VectorEnv exists.
+
+
 def pettingzoo_env(game: "Union[str, Game]" = "fish", *, render_mode: Optional[str] = None) -> "PingvinasAECEnv":
     """A PettingZoo AEC environment in which every seat is an agent (``player_0``, ...).
 

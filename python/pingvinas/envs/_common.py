@@ -33,21 +33,13 @@ def resolve_game(game: Union[str, Game]) -> Game:
 
 def observation_shape(game: Game) -> Tuple[int, ...]:
     """The shape of ``observation_tensor()`` for this variant."""
-    shape = getattr(game, "observation_shape", None)
-    if shape is not None:
-        return tuple(shape)
-    return tuple(game.new_state(seed=0).observation_tensor().shape)
+    # getattr until _core.pyi declares these two attributes (they are in the bindings).
+    return tuple(getattr(game, "observation_shape"))
 
 
 def max_game_length(game: Game) -> int:
-    """An upper bound on the actions of one game: every Fish action (placement or slide) takes
-    a floe out of play, and Marathon ends at its ply limit."""
-    length = getattr(game, "max_game_length", None)
-    if length is not None:
-        return int(length)
-    if isinstance(game, _core.Marathon):
-        return int(game.ply_limit)
-    return int(game.rows * game.cols)
+    """The most actions one game of this variant can take."""
+    return int(getattr(game, "max_game_length"))
 
 
 def new_state(game: Game, rng: np.random.Generator) -> State:

@@ -97,3 +97,19 @@ def test_marathon_terminal_and_utilities():
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert state.current_player() == pyspiel.PlayerId.TERMINAL
     assert state.returns() == state.pingvinas_state.returns()
+
+
+def test_rl_environment():
+    """OpenSpiel's RL environment (what its learning algorithms step) runs a whole game; the
+    game loads from its string form too."""
+    from open_spiel.python import rl_environment
+
+    game = pyspiel.load_game("pingvinas_fish(variant=fish-3p,seed=4)")
+    env = rl_environment.Environment(game)
+    step = env.reset()
+    rng = np.random.default_rng(0)
+    while not step.last():
+        player = step.observations["current_player"]
+        step = env.step([int(rng.choice(step.observations["legal_actions"][player]))])
+    assert len(step.observations["info_state"][0]) == int(np.prod(pv.Fish.variant("fish-3p").observation_shape))
+    assert sum(step.rewards) == pytest.approx(0.0) and any(step.rewards)

@@ -5,6 +5,7 @@
 Every loop plays uniformly random legal actions and builds what its framework hands a learner
 each decision (observation and mask); the State loop does the same by hand
 (``legal_actions`` + ``observation_tensor`` + ``legal_action_mask`` + ``apply_action``).
+Wall and CPU time per game are printed (on a shared machine CPU time is the steadier one).
 Frameworks that are not installed are skipped. The OpenSpiel loop loads one game per Fish board
 (`seed` is a game parameter), as a user who wants fresh boards must.
 """
@@ -82,19 +83,24 @@ def main() -> None:
     game = pv.Fish() if args.game == "fish" else pv.Marathon()
     loops = [("State API", state_loop), ("Gymnasium", gymnasium_loop), ("PettingZoo", pettingzoo_loop),
              ("OpenSpiel", openspiel_loop)]
-    base = None
+    base = base_cpu = None
     print(f"{args.game}, {args.games} random games each")
     for name, loop in loops:
         rng = np.random.default_rng(0)
         try:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             loop(game, args.games, rng)
             secs = (time.perf_counter() - t) / args.games
+            cpu = (time.process_time() - c) / args.games
         except ImportError as e:
             print(f"{name:11} skipped ({e})")
             continue
         base = base or secs
-        print(f"{name:11} {secs * 1e3:8.2f} ms/game  ({secs / base:5.1f}x the State API)")
+        base_cpu = base_cpu or cpu
+        print(
+            f"{name:11} {secs * 1e3:8.2f} ms/game wall, {cpu * 1e3:8.2f} ms CPU"
+            f"  ({cpu / base_cpu:4.1f}x the State API's CPU time)"
+        )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def test_random_episodes(game):
 def test_observation_is_the_learners_view():
     env = envs.gym_env("fish-3p", seat=2)
     obs, info = env.reset(seed=1)
-    assert env.state.to_move == 2 and info["to_move"] == 2  # seats 0 and 1 moved first
+    assert env.state.to_move == 2  # seats 0 and 1 moved first
     np.testing.assert_array_equal(obs["observation"], env.state.observation_tensor(player=2))
     assert obs["observation"].shape == envs.observation_shape(env.game)
     assert obs["action_mask"].dtype == np.int8
@@ -117,3 +117,20 @@ def test_registered_ids_take_variants():
     env = gymnasium.make("pingvinas/Marathon-v0", game=pv.Marathon(players=3, course="zigzag"))
     obs, _ = env.reset(seed=0)
     assert obs["observation"].shape == env.unwrapped.state.observation_tensor().shape
+
+
+def test_gymnasium_sync_vector_env():
+    """Gymnasium's own vector env over the adapter (Python envs in a loop, until
+    ``pv.VectorEnv``): infos stack, games end and reset by themselves (next-step autoreset)."""
+    vec = gymnasium.make_vec("pingvinas/Fish-v0", num_envs=3, vectorization_mode="sync")
+    obs, info = vec.reset(seed=0)
+    assert obs["observation"].shape == (3, *envs.observation_shape(pv.Fish()))
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(80):
+        actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in obs["action_mask"]]
+        obs, rewards, terminations, truncations, info = vec.step(np.array(actions))
+        ended += int(terminations.sum())
+        assert not truncations.any()
+    assert ended >= 3
+    vec.close()

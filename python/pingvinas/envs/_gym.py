@@ -29,8 +29,9 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
     - ``reward``: 0 until the game ends, then the learner's ``state.returns()[seat]``.
     - ``terminated`` when the game is over (a Marathon game that reaches its ply limit is a draw
       by the rules, so it terminates too); ``truncated`` is always False.
-    - ``info``: ``legal_actions`` (ascending list of ints), ``to_move``, and at the end
-      ``returns`` (every player's).
+    - ``info``: ``legal_actions`` (the learner's, an ascending list of ints; empty at the end),
+      and at the end ``returns`` (every player's). The values keep their types from step to
+      step, so Gymnasium's own vector envs (``gymnasium.make_vec``) stack them.
     - ``env.state`` is the underlying pingvinas state (read it, do not change it).
     """
 
@@ -144,7 +145,7 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
 
     def _info(self) -> Dict[str, Any]:
         state = self._require_state()
-        info: Dict[str, Any] = {"legal_actions": list(state.legal_actions()), "to_move": state.to_move}
+        info: Dict[str, Any] = {"legal_actions": list(state.legal_actions())}
         if state.is_over:
             info["returns"] = list(state.returns())
         return info

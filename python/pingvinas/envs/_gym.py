@@ -99,7 +99,8 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
         turn or the end.
 
         :raises pingvinas.IllegalMoveError: ``action`` is not legal here (with the default
-            ``illegal_action="raise"``; the state is unchanged). With ``"lose"`` the episode
+            ``illegal_action="raise"``; the state is unchanged); ``InvalidMoveError`` for a
+            number outside the action space. With ``"lose"`` the episode
             ends instead, with reward -1 and ``info["illegal_action"] = True``.
         """
         state = self._require_state()

@@ -32,7 +32,8 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
     - Rewards: all 0 until the game ends, then ``state.returns()``. At the end every agent
       terminates; a Marathon game that reaches its ply limit is a draw by the rules, so that
       is a termination too (returns all 0), and nothing is ever truncated.
-    - An illegal action raises :class:`pingvinas.IllegalMoveError` (the state is unchanged).
+    - An illegal action raises :class:`pingvinas.IllegalMoveError` (the state is unchanged;
+      ``InvalidMoveError`` for a number outside the action space).
     - ``reset(seed=...)`` seeds the env's generator, which deals the Fish board.
     - ``render()`` with ``render_mode="ansi"`` returns the text board; ``"human"`` prints it.
     """

@@ -297,6 +297,9 @@ impl PySearcher {
     where
         G::State: Send,
     {
+        if game.is_over(&state) {
+            return Err(PyValueError::new_err("cannot search a finished game"));
+        }
         let choice = self.options.algorithm.choice(&*game);
         let budget = budget_for(choice, budget)?;
         let mut inner = match self.inner.try_lock() {

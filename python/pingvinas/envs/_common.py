@@ -33,13 +33,12 @@ def resolve_game(game: Union[str, Game]) -> Game:
 
 def observation_shape(game: Game) -> Tuple[int, ...]:
     """The shape of ``observation_tensor()`` for this variant."""
-    # getattr until _core.pyi declares these two attributes (they are in the bindings).
-    return tuple(getattr(game, "observation_shape"))
+    return tuple(game.observation_shape)
 
 
 def max_game_length(game: Game) -> int:
     """The most actions one game of this variant can take."""
-    return int(getattr(game, "max_game_length"))
+    return int(game.max_game_length)
 
 
 def new_state(game: Game, rng: np.random.Generator) -> State:

@@ -62,9 +62,17 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
 
 pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
     let j: StateJson =
-        serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish state JSON: {e}")))?;
+        serde_json::from_str(text).map_err(|e| {
+            Error::Invalid(format!(
+                "Fish state JSON: {}",
+                crate::error::clip_message(&e.to_string())
+            ))
+        })?;
     if j.game != "fish" {
-        return invalid!("Fish state JSON: game = {:?}, expected \"fish\"", j.game);
+        return invalid!(
+            "Fish state JSON: game = {}, expected \"fish\"",
+            crate::error::quote(&j.game)
+        );
     }
     if j.version != 1 {
         return invalid!(

@@ -41,7 +41,7 @@ use crate::rng::{splitmix64, Rng};
 use crate::{Error, Result};
 
 pub use config::{bundled_names, Config, BUNDLED};
-pub use course::{Course, Dir, MAX_CELLS};
+pub use course::{Course, Dir, MAX_CELLS, MAX_MAP_BYTES, MAX_MAP_COLUMNS, MAX_MAP_LINES};
 pub use moves::{Move, Piece, Place};
 
 use course::{Outcome, Ray};

@@ -161,7 +161,7 @@ impl Choice {
             "alphabeta" | "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
             "greedy" => Ok(Choice::Greedy),
             "random" => Ok(Choice::Random),
-            _ => invalid!("algorithm = {text:?}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\""),
+            _ => invalid!("algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\"", crate::error::quote(text)),
         }
     }
 

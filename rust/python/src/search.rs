@@ -114,6 +114,7 @@ impl Options {
             reuse: self.reuse,
             expand_after: 1,
             seed: self.seed,
+            memory_mb: pingvinas_engine::search::mcts::DEFAULT_MEMORY_MB,
         }
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use pingvinas_engine::fish::playout::{random_playouts, Start};
+use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::fish::{
     json, notation, Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
 };
@@ -685,7 +686,7 @@ pub fn fish_random_playouts<'py>(
         Start::Opening(g) | Start::Position(g, _) => g.num_players(),
     };
     let scores = py
-        .detach(|| random_playouts(&start, n, seed, threads, policy))
+        .detach(|| random_playouts(&start, n, seed, threads, policy, &StopFlag::new()))
         .py()?;
     let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);
     let floes = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].1 as i32);

@@ -8,6 +8,7 @@ use numpy::ndarray::{Array3, Axis};
 use numpy::{IntoPyArray, PyArray1, PyArray3};
 use pingvinas_engine::marathon::json::{self, piece_from_parts};
 use pingvinas_engine::marathon::playout::random_playouts;
+use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::marathon::{Config, Marathon, Move, Piece, Place, State};
 use pingvinas_engine::{ActionList, Game};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -899,7 +900,7 @@ pub fn marathon_random_playouts<'py>(
         (None, None) => (Arc::new(Marathon::standard()), None),
     };
     let out = py
-        .detach(|| random_playouts(&game, start.as_ref(), n, seed, threads))
+        .detach(|| random_playouts(&game, start.as_ref(), n, seed, threads, &StopFlag::new()))
         .py()?;
     Ok((out.winners.into_pyarray(py), out.plies.into_pyarray(py)))
 }

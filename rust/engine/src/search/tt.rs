@@ -7,6 +7,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::batch::available_bytes;
 use crate::error::{Error, Result};
 use crate::game::Action;
 
@@ -274,14 +275,6 @@ impl Tt {
             .sum();
         (used * 1000 / (n * BUCKET)) as u32
     }
-}
-
-/// `MemAvailable` of `/proc/meminfo` in bytes (Linux), else `None`.
-pub fn available_bytes() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb.saturating_mul(1024))
 }
 
 #[cfg(test)]

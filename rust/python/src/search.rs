@@ -9,10 +9,11 @@ use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::fish::FishGame;
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
+use pingvinas_engine::search::tt;
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
-use pingvinas_engine::search::mcts::{Leaf, MctsConfig, Selection};
+use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
 };
@@ -26,9 +27,6 @@ use crate::errors::ToPyResult;
 use crate::fish::PyFishState;
 use crate::marathon::PyMarathonState;
 use crate::state::Bind;
-
-/// The largest transposition table a search may ask for, in MiB.
-const MAX_TT_MB: u64 = 4096;
 
 /// The names `algorithm` accepts, `"auto"` first.
 pub fn algorithms() -> Vec<&'static str> {
@@ -82,6 +80,7 @@ struct Options {
     playout: String,
     knowledge: bool,
     tt_mb: usize,
+    memory_mb: usize,
     reuse: bool,
 }
 
@@ -101,6 +100,7 @@ impl Options {
                 reuse: self.reuse,
                 expand_after: 1,
                 seed: self.seed,
+                memory_mb: self.memory_mb,
             },
             AlphaBetaConfig {
                 tt_mb: self.tt_mb,
@@ -332,7 +332,7 @@ impl PySearcher {
 #[pymethods]
 impl PySearcher {
     #[new]
-    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, reuse = true))]
+    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -343,6 +343,7 @@ impl PySearcher {
         playout: &str,
         knowledge: bool,
         tt_mb: Option<&Bound<'_, PyAny>>,
+        memory_mb: Option<&Bound<'_, PyAny>>,
         reuse: bool,
     ) -> PyResult<Self> {
         let algorithm = Algorithm::parse(algorithm)?;
@@ -375,9 +376,15 @@ impl PySearcher {
         }
         let tt_mb = match tt_mb {
             Some(t) if !t.is_none() => {
-                args::count(t, "tt_mb", 1, MAX_TT_MB)? as usize
+                args::count(t, "tt_mb", 1, tt::MAX_TT_MB as u64)? as usize
             }
             _ => 64,
+        };
+        let memory_mb = match memory_mb {
+            Some(m) if !m.is_none() => {
+                args::count(m, "memory_mb", 1, mcts::MAX_MEMORY_MB as u64)? as usize
+            }
+            _ => mcts::DEFAULT_MEMORY_MB,
         };
         Ok(PySearcher {
             options: Options {
@@ -389,6 +396,7 @@ impl PySearcher {
                 playout: playout.to_string(),
                 knowledge,
                 tt_mb,
+                memory_mb,
                 reuse,
             },
             inner: Mutex::new(Inner::Empty),

@@ -11,8 +11,8 @@ use numpy::{
 };
 use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
 use pingvinas_engine::marathon::Marathon;
-use pingvinas_engine::search::fish_eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::search::marathon_eval::{MarathonEval, MarathonEvalConfig};
+use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
+use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::search::{Budget, Choice, Evaluate};
 use pingvinas_engine::vector::{
     self, AgentMaker, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source, VectorGame,

@@ -170,9 +170,11 @@ def gym_vector_env(
     num_envs: int = 1,
     **kwargs: Any,
 ) -> PingvinasVectorEnv:
-    """A :class:`PingvinasVectorEnv` (keywords: ``opponent``, ``learner``, ``seed``,
-    ``threads``, ``reward``, ``copy``, ``render_mode``)."""
+    """A :class:`PingvinasVectorEnv` (keywords: ``opponent``, ``learner`` or ``seat`` as in
+    ``gym_env``, ``seed``, ``threads``, ``reward``, ``copy``, ``render_mode``)."""
     kwargs.pop("max_episode_steps", None)
+    if "seat" in kwargs:
+        kwargs["learner"] = kwargs.pop("seat")
     return PingvinasVectorEnv(game, num_envs, **kwargs)
 
 

@@ -268,7 +268,8 @@ impl Buffers {
 ///
 /// The arrays returned are the env's own buffers, the same objects on every call, overwritten
 /// by the next ``reset``, ``step`` or ``set_state``: copy what you keep (or make the env with
-/// ``copy=True`` to get fresh arrays from every call).
+/// ``copy=True`` to get fresh arrays from every call), and do not write into them (a step
+/// clears only the mask entries it set).
 ///
 /// An action outside the action space raises ``InvalidMoveError``, an illegal one
 /// ``IllegalMoveError("env 17: action 42 is illegal (...)")``; in both cases no env has moved.

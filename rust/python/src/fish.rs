@@ -545,7 +545,7 @@ impl PyFishState {
         let board = self.game.board();
         let grid = Array2::from_shape_fn((board.rows(), board.cols()), |(r, c)| {
             let cell = board.cell(r as i64, c as i64).expect("on the grid");
-            if self.state.floes.contains(cell) {
+            if self.state.floes().contains(cell) {
                 board.fish(cell) as i32
             } else {
                 0
@@ -559,14 +559,20 @@ impl PyFishState {
     fn penguins(&self) -> Vec<Vec<(usize, usize)>> {
         let board = self.game.board();
         (0..self.game.num_players())
-            .map(|p| self.state.penguins[p].map(|c| board.coords(c)).collect())
+            .map(|p| {
+                self.state
+                    .penguins(p)
+                    .into_iter()
+                    .map(|c| board.coords(c))
+                    .collect()
+            })
             .collect()
     }
 
     /// The 64-bit Zobrist hash of the position (floes, penguins, player to move).
     #[getter]
     fn zobrist_hash(&self) -> u64 {
-        self.state.hash
+        self.state.hash()
     }
 
     /// Planes `(3 + players, rows, cols)` of float32 from `player`'s view (default: the player
@@ -583,9 +589,9 @@ impl PyFishState {
         let planes = Array3::from_shape_fn((3 + n, board.rows(), board.cols()), |(k, r, c)| {
             let cell = board.cell(r as i64, c as i64).expect("on the grid");
             let on = if k < 3 {
-                self.state.floes.contains(cell) && (board.fish(cell) as usize).min(3) == k + 1
+                self.state.floes().contains(cell) && (board.fish(cell) as usize).min(3) == k + 1
             } else {
-                self.state.penguins[(me + k - 3) % n].contains(cell)
+                self.state.penguins((me + k - 3) % n).contains(cell)
             };
             on as u8 as f32
         });
@@ -620,12 +626,9 @@ impl PyFishState {
     }
 
     fn __hash__(&self) -> u64 {
-        self.state.hash
-            ^ self
-                .state
-                .fish
-                .iter()
-                .fold(0u64, |h, &f| h.rotate_left(16) ^ f as u64)
+        self.state.hash()
+            ^ (0..pingvinas_engine::fish::rules::MAX_FISH_PLAYERS)
+                .fold(0u64, |h, p| h.rotate_left(16) ^ self.state.fish(p) as u64)
     }
 
     fn __str__(&self) -> String {

@@ -16,10 +16,10 @@ pub fn fish_text(game: &FishGame, s: &FishState) -> String {
         out += &format!("{:>2} {}", r + 1, if r % 2 == 0 { "  " } else { "" });
         for c in 0..board.cols() {
             let cell = board.cell(r as i64, c as i64).expect("on the grid");
-            let owner = (0..game.rules().players()).find(|&p| s.penguins[p].contains(cell));
+            let owner = (0..game.rules().players()).find(|&p| s.penguins(p).contains(cell));
             let mark = match owner {
                 Some(p) => ((b'A' + p as u8) as char).to_string(),
-                None if s.floes.contains(cell) => board.fish(cell).to_string(),
+                None if s.floes().contains(cell) => board.fish(cell).to_string(),
                 None => ".".to_string(),
             };
             out += &format!("{mark:>2} ");

@@ -5,12 +5,12 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use pingvinas_engine::fish::{json as fish_json, FishGame, FishState};
-use pingvinas_engine::marathon::{json as marathon_json, Marathon, State as MarathonState};
-use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
+use pingvinas_engine::fish::{json as fish_json, FishGame, FishState};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
+use pingvinas_engine::marathon::{json as marathon_json, Marathon, State as MarathonState};
+use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::search::mcts::{Leaf, MctsConfig, Selection};
 use pingvinas_engine::search::{Budget, Choice, SearchResult, Searcher, StopFlag};
 use pingvinas_engine::{Error, Game};

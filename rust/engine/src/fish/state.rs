@@ -18,19 +18,19 @@ pub const NOBODY: u8 = 0xFF;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FishState {
     /// Floes still in play (occupied ones included).
-    pub floes: Bitboard,
+    pub(super) floes: Bitboard,
     /// Penguins on the board, per player (unused players stay empty).
-    pub penguins: [Bitboard; MAX_FISH_PLAYERS],
+    pub(super) penguins: [Bitboard; MAX_FISH_PLAYERS],
     /// Zobrist hash of floes, penguins, player to move and placement turn (not the scores).
-    pub hash: u64,
+    pub(super) hash: u64,
     /// Fish collected per player.
-    pub fish: [u16; MAX_FISH_PLAYERS],
+    pub(super) fish: [u16; MAX_FISH_PLAYERS],
     /// Floes collected per player.
-    pub taken: [u8; MAX_FISH_PLAYERS],
+    pub(super) taken: [u8; MAX_FISH_PLAYERS],
     /// The player to move, or [`NOBODY`] when the game is over.
-    pub to_move: u8,
+    pub(super) to_move: u8,
     /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
-    pub turn: u8,
+    pub(super) turn: u8,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +58,44 @@ pub struct FishGame {
 }
 
 impl FishState {
+    /// Floes still in play (occupied ones included).
+    #[inline]
+    pub fn floes(&self) -> Bitboard {
+        self.floes
+    }
+
+    /// The penguins of `player` on the board (none for a player who lifted them, or an unused
+    /// player slot).
+    #[inline]
+    pub fn penguins(&self, player: usize) -> Bitboard {
+        self.penguins[player]
+    }
+
+    /// Fish collected by `player` so far.
+    #[inline]
+    pub fn fish(&self, player: usize) -> u16 {
+        self.fish[player]
+    }
+
+    /// Floes collected by `player` so far.
+    #[inline]
+    pub fn taken(&self, player: usize) -> u8 {
+        self.taken[player]
+    }
+
+    /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
+    #[inline]
+    pub fn turn(&self) -> usize {
+        self.turn as usize
+    }
+
+    /// The Zobrist hash of floes, penguins, player to move and placement turn (not the scores):
+    /// the value [`Game::hash`] gives.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
     /// Every penguin on the board.
     #[inline]
     pub fn occupied(&self) -> Bitboard {

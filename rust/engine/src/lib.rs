@@ -8,6 +8,7 @@ pub mod error;
 pub mod fish;
 pub mod game;
 pub mod marathon;
+mod names;
 pub mod rng;
 pub mod search;
 

@@ -20,23 +20,13 @@ use crate::variants;
 type Coords = (i64, i64);
 
 fn parse_placement(text: &str) -> PyResult<Placement> {
-    match text {
-        "one-fish" => Ok(Placement::OneFish),
-        "any" => Ok(Placement::Any),
-        _ => Err(PyValueError::new_err(format!(
-            "placement = {text:?}: expected \"one-fish\" or \"any\""
-        ))),
-    }
+    text.parse()
+        .map_err(|e| PyValueError::new_err(format!("placement = {e}")))
 }
 
 fn parse_order(text: &str) -> PyResult<Order> {
-    match text {
-        "round-robin" => Ok(Order::RoundRobin),
-        "snake" => Ok(Order::Snake),
-        _ => Err(PyValueError::new_err(format!(
-            "order = {text:?}: expected \"round-robin\" or \"snake\""
-        ))),
-    }
+    text.parse()
+        .map_err(|e| PyValueError::new_err(format!("order = {e}")))
 }
 
 /// A grid of fish counts from Python (lists, tuples or a numpy array), checked cell by cell.

@@ -32,6 +32,8 @@ struct StateJson {
     turn: usize,
 }
 
+/// A game and a position as one JSON object (rules, board, penguins, scores, player to move
+/// and placement turn), which [`from_json`] reads back.
 pub fn to_json(game: &FishGame, s: &FishState) -> String {
     let board = game.board();
     let rc = |cell| {
@@ -48,10 +50,10 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
         placement: rules.placement,
         order: rules.order,
         board: board.grid(),
-        floes: s.floes.map(rc).collect(),
+        floes: s.floes.into_iter().map(rc).collect(),
         penguins: s.penguins[..players]
             .iter()
-            .map(|bb| bb.map(rc).collect())
+            .map(|bb| bb.into_iter().map(rc).collect())
             .collect(),
         scores: (0..players).map(|p| s.score(p)).collect(),
         to_move: s.to_move(),
@@ -60,6 +62,11 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
     serde_json::to_string(&json).expect("plain data serializes")
 }
 
+/// Reads what [`to_json`] writes.
+///
+/// # Errors
+/// `Error::Parse` for text that is not such a JSON object, `Error::Invalid` for a position
+/// that breaks the rules or the engine's limits.
 pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
     let j: StateJson =
         serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish state JSON: {e}")))?;

@@ -33,22 +33,22 @@ pub struct FishState {
     pub(super) turn: u8,
 }
 
+/// The phase of a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
+    /// Penguins are being placed.
     Placement,
+    /// Penguins slide.
     Movement,
+    /// Nobody can move: the game is over.
     Over,
 }
 
-impl Phase {
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Placement => "placement",
-            Phase::Movement => "movement",
-            Phase::Over => "over",
-        }
-    }
-}
+crate::names::named_enum!(Phase {
+    Placement => "placement",
+    Movement => "movement",
+    Over => "over",
+});
 
 /// A Fish game: the rules and one board. States refer to it for the fish on each floe.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,6 +108,7 @@ impl FishState {
         self.floes - self.occupied()
     }
 
+    /// The player to move; `None` when the game is over.
     #[inline]
     pub fn to_move(&self) -> Option<usize> {
         (self.to_move != NOBODY).then_some(self.to_move as usize)
@@ -128,15 +129,18 @@ impl FishState {
 }
 
 impl FishGame {
+    /// A game with these rules on this board.
     pub fn new(rules: Rules, board: Board) -> FishGame {
         FishGame { rules, board }
     }
 
+    /// The rules.
     #[inline]
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
 
+    /// The board (the fish on every floe at the start).
     #[inline]
     pub fn board(&self) -> &Board {
         &self.board
@@ -172,6 +176,7 @@ impl FishGame {
         h
     }
 
+    /// The phase of `s`.
     pub fn phase(&self, s: &FishState) -> Phase {
         if s.to_move == NOBODY {
             Phase::Over
@@ -297,6 +302,7 @@ impl FishGame {
             ^ zobrist::FLOE[from as usize];
     }
 
+    /// Plays a move (unchecked, as [`Game::apply`]).
     pub fn apply_move(&self, s: &mut FishState, mv: FishMove) {
         match mv {
             FishMove::Place(cell) => self.place(s, cell),
@@ -323,6 +329,7 @@ impl FishGame {
         }
     }
 
+    /// The legal moves of `s`, in the order of their actions.
     pub fn legal_moves(&self, s: &FishState) -> Vec<FishMove> {
         let mut out = ActionList::new();
         self.legal_actions(s, &mut out);
@@ -488,6 +495,7 @@ impl Game for FishGame {
             Phase::Placement => {
                 out.extend(
                     self.placement_cells(s)
+                        .into_iter()
                         .map(|c| self.board.dense(c) as Action),
                 );
             }

@@ -9,6 +9,7 @@ use crate::game::Action;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Bound {
+    /// The true value is `value`.
     Exact = 1,
     /// The true value is at least `value` (a fail-high).
     Lower = 2,
@@ -19,9 +20,13 @@ pub enum Bound {
 /// What a probe returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hit {
+    /// The stored value, for the player to move.
     pub value: i32,
+    /// The depth of the search that found it.
     pub depth: u8,
+    /// How `value` bounds the true value.
     pub bound: Bound,
+    /// The best move found, if any.
     pub best: Option<Action>,
     /// True when the value came from a search that reached the end of every line (a proven
     /// value, valid at any depth).
@@ -106,6 +111,7 @@ pub struct Tt {
 }
 
 impl Tt {
+    /// A table of about `mb` MiB (at least one bucket).
     pub fn new(mb: usize) -> Tt {
         let bytes = mb.max(1).saturating_mul(1 << 20);
         let mut n = 1usize;
@@ -134,6 +140,7 @@ impl Tt {
         self.age = self.age.wrapping_add(1);
     }
 
+    /// Forgets every entry.
     pub fn clear(&mut self) {
         self.buckets
             .iter()

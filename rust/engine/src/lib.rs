@@ -11,6 +11,7 @@ pub mod marathon;
 mod names;
 pub mod rng;
 pub mod search;
+pub mod variants;
 
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};

@@ -38,7 +38,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub use config::{bundled_names, Config, BUNDLED};
+pub use config::{bundled_names, Config};
 pub use course::{Course, Dir, MAX_CELLS};
 pub use game::MarathonGame;
 pub use moves::{MarathonMove, Piece, Place};

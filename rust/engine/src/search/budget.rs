@@ -23,7 +23,9 @@ pub const MAX_DEPTH: u32 = 1000;
 /// - **MCTS** counts `iterations` (one selection, expansion, playout and backup each; exact)
 ///   and `nodes` (tree nodes held after the search, a memory bound: the search stops before an
 ///   expansion that would take the tree beyond `nodes`, so it holds at most `nodes`, or only
-///   the root and its children when `nodes` is smaller). It ignores `depth`. It reads the clock
+///   the root and its children when `nodes` is smaller); with `nodes` its only limit, it also
+///   stops once [`crate::search::mcts::STALE`] iterations in a row add no node (the tree is
+///   complete or at its memory bound). It ignores `depth`. It reads the clock
 ///   (time and stop flag) every 16 iterations. Iteration and node budgets are shared between
 ///   threads.
 /// - **Alpha-beta** counts `nodes` (positions visited, checked before each one: never more
@@ -190,6 +192,11 @@ impl Clock {
         self.stop.is_set()
             || self.finished.as_ref().is_some_and(StopFlag::is_set)
             || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether the budget has a time limit.
+    pub fn has_deadline(&self) -> bool {
+        self.deadline.is_some()
     }
 
     /// True when the stop flag (not the deadline) ended the search.

@@ -78,7 +78,7 @@ def cmd_variants(args: argparse.Namespace) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="pingvinas", description="Engines for the penguin games Fish and Penguin Marathon.")
-    parser.add_argument("--version", action="version", version=pv.__version__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {pv.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_options(p: argparse.ArgumentParser) -> None:

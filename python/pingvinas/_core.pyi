@@ -211,8 +211,11 @@ class FishState:
     @property
     def zobrist_hash(self) -> int: ...
     def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
-        """Planes ``(3 + players, rows, cols)`` from ``player``'s view (default: the player to
-        move): floes with 1, 2 and 3+ fish, then the penguins of ``player``, ``player + 1``..."""
+        """Planes ``(4 + 5 * players, rows, cols)`` from ``player``'s view (default: the player
+        to move; seats follow in turn order): floes with 1, 2 and 3+ fish, the penguins of each
+        seat, then per seat constant planes of its fish and floes collected and penguins still
+        to place, ones for the seat to move, and ones during placement (the docs' "Actions and
+        observations" page lists them)."""
 
 def fish_random_playouts(
     n: int,
@@ -431,11 +434,12 @@ class MarathonState:
     def zobrist_hash(self) -> int:
         """The 64-bit Zobrist hash (pieces and the player to move; not the ply)."""
     def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
-        """Planes ``(10 + 9 * players, rows, cols)`` over the course's bounding box from
+        """Planes ``(11 + 10 * players, rows, cols)`` over the course's bounding box from
         ``player``'s view (default: the player to move; seats follow in turn order): the course
         cells; where each piece stands (seat by seat: mama, papa, baby); lying pieces by facing
-        (N ... NW) and upright pieces; then per piece a plane of ones while it waits and one
-        once it has finished."""
+        (N ... NW) and upright pieces; per piece a plane of ones while it waits and one once it
+        has finished; the ply over the ply limit; ones for the seat to move (the docs' "Actions
+        and observations" page lists them)."""
 
 def marathon_random_playouts(
     n: int,

@@ -11,7 +11,7 @@
 
 from typing import Union
 
-from . import fish, marathon
+from . import fish, marathon, svg
 from ._core import (
     Fish,
     FishMove,
@@ -64,5 +64,6 @@ __all__ = [
     "marathon",
     "play_match",
     "search",
+    "svg",
     "variants",
 ]

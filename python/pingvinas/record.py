@@ -185,6 +185,18 @@ class GameRecord:
         self._info.append(facts)
         return mv
 
+    def pop(self) -> Any:
+        """Takes back the last move and returns it (``IndexError`` when there is none)."""
+        if not self._moves:
+            raise IndexError("pop from a game record without moves")
+        mv = self._moves.pop()
+        self._info.pop()
+        state = self.start_state()
+        for m in self._moves:
+            state.play(m.action)
+        self._final = state
+        return mv
+
     def add_search(self, move: Any, result: Any) -> Any:
         """:meth:`add` with the facts of a :class:`~pingvinas.search.SearchResult`."""
         return self.add(move, value=result.value, nodes=result.nodes, time=result.time,

@@ -202,3 +202,17 @@ def test_png():
     state.play("B -1,1 S 2,1 S")
     data = pv.svg.to_png(state.svg(size=200))
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_fill_tints_cells():
+    state = pv.Fish().new_state(seed=3)
+    root = parse(pv.svg.state_svg(state, fill={"a2": "#ffcc00", (3, 4): "red"}))
+    tinted = sorted(p.get("data-cell") for p in root.iter(f"{SVG}polygon") if p.get("class") == "fill")
+    assert tinted == ["a2", "e4"]
+    race = pv.Marathon().new_state()
+    root = parse(pv.svg.state_svg(race, fill={(0, 1): "#ffcc00"}))
+    assert [r.get("data-cell") for r in root.iter(f"{SVG}rect") if r.get("class") == "fill"] == ["0,1"]
+    with pytest.raises(ValueError, match="fill"):
+        pv.svg.state_svg(race, fill={(40, 1): "red"})
+    with pytest.raises(ValueError, match="fill"):
+        pv.svg.state_svg(race, fill=[(0, 1)])

@@ -255,7 +255,22 @@ def _fish_dots(fish: int, x: float, y: float, r: float) -> List[Tuple[float, flo
     return [(x - r, y + r * 0.55), (x + r, y + r * 0.55), (x, y - r * 0.75)]
 
 
-def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: bool, flipped: bool) -> ET.Element:
+def _fill_list(fill: Any, rows: int, cols: int, kind: str) -> List[Tuple[Cell, str]]:
+    """``fill``: a mapping of cells (pairs or, for Fish, notation) to colours."""
+    if not fill:
+        return []
+    if not hasattr(fill, "items"):
+        raise ValueError(f"fill = {fill!r}: expected a dict of cells to colours")
+    out = []
+    for cell, colour in fill.items():
+        where = _fish_cell(cell) if kind == "fish" and isinstance(cell, str) else _cell(cell, "fill")
+        if not (0 <= where[0] < rows and 0 <= where[1] < cols):
+            raise ValueError(f"fill: the cell {cell!r} is off the board")
+        out.append((where, str(colour)))
+    return out
+
+
+def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: bool, flipped: bool, fill: Any = None) -> ET.Element:
     board = state.board
     rows, cols = int(board.shape[0]), int(board.shape[1])
     penguins = state.penguins
@@ -323,6 +338,9 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
         if dst is not None:
             _el(root, "polygon", class_="lastmove-to", points=hexagon(dst, 0.86), fill="none",
                 stroke=_ARROW, stroke_opacity=0.45, stroke_width=2.5)
+
+    for cell, colour in _fill_list(fill, rows, cols, "fish"):
+        _el(root, "polygon", class_="fill", data_cell=name(cell), points=hexagon(cell, 0.95), fill=colour, fill_opacity=0.5, stroke="none")
 
     for player, cells in enumerate(penguins):
         colour, ink = PALETTE[player % len(PALETTE)], _ON_PALETTE[player % len(PALETTE)]
@@ -438,7 +456,7 @@ def _piece_shape(kind: str, facing: Optional[str], x: float, y: float, S: float)
     return pts, dots
 
 
-def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: bool, flipped: bool) -> ET.Element:
+def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: bool, flipped: bool, fill: Any = None) -> ET.Element:
     game = state.game
     rows, cols = int(game.rows), int(game.cols)
     cells = [tuple(c) for c in game.cells]
@@ -542,6 +560,10 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
         if src is not None and dst is not None and not stand:
             _arrow(root, centre(src), centre(dst), S * 0.12, _ARROW, 0.35, "lastmove")
 
+    for cell, colour in _fill_list(fill, rows, cols, "marathon"):
+        _el(root, "rect", class_="fill", data_cell=f"{cell[0]},{cell[1]}", fill=colour, fill_opacity=0.5, stroke="none",
+            **rect(cell[0] + 0.08, cell[1] + 0.08, cell[0] + 0.92, cell[1] + 0.92))
+
     pieces = _el(root, "g", class_="pieces")
     for p in state.pieces:
         if p.status != "on course" or p.cell is None:
@@ -603,10 +625,10 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
 # --- public ---------------------------------------------------------------------------------------
 
 
-def _element(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: Any, flipped: Any) -> ET.Element:
+def _element(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: Any, flipped: Any, fill: Any = None) -> ET.Element:
     kind = _kind(state)
     draw = _fish_svg if kind == "fish" else _marathon_svg
-    return draw(state, size, lastmove, arrows, bool(labels), bool(flipped))
+    return draw(state, size, lastmove, arrows, bool(labels), bool(flipped), fill)
 
 
 def state_svg(
@@ -617,6 +639,7 @@ def state_svg(
     arrows: Optional[Iterable[Any]] = (),
     labels: bool = True,
     flipped: bool = False,
+    fill: Optional[Dict[Any, str]] = None,
 ) -> SvgText:
     """An SVG picture of a Fish or Penguin Marathon position (what ``state.svg()`` returns).
 
@@ -628,10 +651,13 @@ def state_svg(
         ``(src, dst, colour)``, moves or notation.
     :param labels: coordinates along the edges and the scores (Fish) or status (Marathon).
     :param flipped: turn the board by 180 degrees.
+    :param fill: cells to tint, ``{cell: colour}`` (cells as ``(row, col)``, or Fish notation),
+        for example a selected piece's legal targets (``state.svg()`` does not take it; call
+        this function).
     :returns: :class:`SvgText`, a ``str`` that Jupyter shows as a picture.
     :raises ValueError: for a size, move or arrow that cannot be drawn.
     """
-    return _tostring(_element(state, size, lastmove, arrows, labels, flipped))
+    return _tostring(_element(state, size, lastmove, arrows, labels, flipped, fill))
 
 
 def _frames(source: Any, start: Any) -> Tuple[List[Any], List[Any]]:

@@ -279,8 +279,12 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
     margin = 22.0 if labels else 4.0
     bw, bh = cols * W + W / 2, 2 * R + 1.5 * R * (rows - 1)
     players = len(penguins)
-    legend = (28.0 + 20.0 * ((players + 1) // 2)) if labels else 0.0
-    width, height = bw + 2 * margin, bh + 2 * margin + legend
+    entry = 150.0  # the width of one player's entry in the legend
+    per_line = max(1, min(2, int((bw + margin) // entry)))
+    legend_lines = (players + per_line - 1) // per_line
+    legend = (28.0 + 20.0 * legend_lines) if labels else 0.0
+    width = max(bw + 2 * margin, (entry + margin) if labels else 0.0)
+    height = bh + 2 * margin + legend
 
     def centre(cell: Cell) -> Tuple[float, float]:
         r, c = cell
@@ -370,8 +374,8 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
         legend_g = _el(root, "g", class_="legend")
         top_y = 2 * margin + bh + 6
         for player in range(players):
-            x = margin + (player % 2) * bw / 2
-            y = top_y + 20.0 * (player // 2) + 8
+            x = margin + (player % per_line) * bw / 2
+            y = top_y + 20.0 * (player // per_line) + 8
             if to_move == player:
                 _el(legend_g, "polygon", points=_points([(x, y - 5), (x + 7, y), (x, y + 5)]), fill=_INK)
             _el(legend_g, "circle", cx=x + 18, cy=y, r=8.0, fill=PALETTE[player % 5], stroke=_INK, stroke_width=1.0)
@@ -385,7 +389,7 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
             status = f"game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}" if len(winners) < players else "game over: a draw"
         else:
             status = f"{phase}, {_LETTERS[to_move % 5]} to move" if to_move is not None else phase
-        _text(legend_g, margin, top_y + 20.0 * ((players + 1) // 2) + 8, status, 12.0, text_anchor="start")
+        _text(legend_g, margin, top_y + 20.0 * legend_lines + 8, status, 12.0, text_anchor="start")
     return root
 
 

@@ -19,7 +19,8 @@ Player colours come from the Okabe-Ito palette, which stays distinct for colour-
 each piece also carries its player's letter or sits in its player's row. The output is
 deterministic: no random ids, fixed number formatting, the same text for the same position.
 Elements carry ``class`` and ``data-cell`` attributes (``floe``, ``penguin``, ``cell``,
-``piece``...), so that a page can find the cell under a click.
+``piece``...; Fish cells in notation, ``a1``, Marathon cells as ``row,col``), and every
+Marathon piece ``data-piece="owner kind"``, so that a page can find what is under a click.
 
 :func:`state_svg` is what ``state.svg()`` calls, :func:`game` draws a whole game as a strip of
 positions or an animation, and :func:`to_png` writes a PNG (``pip install 'pingvinas[png]'``).
@@ -580,7 +581,7 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
         x, y = centre(tuple(p.cell))
         outline, dots = _piece_shape(p.kind, facing, x, y, S)
         state_word = f"lying, facing {p.facing}" if p.facing else "upright"
-        g = _el(pieces, "g", class_=f"piece player{p.owner} {p.kind}", data_cell=f"{p.cell[0]},{p.cell[1]}")
+        g = _el(pieces, "g", class_=f"piece player{p.owner} {p.kind}", data_cell=f"{p.cell[0]},{p.cell[1]}", data_piece=f"{p.owner} {p.kind}")
         _el(g, "title", f"{_LETTERS[p.owner % 5]} (player {p.owner}) {p.kind}, {state_word}")
         _el(g, "polygon", points=_points(outline), fill=colour, stroke=_INK, stroke_width=1.5, stroke_linejoin="round")
         for dx, dy in dots:
@@ -609,7 +610,7 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
             base = px + 30 + (20 if p.status == "waiting" else 125)
             x = base + slot * S * 0.7 + S * 0.35
             outline, dots = _piece_shape(p.kind, None, x, y + S * 0.08, S * 0.85)
-            g = _el(table, "g", class_=f"piece player{player} {p.kind} {p.status}")
+            g = _el(table, "g", class_=f"piece player{player} {p.kind} {p.status}", data_piece=f"{player} {p.kind}")
             _el(g, "title", f"{_LETTERS[player % 5]} (player {player}) {p.kind}, {p.status}")
             _el(g, "polygon", points=_points(outline), fill=PALETTE[player % 5], stroke=_INK, stroke_width=1.2,
                 stroke_linejoin="round", opacity=0.55 if p.status == "finished" else None)

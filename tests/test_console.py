@@ -1,6 +1,6 @@
-"""The command line for people: ``pingvinas show`` and ``pingvinas play`` (driven through stdin
-in a subprocess, as a person would), ``--game`` with a config path, ``variants``, ``match
---save``."""
+"""The command line for people (``pingvinas.console``): ``pingvinas show`` and ``pingvinas play``
+(driven through stdin in a subprocess, as a person would), ``--game`` with a config path,
+``variants``, ``match --save``."""
 
 import io
 import json

@@ -9,9 +9,9 @@ use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::fish::FishGame;
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
-use pingvinas_engine::search::fish_eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::search::fish_solver;
-use pingvinas_engine::search::marathon_eval::{MarathonEval, MarathonEvalConfig};
+use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
+use pingvinas_engine::fish::solver as fish_solver;
+use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::search::mcts::{Leaf, MctsConfig, Selection};
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
@@ -297,6 +297,9 @@ impl PySearcher {
     where
         G::State: Send,
     {
+        if game.is_over(&state) {
+            return Err(PyValueError::new_err("cannot search a finished game"));
+        }
         let choice = self.options.algorithm.choice(&*game);
         let budget = budget_for(choice, budget)?;
         let mut inner = match self.inner.try_lock() {

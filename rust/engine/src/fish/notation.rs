@@ -4,7 +4,7 @@
 
 use super::bitboard::Cell;
 use super::board::Board;
-use super::state::FishMove;
+use super::moves::FishMove;
 use crate::error::{Error, Result};
 
 pub fn cell_name(board: &Board, cell: Cell) -> String {

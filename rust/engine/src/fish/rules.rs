@@ -50,6 +50,20 @@ impl Order {
 pub const MAX_PENGUINS: usize = 8;
 pub const MAX_FISH_PLAYERS: usize = 4;
 
+/// How random playouts choose their moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Policy {
+    /// Every legal move equally likely.
+    #[default]
+    Uniform,
+    /// A random penguin among those that can move, then a random open direction, then a
+    /// random distance: not uniform over moves, and several times faster.
+    Fast,
+}
+
+/// Final `(fish, floes)` of each player (unused players stay at zero).
+pub type Scores = [(u16, u8); MAX_FISH_PLAYERS];
+
 /// The rules of a Fish variant, apart from the board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rules {

@@ -711,9 +711,9 @@ mod tests {
 
     #[test]
     fn threads_agree_on_solved_fish_endgames() {
+        use crate::fish::eval::tests::small_game;
         use crate::game::ActionList;
         use crate::rng::Rng;
-        use crate::search::fish_eval::tests::small_game;
         let mut rng = Rng::new(8);
         let mut solved = 0;
         while solved < 20 {

@@ -7,9 +7,6 @@
 
 pub mod alphabeta;
 pub mod budget;
-pub mod fish_eval;
-pub mod fish_solver;
-pub mod marathon_eval;
 pub mod mcts;
 pub mod tt;
 

@@ -40,4 +40,11 @@ assert len(race.legal_moves()) == 57
 race.play(pv.search(race, algorithm="mcts", iterations=50, seed=1).move)
 assert pickle.loads(pickle.dumps(race)) == race
 
+# The browser page's files are package data.
+from pingvinas.web import App, _static  # noqa: E402
+
+assert b"/static/app.js" in _static("index.html") and _static("app.js") and _static("style.css")
+status, answer = App("fish", engine="greedy", seconds=0.01).handle("POST", "/api/games", b"{}")
+assert status == 200 and answer["svg"].startswith("<svg"), answer
+
 print(f"smoke ok: pingvinas {pv.__version__} on Python {sys.version.split()[0]} from {here}")

@@ -4,17 +4,14 @@ The server is the standard library's :class:`http.server.ThreadingHTTPServer`; t
 JavaScript, CSS in ``pingvinas/web/static/``) is served by the package itself, so nothing is
 fetched from the network. The page talks to a small JSON API, which programs may use too:
 
-=======================================  ===================================================
-``GET  /api/variants``                   the variants a new game may use
-``POST /api/games``                      a new game: ``{"variant": name, "human": seat,
-                                         "seed": int}`` (all optional); the engine plays
-                                         until it is the person's turn
-``GET  /api/games/ID``                   the game's state (below)
-``POST /api/games/ID/move``              ``{"move": notation or action}``: the person's
-                                         move, then the engine's replies
-``POST /api/games/ID/undo``              back to the person's previous turn
-``GET  /api/games/ID/record``            the game record (``pingvinas.GameRecord`` JSON)
-=======================================  ===================================================
+- ``GET /api/variants``: the variants a new game may use.
+- ``POST /api/games`` with ``{"variant": name, "human": seat, "seed": int}`` (all optional): a
+  new game; the engine plays until it is the person's turn.
+- ``GET /api/games/ID``: the game's state (below).
+- ``POST /api/games/ID/move`` with ``{"move": notation or action}``: the person's move, then the
+  engine's replies.
+- ``POST /api/games/ID/undo``: back to the person's previous turn.
+- ``GET /api/games/ID/record``: the game record (``pingvinas.GameRecord`` JSON).
 
 A state is a JSON object: ``id``, ``game`` (``"fish"`` or ``"marathon"``), ``variant``,
 ``players``, ``human``, ``to_move`` (None when over), ``phase``, ``over``, ``ply``, ``svg`` (the

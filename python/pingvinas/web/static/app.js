@@ -52,6 +52,8 @@ function show(s) {
   game = s;
   selected = null;
   $("board").innerHTML = s.svg;
+  $("board").className = s.game;
+  fitBoard();
   document.body.dataset.gameId = s.id;
   document.body.dataset.ply = String(s.ply);
   document.body.dataset.over = s.over ? "1" : "0";
@@ -64,7 +66,7 @@ function show(s) {
   const rows = [];
   for (let p = 0; p < s.players; p++) {
     const who = p === s.human ? "you" : "engine";
-    const score = s.game === "fish" ? `${s.scores[p][0]} fish, ${s.scores[p][1]} floes` : `${s.scores[p]} of 3 finished`;
+    const score = s.game === "fish" ? `${s.scores[p][0]} fish, ${s.scores[p][1]} floe${s.scores[p][1] === 1 ? "" : "s"}` : `${s.scores[p]} of 3 finished`;
     const place = s.ranking ? ` (place ${s.ranking[p]})` : "";
     rows.push(`<tr data-player="${p}"><td>${LETTERS[p]}</td><td>${who}</td><td class="score">${score}${place}</td></tr>`);
   }
@@ -78,6 +80,19 @@ function show(s) {
   $("help").textContent = `${s.variant}: you are ${LETTERS[s.human]}; the engine plays ${s.engine}, ${s.seconds} s a move.`;
   decorate();
 }
+
+// The picture at up to 1.5 times its natural size, within the window's width and height.
+function fitBoard() {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  const box = svg.viewBox && svg.viewBox.baseVal;
+  const w = (box && box.width) || parseFloat(svg.getAttribute("width")) || 400;
+  const h = (box && box.height) || parseFloat(svg.getAttribute("height")) || 400;
+  const scale = Math.min(1.5, (window.innerWidth - 40) / w, Math.max(200, window.innerHeight - 90) / h);
+  svg.style.width = `${Math.round(w * scale)}px`;
+  svg.style.height = `${Math.round(h * scale)}px`;
+}
+window.addEventListener("resize", fitBoard);
 
 function mine() { return game && !game.over && game.to_move === game.human ? game.legal : []; }
 

@@ -187,7 +187,7 @@ def test_variants_listed(server):
     assert names["fish-4p"]["players"] == 4 and names["marathon"]["game"] == "marathon"
 
 
-def test_serve_command_line_refuses_a_bad_engine_and_a_taken_port(capsys):
+def test_serve_refuses_a_bad_engine_time_or_variant():
     from pingvinas.cli import main
 
     with pytest.raises(SystemExit):
@@ -196,3 +196,44 @@ def test_serve_command_line_refuses_a_bad_engine_and_a_taken_port(capsys):
         App("fish", seconds=0)
     with pytest.raises(ValueError, match="unknown variant"):
         App("no-such-variant")
+
+
+def test_the_serve_command(tmp_path):
+    """`pingvinas serve` on a free port, with a variant given as a TOML file: it says where it
+    serves, and the page and a new game of that variant come from there."""
+    import subprocess
+    import sys
+
+    config = tmp_path / "tiny.toml"
+    config.write_text('game = "fish"\nname = "tiny-file"\npenguins = 1\nboard = [[1, 1, 2], [3, 1, 2], [1, 2, 1]]\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pingvinas", "serve", "--port", "0", "--quiet", "--engine", "greedy",
+         "--time", "0.05", "--variant", str(config)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert "tiny-file" in line and "http://127.0.0.1:" in line, line
+        url = line.split(" at ")[1].split()[0].rstrip("/")
+        assert request(url + "/")[0] == 200
+        status, state, _ = request(url + "/api/games", "POST", {})
+        assert status == 200 and state["variant"] == "tiny-file" and state["svg"].startswith("<svg")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_refuses_a_taken_port():
+    import subprocess
+    import sys
+
+    app = App("fish", engine="greedy", seconds=0.05)
+    httpd = make_server(app, "127.0.0.1", 0, quiet=True)
+    try:
+        port = httpd.server_address[1]
+        out = subprocess.run([sys.executable, "-m", "pingvinas", "serve", "--port", str(port)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode != 0 and f"cannot serve on 127.0.0.1:{port}" in out.stderr
+        assert "Traceback" not in out.stderr
+    finally:
+        httpd.server_close()

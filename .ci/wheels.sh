@@ -25,16 +25,18 @@ step() { echo "wheels: $* ($SECONDS s so far)"; }
 pythons=()
 pyenv_versions="${PYENV_ROOT:-$HOME/.pyenv}/versions"
 if [ -d "$pyenv_versions" ]; then
-    mapfile -t found < <(
+    # (bash 3 compatible: macOS runners.)
+    found=$(
         for py in "$pyenv_versions"/*/bin/python3; do
             [ -x "$py" ] && "$py" -c 'import sys, venv; sys.exit(sys.version_info < (3, 9) or sys.implementation.name != "cpython")' 2>/dev/null \
                 && echo "$("$py" -c 'import sys; print("%d.%03d" % sys.version_info[:2])') $py"
+            true  # an unfit interpreter is left out, not an error
         done | sort | awk '{print $2}'
     )
-    if [ "${#found[@]}" -gt 0 ]; then
-        pythons+=("${found[0]}")
-        [ "${#found[@]}" -gt 1 ] && pythons+=("${found[-1]}")
-    fi
+    oldest=$(echo "$found" | head -n 1)
+    newest=$(echo "$found" | tail -n 1)
+    [ -n "$oldest" ] && pythons+=("$oldest")
+    [ -n "$newest" ] && [ "$newest" != "$oldest" ] && pythons+=("$newest")
 fi
 if [ "${#pythons[@]}" -eq 0 ]; then
     echo "wheels: SKIPPED the pyenv interpreters: no CPython >= 3.9 under $pyenv_versions; smoke-testing with $(command -v python) only"

@@ -12,6 +12,7 @@ use pingvinas_engine::fish::rules::BoardSpec;
 use pingvinas_engine::fish::{
     Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
 };
+use pingvinas_engine::batch;
 use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -510,9 +511,6 @@ impl PyFishState {
     }
 }
 
-/// The most games one batch call plays.
-pub const MAX_GAMES: u64 = 1 << 32;
-
 /// Plays `n` random games in Rust with the GIL released and returns `(fish, floes)`: two numpy
 /// int32 arrays of shape `(n, players)`. Starts from `state`, or the opening of `game`, or by
 /// default a freshly dealt standard 2-player board per game. `threads=0` uses every core.
@@ -530,7 +528,7 @@ pub fn fish_random_playouts<'py>(
     state: Option<PyRef<'py, PyFishState>>,
     policy: &str,
 ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<i32>>)> {
-    let n = args::count(n, "n", 0, MAX_GAMES)? as usize;
+    let n = args::count(n, "n", 0, batch::MAX_GAMES as u64)? as usize;
     let seed = seed.map_or(Ok(0), args::seed)?;
     let threads = threads.map_or(Ok(1), args::threads)?;
     let policy = match policy {
@@ -557,8 +555,8 @@ pub fn fish_random_playouts<'py>(
         Start::Standard(r) => r.players(),
         Start::Opening(g) | Start::Position(g, _) => g.num_players(),
     };
-    let scores = crate::detached::run(py, &StopFlag::new(), |_stop| {
-        random_playouts(&start, n, seed, threads, policy)
+    let scores = crate::detached::run(py, &StopFlag::new(), |stop| {
+        random_playouts(&start, n, seed, threads, policy, stop)
     })?
     .py()?;
     let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);

@@ -4,6 +4,7 @@
     pingvinas play --game marathon --agents auto greedy --seed 3
     pingvinas bench
     pingvinas variants
+    pingvinas serve --port 8000 --variant fish --engine auto --time 1
 """
 
 from __future__ import annotations
@@ -71,6 +72,29 @@ def cmd_bench(args: argparse.Namespace) -> None:
         print(f"Fish random playouts, standard 2-player, {threads} thread(s): {args.games / seconds:,.0f} games/s")
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    from pingvinas.web import serve
+
+    try:
+        serve(args.variant, port=args.port, host=args.host, engine=args.engine, seconds=args.time,
+              open_browser=args.open, quiet=args.quiet)
+    except OSError as e:  # the port is taken, or the host is not this machine's
+        sys.exit(f"pingvinas: cannot serve on {args.host}:{args.port}: {e.strerror or e}")
+
+
+def serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("serve", help="play against the engine on a page in your browser")
+    p.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free port")
+    p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
+    p.add_argument("--variant", "--game", dest="variant", default="fish",
+                   help="the first game's variant: a bundled name or a TOML config (default fish)")
+    p.add_argument("--engine", default="auto", choices=AGENTS, help="the engine's algorithm (default auto)")
+    p.add_argument("--time", type=float, default=1.0, help="seconds per engine move (default 1)")
+    p.add_argument("--open", action="store_true", help="open the page in the web browser")
+    p.add_argument("--quiet", action="store_true", help="no request log")
+    p.set_defaults(run=cmd_serve)
+
+
 def cmd_variants(args: argparse.Namespace) -> None:
     for name in pv.variants():
         print(name)
@@ -78,7 +102,7 @@ def cmd_variants(args: argparse.Namespace) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="pingvinas", description="Engines for the penguin games Fish and Penguin Marathon.")
-    parser.add_argument("--version", action="version", version=pv.__version__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {pv.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_options(p: argparse.ArgumentParser) -> None:
@@ -102,6 +126,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     p = sub.add_parser("bench", help="random playouts per second")
     p.add_argument("--games", type=int, default=200_000)
     p.set_defaults(run=cmd_bench)
+
+    serve_parser(sub)
 
     p = sub.add_parser("variants", help="list the bundled variants")
     p.set_defaults(run=cmd_variants)

@@ -11,10 +11,15 @@ half a hex to the right. Boards below are drawn row by row; ``0`` is a gap.
 
 import json
 import pickle
+import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
+import contract
+import pingvinas
 from fish_reference import DIRECTIONS, FishReference, move_name, step
 
 
@@ -786,15 +791,13 @@ def test_wrong_types(pv, bad):
 
 
 def test_out_of_range_actions(pv):
+    # An action number that denotes no move is invalid (issue 8, item 12), not illegal.
     state = pv.Fish().new_state(seed=0)
     snap = _snapshot(state)
-    for a in [-1, state.num_actions, state.num_actions + 1, 2**40]:
-        with pytest.raises(pv.IllegalMoveError):
+    for a in [-1, state.num_actions, state.num_actions + 1, 2**40, 2**80, -(2**80)]:
+        with pytest.raises(pv.InvalidMoveError):
             state.play(a)
         _assert_unchanged(state, snap)
-    with pytest.raises((ValueError, OverflowError)):
-        state.play(2**80)
-    _assert_unchanged(state, snap)
 
 
 def test_moves_after_the_end(pv):
@@ -908,3 +911,118 @@ def test_reference_move_names():
     assert move_name((None, (0, 0))) == "a1"
     assert move_name((None, (2, 3))) == "d3"
     assert move_name(((0, 0), (0, 2))) == "a1-c1"
+
+
+# --------------------------------------------------------------------------- properties on custom games
+#
+# The contract of ``contract.py`` (checked on the bundled variants by ``test_contract.py``) on
+# games no variant covers: small custom boards with random rules and 2 to 4 players, plus the
+# Fish-specific shape of moves and notation.
+
+PROPERTY_SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+
+
+@st.composite
+def custom_boards(draw, max_rows=6, max_cols=6):
+    rows = draw(st.integers(1, max_rows))
+    cols = draw(st.integers(1, max_cols))
+    cells = draw(st.lists(st.integers(0, 4), min_size=rows * cols, max_size=rows * cols))
+    board = [cells[r * cols : (r + 1) * cols] for r in range(rows)]
+    if not any(cells):
+        board[0][0] = 1
+    return board
+
+
+@st.composite
+def custom_games(draw):
+    if draw(st.booleans()):
+        return pingvinas.Fish(players=draw(st.integers(2, 4)))
+    return pingvinas.Fish(
+        players=draw(st.integers(2, 4)),
+        penguins=draw(st.integers(1, 4)),
+        board=draw(custom_boards()),
+        placement=draw(st.sampled_from(["one-fish", "any"])),
+        order=draw(st.sampled_from(["round-robin", "snake"])),
+    )
+
+
+@st.composite
+def custom_states(draw):
+    """A state somewhere in a random game of a random custom game (its start and end too)."""
+    game = draw(custom_games())
+    state = game.new_state(seed=draw(st.integers(0, 2**32 - 1)))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    return contract.play_random(state, rng, draw(st.integers(0, 200)))
+
+
+def _key(move):
+    return (_cell(move.src), _cell(move.dst))
+
+
+@PROPERTY_SETTINGS
+@given(custom_states())
+def test_contract_on_custom_games(state):
+    contract.check_actions(state)
+    contract.check_children(state)
+    contract.check_round_trips(state)
+    legal = set(state.legal_actions())
+    illegal = next(a for a in range(state.num_actions) if a not in legal)
+    contract.check_rejected(state, illegal, pingvinas.IllegalMoveError)
+    for bad in (state.num_actions, -1):
+        contract.check_rejected(state, bad, ValueError)
+    if state.is_over:
+        contract.check_terminal(state)
+
+
+@PROPERTY_SETTINGS
+@given(custom_states())
+def test_moves_have_the_shape_of_their_phase(state):
+    moves = state.legal_moves()
+    assert len({_key(m) for m in moves}) == len(moves)
+    assert len(set(moves)) == len(moves)
+    assert len({str(m) for m in moves}) == len(moves)
+    mine = [tuple(c) for c in state.penguins[state.to_move]] if not state.is_over else []
+    for m in moves:
+        text = str(m)
+        assert _key(state.parse_move(text)) == _key(m)
+        if state.phase == "placement":
+            assert m.src is None and m.is_placement and "-" not in text
+        else:
+            assert _cell(m.src) in mine and not m.is_placement and text.count("-") == 1
+
+
+@PROPERTY_SETTINGS
+@given(custom_states())
+def test_json_keeps_every_field(state):
+    twin = pingvinas.FishState.from_json(state.to_json())
+    assert (twin.to_move, twin.phase, twin.scores, twin.penguins) == (
+        state.to_move,
+        state.phase,
+        state.scores,
+        state.penguins,
+    )
+    assert np.array_equal(twin.board, state.board)
+
+
+NOTATION_LIKE = st.from_regex(r"[a-m][0-9]{1,2}(-[a-m][0-9]{1,2})?", fullmatch=True)
+
+
+@PROPERTY_SETTINGS
+@given(custom_states(), st.one_of(st.text(max_size=12), NOTATION_LIKE))
+def test_notation_like_text_is_a_legal_move_or_rejected(state, text):
+    snap = contract.snapshot(state)
+    children = {c.to_json() for c in map(state.after, state.legal_moves())}
+    try:
+        state.play(text)
+    except ValueError:
+        contract.assert_unchanged(state, snap)
+        with pytest.raises(ValueError):
+            state.parse_move(text)
+        contract.assert_unchanged(state, snap)
+    else:
+        assert state.to_json() in children  # accepted: then it was one of the legal moves

@@ -201,13 +201,10 @@ def test_bad_arguments():
 
 
 def test_a_searcher_plays_one_game_kind():
-    marathon = getattr(pv, "Marathon", None)
-    if marathon is None:
-        pytest.skip("Marathon bindings not available")
     agent = Searcher("mcts")
     agent.search(movement_state(), iterations=10)
     with pytest.raises(ValueError):
-        agent.search(marathon().new_state(), iterations=10)
+        agent.search(pv.Marathon().new_state(), iterations=10)
 
 
 # --- Interruption and threads. ------------------------------------------------------------------
@@ -301,10 +298,7 @@ def test_solver_agrees_with_python_brute_force():
 
 
 def test_marathon_search():
-    marathon = getattr(pv, "Marathon", None)
-    if marathon is None:
-        pytest.skip("Marathon bindings not available")
-    s = marathon().new_state()
+    s = pv.Marathon().new_state()
     for algorithm in ("mcts", "alphabeta", "greedy", "random"):
         r = search(s, algorithm, iterations=300, depth=2, seed=1)
         assert r.move in s.legal_moves()

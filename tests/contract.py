@@ -12,15 +12,16 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-from typing import Any, List
+from typing import Any
 
 import numpy as np
 
 import pingvinas as pv
+from fish_reference import step
 
 #: Values of a wrong type for a move: ``play`` and friends raise ``TypeError``. Bools are ints
 #: to Python but are not actions (``play(True)`` must not play action 1).
-WRONG_TYPES: List[Any] = [None, 1.5, 0.0, float("nan"), b"a1", [0, 1], (0, 1), {}, object()]
+WRONG_TYPES: list[Any] = [None, 1.5, 0.0, float("nan"), b"a1", [0, 1], (0, 1), {}, object()]
 BOOLS = [True, False]
 #: Text that denotes no move in any game: ``InvalidMoveError``.
 GARBAGE_TEXT = ["", " ", "hello", "\x00", "-", "🐧", "?" * 300, "1e3", "0x10", "[]", "None", "12"]
@@ -38,6 +39,30 @@ def play_random(state: Any, rng: Any, plies: int = 10**9) -> Any:
         actions = state.legal_actions()
         state.play(actions[rng.randrange(len(actions))])
     return state
+
+
+def denotes_a_move(state: Any, action: int) -> bool:
+    """Whether an action number names a move, legal or not (README, "Actions"): a number outside
+    the action space, or a Fish slide that leaves the grid, names none (``InvalidMoveError``);
+    any other illegal action is ``IllegalMoveError``."""
+    if not 0 <= action < state.num_actions:
+        return False
+    if not isinstance(state, pv.FishState):
+        return True
+    rows, cols = state.board.shape
+    n, span = rows * cols, max(rows, cols) - 1
+    if action < n:
+        return True
+    cell, k = divmod(action - n, span)
+    (r, c), d = divmod(cell // 6, cols), cell % 6
+    for _ in range(k + 1):
+        r, c = step((r, c), d)
+    return 0 <= r < rows and 0 <= c < cols
+
+
+def rejection_error(state: Any, action: int) -> type:
+    """The error a non-legal action number raises."""
+    return pv.IllegalMoveError if denotes_a_move(state, action) else pv.InvalidMoveError
 
 
 def snapshot(state: Any) -> tuple:
@@ -174,8 +199,12 @@ def check_same_future(state: Any, rng_a: Any, rng_b: Any) -> None:
 def check_knows_its_game(state: Any, game: Any) -> None:
     """``state.game`` is the game the state came from, through every way of making a state."""
     assert state.game == game
-    made = [state.copy(), copy.deepcopy(state), pickle.loads(pickle.dumps(state)),
-            type(state).from_json(state.to_json())]
+    made = [
+        state.copy(),
+        copy.deepcopy(state),
+        pickle.loads(pickle.dumps(state)),
+        type(state).from_json(state.to_json()),
+    ]
     if not state.is_over:
         made.append(state.after(state.legal_actions()[0]))
     for other in made:
@@ -199,7 +228,9 @@ def check_observation(state: Any, game: Any) -> None:
 # --------------------------------------------------------------------------- rejected moves
 
 
-def check_rejected(state: Any, bad: Any, error: type, methods=("play", "after", "parse_move")) -> None:
+def check_rejected(
+    state: Any, bad: Any, error: type, methods=("play", "after", "parse_move")
+) -> None:
     """``bad`` raises ``error`` from every move-taking method, and the state is unchanged."""
     snap = snapshot(state)
     for method in methods:
@@ -209,7 +240,8 @@ def check_rejected(state: Any, bad: Any, error: type, methods=("play", "after", 
             pass
         except BaseException as e:  # noqa: B036 - the wrong exception (or a PanicException)
             raise AssertionError(
-                f"{method}({_short(bad)}) raised {type(e).__name__}: {_short(e)}, expected {error.__name__}"
+                f"{method}({_short(bad)}) raised {type(e).__name__}: {_short(e)}, "
+                f"expected {error.__name__}"
             ) from e
         else:
             raise AssertionError(f"{method}({_short(bad)}) did not raise {error.__name__}")

@@ -495,7 +495,7 @@ def test_12_out_of_range_actions_are_invalid_and_illegal_ones_illegal(game):
         for method in ("play", "after", "parse_move", "apply_action"):
             with pytest.raises(pv.InvalidMoveError):
                 getattr(s, method)(bad)
-    illegal = next(a for a in range(n) if not s.is_legal(a))
+    illegal = next(a for a in range(n) if not s.is_legal(a))  # a placement or an entry
     with pytest.raises(pv.IllegalMoveError) as caught:
         s.play(illegal)
     assert not isinstance(caught.value, pv.InvalidMoveError)

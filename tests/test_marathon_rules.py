@@ -227,9 +227,7 @@ OPENING_BABY = (
 def flip_for_l(results):
     """The standard opening seen on marathon-l, which is entered moving N from below row 8."""
     flip = {"N": "S", "S": "N", "NE": "SE", "SE": "NE", "NW": "SW", "SW": "NW", "E": "E", "W": "W"}
-    return {
-        (s, (8 - c[0], c[1]), None if f is None else flip[f]) for (s, c, f) in results
-    }
+    return {(s, (8 - c[0], c[1]), None if f is None else flip[f]) for (s, c, f) in results}
 
 
 def test_opening_counts_by_hand():
@@ -324,7 +322,9 @@ def test_a_blocked_slide_is_illegal(impl):
         s = impl.position([piece(0, "baby", (5, 1)), piece(1, "mama", blocker)])
         assert s.results(0, "baby") == south | sides, blocker
     # Blocked by one of the player's own pieces.
-    s = impl.position([piece(0, "baby", (5, 1)), piece(0, "papa", (3, 1)), piece(1, "mama", (11, 0))])
+    s = impl.position(
+        [piece(0, "baby", (5, 1)), piece(0, "papa", (3, 1)), piece(1, "mama", (11, 0))]
+    )
     assert s.results(0, "baby") == south | sides
     # Blocked before reaching the side: no stop short of the blocker either.
     s = impl.position([piece(0, "baby", (5, 1)), piece(1, "mama", (4, 2))])
@@ -346,8 +346,11 @@ def test_a_stop_at_the_side_is_upright_with_no_spin(impl):
     # On the first row, N, NE and NW cannot move even one cell.
     s = impl.position([piece(0, "mama", (0, 1)), piece(1, "mama", (9, 1))])
     assert s.results(0, "mama") == (
-        spun((0, 2), "E", 1) | spun((0, 0), "W", 1) | spun((1, 1), "S", 1)
-        | spun((1, 2), "SE", 1) | spun((1, 0), "SW", 1)
+        spun((0, 2), "E", 1)
+        | spun((0, 0), "W", 1)
+        | spun((1, 1), "S", 1)
+        | spun((1, 2), "SE", 1)
+        | spun((1, 0), "SW", 1)
     )
 
 
@@ -362,13 +365,17 @@ def test_sides_of_the_l_and_the_zigzag(impl):
     assert {r for r in s.results(0, "papa") if r[1][0] == 3} == {up((3, 2)), up((3, 0))}
     # marathon-zigzag: S from (4,2) stops on (5,2) (no cell below it); NE stops on (3,3)
     # (no cell at (2,4)); E is a full slide along the middle coasters.
-    s = impl.position([piece(0, "baby", (4, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "baby", (4, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     res = s.results(0, "baby")
     assert {r for r in res if r[1] == (5, 2)} == {up((5, 2))}
     assert {r for r in res if r[1] == (3, 3)} == {up((3, 3))}
     assert {r for r in res if r[1] == (4, 5)} == spun((4, 5), "E", 3)
     # SE from (5,2) crosses the inner corner onto the bottom coaster: a full slide.
-    s = impl.position([piece(0, "papa", (5, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "papa", (5, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     res = s.results(0, "papa")
     assert spun((7, 4), "SE", 2) <= res
     assert all(r[1] != (6, 2) for r in res)
@@ -453,8 +460,14 @@ def test_finish_with_overshoot(impl):
     assert FIN in s.results(0, "papa")
     assert not any(r[1] == (11, 1) for r in s.results(0, "papa"))
     # A blocked cell before the line still blocks the finish.
-    s = impl.position([piece(0, "baby", (9, 0)), piece(1, "mama", (11, 0)), piece(1, "papa", (11, 1)),
-                       piece(1, "baby", (10, 1))])
+    s = impl.position(
+        [
+            piece(0, "baby", (9, 0)),
+            piece(1, "mama", (11, 0)),
+            piece(1, "papa", (11, 1)),
+            piece(1, "baby", (10, 1)),
+        ]
+    )
     assert FIN not in s.results(0, "baby")
 
 
@@ -479,20 +492,30 @@ def test_finish_on_the_l_and_the_zigzag(impl):
         {FIN} | spun((0, 4), "W", 1) | spun((1, 4), "SW", 1) | spun((1, 5), "S", 1)
     )
     assert len(finishing_moves(s, 0, "mama")) == 1
-    s = impl.position([piece(0, "papa", (1, 4), "E"), piece(1, "mama", (8, 0))], course="marathon-l")
+    s = impl.position(
+        [piece(0, "papa", (1, 4), "E"), piece(1, "mama", (8, 0))], course="marathon-l"
+    )
     assert s.results(0, "papa") == {FIN, up((1, 4))}
-    s = impl.position([piece(0, "papa", (2, 5), "SE"), piece(1, "mama", (8, 0))], course="marathon-l")
+    s = impl.position(
+        [piece(0, "papa", (2, 5), "SE"), piece(1, "mama", (8, 0))], course="marathon-l"
+    )
     assert s.results(0, "papa") == {FIN, up((2, 5))}
     # SE from (2,4) steps off the side below the bar (not across the finish line): illegal.
-    s = impl.position([piece(0, "papa", (2, 4), "SE"), piece(1, "mama", (8, 0))], course="marathon-l")
+    s = impl.position(
+        [piece(0, "papa", (2, 4), "SE"), piece(1, "mama", (8, 0))], course="marathon-l"
+    )
     assert s.results(0, "papa") == {up((2, 4))}
     # marathon-zigzag finishes below row 8 in cols 3-5; SW from (8,3) crosses the corner.
-    s = impl.position([piece(0, "mama", (8, 3)), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "mama", (8, 3)), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     assert s.results(0, "mama") == (
         {FIN} | spun((7, 3), "N", 1) | spun((7, 4), "NE", 1) | spun((8, 4), "E", 1)
     )
     # No finish below the middle coasters' left half: (5,1) S is off the side.
-    s = impl.position([piece(0, "mama", (5, 1), "S"), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "mama", (5, 1), "S"), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     assert s.results(0, "mama") == {up((5, 1))}
 
 
@@ -546,14 +569,19 @@ def test_the_first_player_to_finish_all_three_wins(impl, players):
     loser = -1 / (players - 1)
     assert end.returns() == pytest.approx([1.0 if p == winner else loser for p in range(players)])
     # Finishing only two of three is not a win.
-    s = impl.position(given[:2] + [piece(winner, "baby", (5, 1))] + given[3:], players=players,
-                      to_move=winner)
+    s = impl.position(
+        given[:2] + [piece(winner, "baby", (5, 1))] + given[3:], players=players, to_move=winner
+    )
     assert not s.play_to(winner, "baby", up((5, 2))).is_over
 
 
 def test_a_win_on_the_last_ply_counts(impl):
-    given = [piece(0, "mama", status="finished"), piece(0, "papa", status="finished"),
-             piece(0, "baby", (11, 1)), piece(1, "mama", (3, 1))]
+    given = [
+        piece(0, "mama", status="finished"),
+        piece(0, "papa", status="finished"),
+        piece(0, "baby", (11, 1)),
+        piece(1, "mama", (3, 1)),
+    ]
     s = impl.position(given, ply=9, ply_limit=10)
     end = s.play_to(0, "baby", FIN)
     assert end.is_over and end.winner == 0 and end.ranking() == [1, 2]
@@ -604,7 +632,13 @@ def test_bundled_config_files_draw_the_courses_of_rules_md(course):
     import pathlib
 
     tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
-    path = pathlib.Path(__file__).parent.parent / "python" / "pingvinas" / "variants" / f"{course}.toml"
+    path = (
+        pathlib.Path(__file__).parent.parent
+        / "python"
+        / "pingvinas"
+        / "variants"
+        / f"{course}.toml"
+    )
     if not path.exists():
         pytest.skip(f"{path} is not there yet")
     cfg = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -658,7 +692,8 @@ def test_malformed_courses_are_rejected_saying_where(pv, course, words):
 def test_a_config_file_error_names_the_file_line_and_column(pv, tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(
-        'game = "marathon"\nplayers = 3\ncourse = """\nSSS\n###\n#@#\n###\nFFF\n"""\n', encoding="utf-8"
+        'game = "marathon"\nplayers = 3\ncourse = """\nSSS\n###\n#@#\n###\nFFF\n"""\n',
+        encoding="utf-8",
     )
     with pytest.raises(ValueError) as err:
         pv.Marathon.from_config(str(path))
@@ -677,7 +712,10 @@ def test_bad_settings_are_value_errors(pv):
 def test_bad_positions_are_value_errors_naming_the_problem(pv):
     game = pv.Marathon(players=2)
     cases = [
-        ([(0, "mama", "on course", (3, 1), None), (1, "papa", "on course", (3, 1), None)], "(3, 1)"),
+        (
+            [(0, "mama", "on course", (3, 1), None), (1, "papa", "on course", (3, 1), None)],
+            "(3, 1)",
+        ),
         ([(0, "mama", "on course", (12, 1), None)], "(12, 1)"),
         ([(0, "auntie")], "auntie"),
         ([(2, "mama")], "2"),
@@ -704,7 +742,11 @@ def test_an_illegal_move_names_the_move_and_changes_nothing(pv):
         assert bad in str(err.value)
         assert isinstance(err.value, ValueError)
         assert (state.to_json(), state, list(state.pieces), state.to_move, state.ply) == (
-            before[0], before[1], before[2], before[3], before[4],
+            before[0],
+            before[1],
+            before[2],
+            before[3],
+            before[4],
         )
     # The Baby lies pointed SE: sliding S is illegal; as an action number too.
     legal = set(state.legal_actions())
@@ -741,7 +783,9 @@ def test_engine_courses_are_the_courses_of_rules_md(pv, course):
         game = pv.Marathon(course=name)
         assert sorted(map(tuple, game.cells)) == sorted(c.cells), name
         assert sorted(map(tuple, game.start)) == sorted(e for e, _ in c.entry_points())
-        assert sorted(map(tuple, game.finish)) == sorted(ref.add(x, c.finish_outward) for x in c.finish_cells)
+        assert sorted(map(tuple, game.finish)) == sorted(
+            ref.add(x, c.finish_outward) for x in c.finish_cells
+        )
         assert game.ply_limit == 500 and game.players == 2
     assert pv.Marathon.variant(course).course == pv.Marathon(course=course).course
 
@@ -791,7 +835,9 @@ def built_states(draw):
     used = set()
     for o in range(players):
         for k in ref.KINDS:
-            status = draw(st.sampled_from([ref.WAITING, ref.ON_COURSE, ref.ON_COURSE, ref.FINISHED]))
+            status = draw(
+                st.sampled_from([ref.WAITING, ref.ON_COURSE, ref.ON_COURSE, ref.FINISHED])
+            )
             if status == ref.ON_COURSE:
                 cell = draw(st.sampled_from(cells))
                 if cell in used:
@@ -814,8 +860,7 @@ def built_states(draw):
     expected = model.position(ref.sort_pieces(pieces), to_move, ply)
     state = game.position(
         pieces=[
-            {"owner": o, "kind": k, "status": s, "cell": c, "facing": f}
-            for o, k, s, c, f in pieces
+            {"owner": o, "kind": k, "status": s, "cell": c, "facing": f} for o, k, s, c, f in pieces
         ],
         to_move=to_move,
         ply=ply,
@@ -834,7 +879,7 @@ def test_contract_on_more_players_short_games_and_built_positions(state):
     contract.check_round_trips(state)
     legal = set(state.legal_actions())
     illegal = next(a for a in range(state.num_actions) if a not in legal)
-    contract.check_rejected(state, illegal, pingvinas.IllegalMoveError)
+    contract.check_rejected(state, illegal, contract.rejection_error(state, illegal))
     for bad in (state.num_actions, -1):
         contract.check_rejected(state, bad, ValueError)
     if state.is_over:
@@ -911,8 +956,13 @@ def test_observation_tensor_shows_every_piece_from_the_players_view(state, me):
     n = len(state.returns())
     me %= n
     planes = state.observation_tensor(me)
-    assert planes.dtype == np.float32 and planes.shape[0] == 10 + 9 * n
+    assert planes.dtype == np.float32 and planes.shape[0] == 11 + 10 * n
     facing, status = 1 + 3 * n, 10 + 3 * n
+    ply_plane, to_move = 10 + 9 * n, 11 + 9 * n
+    assert np.allclose(planes[ply_plane], state.ply / state.game.ply_limit)
+    for seat in range(n):
+        assert planes[to_move + seat].all() == (state.to_move == (me + seat) % n)
+    planes = planes[:ply_plane]
     assert set(np.unique(planes)) <= {0.0, 1.0}
     on_course = 0
     for p in state.pieces:

@@ -15,7 +15,8 @@ import argparse
 import math
 import sys
 import time
-from typing import TYPE_CHECKING, Callable, List, NoReturn, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Callable, NoReturn, Optional
 
 import pingvinas as pv
 from pingvinas.search import ALGORITHMS
@@ -95,7 +96,7 @@ def make_agent(name: str, seconds: float, seed: int) -> Agent:
     return SearchAgent(name, time=seconds, seed=seed)
 
 
-def _agents(args: argparse.Namespace) -> List[Agent]:
+def _agents(args: argparse.Namespace) -> list[Agent]:
     return [make_agent(n, args.time, args.seed + i) for i, n in enumerate(args.agents)]
 
 
@@ -109,7 +110,12 @@ def cmd_match(args: argparse.Namespace) -> None:
         f"{' vs '.join(a.name for a in agents)}"
     )
     result = play_match(
-        game, agents, games=args.games, seed=args.seed, workers=args.workers, progress=not args.quiet
+        game,
+        agents,
+        games=args.games,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.quiet,
     )
     print(result)
 

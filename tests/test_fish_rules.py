@@ -851,7 +851,7 @@ def test_out_of_range_actions(pv):
     state = pv.Fish().new_state(seed=0)
     snap = _snapshot(state)
     for a in [-1, state.num_actions, state.num_actions + 1, 2**40, 2**80, -(2**80)]:
-        with pytest.raises(pv.InvalidMoveError):
+        with pytest.raises(pv.InvalidMoveError, match="not in the action space"):
             state.play(a)
         _assert_unchanged(state, snap)
 

@@ -8,14 +8,12 @@
 
 use std::time::{Duration, Instant};
 
+use pingvinas_engine::fish::eval::{unpack, FishEval, FishEvalConfig, FishPlanes, HaulSolver};
+use pingvinas_engine::fish::solver::{solve, DEFAULT_MAX_NODES};
 use pingvinas_engine::fish::{Bitboard, Board, FishGame, FishState, Phase, Rules};
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
-use pingvinas_engine::search::fish_eval::{
-    unpack, FishEval, FishEvalConfig, FishPlanes, HaulSolver,
-};
-use pingvinas_engine::search::fish_solver::{solve, DEFAULT_MAX_NODES};
 use pingvinas_engine::search::mcts::{Mcts, MctsConfig};
 use pingvinas_engine::search::{Budget, StopFlag};
 

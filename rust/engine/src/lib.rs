@@ -4,12 +4,15 @@
 //! Both games implement [`game::Game`]: a game value (rules, board, course) plus a small `Copy`
 //! state, so search copies states freely and is written once for both games.
 
+pub mod batch;
 pub mod error;
 pub mod fish;
 pub mod game;
+pub mod io;
 pub mod marathon;
 pub mod rng;
 pub mod search;
 
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
+pub use io::GameIo;

@@ -9,7 +9,7 @@
 use std::sync::{Arc, LazyLock};
 
 use super::bitboard::{Bitboard, Cell};
-use super::narrow::Narrow;
+use super::geometry::Narrow;
 use crate::error::Result;
 use crate::invalid;
 use crate::rng::Rng;
@@ -237,7 +237,16 @@ impl Board {
             }
         }
         board.geometry = Arc::new(geometry);
-        let narrow = Narrow::new(&board);
+        let narrow = (rows * cols <= 64).then(|| {
+            Narrow::new(
+                rows,
+                cols,
+                board
+                    .cells()
+                    .into_iter()
+                    .map(|c| (board.dense(c), *board.rays(c), board.adjacent(c))),
+            )
+        });
         let actions = (0..board.num_actions())
             .map(|a| board.decode_action(a))
             .collect();

@@ -4,8 +4,8 @@
 
 use super::bitboard::Cell;
 use super::board::Board;
-use super::state::FishMove;
-use crate::error::{Error, Result};
+use super::moves::FishMove;
+use crate::error::{quote, Error, Result};
 
 pub fn cell_name(board: &Board, cell: Cell) -> String {
     let (r, c) = board.coords(cell);
@@ -22,7 +22,8 @@ pub fn move_name(board: &Board, mv: FishMove) -> String {
 pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let bad = || {
         Error::Parse(format!(
-            "invalid cell {text:?}: expected a column letter and a row number, like \"c4\""
+            "invalid cell {}: expected a column letter and a row number, like \"c4\"",
+            quote(text)
         ))
     };
     let mut chars = text.chars();
@@ -38,7 +39,8 @@ pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let col = (letter as u8 - b'a') as i64;
     board.cell(row - 1, col).ok_or_else(|| {
         Error::Parse(format!(
-            "cell {text:?} is off the board ({} rows, columns a-{})",
+            "cell {} is off the board ({} rows, columns a-{})",
+            quote(text),
             board.rows(),
             (b'a' + board.cols() as u8 - 1) as char
         ))
@@ -73,5 +75,15 @@ mod tests {
         assert!(parse_cell(&board, "A1").is_err());
         assert!(parse_cell(&board, "a").is_err());
         assert!(parse_cell(&board, "a-1").is_err());
+    }
+
+    #[test]
+    fn errors_quote_little_of_a_huge_move() {
+        let board = Board::standard(0);
+        let huge = "x".repeat(1_400_000);
+        for text in [huge.clone(), format!("a1-{huge}"), format!("a{}", "9".repeat(100_000))] {
+            let e = parse_move(&board, &text).unwrap_err().to_string();
+            assert!(e.len() < 400, "{}", e.len());
+        }
     }
 }

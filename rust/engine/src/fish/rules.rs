@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{
+    check_length, clip_message, quote, Error, Result, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
+};
 use crate::invalid;
 
 /// Which floes a penguin may be placed on.
@@ -49,6 +51,20 @@ impl Order {
 /// counters and the legal-move list within its fixed capacity).
 pub const MAX_PENGUINS: usize = 8;
 pub const MAX_FISH_PLAYERS: usize = 4;
+
+/// How random playouts choose their moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Policy {
+    /// Every legal move equally likely.
+    #[default]
+    Uniform,
+    /// A random penguin among those that can move, then a random open direction, then a
+    /// random distance: not uniform over moves, and several times faster.
+    Fast,
+}
+
+/// Final `(fish, floes)` of each player (unused players stay at zero).
+pub type Scores = [(u16, u8); MAX_FISH_PLAYERS];
 
 /// The rules of a Fish variant, apart from the board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -153,23 +169,35 @@ fn default_order() -> Order {
 impl Config {
     pub fn from_toml(text: &str) -> Result<Config> {
         let config: Config =
-            toml::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+            toml::from_str(text).map_err(|e| {
+            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
+        })?;
         config.check_game()?;
         Ok(config)
     }
 
     pub fn from_json(text: &str) -> Result<Config> {
         let config: Config =
-            serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+            serde_json::from_str(text).map_err(|e| {
+            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
+        })?;
         config.check_game()?;
         Ok(config)
     }
 
+    /// The config as JSON (what [`Config::from_json`] reads).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a config serializes")
+    }
+
     fn check_game(&self) -> Result<()> {
         if self.game != "fish" {
-            return invalid!("Fish config: game = {:?}, expected \"fish\"", self.game);
+            return invalid!("Fish config: game = {}, expected \"fish\"", quote(&self.game));
         }
-        Ok(())
+        let name = self.name.as_deref().unwrap_or("");
+        check_length("Fish config: name", name, MAX_NAME_CHARS)?;
+        let description = self.description.as_deref().unwrap_or("");
+        check_length("Fish config: description", description, MAX_DESCRIPTION_CHARS)
     }
 
     pub fn rules(&self) -> Result<Rules> {
@@ -182,7 +210,7 @@ impl Config {
             None => Ok(None),
             Some(BoardSpec::Named(name)) if name == "standard" => Ok(None),
             Some(BoardSpec::Named(name)) => {
-                invalid!("board = {name:?}: expected \"standard\" or a grid of fish counts (a list of rows)")
+                invalid!("board = {}: expected \"standard\" or a grid of fish counts (a list of rows)", quote(name))
             }
             Some(BoardSpec::Grid(grid)) => Ok(Some(grid.clone())),
         }
@@ -223,5 +251,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("marathon"), "{err}");
+    }
+
+    #[test]
+    fn names_and_descriptions_have_a_length_limit() {
+        let toml = |name: &str, description: &str| {
+            format!("game = \"fish\"\nname = {name:?}\ndescription = {description:?}\n")
+        };
+        assert!(Config::from_toml(&toml(&"n".repeat(200), &"d".repeat(2000))).is_ok());
+        let e = Config::from_toml(&toml(&"n".repeat(201), "")).unwrap_err().to_string();
+        assert!(e.contains("name has 201 characters, at most 200"), "{e}");
+        let e = Config::from_json(&format!(
+            "{{\"game\": \"fish\", \"description\": \"{}\"}}",
+            "d".repeat(100_000)
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("description has 100000 characters") && e.len() < 400, "{e}");
+        let huge = "x".repeat(1_000_000);
+        for e in [
+            Config::from_toml(&format!("game = {huge:?}")),
+            Config::from_toml(&format!("{huge} = 1")),
+            Config::from_json(&format!("{{\"game\": \"fish\", \"{huge}\": 1}}")),
+            Config::from_json(&format!("{{\"game\": \"fish\", \"board\": {huge:?}}}"))
+                .and_then(|c| c.grid().map(|_| c)),
+        ] {
+            let e = e.unwrap_err().to_string();
+            assert!(e.len() < 1000, "{}", e.len());
+        }
     }
 }

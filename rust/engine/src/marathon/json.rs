@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Config, Dir, Kind, Marathon, Piece, Place, State};
+use super::{Config, Dir, Kind, MarathonGame, MarathonState, Piece, Place};
 use crate::{invalid, Error, Result};
 
 #[derive(Serialize, Deserialize)]
@@ -43,7 +43,7 @@ struct StateJson {
     winner: Option<usize>,
 }
 
-pub fn to_json(game: &Marathon, s: &State) -> String {
+pub fn to_json(game: &MarathonGame, s: &MarathonState) -> String {
     let pieces = game
         .pieces(s)
         .into_iter()
@@ -117,11 +117,19 @@ pub fn piece_from_parts(
     Ok(Piece { owner, kind, place })
 }
 
-pub fn from_json(text: &str) -> Result<(Marathon, State)> {
+pub fn from_json(text: &str) -> Result<(MarathonGame, MarathonState)> {
     let json: StateJson = serde_json::from_str(text)
-        .map_err(|e| Error::Invalid(format!("Marathon state JSON: {e}")))?;
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "Marathon state JSON: {}",
+                crate::error::clip_message(&e.to_string())
+            ))
+        })?;
     if json.game != "marathon" {
-        return invalid!("state JSON: game {:?}, expected \"marathon\"", json.game);
+        return invalid!(
+            "state JSON: game {}, expected \"marathon\"",
+            crate::error::quote(&json.game)
+        );
     }
     if json.version != 1 {
         return invalid!(

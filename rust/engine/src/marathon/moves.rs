@@ -1,10 +1,12 @@
-//! Moves described for people: the action ↔ move bijection, the text notation (see [`Move`]),
+//! Moves described for people: the action ↔ move bijection, the text notation (see [`MarathonMove`]),
 //! and positions built from a list of pieces.
 
 use std::fmt;
 
-use super::course::{Outcome, Ray};
-use super::{Dir, Kind, Marathon, State, FACINGS, FINISHED, PIECES, UPRIGHT, WAITING};
+use super::course::{Dir, Outcome, Ray};
+use super::game::MarathonGame;
+use super::movegen::FACINGS;
+use super::state::{Kind, MarathonState, FINISHED, PIECES, UPRIGHT, WAITING};
 use crate::game::{Action, Game};
 use crate::{Error, Result};
 
@@ -77,7 +79,7 @@ pub struct Piece {
 /// of straight-in then the diagonals, along the start line; for a finish straight across the
 /// finish line first. Any of the ways is read back as that same move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Move {
+pub struct MarathonMove {
     /// The action of this move in the game's action space.
     pub action: Action,
     /// The player who moves.
@@ -94,7 +96,7 @@ pub struct Move {
     pub place: Place,
 }
 
-impl Move {
+impl MarathonMove {
     pub fn is_stand(&self) -> bool {
         self.dir.is_none()
     }
@@ -122,7 +124,7 @@ fn cell_text((r, c): (i32, i32)) -> String {
     format!("{r},{c}")
 }
 
-impl fmt::Display for Move {
+impl fmt::Display for MarathonMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let from = self
             .src
@@ -158,7 +160,7 @@ fn ray_gives(ray: &Ray, kind: usize, d: usize, result: u32, n_cells: u32) -> boo
     }
 }
 
-impl Marathon {
+impl MarathonGame {
     fn result_place(&self, result: u32) -> Place {
         let n = self.course.len() as u32;
         if result == 9 * n {
@@ -196,15 +198,15 @@ impl Marathon {
     }
 
     /// The move of a legal `action`: the canonical way to play it.
-    pub fn describe(&self, s: &State, action: Action) -> Result<Move> {
+    pub fn describe(&self, s: &MarathonState, action: Action) -> Result<MarathonMove> {
         if !self.is_legal(s, action) {
             return Err(Error::IllegalMove(self.why_illegal(s, action)));
         }
         Ok(self.describe_legal(s, action))
     }
 
-    /// [`Marathon::describe`] for an action known to be legal.
-    fn describe_legal(&self, s: &State, action: Action) -> Move {
+    /// [`MarathonGame::describe`] for an action known to be legal.
+    fn describe_legal(&self, s: &MarathonState, action: Action) -> MarathonMove {
         let p = s.to_move().expect("a legal action has a player to move");
         let kind_i = (action / self.per_kind) as usize;
         let result = action % self.per_kind;
@@ -213,7 +215,7 @@ impl Marathon {
         let n = self.course.len() as u32;
         let occ = s.occupied;
         let place = self.result_place(result);
-        let mut mv = Move {
+        let mut mv = MarathonMove {
             action,
             player: p,
             kind,
@@ -257,14 +259,14 @@ impl Marathon {
     }
 
     /// All legal moves, in ascending action order.
-    pub fn legal_moves(&self, s: &State) -> Vec<Move> {
+    pub fn legal_moves(&self, s: &MarathonState) -> Vec<MarathonMove> {
         let mut list = crate::ActionList::new();
         self.legal_actions(s, &mut list);
         list.iter().map(|&a| self.describe_legal(s, a)).collect()
     }
 
     /// Plays a move (checked against the position: it must be the legal move it describes).
-    pub fn play_move(&self, s: &mut State, mv: &Move) -> Result<()> {
+    pub fn play_move(&self, s: &mut MarathonState, mv: &MarathonMove) -> Result<()> {
         let here = self.describe(s, mv.action)?;
         if here != *mv {
             return Err(Error::IllegalMove(format!(
@@ -279,8 +281,13 @@ impl Marathon {
     /// Reads a move in the notation (see the module docs) and checks that it is legal.
     /// Badly formed text is an `Error::Parse`; a well-formed move the rules forbid here is an
     /// `Error::IllegalMove` with the reason.
-    pub fn parse_move(&self, s: &State, text: &str) -> Result<Move> {
-        let bad = |why: &str| Error::Parse(format!("cannot read move {text:?}: {why}"));
+    pub fn parse_move(&self, s: &MarathonState, text: &str) -> Result<MarathonMove> {
+        let bad = |why: &str| {
+            Error::Parse(format!(
+                "cannot read move {}: {why}",
+                crate::error::quote(text)
+            ))
+        };
         // "(3, 1)" → "3,1".
         let mut clean = String::with_capacity(text.len());
         for ch in text.chars() {
@@ -296,18 +303,28 @@ impl Marathon {
             return Err(bad("expected a piece letter, a cell, then 'stand' or a direction and where it ends, e.g. \"B 0,1 S 3,1 SE\""));
         }
         let kind = Kind::parse(words[0])
-            .ok_or_else(|| bad(&format!("{:?} is not a piece: use M, P or B", words[0])))?;
+            .ok_or_else(|| {
+                bad(&format!(
+                    "{} is not a piece: use M, P or B",
+                    crate::error::quote(words[0])
+                ))
+            })?;
         let parse_cell = |w: &str| -> Option<(i32, i32)> {
             let (a, b) = w.split_once(',')?;
             Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
         };
         let from = parse_cell(words[1]).ok_or_else(|| {
             bad(&format!(
-                "{:?} is not a cell: write row,col as in 3,1",
-                words[1]
+                "{} is not a cell: write row,col as in 3,1",
+                crate::error::quote(words[1])
             ))
         })?;
-        let illegal = |why: String| Error::IllegalMove(format!("illegal move {text:?}: {why}"));
+        let illegal = |why: String| {
+            Error::IllegalMove(format!(
+                "illegal move {}: {why}",
+                crate::error::quote(text)
+            ))
+        };
         let Some(p) = s.to_move() else {
             return Err(illegal("the game is over".into()));
         };
@@ -345,8 +362,8 @@ impl Marathon {
 
         let dir = Dir::parse(words[2]).ok_or_else(|| {
             bad(&format!(
-                "{:?} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)",
-                words[2]
+                "{} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)",
+                crate::error::quote(words[2])
             ))
         })?;
         let (ray, what) = match s.cell[slot] {
@@ -432,8 +449,8 @@ impl Marathon {
                 } else {
                     parse_cell(rest[0]).ok_or_else(|| {
                         bad(&format!(
-                            "{:?} is not a cell: write row,col as in 3,1",
-                            rest[0]
+                            "{} is not a cell: write row,col as in 3,1",
+                            crate::error::quote(rest[0])
                         ))
                     })?
                 };
@@ -454,8 +471,8 @@ impl Marathon {
                 } else {
                     Some(Dir::parse(rest[1]).ok_or_else(|| {
                         bad(&format!(
-                            "{:?} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'",
-                            rest[1]
+                            "{} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'",
+                            crate::error::quote(rest[1])
                         ))
                     })?)
                 };
@@ -488,7 +505,7 @@ impl Marathon {
     /// has no legal action the turn passes on as in play; the game is over (and `to_move`
     /// ignored) when a family is home, when `ply` has reached the ply limit, or when nobody can
     /// move.
-    pub fn position(&self, pieces: &[Piece], to_move: usize, ply: u32) -> Result<State> {
+    pub fn position(&self, pieces: &[Piece], to_move: usize, ply: u32) -> Result<MarathonState> {
         let mut s = self.new_state();
         let mut listed = [false; super::MAX_PLAYERS * PIECES];
         for (i, piece) in pieces.iter().enumerate() {
@@ -552,7 +569,7 @@ impl Marathon {
                 home
             );
         }
-        s.to_move = super::NOBODY;
+        s.to_move = super::state::NOBODY;
         if let Some(&w) = home.first() {
             s.winner = w as u8;
         } else if ply < self.ply_limit {
@@ -569,7 +586,7 @@ impl Marathon {
     }
 
     /// The move for an action as text, or an error if it is not legal here.
-    pub fn action_to_notation(&self, s: &State, action: Action) -> Result<String> {
+    pub fn action_to_notation(&self, s: &MarathonState, action: Action) -> Result<String> {
         Ok(self.describe(s, action)?.to_string())
     }
 }

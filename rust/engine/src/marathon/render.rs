@@ -3,13 +3,13 @@
 
 use std::fmt::Write;
 
-use super::{Kind, Marathon, Place, State};
+use super::{Kind, MarathonGame, MarathonState, Place};
 
-impl Marathon {
+impl MarathonGame {
     /// A picture of the position for people, e.g. (cut short)
     ///
     /// ```text
-    /// Penguin Marathon "marathon", 2 players: ply 3 of 500, player 1 to move
+    /// Penguin MarathonGame "marathon", 2 players: ply 3 of 500, player 1 to move
     ///         0     1     2
     ///   -1    S     S     S
     ///    0    .     0M:S  .
@@ -18,7 +18,7 @@ impl Marathon {
     ///
     /// `0M:S` is player 0's mama lying facing S, `0P` player 0's papa upright; `S` marks the
     /// places in front of the start line, `F` those beyond the finish line.
-    pub fn render(&self, s: &State) -> String {
+    pub fn render(&self, s: &MarathonState) -> String {
         let course = self.course();
         let pieces = self.pieces(s);
         let mut marks: Vec<((i32, i32), String)> = Vec::new();
@@ -54,7 +54,7 @@ impl Marathon {
         };
         let _ = writeln!(
             out,
-            "Penguin Marathon {:?}, {} players: ply {} of {}, {status}",
+            "Penguin MarathonGame {:?}, {} players: ply {} of {}, {status}",
             self.name(),
             self.players(),
             s.ply(),

@@ -47,7 +47,9 @@ def pytest_generate_tests(metafunc):
             total = count * factor
             for start in range(0, total, CHUNK):
                 stop = min(start + CHUNK, total)
-                params.append((category, range(start, stop)))
+                # The first chunk of each category runs by default, the rest with -m slow.
+                marks = [pytest.mark.slow] if start else []
+                params.append(pytest.param(category, range(start, stop), marks=marks))
                 ids.append(f"{category}-{start}-{stop - 1}")
         metafunc.parametrize("category, seeds", params, ids=ids)
 

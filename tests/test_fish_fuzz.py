@@ -245,6 +245,7 @@ def test_from_json_deep_nesting(depth):
 # --------------------------------------------------------------------------- Fish.from_config
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(STRUCTURES)
 def test_from_config_random_structures(config):
@@ -255,6 +256,7 @@ def test_from_config_random_structures(config):
     exercise_game(game)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.dictionaries(st.sampled_from(CONFIG_KEYS), STRUCTURES, max_size=5))
 def test_from_config_random_fish_configs(config):
@@ -364,6 +366,7 @@ def test_from_config_missing_file(tmp_path):
 # ------------------------------------------------------------------- Fish(...) and game.position
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     st.dictionaries(
@@ -380,6 +383,7 @@ def test_fish_constructor_random_arguments(kwargs):
     exercise_game(game)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(STRUCTURES, STRUCTURES, STRUCTURES)
 def test_position_random_structures(board, penguins, to_move):
@@ -440,6 +444,7 @@ def test_position_plausible_inputs(args):
 # --------------------------------------------------------------------------- state.play
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(VALID_STATES), st.lists(STRUCTURES, max_size=5))
 def test_play_random_structures(text, inputs):

@@ -191,8 +191,15 @@ def play_game(course, players, seed, ply_limit=500, randomness=None, label=None)
     return rs
 
 
-@pytest.mark.parametrize("players", PLAYERS)
-@pytest.mark.parametrize("course", COURSES)
+@pytest.mark.parametrize(
+    "course, players",
+    # The standard course with 2 players runs by default, every other pairing with -m slow.
+    [
+        pytest.param(c, p, marks=[] if (c, p) == ("marathon", 2) else [pytest.mark.slow])
+        for c in COURSES
+        for p in PLAYERS
+    ],
+)
 def test_random_games_match_reference(course, players, deep):
     games = DEEP_GAMES if deep else GAMES
     wins = 0

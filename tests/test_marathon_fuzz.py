@@ -172,12 +172,14 @@ def test_from_json_random_bytes(data):
     call(pv.MarathonState.from_json, data)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(json_values)
 def test_from_json_random_structures(value):
     exercise(call(pv.MarathonState.from_json, json.dumps(value)))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(SAMPLES), st.data())
 def test_from_json_mutated_states(text, data):
@@ -298,6 +300,7 @@ def configs(draw):
     return cfg
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(configs())
 def test_from_config_random_dicts(cfg):
@@ -393,6 +396,7 @@ def random_piece(draw):
     return p
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     st.sampled_from(COURSES),
@@ -406,6 +410,7 @@ def test_position_random_pieces(course, players, pieces, to_move, ply):
     exercise(call(game.position, pieces=pieces, to_move=to_move, ply=ply))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(COURSES), st.integers(2, 5), st.data())
 def test_position_mutated_valid_pieces(course, players, data):

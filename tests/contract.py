@@ -51,8 +51,8 @@ def denotes_a_move(state: Any, action: int) -> bool:
         return True
     rows, cols = state.board.shape
     n, span = rows * cols, max(rows, cols) - 1
-    if action < n:
-        return True
+    if action < n or span == 0:
+        return action < n
     cell, k = divmod(action - n, span)
     (r, c), d = divmod(cell // 6, cols), cell % 6
     for _ in range(k + 1):

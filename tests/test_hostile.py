@@ -37,6 +37,7 @@ NODE_SLACK = 1024
 CTRL_C_LIMIT = 2.0
 HUGE_COURSE = "SSS\n#" + "\n" * 46341 + " " * 46341 + "#\nFFF\n"
 
+SLOW = pytest.mark.slow
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -135,7 +136,9 @@ def _twin_positions(seed):
     return a, b
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    "seed", [0, 1, *(pytest.param(s, marks=pytest.mark.slow) for s in range(2, 6))]
+)
 def test_1_reused_alphabeta_searcher_agrees_with_a_fresh_one(seed):
     a, b = _twin_positions(seed)
     assert a.penguins == b.penguins and a != b and a.to_json() != b.to_json()
@@ -386,7 +389,15 @@ CTRL_C_CALLS = {
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
-@pytest.mark.parametrize("call", list(CTRL_C_CALLS), ids=list(CTRL_C_CALLS))
+@pytest.mark.parametrize(
+    "call",
+    # One playout call and one search run by default, all of them with -m slow.
+    [
+        pytest.param(call, marks=[] if call in ("fish, 2 threads", "search, mcts") else [SLOW])
+        for call in CTRL_C_CALLS
+    ],
+    ids=list(CTRL_C_CALLS),
+)
 def test_8_ctrl_c_stops_long_calls(call):
     code = textwrap.dedent(
         f"""

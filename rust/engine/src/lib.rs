@@ -10,8 +10,10 @@ pub mod fish;
 pub mod game;
 pub mod io;
 pub mod marathon;
+mod names;
 pub mod rng;
 pub mod search;
+pub mod variants;
 pub mod vector;
 
 pub use error::{Error, Result};

@@ -92,10 +92,10 @@ impl VectorGame for FishGame {
             0
         };
         let most = (0..players)
-            .map(|p| (s.penguins[p].count() as usize).max(to_place))
+            .map(|p| (s.penguins(p).count() as usize).max(to_place))
             .max()
             .unwrap_or(0);
-        let placements = if placing { s.floes.count() as usize } else { 0 };
+        let placements = if placing { s.floes().count() as usize } else { 0 };
         placements
             .max(most * 6 * md)
             .min(self.num_actions())
@@ -1342,7 +1342,7 @@ mod tests {
             let (r, c) = board.coords(cell);
             r * cols + c
         };
-        for cell in s.floes {
+        for cell in s.floes() {
             let plane = (board.fish(cell) as usize).clamp(1, 3) - 1;
             out[plane * area + at(cell)] = 1.0;
         }
@@ -1353,7 +1353,7 @@ mod tests {
             if game.phase(s) != Phase::Placement {
                 return 0;
             }
-            let placed = (0..s.turn as usize)
+            let placed = (0..s.turn() as usize)
                 .filter(|&t| game.rules().placer(t) == p)
                 .count();
             (game.rules().penguins as usize).saturating_sub(placed)
@@ -1373,7 +1373,7 @@ mod tests {
         }
         constant(3 + 5 * n, (game.phase(s) == Phase::Placement) as u8 as f32);
         for seat in 0..n {
-            for cell in s.penguins[(viewer + seat) % n] {
+            for cell in s.penguins((viewer + seat) % n) {
                 out[(3 + seat) * area + at(cell)] = 1.0;
             }
         }

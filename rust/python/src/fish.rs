@@ -25,25 +25,13 @@ use crate::state::{state_class, Bind};
 use crate::variants;
 
 fn parse_placement(text: &str) -> PyResult<Placement> {
-    match text {
-        "one-fish" => Ok(Placement::OneFish),
-        "any" => Ok(Placement::Any),
-        _ => Err(PyValueError::new_err(format!(
-            "placement = {:?}: expected \"one-fish\" or \"any\"",
-            args::cut(text)
-        ))),
-    }
+    text.parse::<Placement>()
+        .map_err(|e| PyValueError::new_err(format!("placement = {}", args::cut(&e.to_string()))))
 }
 
 fn parse_order(text: &str) -> PyResult<Order> {
-    match text {
-        "round-robin" => Ok(Order::RoundRobin),
-        "snake" => Ok(Order::Snake),
-        _ => Err(PyValueError::new_err(format!(
-            "order = {:?}: expected \"round-robin\" or \"snake\"",
-            args::cut(text)
-        ))),
-    }
+    text.parse::<Order>()
+        .map_err(|e| PyValueError::new_err(format!("order = {}", args::cut(&e.to_string()))))
 }
 
 /// A grid of fish counts from Python (lists, tuples or a numpy array), checked cell by cell.
@@ -480,7 +468,7 @@ impl PyFishState {
         let board = self.game.board();
         let grid = Array2::from_shape_fn((board.rows(), board.cols()), |(r, c)| {
             let cell = board.cell(r as i64, c as i64).expect("on the grid");
-            if self.state.floes.contains(cell) {
+            if self.state.floes().contains(cell) {
                 board.fish(cell) as i32
             } else {
                 0
@@ -494,7 +482,13 @@ impl PyFishState {
     fn penguins(&self) -> Vec<Vec<(usize, usize)>> {
         let board = self.game.board();
         (0..self.game.num_players())
-            .map(|p| self.state.penguins[p].map(|c| board.coords(c)).collect())
+            .map(|p| {
+                self.state
+                    .penguins(p)
+                    .into_iter()
+                    .map(|c| board.coords(c))
+                    .collect()
+            })
             .collect()
     }
 

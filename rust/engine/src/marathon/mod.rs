@@ -39,7 +39,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub use config::{bundled_names, Config, BUNDLED};
+pub use config::{bundled_names, Config};
 pub use course::{Course, Dir, MAX_CELLS, MAX_MAP_BYTES, MAX_MAP_COLUMNS, MAX_MAP_LINES};
 pub use game::MarathonGame;
 pub use moves::{MarathonMove, Piece, Place};

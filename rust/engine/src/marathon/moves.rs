@@ -34,6 +34,7 @@ impl Place {
         }
     }
 
+    /// The cell of a piece on the course.
     pub fn cell(&self) -> Option<(i32, i32)> {
         match *self {
             Place::OnCourse { cell, .. } => Some(cell),
@@ -41,6 +42,7 @@ impl Place {
         }
     }
 
+    /// The facing of a piece lying on the course (`None` when upright or off the course).
     pub fn facing(&self) -> Option<Dir> {
         match *self {
             Place::OnCourse { facing, .. } => facing,
@@ -52,8 +54,11 @@ impl Place {
 /// A piece and where it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The player who owns the piece.
     pub owner: usize,
+    /// Mama, papa or baby.
     pub kind: Kind,
+    /// Where it is.
     pub place: Place,
 }
 
@@ -97,14 +102,17 @@ pub struct MarathonMove {
 }
 
 impl MarathonMove {
+    /// Whether the move stands a lying piece up (it does not slide).
     pub fn is_stand(&self) -> bool {
         self.dir.is_none()
     }
 
+    /// Whether the move brings a waiting piece onto the course.
     pub fn is_entry(&self) -> bool {
         self.entry.is_some()
     }
 
+    /// Whether the piece crosses the finish line.
     pub fn finishes(&self) -> bool {
         self.place == Place::Finished
     }

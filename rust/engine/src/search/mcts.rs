@@ -50,7 +50,9 @@ pub enum Leaf {
 pub struct MctsConfig {
     /// The exploration constant `c`.
     pub exploration: f64,
+    /// How a child is selected.
     pub selection: Selection,
+    /// How a new leaf is valued.
     pub leaf: Leaf,
     /// Threads, each searching its own tree (root parallelism).
     pub threads: usize,
@@ -63,6 +65,9 @@ pub struct MctsConfig {
     /// The memory the trees may hold, in MiB (see the module docs): 1 to [`MAX_MEMORY_MB`].
     pub memory_mb: usize,
 }
+
+/// Iterations in a row without a new node after which a search with only a node budget stops.
+pub const STALE: u32 = 1024;
 
 /// The default [`MctsConfig::memory_mb`]: 1 GiB.
 pub const DEFAULT_MEMORY_MB: usize = 1024;
@@ -259,6 +264,7 @@ pub struct Mcts<S> {
 }
 
 impl<S: Copy + PartialEq + Send> Mcts<S> {
+    /// A searcher with these settings and no tree yet.
     pub fn new(config: MctsConfig) -> Mcts<S> {
         Mcts {
             config,
@@ -266,6 +272,7 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
         }
     }
 
+    /// The settings.
     pub fn config(&self) -> &MctsConfig {
         &self.config
     }
@@ -461,7 +468,16 @@ fn run<G: Game, E: Evaluate<G>>(
     let mut actions = ActionList::new();
     let mut done = 0u64;
     tree.max_depth = 0;
+    // With a node budget alone, a tree that cannot grow (every leaf solved, or the memory
+    // bound reached) would never end the search: it stops after STALE iterations in a row
+    // that add no node.
+    let nodes_only = iterations.is_none() && !clock.has_deadline();
+    let mut stale = 0u32;
     while done < iter_limit {
+        if nodes_only && stale >= STALE {
+            break;
+        }
+        let size = tree.nodes.len();
         if done > 0 && (tree.nodes.len() >= node_limit || (done % 16 == 0 && clock.expired())) {
             break;
         }
@@ -515,6 +531,7 @@ fn run<G: Game, E: Evaluate<G>>(
             },
         };
         // Backup.
+        stale = if tree.nodes.len() == size { stale + 1 } else { 0 };
         tree.max_depth = tree.max_depth.max(path.len() as u32 - 1);
         for &j in &path {
             let n = &mut tree.nodes[j];
@@ -1147,5 +1164,26 @@ mod tests {
             nim.apply(&mut s, r.best);
         }
         assert!(most < 20_000, "capacity grew to {most}");
+    }
+
+    #[test]
+    fn a_node_budget_ends_even_when_the_tree_cannot_grow() {
+        // Tic-tac-toe has fewer than 10,000 nodes; a full tree never reached the budget and
+        // the search ran forever.
+        let game = TicTacToe;
+        let r = mcts(1)
+            .search(&game, &NoEval, &Ttt::default(), &Budget::nodes(1_000_000), StopFlag::new())
+            .unwrap();
+        assert!(r.nodes < 1_000_000);
+        // The same with the tree at its memory bound.
+        let nim = Nim { players: 2 };
+        let mut m: Mcts<NimState> = Mcts::new(MctsConfig {
+            memory_mb: 1,
+            ..Default::default()
+        });
+        let r = m
+            .search(&nim, &NoEval, &nim.start(500), &Budget::nodes(1_000_000), StopFlag::new())
+            .unwrap();
+        assert!(r.nodes < 1_000_000);
     }
 }

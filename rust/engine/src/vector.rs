@@ -95,7 +95,11 @@ impl VectorGame for FishGame {
             .map(|p| (s.penguins(p).count() as usize).max(to_place))
             .max()
             .unwrap_or(0);
-        let placements = if placing { s.floes().count() as usize } else { 0 };
+        let placements = if placing {
+            s.floes().count() as usize
+        } else {
+            0
+        };
         placements
             .max(most * 6 * md)
             .min(self.num_actions())

@@ -25,16 +25,16 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable
 
 import numpy as np
 
 import pingvinas as pv
 
-GAMES: Dict[str, Callable[[], Any]] = {"Fish": pv.Fish, "Marathon": pv.Marathon}
+GAMES: dict[str, Callable[[], Any]] = {"Fish": pv.Fish, "Marathon": pv.Marathon}
 
 
-def vector(game: Any, num_envs: int, threads: int, seconds: float) -> Tuple[float, float, float]:
+def vector(game: Any, num_envs: int, threads: int, seconds: float) -> tuple[float, float, float]:
     """(env-steps/s inside ``step``, of the whole loop, of the whole loop per CPU second)."""
     env = pv.VectorEnv(game, num_envs, seed=0, threads=threads)
     obs, info = env.reset(seed=0)
@@ -58,7 +58,7 @@ def vector(game: Any, num_envs: int, threads: int, seconds: float) -> Tuple[floa
     return steps * num_envs / inside, steps * num_envs / total, steps * num_envs / cpu
 
 
-def python_loop(game: Any, num_envs: int, seconds: float) -> Tuple[float, float]:
+def python_loop(game: Any, num_envs: int, seconds: float) -> tuple[float, float]:
     """Env-steps/s of the same work over separate State objects (wall clock, CPU time)."""
     rng = random.Random(0)
     states = [game.new_state(seed=i) for i in range(num_envs)]
@@ -79,18 +79,28 @@ def python_loop(game: Any, num_envs: int, seconds: float) -> Tuple[float, float]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     args = parser.parse_args()
-    head = ("game", "envs", "threads", "step env-steps/s", "loop env-steps/s", "loop cpu env-steps/s")
+    head = (
+        "game",
+        "envs",
+        "threads",
+        "step env-steps/s",
+        "loop env-steps/s",
+        "loop cpu env-steps/s",
+    )
     print(f"{head[0]:<9} {head[1]:>5} {head[2]:>7} {head[3]:>17} {head[4]:>17} {head[5]:>21}")
-    results: Dict[Tuple[str, int, int], Tuple[float, float, float]] = {}
+    results: dict[tuple[str, int, int], tuple[float, float, float]] = {}
     for name, make in GAMES.items():
         game = make()
         for num_envs in (1, 64, 1024):
             for threads in (1, 2):
                 r = results[name, num_envs, threads] = vector(game, num_envs, threads, args.seconds)
-                print(f"{name:<9} {num_envs:>5} {threads:>7} {r[0]:>17,.0f} {r[1]:>17,.0f} {r[2]:>21,.0f}")
+                rates = f"{r[0]:>17,.0f} {r[1]:>17,.0f} {r[2]:>21,.0f}"
+                print(f"{name:<9} {num_envs:>5} {threads:>7} {rates}")
         loop, loop_cpu = python_loop(game, 64, args.seconds * 2)
         print(f"{name:<9} {'64':>5} {'Python':>7} {'':>17} {loop:>17,.0f} {loop_cpu:>21,.0f}")
         step, whole, whole_cpu = results[name, 1024, 1]

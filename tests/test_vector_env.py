@@ -3,7 +3,7 @@
 actions change nothing, seeds reproduce, threads do not matter, and the buffers alias as
 documented."""
 
-from typing import Any, Dict, List, Tuple, Union
+from typing import Any, Union
 
 import numpy as np
 import pytest
@@ -23,14 +23,14 @@ GAMES = {
 }
 
 
-def random_actions(info: Dict[str, Any], rng: np.random.Generator) -> np.ndarray:
+def random_actions(info: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action per env, from the compact legal actions."""
     count = info["legal_action_count"].astype(np.int64)
     pick = (rng.random(len(count)) * count).astype(np.int64)
     return info["legal_actions"][np.arange(len(count)), pick].astype(np.int64)
 
 
-def check_row(env: pv.VectorEnv, obs: np.ndarray, info: Dict[str, Any], i: int, state: Any) -> None:
+def check_row(env: pv.VectorEnv, obs: np.ndarray, info: dict[str, Any], i: int, state: Any) -> None:
     """Row ``i`` of the outputs shows ``state``, as the State API gives it."""
     assert env.state(i) == state
     np.testing.assert_array_equal(obs[i], state.observation_tensor())
@@ -65,12 +65,18 @@ def test_envs_agree_with_states_stepped_alone(name: str) -> None:
             mine[i].apply_action(int(actions[i]))
             over = mine[i].is_over
             assert terminations[i] == over == info["final_mask"][i]
-            returns = np.array(mine[i].returns(), np.float32) if over else np.zeros(game.players, np.float32)
+            returns = (
+                np.array(mine[i].returns(), np.float32)
+                if over
+                else np.zeros(game.players, np.float32)
+            )
             np.testing.assert_array_equal(rewards[i], returns)
             np.testing.assert_array_equal(info["final_returns"][i], returns)
             if over:
                 ended += 1
-                np.testing.assert_array_equal(info["final_observation"][i], mine[i].observation_tensor())
+                np.testing.assert_array_equal(
+                    info["final_observation"][i], mine[i].observation_tensor()
+                )
                 games[i] += 1
                 mine[i] = game.new_state(seed=env.game_seed(i, games[i]))
             else:
@@ -79,18 +85,22 @@ def test_envs_agree_with_states_stepped_alone(name: str) -> None:
     assert list(env.game_index) == games
 
 
-def trace(game: Game, threads: int, seed: int, steps: int = 60, **kw: Any) -> List[Tuple[np.ndarray, ...]]:
+def trace(
+    game: Game, threads: int, seed: int, steps: int = 60, **kw: Any
+) -> list[tuple[np.ndarray, ...]]:
     env = pv.VectorEnv(game, 150, seed=seed, threads=threads, **kw)  # enough envs for the pool
     obs, info = env.reset()
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(steps):
         obs, rewards, terminations, _, info = env.step(random_actions(info, rng))
-        out.append((obs.copy(), rewards.copy(), terminations.copy(), info["legal_action_mask"].copy()))
+        out.append(
+            (obs.copy(), rewards.copy(), terminations.copy(), info["legal_action_mask"].copy())
+        )
     return out
 
 
-def same(a: List[Tuple[np.ndarray, ...]], b: List[Tuple[np.ndarray, ...]]) -> bool:
+def same(a: list[tuple[np.ndarray, ...]], b: list[tuple[np.ndarray, ...]]) -> bool:
     return all(all(np.array_equal(x, y) for x, y in zip(s, t)) for s, t in zip(a, b))
 
 
@@ -112,7 +122,9 @@ def test_opponent_games_reproduce_whatever_the_threads() -> None:
 def test_reset_without_seed_starts_the_next_game_of_each_stream() -> None:
     env = pv.VectorEnv(pv.Fish(), 3, seed=7)
     first = env.states()
-    assert [s.game for s in first] == [pv.Fish().new_state(seed=env.game_seed(i, 0)).game for i in range(3)]
+    assert [s.game for s in first] == [
+        pv.Fish().new_state(seed=env.game_seed(i, 0)).game for i in range(3)
+    ]
     env.reset()
     assert list(env.game_index) == [1, 1, 1]
     assert env.state(2) == pv.Fish().new_state(seed=env.game_seed(2, 1))
@@ -138,7 +150,9 @@ def test_an_illegal_action_leaves_every_env_unchanged() -> None:
         env.step(bad)
     bad = actions.copy()
     bad[4] = env.num_actions
-    with pytest.raises(pv.InvalidMoveError, match=r"^env 4: action 2752 is not in the action space"):
+    with pytest.raises(
+        pv.InvalidMoveError, match=r"^env 4: action 2752 is not in the action space"
+    ):
         env.step(bad)
     bad[4] = -3
     with pytest.raises(pv.InvalidMoveError, match=r"^env 4: action -3"):
@@ -337,5 +351,7 @@ def test_gymnasium_make_vec() -> None:
     assert obs["observation"].shape == (3, *pv.Marathon().observation_shape)
     assert obs["action_mask"].dtype == np.int8
     env.close()
-    fish = gymnasium.make_vec("pingvinas/Fish-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    fish = gymnasium.make_vec(
+        "pingvinas/Fish-v0", num_envs=2, vectorization_mode="vector_entry_point"
+    )
     assert fish.unwrapped.game.players == 2

@@ -31,7 +31,7 @@ this env for them (``vectorization_mode="vector_entry_point"``, the default when
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Optional, Union
 
 import gymnasium
 import numpy as np
@@ -56,7 +56,9 @@ def _game(game: Union[str, Game]) -> Game:
         from .. import load_game
 
         return load_game(game)
-    raise TypeError(f"game must be a pingvinas Fish or Marathon, or a variant name, got {type(game).__name__}")
+    raise TypeError(
+        f"game must be a pingvinas Fish or Marathon, or a variant name, got {type(game).__name__}"
+    )
 
 
 class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
@@ -110,15 +112,15 @@ class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
         assert learners is not None
         return learners
 
-    def _obs(self, observations: np.ndarray, info: Dict[str, Any]) -> Dict[str, np.ndarray]:
+    def _obs(self, observations: np.ndarray, info: dict[str, Any]) -> dict[str, np.ndarray]:
         return {"observation": observations, "action_mask": info["legal_action_mask"].view(np.int8)}
 
-    def _info(self, info: Dict[str, Any]) -> Dict[str, Any]:
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
         return {k: info[k] for k in ("legal_actions", "legal_action_count", "to_move")}
 
     def reset(
-        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
-    ) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
+        self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """A new game in every env; ``seed`` restarts every env's stream of games."""
         if seed is not None and not isinstance(seed, (int, np.integer)):
             raise TypeError("seed must be an int (one seed for all envs)")
@@ -127,7 +129,7 @@ class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
 
     def step(
         self, actions: Any
-    ) -> Tuple[Dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Plays the learners' ``actions`` (and the opponents' moves); raises
         :class:`pingvinas.IllegalMoveError` for an action the mask forbids (no env moves)."""
         observations, rewards, terminations, truncations, info = self.env.step(np.asarray(actions))
@@ -155,7 +157,7 @@ class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
             out,
         )
 
-    def render(self) -> Optional[Tuple[str, ...]]:
+    def render(self) -> Optional[tuple[str, ...]]:
         """``"ansi"``: the text board of every env."""
         if self.render_mode == "ansi":
             return tuple(str(s) for s in self.env.states())

@@ -1357,7 +1357,7 @@ mod tests {
             if game.phase(s) != Phase::Placement {
                 return 0;
             }
-            let placed = (0..s.turn() as usize)
+            let placed = (0..s.turn())
                 .filter(|&t| game.rules().placer(t) == p)
                 .count();
             (game.rules().penguins as usize).saturating_sub(placed)

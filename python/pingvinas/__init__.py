@@ -33,6 +33,12 @@ from .record import GameRecord
 from .search import Searcher, SearchResult, search
 
 
+def _quote(text: str) -> str:
+    """``repr(text)``, cut to 200 characters (errors never echo a huge input whole)."""
+    r = repr(text)
+    return r if len(r) <= 200 else f"{r[:200]}... ({len(text)} characters)"
+
+
 def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
     """A bundled variant of either game by name, ``load_game("fish-3p")``,
     ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them), or a config file of
@@ -41,7 +47,7 @@ def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
     path = os.fspath(name)
     if isinstance(path, str) and (path.endswith(".toml") or os.sep in path or "/" in path or os.path.isfile(path)):
         if not os.path.isfile(path):
-            raise ValueError(f"no config file {path!r}")
+            raise ValueError(f"no config file {_quote(path)}")
         with open(path, encoding="utf-8") as f:
             said = re.search(r'^\s*game\s*=\s*"(\w+)"', f.read(), re.M)
         kind = said.group(1) if said else ""
@@ -56,13 +62,18 @@ def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
                 return Marathon.from_config(path)
             except ValueError as e:
                 errors.append(str(e))
-        raise ValueError(errors[0] if errors else f"{path}: unknown game {kind!r} (expected fish or marathon)")
+        raise ValueError(
+            errors[0] if errors else f"{_quote(path)}: unknown game {kind!r} (expected fish or marathon)"
+        )
     for game in (Fish, Marathon):
         try:
             return game.variant(path)
         except ValueError:
             continue
-    raise ValueError(f"unknown variant {name!r}; bundled variants: {', '.join(variants())}, or a path to a .toml config")
+    raise ValueError(
+        f"unknown variant {_quote(path)}; bundled variants: {', '.join(variants())}, "
+        "or a path to a .toml config"
+    )
 
 
 __all__ = [

@@ -23,7 +23,7 @@ fn fish_playouts(c: &mut Criterion) {
                     let game = FishGame::new(rules, Board::standard(rng.next_u64()));
                     let mut s = game.initial_state();
                     game.random_playout_with(&mut s, &mut rng, policy);
-                    black_box(s.fish)
+                    black_box(s)
                 })
             },
         );

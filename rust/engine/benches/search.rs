@@ -8,14 +8,12 @@
 
 use std::time::{Duration, Instant};
 
+use pingvinas_engine::fish::eval::{unpack, FishEval, FishEvalConfig, FishPlanes, HaulSolver};
+use pingvinas_engine::fish::solver::{solve, DEFAULT_MAX_NODES};
 use pingvinas_engine::fish::{Bitboard, Board, FishGame, FishState, Phase, Rules};
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
-use pingvinas_engine::search::fish_eval::{
-    unpack, FishEval, FishEvalConfig, FishPlanes, HaulSolver,
-};
-use pingvinas_engine::search::fish_solver::{solve, DEFAULT_MAX_NODES};
 use pingvinas_engine::search::mcts::{Mcts, MctsConfig};
 use pingvinas_engine::search::{Budget, StopFlag};
 
@@ -177,7 +175,7 @@ fn main() {
     for seed in 0..5 {
         let (g, mut s) = after_placement(100 + seed);
         let mut actions = ActionList::new();
-        while !g.is_over(&s) && s.floes.count() > 24 {
+        while !g.is_over(&s) && s.floes().count() > 24 {
             g.legal_actions(&s, &mut actions);
             g.apply(&mut s, actions[rng.below(actions.len())]);
         }

@@ -8,9 +8,13 @@ pub mod batch;
 pub mod error;
 pub mod fish;
 pub mod game;
+pub mod io;
 pub mod marathon;
+mod names;
 pub mod rng;
 pub mod search;
+pub mod variants;
 
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
+pub use io::GameIo;

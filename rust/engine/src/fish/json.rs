@@ -32,6 +32,8 @@ struct StateJson {
     turn: usize,
 }
 
+/// A game and a position as one JSON object (rules, board, penguins, scores, player to move
+/// and placement turn), which [`from_json`] reads back.
 pub fn to_json(game: &FishGame, s: &FishState) -> String {
     let board = game.board();
     let rc = |cell| {
@@ -48,10 +50,10 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
         placement: rules.placement,
         order: rules.order,
         board: board.grid(),
-        floes: s.floes.map(rc).collect(),
+        floes: s.floes.into_iter().map(rc).collect(),
         penguins: s.penguins[..players]
             .iter()
-            .map(|bb| bb.map(rc).collect())
+            .map(|bb| bb.into_iter().map(rc).collect())
             .collect(),
         scores: (0..players).map(|p| s.score(p)).collect(),
         to_move: s.to_move(),
@@ -60,6 +62,11 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
     serde_json::to_string(&json).expect("plain data serializes")
 }
 
+/// Reads what [`to_json`] writes.
+///
+/// # Errors
+/// `Error::Parse` for text that is not such a JSON object, `Error::Invalid` for a position
+/// that breaks the rules or the engine's limits.
 pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
     let j: StateJson =
         serde_json::from_str(text).map_err(|e| {
@@ -159,7 +166,7 @@ fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> 
         }
     }
     if rules.placement == Placement::OneFish && !s.occupied().is_subset(game.board().one_fish()) {
-        let cell = (s.occupied() - game.board().one_fish()).next().expect("not a subset");
+        let cell = (s.occupied() - game.board().one_fish()).into_iter().next().expect("not a subset");
         let (r, c) = game.board().coords(cell);
         return invalid!(
             "Fish state JSON: during placement under the one-fish rule every penguin stands \
@@ -190,6 +197,7 @@ fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> 
 fn check_scores(game: &FishGame, s: &FishState) -> Result<()> {
     let board = game.board();
     let mut removed: Vec<u32> = (board.floes() - s.floes)
+        .into_iter()
         .map(|c| board.fish(c) as u32)
         .collect();
     removed.sort_unstable();

@@ -2,19 +2,24 @@
 
 pub mod bitboard;
 pub mod board;
+pub mod eval;
+mod geometry;
+pub mod io;
 pub mod json;
-pub mod narrow;
+pub mod moves;
 pub mod notation;
 pub mod playout;
 pub mod position;
 pub mod rules;
+pub mod solver;
 pub mod state;
 mod zobrist;
 
 pub use bitboard::{Bitboard, Cell};
 pub use board::{Board, Direction};
-pub use rules::{Config, Order, Placement, Rules};
-pub use state::{FishGame, FishMove, FishState, Phase, Policy, NOBODY};
+pub use moves::FishMove;
+pub use rules::{Config, Order, Placement, Policy, Rules, Scores};
+pub use state::{FishGame, FishState, Phase, NOBODY};
 
 #[cfg(test)]
 mod tests;

@@ -4,14 +4,16 @@
 
 use super::bitboard::Cell;
 use super::board::Board;
-use super::state::FishMove;
+use super::moves::FishMove;
 use crate::error::{quote, Error, Result};
 
+/// The name of a cell: its column letter and row counted from 1 (`(0, 0)` is `a1`).
 pub fn cell_name(board: &Board, cell: Cell) -> String {
     let (r, c) = board.coords(cell);
     format!("{}{}", (b'a' + c as u8) as char, r + 1)
 }
 
+/// The notation of a move: `d3` for a placement, `a1-c1` for a slide.
 pub fn move_name(board: &Board, mv: FishMove) -> String {
     match mv {
         FishMove::Place(cell) => cell_name(board, cell),
@@ -19,6 +21,10 @@ pub fn move_name(board: &Board, mv: FishMove) -> String {
     }
 }
 
+/// Reads a cell name such as `c4`.
+///
+/// # Errors
+/// `Error::Parse` for text that is not a cell name, or a cell off the board.
 pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let bad = || {
         Error::Parse(format!(
@@ -47,6 +53,10 @@ pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     })
 }
 
+/// Reads a move: a cell (a placement) or two cells joined by a dash (a slide).
+///
+/// # Errors
+/// `Error::Parse` as [`parse_cell`], for either cell.
 pub fn parse_move(board: &Board, text: &str) -> Result<FishMove> {
     let text = text.trim();
     match text.split_once('-') {

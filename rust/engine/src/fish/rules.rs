@@ -29,44 +29,63 @@ pub enum Order {
     Snake,
 }
 
-impl Placement {
-    pub fn name(self) -> &'static str {
-        match self {
-            Placement::OneFish => "one-fish",
-            Placement::Any => "any",
-        }
-    }
-}
+crate::names::named_enum!(Placement {
+    OneFish => "one-fish",
+    Any => "any",
+});
 
-impl Order {
-    pub fn name(self) -> &'static str {
-        match self {
-            Order::RoundRobin => "round-robin",
-            Order::Snake => "snake",
-        }
-    }
-}
+crate::names::named_enum!(Order {
+    RoundRobin => "round-robin",
+    Snake => "snake",
+});
 
 /// The most penguins one player may have (keeps every placement turn within the state's `u8`
 /// counters and the legal-move list within its fixed capacity).
 pub const MAX_PENGUINS: usize = 8;
+/// The most players of a Fish game.
 pub const MAX_FISH_PLAYERS: usize = 4;
+
+/// How random playouts choose their moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Policy {
+    /// Every legal move equally likely.
+    #[default]
+    Uniform,
+    /// A random penguin among those that can move, then a random open direction, then a
+    /// random distance: not uniform over moves, and several times faster.
+    Fast,
+}
+
+/// Final `(fish, floes)` of each player (unused players stay at zero).
+pub type Scores = [(u16, u8); MAX_FISH_PLAYERS];
 
 /// The rules of a Fish variant, apart from the board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rules {
+    /// Players, 2 to [`MAX_FISH_PLAYERS`].
     pub players: u8,
+    /// Penguins each player places, 1 to [`MAX_PENGUINS`].
     pub penguins: u8,
+    /// Which floes a penguin may be placed on.
     pub placement: Placement,
+    /// The order of the placement turns.
     pub order: Order,
 }
 
 impl Rules {
     /// The printed rules for 2, 3 or 4 players: 4, 3 or 2 penguins each.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for another number of players.
     pub fn standard(players: usize) -> Result<Rules> {
         Rules::new(players, None, Placement::OneFish, Order::RoundRobin)
     }
 
+    /// Rules for `players` with `penguins` each (the printed count, `6 - players`, when `None`).
+    ///
+    /// # Errors
+    /// `Error::Invalid` when `players` is not 2 to [`MAX_FISH_PLAYERS`] or `penguins` not 1 to
+    /// [`MAX_PENGUINS`].
     pub fn new(
         players: usize,
         penguins: Option<usize>,
@@ -90,6 +109,7 @@ impl Rules {
         })
     }
 
+    /// The number of players.
     #[inline]
     pub fn players(&self) -> usize {
         self.players as usize
@@ -117,7 +137,9 @@ impl Rules {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum BoardSpec {
+    /// A named board: only `"standard"` is known.
     Named(String),
+    /// Fish per cell, row by row (0 for a gap).
     Grid(Vec<Vec<u8>>),
 }
 
@@ -125,19 +147,27 @@ pub enum BoardSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// Always `"fish"`.
     pub game: String,
+    /// The variant's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// One line about the variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Players (default 2).
     #[serde(default = "default_players")]
     pub players: usize,
+    /// Penguins per player (default: the printed count for the player count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub penguins: Option<usize>,
+    /// Which floes a penguin may be placed on (default one-fish).
     #[serde(default = "default_placement")]
     pub placement: Placement,
+    /// The placement order (default round-robin).
     #[serde(default = "default_order")]
     pub order: Order,
+    /// The board (default the standard board, shuffled per game).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<BoardSpec>,
 }
@@ -153,6 +183,11 @@ fn default_order() -> Order {
 }
 
 impl Config {
+    /// A config from TOML text.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for bad TOML, an unknown key, a value of the wrong type or a `game`
+    /// other than `"fish"`.
     pub fn from_toml(text: &str) -> Result<Config> {
         let config: Config =
             toml::from_str(text).map_err(|e| {
@@ -162,6 +197,10 @@ impl Config {
         Ok(config)
     }
 
+    /// A config from a JSON object.
+    ///
+    /// # Errors
+    /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str) -> Result<Config> {
         let config: Config =
             serde_json::from_str(text).map_err(|e| {
@@ -169,6 +208,11 @@ impl Config {
         })?;
         config.check_game()?;
         Ok(config)
+    }
+
+    /// The config as JSON (what [`Config::from_json`] reads).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a config serializes")
     }
 
     fn check_game(&self) -> Result<()> {
@@ -181,11 +225,18 @@ impl Config {
         check_length("Fish config: description", description, MAX_DESCRIPTION_CHARS)
     }
 
+    /// The rules this config sets.
+    ///
+    /// # Errors
+    /// As [`Rules::new`].
     pub fn rules(&self) -> Result<Rules> {
         Rules::new(self.players, self.penguins, self.placement, self.order)
     }
 
     /// The fixed board of this config, `None` for the standard shuffled board.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a board name other than `"standard"`.
     pub fn grid(&self) -> Result<Option<Vec<Vec<u8>>>> {
         match &self.board {
             None => Ok(None),

@@ -1,15 +1,14 @@
 //! The Fish game value ([`FishGame`]: rules and board) and its small `Copy` state
 //! ([`FishState`]), with the whole game flow: placement, slides, removal of unreachable floes,
-//! stuck players lifting their penguins, the end, scores and ranking.
+//! stuck players lifting their penguins, the end, scores and ranking. Random playouts are in
+//! [`super::playout`].
 
 use super::bitboard::{Bitboard, Cell};
-use super::board::{Board, Direction, NO_CELL};
-use super::narrow::{self, Scores};
-use super::rules::{Placement, Rules, MAX_FISH_PLAYERS};
+use super::board::{Board, Direction};
+use super::moves::FishMove;
+use super::rules::{Placement, Rules, Scores, MAX_FISH_PLAYERS};
 use super::zobrist;
 use crate::game::{self, Action, ActionList, Game, Returns};
-use crate::rng::Rng;
-use arrayvec::ArrayVec;
 
 /// `to_move` of a finished game.
 pub const NOBODY: u8 = 0xFF;
@@ -19,44 +18,37 @@ pub const NOBODY: u8 = 0xFF;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FishState {
     /// Floes still in play (occupied ones included).
-    pub floes: Bitboard,
+    pub(super) floes: Bitboard,
     /// Penguins on the board, per player (unused players stay empty).
-    pub penguins: [Bitboard; MAX_FISH_PLAYERS],
+    pub(super) penguins: [Bitboard; MAX_FISH_PLAYERS],
     /// Zobrist hash of floes, penguins, player to move and placement turn (not the scores).
-    pub hash: u64,
+    pub(super) hash: u64,
     /// Fish collected per player.
-    pub fish: [u16; MAX_FISH_PLAYERS],
+    pub(super) fish: [u16; MAX_FISH_PLAYERS],
     /// Floes collected per player.
-    pub taken: [u8; MAX_FISH_PLAYERS],
+    pub(super) taken: [u8; MAX_FISH_PLAYERS],
     /// The player to move, or [`NOBODY`] when the game is over.
-    pub to_move: u8,
+    pub(super) to_move: u8,
     /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
-    pub turn: u8,
+    pub(super) turn: u8,
 }
 
+/// The phase of a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
+    /// Penguins are being placed.
     Placement,
+    /// Penguins slide.
     Movement,
+    /// Nobody can move: the game is over.
     Over,
 }
 
-impl Phase {
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Placement => "placement",
-            Phase::Movement => "movement",
-            Phase::Over => "over",
-        }
-    }
-}
-
-/// A move: placing a penguin, or sliding one from a cell to another.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum FishMove {
-    Place(Cell),
-    Slide(Cell, Cell),
-}
+crate::names::named_enum!(Phase {
+    Placement => "placement",
+    Movement => "movement",
+    Over => "over",
+});
 
 /// A Fish game: the rules and one board. States refer to it for the fish on each floe.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +58,44 @@ pub struct FishGame {
 }
 
 impl FishState {
+    /// Floes still in play (occupied ones included).
+    #[inline]
+    pub fn floes(&self) -> Bitboard {
+        self.floes
+    }
+
+    /// The penguins of `player` on the board (none for a player who lifted them, or an unused
+    /// player slot).
+    #[inline]
+    pub fn penguins(&self, player: usize) -> Bitboard {
+        self.penguins[player]
+    }
+
+    /// Fish collected by `player` so far.
+    #[inline]
+    pub fn fish(&self, player: usize) -> u16 {
+        self.fish[player]
+    }
+
+    /// Floes collected by `player` so far.
+    #[inline]
+    pub fn taken(&self, player: usize) -> u8 {
+        self.taken[player]
+    }
+
+    /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
+    #[inline]
+    pub fn turn(&self) -> usize {
+        self.turn as usize
+    }
+
+    /// The Zobrist hash of floes, penguins, player to move and placement turn (not the scores):
+    /// the value [`Game::hash`] gives.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
     /// Every penguin on the board.
     #[inline]
     pub fn occupied(&self) -> Bitboard {
@@ -78,6 +108,7 @@ impl FishState {
         self.floes - self.occupied()
     }
 
+    /// The player to move; `None` when the game is over.
     #[inline]
     pub fn to_move(&self) -> Option<usize> {
         (self.to_move != NOBODY).then_some(self.to_move as usize)
@@ -90,7 +121,7 @@ impl FishState {
     }
 
     #[inline]
-    fn set_to_move(&mut self, player: u8) {
+    pub(super) fn set_to_move(&mut self, player: u8) {
         self.hash ^= zobrist::TO_MOVE[self.to_move.min(4) as usize]
             ^ zobrist::TO_MOVE[player.min(4) as usize];
         self.to_move = player;
@@ -98,15 +129,18 @@ impl FishState {
 }
 
 impl FishGame {
+    /// A game with these rules on this board.
     pub fn new(rules: Rules, board: Board) -> FishGame {
         FishGame { rules, board }
     }
 
+    /// The rules.
     #[inline]
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
 
+    /// The board (the fish on every floe at the start).
     #[inline]
     pub fn board(&self) -> &Board {
         &self.board
@@ -142,6 +176,7 @@ impl FishGame {
         h
     }
 
+    /// The phase of `s`.
     pub fn phase(&self, s: &FishState) -> Phase {
         if s.to_move == NOBODY {
             Phase::Over
@@ -212,7 +247,7 @@ impl FishGame {
     }
 
     /// A stuck player lifts every penguin and keeps the floes under them.
-    fn lift(&self, s: &mut FishState, player: usize) {
+    pub(super) fn lift(&self, s: &mut FishState, player: usize) {
         for cell in s.penguins[player] {
             s.fish[player] += self.board.fish(cell) as u16;
             s.taken[player] += 1;
@@ -256,7 +291,7 @@ impl FishGame {
 
     /// The slide itself: the penguin moves, the mover keeps the floe it left.
     #[inline]
-    fn move_penguin(&self, s: &mut FishState, from: Cell, to: Cell) {
+    pub(super) fn move_penguin(&self, s: &mut FishState, from: Cell, to: Cell) {
         let p = s.to_move as usize;
         s.penguins[p] = s.penguins[p].without(from).with(to);
         s.floes = s.floes.without(from);
@@ -267,6 +302,7 @@ impl FishGame {
             ^ zobrist::FLOE[from as usize];
     }
 
+    /// Plays a move (unchecked, as [`Game::apply`]).
     pub fn apply_move(&self, s: &mut FishState, mv: FishMove) {
         match mv {
             FishMove::Place(cell) => self.place(s, cell),
@@ -293,6 +329,7 @@ impl FishGame {
         }
     }
 
+    /// The legal moves of `s`, in the order of their actions.
     pub fn legal_moves(&self, s: &FishState) -> Vec<FishMove> {
         let mut out = ActionList::new();
         self.legal_actions(s, &mut out);
@@ -425,136 +462,10 @@ impl FishGame {
         game::places(&keys)
     }
 
-    /// Plays random moves to the end under `policy`, without removing unreachable floes (which
-    /// never changes a move or a score). Listing the moves of the player to move doubles as the
-    /// check that they can move at all, so each ply looks at the board once.
-    pub fn random_playout_with(&self, s: &mut FishState, rng: &mut Rng, policy: Policy) {
-        let total = self.rules.placement_turns() as u8;
-        while s.turn < total && s.to_move != NOBODY {
-            let cells = self.placement_cells(s);
-            let cell = cells
-                .nth(rng.below(cells.count() as usize) as u32)
-                .expect("in range");
-            self.place(s, cell);
-        }
-        let n = self.rules.players();
-        while s.to_move != NOBODY {
-            let p = s.to_move as usize;
-            let moved = match policy {
-                Policy::Uniform => self.random_slide_uniform(s, rng),
-                Policy::Fast => self.random_slide_fast(s, rng),
-            };
-            if !moved {
-                self.lift(s, p);
-            }
-            // The next player with penguins on the board; whether they can move is found out
-            // when their turn is played.
-            let mut next = NOBODY;
-            let mut q = p;
-            for _ in 0..n {
-                q = if q + 1 == n { 0 } else { q + 1 };
-                if s.penguins[q].any() {
-                    next = q as u8;
-                    break;
-                }
-            }
-            s.set_to_move(next);
-        }
-    }
-
-    /// The final `(fish, floes)` of each player after random play from `s` under `policy`: the
-    /// same moves and scores as [`FishGame::random_playout_with`], on 64-bit bitboards when the
-    /// grid has at most 64 cells (the standard board does), which is about twice as fast.
-    pub fn playout_scores(&self, s: &FishState, rng: &mut Rng, policy: Policy) -> Scores {
-        match self.board.narrow() {
-            Some(narrow) => narrow::playout(self, narrow, s, rng, policy),
-            None => {
-                let mut end = *s;
-                self.random_playout_with(&mut end, rng, policy);
-                std::array::from_fn(|p| end.score(p))
-            }
-        }
-    }
-
     /// Zero-sum returns of final scores (fish, then floes), as [`Game::returns`] gives them.
     pub fn returns_of(&self, scores: &Scores) -> Returns {
         game::returns_from_keys(&scores[..self.rules.players()])
     }
-
-    /// Plays uniformly random moves to the end (see [`FishGame::random_playout_with`]).
-    pub fn random_playout(&self, s: &mut FishState, rng: &mut Rng) {
-        self.random_playout_with(s, rng, Policy::Uniform);
-    }
-
-    /// Plays a slide drawn uniformly from all legal slides; `false` if there is none. The
-    /// slides are counted per direction: in one direction the destinations of different
-    /// penguins never overlap, and each names its penguin (the nearest one behind it).
-    fn random_slide_uniform(&self, s: &mut FishState, rng: &mut Rng) -> bool {
-        let empty = s.empty();
-        let mut dests = [Bitboard::EMPTY; 6];
-        for from in s.penguins[s.to_move as usize] {
-            self.board
-                .slides(from, empty, |dir, d| dests[dir as usize] |= d);
-        }
-        let count: u32 = dests.iter().map(|d| d.count()).sum();
-        if count == 0 {
-            return false;
-        }
-        let mut k = rng.below(count as usize) as u32;
-        for (dir, d) in Direction::ALL.into_iter().zip(dests) {
-            if k < d.count() {
-                let to = d.nth(k).expect("in range");
-                let from = self
-                    .board
-                    .slide_source(to, dir, empty)
-                    .expect("a penguin slid here");
-                self.move_penguin(s, from, to);
-                return true;
-            }
-            k -= d.count();
-        }
-        unreachable!("k < count")
-    }
-
-    /// Plays a slide of a random penguin among those that can move, in a random direction among
-    /// its open ones, by a random distance; `false` if no penguin can move. Cheaper than
-    /// [`Policy::Uniform`]: it looks at one ray, not all of them.
-    fn random_slide_fast(&self, s: &mut FishState, rng: &mut Rng) -> bool {
-        let empty = s.empty();
-        let mut movable = ArrayVec::<Cell, { super::rules::MAX_PENGUINS }>::new();
-        for cell in s.penguins[s.to_move as usize] {
-            if self.board.adjacent(cell).intersects(empty) {
-                movable.push(cell);
-            }
-        }
-        if movable.is_empty() {
-            return false;
-        }
-        let from = movable[rng.below(movable.len())];
-        let mut open = ArrayVec::<Direction, 6>::new();
-        for (dir, &step) in Direction::ALL.iter().zip(self.board.steps(from)) {
-            if step != NO_CELL && empty.contains(step) {
-                open.push(*dir);
-            }
-        }
-        let dests = self.board.slide(from, open[rng.below(open.len())], empty);
-        let to = dests
-            .nth(rng.below(dests.count() as usize) as u32)
-            .expect("in range");
-        self.move_penguin(s, from, to);
-        true
-    }
-}
-
-/// How random playouts choose their moves.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Policy {
-    /// Every legal move equally likely.
-    #[default]
-    Uniform,
-    /// A random penguin among those that can move, then a random open direction, then a
-    /// random distance: not uniform over moves, and several times faster.
-    Fast,
 }
 
 impl Game for FishGame {
@@ -584,6 +495,7 @@ impl Game for FishGame {
             Phase::Placement => {
                 out.extend(
                     self.placement_cells(s)
+                        .into_iter()
                         .map(|c| self.board.dense(c) as Action),
                 );
             }
@@ -623,5 +535,11 @@ impl Game for FishGame {
     #[inline]
     fn hash(&self, s: &FishState) -> u64 {
         s.hash
+    }
+
+    /// Decodes the action and checks it, without listing every legal move.
+    fn is_legal(&self, s: &FishState, action: Action) -> bool {
+        self.move_of(action)
+            .is_some_and(|m| self.illegal_reason(s, m).is_none())
     }
 }

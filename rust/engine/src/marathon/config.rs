@@ -1,5 +1,6 @@
-//! Variant configs: TOML (or JSON) with the course as an ASCII map. The bundled ones live in
-//! `python/pingvinas/variants/marathon*.toml`; their comments document the format.
+//! Variant configs: TOML (or JSON) with the course as an ASCII map. The bundled ones are
+//! `variants/marathon*.toml` in the engine crate (see [`crate::variants`]); their comments
+//! document the format.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -8,26 +9,6 @@ use super::course::Course;
 use super::{Marathon, DEFAULT_PLY_LIMIT, MAX_PLAYERS};
 use crate::error::{check_length, clip_message, quote, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
 use crate::{Error, Result};
-
-/// The bundled configs: `(name, TOML text)`.
-pub const BUNDLED: [(&str, &str); 4] = [
-    (
-        "marathon",
-        include_str!("../../../../python/pingvinas/variants/marathon.toml"),
-    ),
-    (
-        "marathon-5",
-        include_str!("../../../../python/pingvinas/variants/marathon-5.toml"),
-    ),
-    (
-        "marathon-l",
-        include_str!("../../../../python/pingvinas/variants/marathon-l.toml"),
-    ),
-    (
-        "marathon-zigzag",
-        include_str!("../../../../python/pingvinas/variants/marathon-zigzag.toml"),
-    ),
-];
 
 /// Short names of the bundled configs.
 const ALIASES: [(&str, &str); 4] = [
@@ -39,16 +20,21 @@ const ALIASES: [(&str, &str); 4] = [
 
 /// The names of the bundled configs.
 pub fn bundled_names() -> Vec<&'static str> {
-    BUNDLED.iter().map(|b| b.0).collect()
+    crate::variants::of_game("marathon")
+        .map(|v| v.name)
+        .collect()
 }
 
 /// A Marathon variant: name, players, ply limit and the course map.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// The variant's name (`"marathon"`, or the file's).
     pub name: String,
     /// One line for people (may be empty).
     pub description: String,
+    /// Players, 2 to 5.
     pub players: usize,
+    /// The game is a draw after this many plies.
     pub ply_limit: u32,
     /// The course as an ASCII map (see [`Course`]).
     pub course: String,
@@ -147,14 +133,14 @@ impl Config {
             .iter()
             .find(|a| a.0 == key)
             .map_or(key.as_str(), |a| a.1);
-        let (file, text) = BUNDLED.iter().find(|b| b.0 == key).ok_or_else(|| {
+        let variant = crate::variants::find("marathon", key).ok_or_else(|| {
             Error::Invalid(format!(
                 "unknown Penguin Marathon course {}: choose marathon (or standard), \
                  marathon-5 (5), marathon-l (l) or marathon-zigzag (zigzag)",
                 quote(name)
             ))
         })?;
-        Config::from_toml(text, &format!("{file}.toml"))
+        Config::from_toml(variant.toml, &format!("{}.toml", variant.name))
     }
 
     /// The game this config describes.

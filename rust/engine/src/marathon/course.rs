@@ -58,17 +58,26 @@ pub(crate) const NO_CELL: u8 = 0xFF;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Dir {
+    /// North: up.
     N = 0,
+    /// North-east.
     NE = 1,
+    /// East: right.
     E = 2,
+    /// South-east.
     SE = 3,
+    /// South: down, towards the finish on the bundled courses.
     S = 4,
+    /// South-west.
     SW = 5,
+    /// West: left.
     W = 6,
+    /// North-west.
     NW = 7,
 }
 
 impl Dir {
+    /// The eight directions, clockwise from north (their index order).
     pub const ALL: [Dir; 8] = [
         Dir::N,
         Dir::NE,
@@ -91,6 +100,7 @@ impl Dir {
         (-1, -1),
     ];
 
+    /// The index of the direction in [`Dir::ALL`] (N 0, NE 1, … NW 7).
     #[inline]
     pub const fn index(self) -> usize {
         self as usize
@@ -127,6 +137,7 @@ impl Dir {
             .map(Dir::from_index)
     }
 
+    /// Whether the direction is one of NE, SE, SW, NW.
     pub const fn is_diagonal(self) -> bool {
         (self as u8) & 1 == 1
     }
@@ -145,6 +156,19 @@ impl Dir {
 impl fmt::Display for Dir {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Dir {
+    type Err = Error;
+
+    /// Reads `"N"`, `"ne"`, … (case-insensitive), as [`Dir::parse`].
+    fn from_str(text: &str) -> Result<Dir> {
+        Dir::parse(text).ok_or_else(|| {
+            Error::Parse(format!(
+                "{text:?}: expected a direction (N, NE, E, SE, S, SW, W, NW)"
+            ))
+        })
     }
 }
 
@@ -218,6 +242,19 @@ pub struct Course {
     /// Per kind, the legal entries on an empty course: straight ones first, then diagonals.
     pub(crate) entries: [Vec<EntryWay>; 3],
 }
+
+/// Two courses are equal when their maps are: the same cells, start line and finish line (the
+/// rest is computed from those).
+impl PartialEq for Course {
+    fn eq(&self, other: &Course) -> bool {
+        (self.rows, self.cols, self.start_dir, self.finish_dir) == (other.rows, other.cols, other.start_dir, other.finish_dir)
+            && self.grid == other.grid
+            && self.start_origins == other.start_origins
+            && self.finish_line == other.finish_line
+    }
+}
+
+impl Eq for Course {}
 
 impl Course {
     /// Reads a course map (see the module docs). Errors name the map line and column

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Config, Dir, Kind, Marathon, Piece, Place, State};
+use super::{Config, Dir, Kind, MarathonGame, MarathonState, Piece, Place};
 use crate::{invalid, Error, Result};
 
 #[derive(Serialize, Deserialize)]
@@ -43,7 +43,9 @@ struct StateJson {
     winner: Option<usize>,
 }
 
-pub fn to_json(game: &Marathon, s: &State) -> String {
+/// A game and a position as one JSON object (the config, every piece, the player to move,
+/// the ply and the winner), which [`from_json`] reads back.
+pub fn to_json(game: &MarathonGame, s: &MarathonState) -> String {
     let pieces = game
         .pieces(s)
         .into_iter()
@@ -117,7 +119,12 @@ pub fn piece_from_parts(
     Ok(Piece { owner, kind, place })
 }
 
-pub fn from_json(text: &str) -> Result<(Marathon, State)> {
+/// Reads what [`to_json`] writes.
+///
+/// # Errors
+/// `Error::Invalid` for text that is not such a JSON object, or a position that breaks the
+/// rules or the engine's limits.
+pub fn from_json(text: &str) -> Result<(MarathonGame, MarathonState)> {
     let json: StateJson = serde_json::from_str(text)
         .map_err(|e| {
             Error::Invalid(format!(

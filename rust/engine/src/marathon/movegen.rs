@@ -6,8 +6,8 @@
 //! Entries (the only moves that can coincide) are counted from a table indexed by the
 //! occupancy of the cells they cross.
 
-use super::course::{Course, Outcome, Ray};
-use super::{PieceMoves, FACINGS, MAX_PLAYERS, PIECES};
+use super::course::{Course, Outcome, Ray, MAX_CELLS};
+use super::state::{MAX_PLAYERS, PIECES, UPRIGHT};
 use crate::game::ActionList;
 use crate::rng::splitmix64;
 
@@ -274,7 +274,7 @@ const MAX_TABLE_BITS: u32 = 14;
 pub(crate) fn entry_moves(course: &Course, kind: usize, occ: u64, out: &mut PieceMoves) {
     for way in &course.entries[kind] {
         if way.ray.path & occ == 0 {
-            super::add_ray(out, &way.ray, kind, way.dir.index());
+            add_ray(out, &way.ray, kind, way.dir.index());
         }
     }
 }
@@ -357,5 +357,102 @@ impl Tables {
     #[inline(always)]
     pub fn set(&self, cell: u8, kind: usize) -> &SlideSet {
         &self.sets[cell as usize][kind.min(2)]
+    }
+}
+
+/// The moves of one piece, as results: for each cell a 9-bit mask (bits 0..8 lying facings,
+/// bit 8 upright), plus finishing. Iterating cells upward then bits upward gives ascending
+/// actions.
+#[derive(Clone, Copy)]
+pub(crate) struct PieceMoves {
+    pub cells: u64,
+    pub masks: [u16; MAX_CELLS],
+    pub finish: bool,
+}
+
+impl PieceMoves {
+    #[inline]
+    pub(crate) fn new() -> Self {
+        PieceMoves {
+            cells: 0,
+            masks: [0; MAX_CELLS],
+            finish: false,
+        }
+    }
+
+    #[inline]
+    pub(super) fn add(&mut self, cell: u8, mask: u16) {
+        let bit = 1u64 << cell;
+        if self.cells & bit == 0 {
+            self.cells |= bit;
+            self.masks[cell as usize] = mask;
+        } else {
+            self.masks[cell as usize] |= mask;
+        }
+    }
+
+    #[inline]
+    pub fn count(&self) -> u32 {
+        let mut n = self.finish as u32;
+        let mut cells = self.cells;
+        while cells != 0 {
+            n += self.masks[cells.trailing_zeros() as usize].count_ones();
+            cells &= cells - 1;
+        }
+        n
+    }
+
+    /// The `index`-th result in ascending order (`index < count()`).
+    #[inline]
+    pub(crate) fn nth(&self, mut index: u32, n_cells: u32) -> u32 {
+        let mut cells = self.cells;
+        while cells != 0 {
+            let c = cells.trailing_zeros();
+            let mut m = self.masks[c as usize];
+            let k = m.count_ones();
+            if index < k {
+                for _ in 0..index {
+                    m &= m - 1;
+                }
+                return c * 9 + m.trailing_zeros();
+            }
+            index -= k;
+            cells &= cells - 1;
+        }
+        debug_assert!(self.finish && index == 0);
+        9 * n_cells
+    }
+}
+
+/// The facings a piece may end with after a full slide of its distance in direction `d`:
+/// `FACINGS[kind][d]`, bits 0..8.
+pub(crate) const FACINGS: [[u16; 8]; 3] = {
+    let mut t = [[0u16; 8]; 3];
+    let mut k = 0;
+    while k < 3 {
+        let mut d = 0;
+        while d < 8 {
+            let mut m = 0u16;
+            let mut s = -(k as i32 + 1);
+            while s <= k as i32 + 1 {
+                m |= 1 << ((d as i32 + s).rem_euclid(8));
+                s += 1;
+            }
+            t[k][d] = m;
+            d += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// Adds the results of a free ray in direction `d` to `out`.
+#[inline]
+pub(crate) fn add_ray(out: &mut PieceMoves, ray: &Ray, kind: usize, d: usize) {
+    match ray.outcome {
+        Outcome::Full => out.add(ray.end, FACINGS[kind][d]),
+        Outcome::Stop => out.add(ray.end, 1 << UPRIGHT),
+        Outcome::Finish => out.finish = true,
+        Outcome::None => {}
     }
 }

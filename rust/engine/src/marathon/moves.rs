@@ -1,10 +1,12 @@
-//! Moves described for people: the action ↔ move bijection, the text notation (see [`Move`]),
+//! Moves described for people: the action ↔ move bijection, the text notation (see [`MarathonMove`]),
 //! and positions built from a list of pieces.
 
 use std::fmt;
 
-use super::course::{Outcome, Ray};
-use super::{Dir, Kind, Marathon, State, FACINGS, FINISHED, PIECES, UPRIGHT, WAITING};
+use super::course::{Dir, Outcome, Ray};
+use super::game::MarathonGame;
+use super::movegen::FACINGS;
+use super::state::{Kind, MarathonState, FINISHED, PIECES, UPRIGHT, WAITING};
 use crate::game::{Action, Game};
 use crate::{Error, Result};
 
@@ -32,6 +34,7 @@ impl Place {
         }
     }
 
+    /// The cell of a piece on the course.
     pub fn cell(&self) -> Option<(i32, i32)> {
         match *self {
             Place::OnCourse { cell, .. } => Some(cell),
@@ -39,6 +42,7 @@ impl Place {
         }
     }
 
+    /// The facing of a piece lying on the course (`None` when upright or off the course).
     pub fn facing(&self) -> Option<Dir> {
         match *self {
             Place::OnCourse { facing, .. } => facing,
@@ -50,8 +54,11 @@ impl Place {
 /// A piece and where it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The player who owns the piece.
     pub owner: usize,
+    /// Mama, papa or baby.
     pub kind: Kind,
+    /// Where it is.
     pub place: Place,
 }
 
@@ -77,7 +84,7 @@ pub struct Piece {
 /// of straight-in then the diagonals, along the start line; for a finish straight across the
 /// finish line first. Any of the ways is read back as that same move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Move {
+pub struct MarathonMove {
     /// The action of this move in the game's action space.
     pub action: Action,
     /// The player who moves.
@@ -94,15 +101,18 @@ pub struct Move {
     pub place: Place,
 }
 
-impl Move {
+impl MarathonMove {
+    /// Whether the move stands a lying piece up (it does not slide).
     pub fn is_stand(&self) -> bool {
         self.dir.is_none()
     }
 
+    /// Whether the move brings a waiting piece onto the course.
     pub fn is_entry(&self) -> bool {
         self.entry.is_some()
     }
 
+    /// Whether the piece crosses the finish line.
     pub fn finishes(&self) -> bool {
         self.place == Place::Finished
     }
@@ -122,7 +132,7 @@ fn cell_text((r, c): (i32, i32)) -> String {
     format!("{r},{c}")
 }
 
-impl fmt::Display for Move {
+impl fmt::Display for MarathonMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let from = self
             .src
@@ -158,7 +168,7 @@ fn ray_gives(ray: &Ray, kind: usize, d: usize, result: u32, n_cells: u32) -> boo
     }
 }
 
-impl Marathon {
+impl MarathonGame {
     fn result_place(&self, result: u32) -> Place {
         let n = self.course.len() as u32;
         if result == 9 * n {
@@ -196,15 +206,15 @@ impl Marathon {
     }
 
     /// The move of a legal `action`: the canonical way to play it.
-    pub fn describe(&self, s: &State, action: Action) -> Result<Move> {
+    pub fn describe(&self, s: &MarathonState, action: Action) -> Result<MarathonMove> {
         if !self.is_legal(s, action) {
             return Err(Error::IllegalMove(self.why_illegal(s, action)));
         }
         Ok(self.describe_legal(s, action))
     }
 
-    /// [`Marathon::describe`] for an action known to be legal.
-    fn describe_legal(&self, s: &State, action: Action) -> Move {
+    /// [`MarathonGame::describe`] for an action known to be legal.
+    fn describe_legal(&self, s: &MarathonState, action: Action) -> MarathonMove {
         let p = s.to_move().expect("a legal action has a player to move");
         let kind_i = (action / self.per_kind) as usize;
         let result = action % self.per_kind;
@@ -213,7 +223,7 @@ impl Marathon {
         let n = self.course.len() as u32;
         let occ = s.occupied;
         let place = self.result_place(result);
-        let mut mv = Move {
+        let mut mv = MarathonMove {
             action,
             player: p,
             kind,
@@ -257,14 +267,14 @@ impl Marathon {
     }
 
     /// All legal moves, in ascending action order.
-    pub fn legal_moves(&self, s: &State) -> Vec<Move> {
+    pub fn legal_moves(&self, s: &MarathonState) -> Vec<MarathonMove> {
         let mut list = crate::ActionList::new();
         self.legal_actions(s, &mut list);
         list.iter().map(|&a| self.describe_legal(s, a)).collect()
     }
 
     /// Plays a move (checked against the position: it must be the legal move it describes).
-    pub fn play_move(&self, s: &mut State, mv: &Move) -> Result<()> {
+    pub fn play_move(&self, s: &mut MarathonState, mv: &MarathonMove) -> Result<()> {
         let here = self.describe(s, mv.action)?;
         if here != *mv {
             return Err(Error::IllegalMove(format!(
@@ -279,7 +289,7 @@ impl Marathon {
     /// Reads a move in the notation (see the module docs) and checks that it is legal.
     /// Badly formed text is an `Error::Parse`; a well-formed move the rules forbid here is an
     /// `Error::IllegalMove` with the reason.
-    pub fn parse_move(&self, s: &State, text: &str) -> Result<Move> {
+    pub fn parse_move(&self, s: &MarathonState, text: &str) -> Result<MarathonMove> {
         let bad = |why: &str| {
             Error::Parse(format!(
                 "cannot read move {}: {why}",
@@ -503,7 +513,7 @@ impl Marathon {
     /// has no legal action the turn passes on as in play; the game is over (and `to_move`
     /// ignored) when a family is home, when `ply` has reached the ply limit, or when nobody can
     /// move.
-    pub fn position(&self, pieces: &[Piece], to_move: usize, ply: u32) -> Result<State> {
+    pub fn position(&self, pieces: &[Piece], to_move: usize, ply: u32) -> Result<MarathonState> {
         let mut s = self.new_state();
         let mut listed = [false; super::MAX_PLAYERS * PIECES];
         for (i, piece) in pieces.iter().enumerate() {
@@ -567,7 +577,7 @@ impl Marathon {
                 home
             );
         }
-        s.to_move = super::NOBODY;
+        s.to_move = super::state::NOBODY;
         if let Some(&w) = home.first() {
             s.winner = w as u8;
         } else if ply < self.ply_limit {
@@ -584,7 +594,7 @@ impl Marathon {
     }
 
     /// The move for an action as text, or an error if it is not legal here.
-    pub fn action_to_notation(&self, s: &State, action: Action) -> Result<String> {
+    pub fn action_to_notation(&self, s: &MarathonState, action: Action) -> Result<String> {
         Ok(self.describe(s, action)?.to_string())
     }
 }

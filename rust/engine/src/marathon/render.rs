@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
-use super::{Kind, Marathon, Place, State};
+use super::{Kind, MarathonGame, MarathonState, Place};
 
-impl Marathon {
+impl MarathonGame {
     /// A picture of the position for people, e.g. (cut short)
     ///
     /// ```text
@@ -18,7 +18,7 @@ impl Marathon {
     ///
     /// `0M:S` is player 0's mama lying facing S, `0P` player 0's papa upright; `S` marks the
     /// places in front of the start line, `F` those beyond the finish line.
-    pub fn render(&self, s: &State) -> String {
+    pub fn render(&self, s: &MarathonState) -> String {
         let course = self.course();
         let pieces = self.pieces(s);
         let mut marks: Vec<((i32, i32), String)> = Vec::new();

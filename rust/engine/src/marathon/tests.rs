@@ -1,7 +1,11 @@
 //! Rule tests on hand-made positions, and random-game properties.
 
+use super::movegen::{add_ray, PieceMoves};
+use super::state::{FINISHED, UPRIGHT, WAITING};
 use super::*;
-use crate::game::ActionList;
+use crate::game::{Action, ActionList, Game};
+use crate::rng::Rng;
+use crate::Error;
 
 /// Builds a position from a picture: one line per row of the course's bounding box, one token
 /// per column: `.` an empty cell, `-` no cell, `0M` player 0's mama upright, `1B:SE` player 1's

@@ -36,7 +36,9 @@ pub struct AlphaBetaConfig {
     /// available). The table is allocated at the first search, which fails cleanly
     /// (`Error::Invalid`) if it cannot be.
     pub tt_mb: usize,
+    /// Try killer moves (quiet moves that caused a cutoff at the same ply) early.
     pub killers: bool,
+    /// Order the remaining moves by the history heuristic.
     pub history: bool,
     /// Threads searching at once ("lazy SMP": helpers search the same root and share the
     /// table; the first thread's result is returned). One thread is deterministic.
@@ -93,6 +95,7 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
 }
 
 impl AlphaBeta {
+    /// A searcher with these settings (its table is allocated on the first search).
     pub fn new(config: AlphaBetaConfig) -> AlphaBeta {
         let worker = Worker {
             history: Vec::new(),
@@ -106,6 +109,7 @@ impl AlphaBeta {
         }
     }
 
+    /// The settings.
     pub fn config(&self) -> &AlphaBetaConfig {
         &self.config
     }
@@ -735,9 +739,9 @@ mod tests {
 
     #[test]
     fn threads_agree_on_solved_fish_endgames() {
+        use crate::fish::eval::tests::small_game;
         use crate::game::ActionList;
         use crate::rng::Rng;
-        use crate::search::fish_eval::tests::small_game;
         let mut rng = Rng::new(8);
         let mut solved = 0;
         while solved < 20 {

@@ -50,7 +50,9 @@ pub enum Leaf {
 pub struct MctsConfig {
     /// The exploration constant `c`.
     pub exploration: f64,
+    /// How a child is selected.
     pub selection: Selection,
+    /// How a new leaf is valued.
     pub leaf: Leaf,
     /// Threads, each searching its own tree (root parallelism).
     pub threads: usize,
@@ -262,6 +264,7 @@ pub struct Mcts<S> {
 }
 
 impl<S: Copy + PartialEq + Send> Mcts<S> {
+    /// A searcher with these settings and no tree yet.
     pub fn new(config: MctsConfig) -> Mcts<S> {
         Mcts {
             config,
@@ -269,6 +272,7 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
         }
     }
 
+    /// The settings.
     pub fn config(&self) -> &MctsConfig {
         &self.config
     }

@@ -7,9 +7,6 @@
 
 pub mod alphabeta;
 pub mod budget;
-pub mod fish_eval;
-pub mod fish_solver;
-pub mod marathon_eval;
 pub mod mcts;
 pub mod tt;
 
@@ -166,7 +163,21 @@ pub enum Choice {
     Random,
 }
 
+/// What a game plays when asked for `"auto"`: the algorithm measured strongest for it at short
+/// times per move (README, "Strength"), with the game's own [`Evaluate`].
+pub trait AutoChoice: Game {
+    /// The algorithm `"auto"` stands for in this game (it may depend on the players).
+    fn auto_choice(&self) -> Choice;
+}
+
 impl Choice {
+    /// Every algorithm's name (`"auto"` aside).
+    pub const NAMES: [&'static str; 4] = ["mcts", "alphabeta", "greedy", "random"];
+
+    /// The algorithm of a name (`"alpha-beta"` and `"ab"` are read as `"alphabeta"`).
+    ///
+    /// # Errors
+    /// `Error::Invalid` for any other name.
     pub fn parse(text: &str) -> Result<Choice> {
         match text {
             "mcts" => Ok(Choice::Mcts),

@@ -18,6 +18,7 @@ pub const MAX_TT_MB: usize = 4096;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Bound {
+    /// The true value is `value`.
     Exact = 1,
     /// The true value is at least `value` (a fail-high).
     Lower = 2,
@@ -28,9 +29,13 @@ pub enum Bound {
 /// What a probe returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hit {
+    /// The stored value, for the player to move.
     pub value: i32,
+    /// The depth of the search that found it.
     pub depth: u8,
+    /// How `value` bounds the true value.
     pub bound: Bound,
+    /// The best move found, if any.
     pub best: Option<Action>,
     /// True when the value came from a search that reached the end of every line (a proven
     /// value, valid at any depth).
@@ -183,6 +188,7 @@ impl Tt {
         self.age = self.age.wrapping_add(1);
     }
 
+    /// Forgets every entry.
     pub fn clear(&mut self) {
         self.buckets
             .iter()

@@ -7,15 +7,15 @@
 //! actions). A family needs the sum of its pieces' turns (one piece moves per turn); the family
 //! that needs the fewest, counting who moves first, is the likely winner.
 
+use super::{Kind, MarathonGame, MarathonState, Piece, Place, PIECES};
 use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
-use crate::marathon::{Kind, Marathon, Piece, Place, State, PIECES};
 use crate::rng::Rng;
 use crate::search::Evaluate;
 
 /// Turns-to-finish of a piece that cannot finish at all (never on a valid course).
 const FAR: u8 = 60;
 
-/// Settings of the Marathon evaluation.
+/// Settings of the MarathonGame evaluation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MarathonEvalConfig {
     /// How sharply a lead in turns turns into a likely win (softmax temperature inverse).
@@ -36,6 +36,7 @@ impl Default for MarathonEvalConfig {
 /// The Marathon evaluator. Build one per game (it precomputes the turn tables).
 #[derive(Clone, Debug)]
 pub struct MarathonEval {
+    /// The weights.
     pub config: MarathonEvalConfig,
     /// `dist[kind][code]`: turns to finish from a piece state; `code` is the action's result
     /// encoding (`cell * 9 + facing`, 8 upright; `9 n` finished) and `9 n + 1` for waiting.
@@ -44,7 +45,8 @@ pub struct MarathonEval {
 }
 
 impl MarathonEval {
-    pub fn new(game: &Marathon, config: MarathonEvalConfig) -> MarathonEval {
+    /// An evaluator for `game`'s course (computes the turn tables).
+    pub fn new(game: &MarathonGame, config: MarathonEvalConfig) -> MarathonEval {
         let n = game.course().len();
         let per_kind = 9 * n + 1;
         let finished = 9 * n;
@@ -111,7 +113,7 @@ impl MarathonEval {
     }
 
     /// The state code of a piece (see `dist`).
-    fn code(&self, game: &Marathon, s: &State, player: usize, kind: Kind) -> usize {
+    fn code(&self, game: &MarathonGame, s: &MarathonState, player: usize, kind: Kind) -> usize {
         match game.place(s, player, kind) {
             Place::Waiting => 9 * self.cells + 1,
             Place::Finished => 9 * self.cells,
@@ -123,12 +125,18 @@ impl MarathonEval {
     }
 
     /// Turns a piece still needs on an empty course.
-    pub fn piece_turns(&self, game: &Marathon, s: &State, player: usize, kind: Kind) -> u32 {
+    pub fn piece_turns(
+        &self,
+        game: &MarathonGame,
+        s: &MarathonState,
+        player: usize,
+        kind: Kind,
+    ) -> u32 {
         self.dist[kind.index()][self.code(game, s, player, kind)] as u32
     }
 
     /// Turns `player`'s family still needs on an empty course.
-    pub fn family_turns(&self, game: &Marathon, s: &State, player: usize) -> u32 {
+    pub fn family_turns(&self, game: &MarathonGame, s: &MarathonState, player: usize) -> u32 {
         Kind::ALL
             .iter()
             .map(|&k| self.piece_turns(game, s, player, k))
@@ -136,7 +144,7 @@ impl MarathonEval {
     }
 
     /// How many turns the move `a` saves its piece (negative if it loses some).
-    fn gain(&self, game: &Marathon, s: &State, player: usize, a: Action) -> i32 {
+    fn gain(&self, game: &MarathonGame, s: &MarathonState, player: usize, a: Action) -> i32 {
         let per_kind = 9 * self.cells + 1;
         let (k, res) = (a as usize / per_kind, a as usize % per_kind);
         if k >= PIECES {
@@ -148,8 +156,8 @@ impl MarathonEval {
     }
 }
 
-impl Evaluate<Marathon> for MarathonEval {
-    fn evaluate(&self, game: &Marathon, s: &State) -> Returns {
+impl Evaluate<MarathonGame> for MarathonEval {
+    fn evaluate(&self, game: &MarathonGame, s: &MarathonState) -> Returns {
         let n = game.players();
         let mut r = [0.0; MAX_PLAYERS];
         let Some(first) = s.to_move() else {
@@ -178,12 +186,12 @@ impl Evaluate<Marathon> for MarathonEval {
         true
     }
 
-    fn order_hint(&self, game: &Marathon, s: &State, action: Action) -> i32 {
+    fn order_hint(&self, game: &MarathonGame, s: &MarathonState, action: Action) -> i32 {
         let Some(p) = s.to_move() else { return 0 };
         100 * self.gain(game, s, p, action)
     }
 
-    fn playout(&self, game: &Marathon, s: &State, rng: &mut Rng) -> Returns {
+    fn playout(&self, game: &MarathonGame, s: &MarathonState, rng: &mut Rng) -> Returns {
         let mut c = *s;
         let mut actions = ActionList::new();
         while let Some(p) = c.to_move() {
@@ -224,7 +232,7 @@ mod tests {
 
     #[test]
     fn turn_tables_on_the_standard_course() {
-        let game = Marathon::standard();
+        let game = MarathonGame::standard();
         let eval = MarathonEval::new(&game, MarathonEvalConfig::default());
         let s = game.new_state();
         // 12 rows: a baby (3 cells a turn) needs at least 13 / 3 -> 5 turns to cross 13 lines
@@ -249,7 +257,7 @@ mod tests {
     fn turn_counts_fall_by_at_most_one_per_move_and_reach_zero() {
         // Along any game, a move lowers its piece's count by at most one turn (the table is a
         // true shortest distance), and a finished piece needs zero.
-        let game = Marathon::standard();
+        let game = MarathonGame::standard();
         let eval = MarathonEval::new(&game, MarathonEvalConfig::default());
         let mut rng = Rng::new(4);
         let mut actions = ActionList::new();
@@ -264,5 +272,12 @@ mod tests {
                 assert!(after + 1 >= before, "{before} -> {after}");
             }
         }
+    }
+}
+
+/// MCTS with the Marathon knowledge (turn counts in playouts).
+impl crate::search::AutoChoice for MarathonGame {
+    fn auto_choice(&self) -> crate::search::Choice {
+        crate::search::Choice::Mcts
     }
 }

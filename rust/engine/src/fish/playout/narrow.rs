@@ -1,106 +1,15 @@
-//! Random playouts on 64-bit bitboards, for boards of at most 64 grid cells (the standard 8x8
-//! among them). Dropping the padding column of [`Board`]'s layout (`cell = row * cols + col`)
-//! makes such a board fit a `u64`; slides only need the ray tables, never a shift, so the
-//! padding is not missed, and every operation works on half-width words.
+//! Random playouts on the 64-bit tables of [`Narrow`], for boards of at most 64 grid cells (the
+//! standard 8x8 among them).
 //!
 //! The playouts here make the same moves with the same random draws as
 //! [`FishGame::random_playout_with`], so both give identical scores (tested); batch playouts and
 //! the search's rollouts use them whenever the board fits.
 
-use super::bitboard::Bitboard;
-use super::board::{self, Board};
-use super::rules::{Placement, Rules, MAX_FISH_PLAYERS, MAX_PENGUINS};
-use super::state::{FishGame, FishState, Policy, NOBODY};
+use crate::fish::board::{self, Board};
+use crate::fish::geometry::{Narrow, INCREASING};
+use crate::fish::rules::{Placement, Policy, Rules, Scores, MAX_FISH_PLAYERS, MAX_PENGUINS};
+use crate::fish::state::{FishGame, FishState, NOBODY};
 use crate::rng::Rng;
-
-/// Final `(fish, floes)` of each player.
-pub type Scores = [(u16, u8); MAX_FISH_PLAYERS];
-
-/// The ray tables of a grid of at most 64 cells, in the unpadded layout.
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Narrow {
-    /// `rays[cell][dir]` as in the board's own tables, in [`super::Direction::ALL`] order.
-    rays: [[u64; 6]; 64],
-    /// The same with the rays that run to lower indices bit-reversed: they then run to higher
-    /// ones too, and every ray is cut the cheap way (below its lowest blocker).
-    rays_up: [[u64; 6]; 64],
-    adjacent: [u64; 64],
-    rows: u8,
-    cols: u8,
-}
-
-/// Directions whose rays run to higher cell indices (E, SW, SE).
-const INCREASING: [bool; 6] = [true, false, false, false, true, true];
-
-impl Narrow {
-    /// The tables for `board`'s grid, if it has at most 64 cells.
-    pub(crate) fn new(board: &Board) -> Option<Narrow> {
-        if board.rows() * board.cols() > 64 {
-            return None;
-        }
-        let mut narrow = Narrow {
-            rays: [[0; 6]; 64],
-            rays_up: [[0; 6]; 64],
-            adjacent: [0; 64],
-            rows: board.rows() as u8,
-            cols: board.cols() as u8,
-        };
-        for cell in board.cells() {
-            let i = board.dense(cell);
-            for (d, &ray) in board.rays(cell).iter().enumerate() {
-                narrow.rays[i][d] = narrow.pack(ray);
-                narrow.rays_up[i][d] = if INCREASING[d] {
-                    narrow.rays[i][d]
-                } else {
-                    narrow.rays[i][d].reverse_bits()
-                };
-            }
-            narrow.adjacent[i] = narrow.pack(board.adjacent(cell));
-        }
-        Some(narrow)
-    }
-
-    /// A padded bitboard in the unpadded layout: one masked shift per row.
-    #[inline]
-    pub(crate) fn pack(&self, bb: Bitboard) -> u64 {
-        if bb.is_empty() {
-            return 0;
-        }
-        let (cols, stride) = (self.cols as u32, self.cols as u32 + 1);
-        let row_mask = (1u64 << cols) - 1;
-        (0..self.rows as u32).fold(0, |out, r| {
-            out | ((bb.0 >> (r * stride)) as u64 & row_mask) << (r * cols)
-        })
-    }
-
-    /// The cells a penguin on `from` reaches in direction `d`.
-    #[inline(always)]
-    fn slide(&self, from: usize, d: usize, empty: u64) -> u64 {
-        let ray = self.rays[from][d];
-        let blockers = ray & !empty;
-        if INCREASING[d] {
-            // Everything below the lowest blocker.
-            ray & (blockers & blockers.wrapping_neg()).wrapping_sub(1)
-        } else if blockers == 0 {
-            ray
-        } else {
-            // Everything above the highest blocker.
-            ray & (!1u64 << (63 - blockers.leading_zeros()))
-        }
-    }
-
-    /// The nearest cell of `cells` on the ray from `from` in direction `d`, when `cells` holds
-    /// some cell of that ray.
-    #[inline(always)]
-    fn nearest(&self, from: usize, d: usize, cells: u64) -> usize {
-        let hits = self.rays[from][d] & cells;
-        if INCREASING[d] {
-            hits.trailing_zeros() as usize
-        } else {
-            63 - hits.leading_zeros() as usize
-        }
-    }
-}
 
 /// The `n`-th lowest cell of `bb` (`n < bb.count_ones()`).
 #[inline(always)]
@@ -333,6 +242,7 @@ pub fn standard_playout(rules: &Rules, board_seed: u64, rng: &mut Rng, policy: P
 mod tests {
     use super::*;
     use crate::fish::board::Board;
+    use crate::fish::{Order, Placement};
     use crate::game::{ActionList, Game};
 
     fn generic(game: &FishGame, s: &FishState, rng: &mut Rng, policy: Policy) -> Scores {
@@ -355,9 +265,9 @@ mod tests {
                     Placement::Any
                 },
                 if rng.below(2) == 0 {
-                    super::super::Order::RoundRobin
+                    Order::RoundRobin
                 } else {
-                    super::super::Order::Snake
+                    Order::Snake
                 },
             )
             .unwrap();

@@ -8,17 +8,17 @@
 //!
 //! Values count only what is still to be collected (so the transposition table can use the
 //! engine's hash, which leaves the scores out), a search ends in every position whose regions
-//! each have at most one owner (their hauls are exact: see [`super::fish_eval`]), and the usual
+//! each have at most one owner (their hauls are exact: see [`super::eval`]), and the usual
 //! alpha-beta machinery (a transposition table, best move first) keeps it fast.
 
 use std::collections::HashMap;
 
 use crate::error::Result;
+use crate::fish::eval::{exact_scores, pack, FishPlanes, FxBuild};
 use crate::fish::{FishGame, FishState};
 use crate::game::{Action, ActionList, Game};
 use crate::invalid;
 use crate::rng::splitmix64;
-use crate::search::fish_eval::{exact_scores, pack, FishPlanes, FxBuild};
 use crate::search::tt::Bound;
 use crate::search::StopFlag;
 

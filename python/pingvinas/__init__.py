@@ -9,9 +9,11 @@
 1
 """
 
+import os
+import re
 from typing import Union
 
-from . import fish, marathon
+from . import fish, marathon, record, svg
 from ._core import (
     Fish,
     FishMove,
@@ -27,18 +29,40 @@ from ._core import (
 )
 from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
 from .match import play_match
+from .record import GameRecord
 from .search import Searcher, SearchResult, search
 
 
-def load_game(name: str) -> "Union[Fish, Marathon]":
-    """A bundled variant of either game by name: ``load_game("fish-3p")``,
-    ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them)."""
+def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
+    """A bundled variant of either game by name, ``load_game("fish-3p")``,
+    ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them), or a config file of
+    either game by path, ``load_game("my-board.toml")`` (its ``game = "fish"`` or
+    ``"marathon"`` line says which; without one, the game whose keys it uses)."""
+    path = os.fspath(name)
+    if isinstance(path, str) and (path.endswith(".toml") or os.sep in path or "/" in path or os.path.isfile(path)):
+        if not os.path.isfile(path):
+            raise ValueError(f"no config file {path!r}")
+        with open(path, encoding="utf-8") as f:
+            said = re.search(r'^\s*game\s*=\s*"(\w+)"', f.read(), re.M)
+        kind = said.group(1) if said else ""
+        errors = []
+        if kind in ("fish", ""):
+            try:
+                return Fish.from_config(path)
+            except ValueError as e:
+                errors.append(str(e))
+        if kind in ("marathon", ""):
+            try:
+                return Marathon.from_config(path)
+            except ValueError as e:
+                errors.append(str(e))
+        raise ValueError(errors[0] if errors else f"{path}: unknown game {kind!r} (expected fish or marathon)")
     for game in (Fish, Marathon):
         try:
-            return game.variant(name)
+            return game.variant(path)
         except ValueError:
             continue
-    raise ValueError(f"unknown variant {name!r}; bundled variants: {', '.join(variants())}")
+    raise ValueError(f"unknown variant {name!r}; bundled variants: {', '.join(variants())}, or a path to a .toml config")
 
 
 __all__ = [
@@ -46,6 +70,7 @@ __all__ = [
     "Fish",
     "FishMove",
     "FishState",
+    "GameRecord",
     "GreedyAgent",
     "IllegalMoveError",
     "InvalidMoveError",
@@ -63,6 +88,8 @@ __all__ = [
     "load_game",
     "marathon",
     "play_match",
+    "record",
     "search",
+    "svg",
     "variants",
 ]

@@ -17,6 +17,7 @@ from typing import (
     Callable,
     ClassVar,
     Dict,
+    Iterable,
     List,
     NoReturn,
     NamedTuple,
@@ -236,6 +237,21 @@ class FishState:
         """Penguins on the board, one list of ``(row, col)`` per player."""
     @property
     def zobrist_hash(self) -> int: ...
+    def svg(
+        self,
+        size: Optional[float] = None,
+        *,
+        lastmove: Union[FishMove, str, Tuple[Optional[_Cell], _Cell], None] = None,
+        arrows: Optional[Iterable[Any]] = None,
+        labels: bool = True,
+        flipped: bool = False,
+    ) -> str:
+        """An SVG picture (``pingvinas.svg.state_svg``): ``size`` is the width in pixels
+        (None: natural); ``lastmove`` marked by an arrow; ``arrows``: ``(src, dst)`` pairs,
+        ``(src, dst, colour)`` triples or moves; ``labels``: coordinates and scores;
+        ``flipped``: turned by 180 degrees."""
+    def _repr_svg_(self) -> str:
+        """The picture Jupyter shows."""
     def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
         """Planes ``game.observation_shape`` = ``(4 + 5 * players, rows, cols)`` from
         ``player``'s view (default: the player to move): floes with 1, 2 and 3+ fish, the
@@ -479,6 +495,21 @@ class MarathonState:
     @property
     def zobrist_hash(self) -> int:
         """The 64-bit Zobrist hash (pieces and the player to move; not the ply)."""
+    def svg(
+        self,
+        size: Optional[float] = None,
+        *,
+        lastmove: Union[MarathonMove, str, Tuple[Optional[_Cell], _Cell], None] = None,
+        arrows: Optional[Iterable[Any]] = None,
+        labels: bool = True,
+        flipped: bool = False,
+    ) -> str:
+        """An SVG picture (``pingvinas.svg.state_svg``): ``size`` is the width in pixels
+        (None: natural); ``lastmove`` marked by an arrow; ``arrows``: ``(src, dst)`` pairs,
+        ``(src, dst, colour)`` triples or moves; ``labels``: coordinates and scores;
+        ``flipped``: turned by 180 degrees."""
+    def _repr_svg_(self) -> str:
+        """The picture Jupyter shows."""
     def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
         """Planes ``game.observation_shape`` = ``(11 + 10 * players, rows, cols)`` over the
         course's bounding box from ``player``'s view (default: the player to move; seats follow

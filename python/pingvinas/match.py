@@ -13,13 +13,15 @@ greedy      4     4      0       0  1.000  [1.000, 1.000]  ...
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time as _time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from . import record as _record
 from .agents import Agent, as_agent
 
 __all__ = ["AgentStats", "GameRecord", "MatchResult", "play_match"]
@@ -36,6 +38,8 @@ class GameRecord:
     returns: List[float]  # per seat
     scores: List[float]  # per seat: fish (Fish), or the return (other games)
     moves: int
+    #: The whole game (:class:`pingvinas.record.GameRecord`) when the match keeps it (``save``).
+    game: Optional[_record.GameRecord] = field(default=None, repr=False)
 
 
 @dataclass
@@ -84,6 +88,8 @@ class MatchResult:
     records: List[GameRecord]
     players: int
     elapsed: float
+    #: What the ``seat n`` columns average: ``"fish"`` (Fish) or ``"return"`` (other games).
+    score_name: str = "fish"
 
     @property
     def games(self) -> int:
@@ -103,7 +109,7 @@ class MatchResult:
         return out
 
     def __str__(self) -> str:
-        head = ["agent", "games", "wins", "draws", "losses", "score", "95% CI"] + [f"seat {s} avg" for s in range(self.players)]
+        head = ["agent", "games", "wins", "draws", "losses", "score", "95% CI"] + [f"seat {s} {self.score_name}" for s in range(self.players)]
         lines = []
         for a in self.agents:
             lo, hi = a.ci95
@@ -116,19 +122,28 @@ class MatchResult:
         def fmt(r: List[str]) -> str:
             return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
 
-        return "\n".join([fmt(head)] + [fmt(r) for r in lines])
+        what = "fish" if self.score_name == "fish" else "return (+1 a win, -1/(players-1) a loss, 0 a draw)"
+        notes = [
+            "score: mean points per game with its 95% CI (1 a win, 0 a loss, 1/2 a two-player draw;"
+            " more players: (return + 1) / 2);",
+            f"seat n {self.score_name}: the agent's mean {what} in games it played from seat n.",
+        ]
+        return "\n".join([fmt(head)] + [fmt(r) for r in lines] + notes)
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebooks
         return "<pre>" + str(self) + "</pre>"
 
 
 class _Progress:
-    """A plain progress bar on stderr (no dependency)."""
+    """A plain progress bar on stderr (no dependency). On a terminal it redraws one line with
+    ``\r``; elsewhere (logs, CI) it prints a plain line every ``every`` seconds and at the end."""
 
-    def __init__(self, total: int, enabled: bool) -> None:
+    def __init__(self, total: int, enabled: bool, every: float = 10.0) -> None:
         self.total, self.done, self.enabled = total, 0, enabled
         self.start = _time.monotonic()
         self.lock = threading.Lock()
+        self.tty = sys.stderr.isatty()
+        self.every, self.last = every, float("-inf")
         self._draw()
 
     def tick(self) -> None:
@@ -143,9 +158,14 @@ class _Progress:
         filled = int(width * self.done / max(self.total, 1))
         elapsed = _time.monotonic() - self.start
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, ~{eta:.0f}s left ")
-        if self.done == self.total:
-            sys.stderr.write("\n")
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, ~{eta:.0f}s left"
+        if self.tty:
+            sys.stderr.write(f"\r{line} " + ("\n" if self.done == self.total else ""))
+        elif self.done == self.total or elapsed - self.last >= self.every:
+            self.last = elapsed
+            sys.stderr.write(line + "\n")
+        else:
+            return
         sys.stderr.flush()
 
 
@@ -156,18 +176,25 @@ def _new_state(game: Any, seed: int) -> Any:
         return game.new_state()
 
 
-def _play_one(game: Any, agents: Sequence[Agent], seats: List[int], index: int, seed: int, deal: int, max_moves: Optional[int]) -> GameRecord:
+def _play_one(game: Any, agents: Sequence[Agent], seats: List[int], index: int, seed: int, deal: int, max_moves: Optional[int], names: Optional[List[str]] = None) -> GameRecord:
     state = _new_state(game, deal)
     # Fresh copies per game, seeded per game and seat.
     players = [agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63)) for s, a in enumerate(seats)]
     for p in players:
         p.reset()
+    full = None
+    if names is not None:  # keep the whole game
+        seated = [{"name": names[a], "agent": repr(agents[a])} for a in seats]
+        full = _record.GameRecord(game, seed=deal, players=seated, meta={"game": index})
     moves = 0
     while not state.is_over:
         if max_moves is not None and moves >= max_moves:
             break
         p = state.to_move
         mv = players[p].choose(state)
+        if full is not None:
+            found = getattr(players[p], "last", None)
+            mv = full.add_search(mv, found) if found is not None else full.add(mv)
         state.play(mv)
         moves += 1
     ranking = list(state.ranking())
@@ -176,7 +203,7 @@ def _play_one(game: Any, agents: Sequence[Agent], seats: List[int], index: int, 
         scores = [float(s[0]) for s in state.scores]
     except (AttributeError, TypeError, IndexError):
         scores = returns
-    return GameRecord(index=index, seed=deal, seats=seats, ranking=ranking, returns=returns, scores=scores, moves=moves)
+    return GameRecord(index=index, seed=deal, seats=seats, ranking=ranking, returns=returns, scores=scores, moves=moves, game=full)
 
 
 def play_match(
@@ -189,6 +216,7 @@ def play_match(
     workers: int = 1,
     progress: bool = True,
     max_moves: Optional[int] = None,
+    save: Union[str, "os.PathLike[str]", None] = None,
 ) -> MatchResult:
     """Plays ``games`` games between ``agents`` and tabulates the results.
 
@@ -204,6 +232,9 @@ def play_match(
     :param workers: games played at once, on threads (the searches release the GIL).
     :param progress: draw a progress bar on stderr.
     :param max_moves: stop a game after this many moves (it is then scored as it stands).
+    :param save: a path: write every game there as a JSON Lines file of game records
+        (:mod:`pingvinas.record`, in game order, with the search facts of each move), and keep
+        each in ``result.records[i].game``.
     :returns: a :class:`MatchResult`: wins, draws, losses, score rate with its 95% confidence
         interval, and average scores per seat, for each agent.
     """
@@ -234,7 +265,7 @@ def play_match(
 
     def run(job: Tuple[List[int], int, int]) -> GameRecord:
         seats, i, deal = job
-        rec = _play_one(game, agents, seats, i, seed, deal, max_moves)
+        rec = _play_one(game, agents, seats, i, seed, deal, max_moves, names if save is not None else None)
         bar.tick()
         return rec
 
@@ -244,6 +275,8 @@ def play_match(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             records = list(pool.map(run, jobs))
 
+    if save is not None:
+        _record.write_jsonl(save, [rec.game for rec in records if rec.game is not None])
     stats = [AgentStats(name=names[a]) for a in range(n)]
     for rec in records:
         firsts = sum(1 for place in rec.ranking if place == 1)
@@ -262,4 +295,5 @@ def play_match(
             else:
                 st.points.append((rec.returns[seat] + 1) / 2)
             st.seat_scores.setdefault(seat, []).append(rec.scores[seat])
-    return MatchResult(agents=stats, records=records, players=n, elapsed=_time.monotonic() - start)
+    score_name = "fish" if hasattr(probe, "board") and hasattr(probe, "scores") else "return"
+    return MatchResult(agents=stats, records=records, players=n, elapsed=_time.monotonic() - start, score_name=score_name)

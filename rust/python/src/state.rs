@@ -345,6 +345,32 @@ macro_rules! state_class {
             fn __str__(&self) -> String {
                 GameIo::render(&*self.game, &self.state)
             }
+
+            /// An SVG picture of the position (`pingvinas.svg.state_svg`): `size` in pixels
+            /// (width), `lastmove` and `arrows` to mark, coordinate `labels`, `flipped` 180°.
+            #[pyo3(signature = (size = None, *, lastmove = None, arrows = None, labels = true, flipped = false))]
+            fn svg<'py>(
+                slf: &Bound<'py, Self>,
+                size: Option<&Bound<'py, PyAny>>,
+                lastmove: Option<&Bound<'py, PyAny>>,
+                arrows: Option<&Bound<'py, PyAny>>,
+                labels: bool,
+                flipped: bool,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                let kwargs = pyo3::types::PyDict::new(slf.py());
+                kwargs.set_item("size", size)?;
+                kwargs.set_item("lastmove", lastmove)?;
+                kwargs.set_item("arrows", arrows)?;
+                kwargs.set_item("labels", labels)?;
+                kwargs.set_item("flipped", flipped)?;
+                let draw = slf.py().import("pingvinas.svg")?.getattr("state_svg")?;
+                draw.call((slf,), Some(&kwargs))
+            }
+
+            /// The picture Jupyter shows (`svg()` with its defaults).
+            fn _repr_svg_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                slf.py().import("pingvinas.svg")?.getattr("state_svg")?.call1((slf,))
+            }
         }
     };
 }

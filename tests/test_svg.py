@@ -216,3 +216,16 @@ def test_fill_tints_cells():
         pv.svg.state_svg(race, fill={(40, 1): "red"})
     with pytest.raises(ValueError, match="fill"):
         pv.svg.state_svg(race, fill=[(0, 1)])
+
+
+def test_rgb_array():
+    pytest.importorskip("cairosvg")
+    state = pv.Fish(board=[[1, 2, 3], [3, 2, 1]], penguins=1).position(penguins=[[(0, 0)], [(1, 2)]])
+    pixels = pv.svg.to_array(state.svg(size=150))
+    root = parse(state.svg(size=150))
+    assert pixels.dtype.name == "uint8" and pixels.ndim == 3 and pixels.shape[2] == 3
+    assert pixels.shape[1] == 150 and abs(pixels.shape[0] - float(root.get("height"))) <= 1
+    assert tuple(pixels[0, 0]) == (255, 255, 255)  # the white background
+    # Player 0's penguin (Okabe-Ito blue, #0072B2) is in the picture: blue well above red.
+    blue = (pixels[:, :, 2].astype(int) - pixels[:, :, 0]) > 120
+    assert blue.sum() > 50

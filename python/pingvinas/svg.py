@@ -23,16 +23,18 @@ Elements carry ``class`` and ``data-cell`` attributes (``floe``, ``penguin``, ``
 Marathon piece ``data-piece="owner kind"``, so that a page can find what is under a click.
 
 :func:`state_svg` is what ``state.svg()`` calls, :func:`game` draws a whole game as a strip of
-positions or an animation, and :func:`to_png` writes a PNG (``pip install 'pingvinas[png]'``).
+positions or an animation, :func:`to_png` writes a PNG and :func:`to_array` gives the pixels as
+a numpy array (``render_mode="rgb_array"``); both need ``pip install 'pingvinas[png]'``.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import xml.etree.ElementTree as ET
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
-__all__ = ["PALETTE", "SvgText", "game", "state_svg", "to_png"]
+__all__ = ["PALETTE", "SvgText", "game", "state_svg", "to_array", "to_png"]
 
 #: One colour per player: Okabe-Ito blue, vermillion, bluish green, reddish purple, orange.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00")
@@ -770,12 +772,43 @@ def to_png(svg: str, path: Union[str, "Any", None] = None, *, scale: float = 1.0
 
     :raises ImportError: when cairosvg (or the cairo library it uses) is missing.
     """
-    try:
-        import cairosvg  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except (ImportError, OSError) as e:  # OSError: cairosvg is there but libcairo is not
-        raise ImportError(f"PNG export needs cairosvg and the cairo library: pip install 'pingvinas[png]' ({e})") from e
+    cairosvg = _cairosvg()
     data: bytes = cairosvg.svg2png(bytestring=str(svg).encode("utf-8"), scale=scale)
     if path is not None:
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+def _cairosvg() -> Any:
+    try:
+        import cairosvg  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except (ImportError, OSError) as e:  # OSError: cairosvg is there but libcairo is not
+        raise ImportError(f"pictures as pixels need cairosvg and the cairo library: pip install 'pingvinas[png]' ({e})") from e
+    return cairosvg
+
+
+def to_array(svg: str, *, scale: float = 1.0) -> Any:
+    """The picture's pixels on a white background: a ``uint8`` numpy array of shape
+    ``(height, width, 3)`` (RGB), as Gymnasium's ``render_mode="rgb_array"`` wants. Needs
+    cairosvg (``pip install 'pingvinas[png]'``).
+
+    :raises ImportError: when cairosvg (or the cairo library it uses) is missing.
+    """
+    import numpy as np
+
+    _cairosvg()  # a clear ImportError when it is missing
+    from cairosvg.parser import Tree  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cairosvg.surface import PNGSurface  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    surface = PNGSurface(Tree(bytestring=str(svg).encode("utf-8")), None, 96, scale=scale, background_color="white")
+    image = surface.cairo
+    image.flush()
+    width, height, stride = image.get_width(), image.get_height(), image.get_stride()
+    # ARGB32 in native byte order (little-endian: B, G, R, A), rows padded to the stride; the
+    # white background makes every pixel opaque.
+    raw = np.frombuffer(bytes(image.get_data()), dtype=np.uint8).reshape(height, stride // 4, 4)[:, :width]
+    order = [2, 1, 0] if sys.byteorder == "little" else [1, 2, 3]
+    pixels = np.ascontiguousarray(raw[:, :, order])
+    surface.finish()
+    return pixels

@@ -95,10 +95,11 @@ def show(
     svg: Optional[str] = None,
     png: Optional[str] = None,
     size: Optional[float] = None,
-    out: TextIO = sys.stdout,
+    out: Optional[TextIO] = None,
 ) -> None:
     """Shows a position or a record's position after ``move`` moves (default: the last) as
-    the text board on ``out``, or writes it as an SVG or PNG picture."""
+    the text board on ``out`` (default: stdout), or writes it as an SVG or PNG picture."""
+    out = sys.stdout if out is None else out
     state, last, line = _position(load_shown(source, index), move)
     if svg is None and png is None:
         print(line, file=out)
@@ -144,11 +145,14 @@ def play(
     seed: Optional[int] = None,
     hint_time: float = 0.5,
     names: Optional[Sequence[str]] = None,
-    stdin: TextIO = sys.stdin,
-    out: TextIO = sys.stdout,
+    stdin: Optional[TextIO] = None,
+    out: Optional[TextIO] = None,
 ) -> int:
     """Plays one game in the terminal. ``seats``: one per player, an agent or None for a person
-    typing moves. Draws the board after every move. Returns the exit status (0)."""
+    typing moves (read from ``stdin``, default: standard input). Draws the board after every
+    move on ``out`` (default: stdout). Returns the exit status (0)."""
+    stdin = sys.stdin if stdin is None else stdin
+    out = sys.stdout if out is None else out
     from .search import search
 
     record = GameRecord(game, seed=seed, players=list(names) if names else [

@@ -603,7 +603,7 @@ def test_bundled_config_files_draw_the_courses_of_rules_md(course):
     import pathlib
 
     tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
-    path = pathlib.Path(__file__).parent.parent / "python" / "pingvinas" / "variants" / f"{course}.toml"
+    path = pathlib.Path(__file__).parent.parent / "rust" / "engine" / "variants" / f"{course}.toml"
     if not path.exists():
         pytest.skip(f"{path} is not there yet")
     cfg = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -547,6 +547,7 @@ class Searcher:
         playout: str = "auto",
         knowledge: bool = True,
         tt_mb: Optional[int] = None,
+        memory_mb: Optional[int] = None,
         reuse: bool = True,
     ) -> Searcher: ...
     def search(

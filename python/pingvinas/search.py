@@ -126,6 +126,7 @@ class _Options(TypedDict):
     playout: str
     knowledge: bool
     tt_mb: int
+    memory_mb: int
     reuse: bool
 
 
@@ -146,7 +147,10 @@ class Searcher:
         (value leaves with the evaluation, no playouts).
     :param knowledge: use the game's evaluation (Fish: regions solved exactly, territory,
         mobility; Marathon: turns still needed). ``False``: plain MCTS with random playouts.
-    :param tt_mb: alpha-beta transposition table size in MiB.
+    :param tt_mb: alpha-beta transposition table size in MiB (at most 4096, and the memory
+        available).
+    :param memory_mb: the most memory MCTS trees may take, in MiB; past it a search stops
+        expanding and goes on refining the tree it has.
     :param reuse: keep MCTS trees between moves.
     """
 
@@ -161,6 +165,7 @@ class Searcher:
         playout: str = "auto",
         knowledge: bool = True,
         tt_mb: int = 64,
+        memory_mb: int = 1024,
         reuse: bool = True,
     ) -> None:
         if algorithm not in ALGORITHMS:
@@ -174,6 +179,7 @@ class Searcher:
             playout=playout,
             knowledge=bool(knowledge),
             tt_mb=_require_int("tt_mb", tt_mb),
+            memory_mb=_require_int("memory_mb", memory_mb),
             reuse=bool(reuse),
         )
         self._core = _core.Searcher(algorithm, **self.options)

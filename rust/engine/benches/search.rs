@@ -175,7 +175,7 @@ fn main() {
     for seed in 0..5 {
         let (g, mut s) = after_placement(100 + seed);
         let mut actions = ActionList::new();
-        while !g.is_over(&s) && s.floes.count() > 24 {
+        while !g.is_over(&s) && s.floes().count() > 24 {
             g.legal_actions(&s, &mut actions);
             g.apply(&mut s, actions[rng.below(actions.len())]);
         }

@@ -22,41 +22,70 @@ pub type ActionList = ArrayVec<Action, MAX_ACTIONS>;
 /// Per-player returns; only the first `num_players()` entries are meaningful.
 pub type Returns = [f64; MAX_PLAYERS];
 
+/// A game: the rules (board, course, player count) as a value, and its positions as a small
+/// `Copy` [`Game::State`]. Search, playouts and the encoders are written once against this
+/// trait; both games implement it ([`crate::fish::FishGame`], [`crate::marathon::MarathonGame`]).
+///
+/// The contract, which search relies on and the tests of both games check:
+/// - Players are `0..num_players()`; actions are `0..num_actions()`, the same space in every
+///   position of a game.
+/// - A state that is not over has a player to move, and that player has at least one legal
+///   action ([`Game::legal_actions`] is empty exactly when [`Game::is_over`]).
+/// - [`Game::apply`] of a legal action is deterministic: equal states and equal actions give
+///   equal states (no hidden randomness; chance, such as a board shuffle, happens when a game
+///   or its first state is made).
+/// - Every game ends within [`Game::max_game_length`] actions.
+///
+/// The methods implementors write come first; the provided ones follow.
 pub trait Game: Sync + Send {
+    /// A position. Small and `Copy`, so search copies states rather than undoing moves;
+    /// equality compares whole positions (scores and counters included).
     type State: Copy + Clone + Debug + PartialEq + Eq + Hash + Send + Sync;
 
     // --- Implementors write these. ---
 
+    /// The number of players, at least 2 and at most [`MAX_PLAYERS`].
     fn num_players(&self) -> usize;
 
-    /// Size of the fixed action space.
+    /// The size of the fixed action space: every action of every position is below it.
     fn num_actions(&self) -> usize;
 
-    /// An upper bound on the number of actions in a game, for search and buffers.
+    /// An upper bound on the number of actions in one game, for search depths and buffers:
+    /// every game ends within it.
     fn max_game_length(&self) -> usize;
 
     /// The player to move, `None` when the game is over. Never a player without a legal action.
     fn to_move(&self, state: &Self::State) -> Option<usize>;
 
-    /// All legal actions in ascending order; empty only when the game is over.
+    /// Writes all legal actions to `out` (cleared first) in ascending order, each once; empty
+    /// only when the game is over. At most [`MAX_ACTIONS`] of them.
     fn legal_actions(&self, state: &Self::State, out: &mut ActionList);
 
-    /// Plays a legal action. Unchecked: an illegal action may leave a meaningless state
-    /// (but never causes undefined behaviour).
+    /// Plays a legal action, and every automatic step that follows it (for Fish: removing
+    /// unreachable floes, lifting a stuck player's penguins), so that the next player to move
+    /// can move. Unchecked: an illegal action may leave a meaningless state (but never causes
+    /// undefined behaviour, and does nothing on a finished game).
     fn apply(&self, state: &mut Self::State, action: Action);
 
-    /// Final returns of a finished game: zero-sum, in `[-1, 1]`, documented per game.
+    /// The returns of a finished game, per player: zero-sum, each in `[-1, 1]`, as each game
+    /// documents them; all zeros while the game is on. Entries from `num_players()` on are 0.
     fn returns(&self, state: &Self::State) -> Returns;
 
-    /// A 64-bit Zobrist-style hash of the position, maintained incrementally.
+    /// A 64-bit Zobrist-style hash of the position, maintained incrementally by
+    /// [`Game::apply`]. Equal states have equal hashes; the hash may leave parts of the state
+    /// out (Fish: the scores so far; Marathon: the ply count), so equal hashes do not promise
+    /// equal states.
     fn hash(&self, state: &Self::State) -> u64;
 
     // --- Provided. ---
 
+    /// Whether the game is over: nobody is to move.
     fn is_over(&self, state: &Self::State) -> bool {
         self.to_move(state).is_none()
     }
 
+    /// Whether `action` is among the legal actions of `state` (false for any action of a
+    /// finished game). Lists the legal actions: a game may answer faster.
     fn is_legal(&self, state: &Self::State, action: Action) -> bool {
         let mut list = ActionList::new();
         self.legal_actions(state, &mut list);

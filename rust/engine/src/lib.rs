@@ -4,13 +4,16 @@
 //! Both games implement [`game::Game`]: a game value (rules, board, course) plus a small `Copy`
 //! state, so search copies states freely and is written once for both games.
 
+pub mod batch;
 pub mod error;
 pub mod fish;
 pub mod game;
 pub mod io;
 pub mod marathon;
+mod names;
 pub mod rng;
 pub mod search;
+pub mod variants;
 
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};

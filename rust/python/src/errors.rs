@@ -2,7 +2,7 @@
 
 use pingvinas_engine::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -23,6 +23,8 @@ pub fn to_py(err: Error) -> PyErr {
         Error::IllegalMove(m) => IllegalMoveError::new_err(m),
         Error::Parse(m) => InvalidMoveError::new_err(m),
         Error::Invalid(m) => PyValueError::new_err(m),
+        // Only a stop flag raised by Ctrl-C interrupts a call from Python.
+        Error::Interrupted(m) => PyKeyboardInterrupt::new_err(m),
     }
 }
 

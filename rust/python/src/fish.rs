@@ -12,6 +12,7 @@ use pingvinas_engine::fish::rules::BoardSpec;
 use pingvinas_engine::fish::{
     Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
 };
+use pingvinas_engine::batch;
 use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -24,25 +25,13 @@ use crate::state::{state_class, Bind};
 use crate::variants;
 
 fn parse_placement(text: &str) -> PyResult<Placement> {
-    match text {
-        "one-fish" => Ok(Placement::OneFish),
-        "any" => Ok(Placement::Any),
-        _ => Err(PyValueError::new_err(format!(
-            "placement = {:?}: expected \"one-fish\" or \"any\"",
-            args::cut(text)
-        ))),
-    }
+    text.parse::<Placement>()
+        .map_err(|e| PyValueError::new_err(format!("placement = {}", args::cut(&e.to_string()))))
 }
 
 fn parse_order(text: &str) -> PyResult<Order> {
-    match text {
-        "round-robin" => Ok(Order::RoundRobin),
-        "snake" => Ok(Order::Snake),
-        _ => Err(PyValueError::new_err(format!(
-            "order = {:?}: expected \"round-robin\" or \"snake\"",
-            args::cut(text)
-        ))),
-    }
+    text.parse::<Order>()
+        .map_err(|e| PyValueError::new_err(format!("order = {}", args::cut(&e.to_string()))))
 }
 
 /// A grid of fish counts from Python (lists, tuples or a numpy array), checked cell by cell.
@@ -479,7 +468,7 @@ impl PyFishState {
         let board = self.game.board();
         let grid = Array2::from_shape_fn((board.rows(), board.cols()), |(r, c)| {
             let cell = board.cell(r as i64, c as i64).expect("on the grid");
-            if self.state.floes.contains(cell) {
+            if self.state.floes().contains(cell) {
                 board.fish(cell) as i32
             } else {
                 0
@@ -493,7 +482,13 @@ impl PyFishState {
     fn penguins(&self) -> Vec<Vec<(usize, usize)>> {
         let board = self.game.board();
         (0..self.game.num_players())
-            .map(|p| self.state.penguins[p].map(|c| board.coords(c)).collect())
+            .map(|p| {
+                self.state
+                    .penguins(p)
+                    .into_iter()
+                    .map(|c| board.coords(c))
+                    .collect()
+            })
             .collect()
     }
 
@@ -509,9 +504,6 @@ impl PyFishState {
         )
     }
 }
-
-/// The most games one batch call plays.
-pub const MAX_GAMES: u64 = 1 << 32;
 
 /// Plays `n` random games in Rust with the GIL released and returns `(fish, floes)`: two numpy
 /// int32 arrays of shape `(n, players)`. Starts from `state`, or the opening of `game`, or by
@@ -530,7 +522,7 @@ pub fn fish_random_playouts<'py>(
     state: Option<PyRef<'py, PyFishState>>,
     policy: &str,
 ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<i32>>)> {
-    let n = args::count(n, "n", 0, MAX_GAMES)? as usize;
+    let n = args::count(n, "n", 0, batch::MAX_GAMES as u64)? as usize;
     let seed = seed.map_or(Ok(0), args::seed)?;
     let threads = threads.map_or(Ok(1), args::threads)?;
     let policy = match policy {
@@ -557,8 +549,8 @@ pub fn fish_random_playouts<'py>(
         Start::Standard(r) => r.players(),
         Start::Opening(g) | Start::Position(g, _) => g.num_players(),
     };
-    let scores = crate::detached::run(py, &StopFlag::new(), |_stop| {
-        random_playouts(&start, n, seed, threads, policy)
+    let scores = crate::detached::run(py, &StopFlag::new(), |stop| {
+        random_playouts(&start, n, seed, threads, policy, stop)
     })?
     .py()?;
     let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);

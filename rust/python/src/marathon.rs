@@ -719,7 +719,7 @@ pub fn marathon_random_playouts<'py>(
     game: Option<PyRef<'py, PyMarathon>>,
     state: Option<PyRef<'py, PyMarathonState>>,
 ) -> PyResult<PlayoutArrays<'py>> {
-    let n = args::count(n, "n", 0, crate::fish::MAX_GAMES)? as usize;
+    let n = args::count(n, "n", 0, pingvinas_engine::batch::MAX_GAMES as u64)? as usize;
     let seed = seed.map_or(Ok(0), args::seed)?;
     let threads = threads.map_or(Ok(1), args::threads)?;
     let (game, start) = match (&state, &game) {
@@ -727,8 +727,8 @@ pub fn marathon_random_playouts<'py>(
         (None, Some(g)) => (g.game.clone(), None),
         (None, None) => (Arc::new(Marathon::standard()), None),
     };
-    let out = crate::detached::run(py, &StopFlag::new(), |_stop| {
-        random_playouts(&game, start.as_ref(), n, seed, threads)
+    let out = crate::detached::run(py, &StopFlag::new(), |stop| {
+        random_playouts(&game, start.as_ref(), n, seed, threads, stop)
     })?
     .py()?;
     Ok((out.winners.into_pyarray(py), out.plies.into_pyarray(py)))

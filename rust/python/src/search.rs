@@ -9,10 +9,11 @@ use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::fish::FishGame;
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
+use pingvinas_engine::search::tt;
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
-use pingvinas_engine::search::mcts::{Leaf, MctsConfig, Selection};
+use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
 };
@@ -26,9 +27,6 @@ use crate::errors::ToPyResult;
 use crate::fish::PyFishState;
 use crate::marathon::PyMarathonState;
 use crate::state::Bind;
-
-/// The largest transposition table a search may ask for, in MiB.
-const MAX_TT_MB: u64 = 4096;
 
 /// The names `algorithm` accepts, `"auto"` first.
 pub fn algorithms() -> Vec<&'static str> {
@@ -82,6 +80,7 @@ struct Options {
     playout: String,
     knowledge: bool,
     tt_mb: usize,
+    memory_mb: usize,
     reuse: bool,
 }
 
@@ -101,6 +100,7 @@ impl Options {
                 reuse: self.reuse,
                 expand_after: 1,
                 seed: self.seed,
+                memory_mb: self.memory_mb,
             },
             AlphaBetaConfig {
                 tt_mb: self.tt_mb,
@@ -115,7 +115,7 @@ impl Options {
 /// nothing on another board or course), the game's evaluation and the engine searcher.
 struct Kept<G: Game, E> {
     game: Arc<G>,
-    eval: E,
+    eval: Arc<E>,
     choice: Choice,
     searcher: Searcher<G::State>,
 }
@@ -129,15 +129,42 @@ enum Inner {
     Marathon(Kept<Marathon, MarathonEval>),
 }
 
+/// Recently built evaluations, by game and settings, newest first.
+type EvalCache<G, E> = Mutex<Vec<(Arc<G>, bool, Arc<E>)>>;
+
+/// How many evaluations [`EvalCache`] keeps per game type.
+const EVALS_KEPT: usize = 8;
+
 /// A game the search binding knows: how to reach its kept searcher and build its evaluation.
 trait Searchable: Bind + AutoChoice + Sized
 where
     Self::State: Send,
 {
-    type Eval: Evaluate<Self> + Send;
+    type Eval: Evaluate<Self> + Send + Sync;
     fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, Self::Eval>>;
     fn store(kept: Kept<Self, Self::Eval>) -> Inner;
-    fn eval(&self, options: &Options) -> Self::Eval;
+    /// The one setting the evaluation depends on: whether it uses the game's knowledge.
+    fn knows(options: &Options) -> bool;
+    fn build_eval(&self, knowledge: bool) -> Self::Eval;
+    fn evals() -> &'static EvalCache<Self, Self::Eval>;
+
+    /// The evaluation of this game, built once per game and settings: Marathon's computes
+    /// distance tables, which one-shot `pv.search` calls would otherwise redo every move.
+    fn eval(self: &Arc<Self>, options: &Options) -> Arc<Self::Eval> {
+        let knowledge = Self::knows(options);
+        let mut cache = Self::evals().lock().unwrap_or_else(|e| e.into_inner());
+        let hit = cache
+            .iter()
+            .position(|(g, k, _)| *k == knowledge && (Arc::ptr_eq(g, self) || **g == **self));
+        let entry = match hit {
+            Some(i) => cache.remove(i),
+            None => (self.clone(), knowledge, Arc::new(self.build_eval(knowledge))),
+        };
+        let eval = entry.2.clone();
+        cache.insert(0, entry);
+        cache.truncate(EVALS_KEPT);
+        eval
+    }
 }
 
 impl Searchable for FishGame {
@@ -151,12 +178,19 @@ impl Searchable for FishGame {
     fn store(kept: Kept<Self, FishEval>) -> Inner {
         Inner::Fish(kept)
     }
-    fn eval(&self, options: &Options) -> FishEval {
-        if options.knowledge {
+    fn knows(options: &Options) -> bool {
+        options.knowledge
+    }
+    fn build_eval(&self, knowledge: bool) -> FishEval {
+        if knowledge {
             FishEval::new(self, FishEvalConfig::default())
         } else {
             FishEval::plain(self)
         }
+    }
+    fn evals() -> &'static EvalCache<Self, FishEval> {
+        static EVALS: EvalCache<FishGame, FishEval> = Mutex::new(Vec::new());
+        &EVALS
     }
 }
 
@@ -171,12 +205,19 @@ impl Searchable for Marathon {
     fn store(kept: Kept<Self, MarathonEval>) -> Inner {
         Inner::Marathon(kept)
     }
-    fn eval(&self, options: &Options) -> MarathonEval {
+    fn knows(options: &Options) -> bool {
+        options.knowledge && options.playout != "random"
+    }
+    fn build_eval(&self, knowledge: bool) -> MarathonEval {
         let mut config = MarathonEvalConfig::default();
-        if options.playout == "random" || !options.knowledge {
+        if !knowledge {
             config.greedy = 0.0;
         }
         MarathonEval::new(self, config)
+    }
+    fn evals() -> &'static EvalCache<Self, MarathonEval> {
+        static EVALS: EvalCache<Marathon, MarathonEval> = Mutex::new(Vec::new());
+        &EVALS
     }
 }
 
@@ -322,7 +363,7 @@ impl PySearcher {
         let kept = kept(&mut inner, &game, choice, options);
         let result = crate::detached::run(py, &self.stop, |stop| {
             kept.searcher
-                .search(&*kept.game, &kept.eval, &state, &budget, stop.clone())
+                .search(&*kept.game, &*kept.eval, &state, &budget, stop.clone())
         })?
         .py()?;
         result_tuple(py, &*game, &state, &result, choice)
@@ -332,7 +373,7 @@ impl PySearcher {
 #[pymethods]
 impl PySearcher {
     #[new]
-    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, reuse = true))]
+    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -343,6 +384,7 @@ impl PySearcher {
         playout: &str,
         knowledge: bool,
         tt_mb: Option<&Bound<'_, PyAny>>,
+        memory_mb: Option<&Bound<'_, PyAny>>,
         reuse: bool,
     ) -> PyResult<Self> {
         let algorithm = Algorithm::parse(algorithm)?;
@@ -375,9 +417,15 @@ impl PySearcher {
         }
         let tt_mb = match tt_mb {
             Some(t) if !t.is_none() => {
-                args::count(t, "tt_mb", 1, MAX_TT_MB)? as usize
+                args::count(t, "tt_mb", 1, tt::MAX_TT_MB as u64)? as usize
             }
             _ => 64,
+        };
+        let memory_mb = match memory_mb {
+            Some(m) if !m.is_none() => {
+                args::count(m, "memory_mb", 1, mcts::MAX_MEMORY_MB as u64)? as usize
+            }
+            _ => mcts::DEFAULT_MEMORY_MB,
         };
         Ok(PySearcher {
             options: Options {
@@ -389,6 +437,7 @@ impl PySearcher {
                 playout: playout.to_string(),
                 knowledge,
                 tt_mb,
+                memory_mb,
                 reuse,
             },
             inner: Mutex::new(Inner::Empty),

@@ -18,15 +18,22 @@ use crate::rng::Rng;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Direction {
+    /// East: along the row, to the right.
     E = 0,
+    /// North-east: up a row, to the right.
     NE = 1,
+    /// North-west: up a row, to the left.
     NW = 2,
+    /// West: along the row, to the left.
     W = 3,
+    /// South-west: down a row, to the left.
     SW = 4,
+    /// South-east: down a row, to the right.
     SE = 5,
 }
 
 impl Direction {
+    /// The six directions in action-encoding order.
     pub const ALL: [Direction; 6] = [
         Direction::E,
         Direction::NE,
@@ -163,6 +170,10 @@ pub struct Board {
 
 impl Board {
     /// A board from a grid of fish counts (0 = no floe). Every row must have the same length.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for an empty or ragged grid, or one larger than the engine supports
+    /// (`rows * (cols + 1) <= 128`, at most [`MAX_COLS`] columns).
     pub fn from_grid(grid: &[Vec<u8>]) -> Result<Board> {
         let rows = grid.len();
         if rows == 0 {
@@ -283,11 +294,13 @@ impl Board {
         &SHAPE
     }
 
+    /// The number of rows of the grid.
     #[inline]
     pub fn rows(&self) -> usize {
         self.rows as usize
     }
 
+    /// The number of columns of the grid.
     #[inline]
     pub fn cols(&self) -> usize {
         self.cols as usize
@@ -319,7 +332,7 @@ impl Board {
 
     /// Total fish on a set of cells.
     pub fn fish_on(&self, cells: Bitboard) -> u32 {
-        cells.map(|c| self.fish(c) as u32).sum()
+        cells.into_iter().map(|c| self.fish(c) as u32).sum()
     }
 
     /// The grid of fish counts this board was made from.
@@ -568,6 +581,27 @@ impl Board {
     }
 }
 
+impl Board {
+    /// Draws `cells` in the shape of this board: one line per row, `x` for a cell in the set,
+    /// `.` for another grid cell, even rows shifted half a hex to the right.
+    pub fn picture(&self, cells: Bitboard) -> String {
+        let mut out = String::new();
+        for r in 0..self.rows() {
+            out += if r % 2 == 0 { " " } else { "" };
+            for c in 0..self.cols() {
+                let mark = if cells.contains(self.cell_unchecked(r, c)) {
+                    'x'
+                } else {
+                    '.'
+                };
+                out.push(mark);
+                out.push(if c + 1 == self.cols() { '\n' } else { ' ' });
+            }
+        }
+        out
+    }
+}
+
 impl std::fmt::Debug for Board {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Board").field("grid", &self.grid()).finish()
@@ -616,7 +650,11 @@ mod tests {
         let mut rng = Rng::new(1);
         for _ in 0..2000 {
             let board = random_board(&mut rng);
-            let empty: Bitboard = board.floes().filter(|_| rng.below(4) != 0).collect();
+            let empty: Bitboard = board
+                .floes()
+                .into_iter()
+                .filter(|_| rng.below(4) != 0)
+                .collect();
             for cell in board.cells() {
                 for dir in Direction::ALL {
                     assert_eq!(
@@ -635,7 +673,11 @@ mod tests {
         let (mut splits, mut whole) = (0, 0);
         for _ in 0..3000 {
             let board = random_board(&mut rng);
-            let floes: Bitboard = board.floes().filter(|_| rng.below(5) != 0).collect();
+            let floes: Bitboard = board
+                .floes()
+                .into_iter()
+                .filter(|_| rng.below(5) != 0)
+                .collect();
             let Some(cell) = floes.nth(rng.below(floes.count().max(1) as usize) as u32) else {
                 continue;
             };
@@ -658,15 +700,20 @@ mod tests {
         let mut rng = Rng::new(2);
         for _ in 0..500 {
             let board = random_board(&mut rng);
-            let set: Bitboard = board.cells().filter(|_| rng.below(3) == 0).collect();
+            let set: Bitboard = board
+                .cells()
+                .into_iter()
+                .filter(|_| rng.below(3) == 0)
+                .collect();
             let expected: Bitboard = {
                 let board = &board;
-                set.flat_map(|c| {
-                    Direction::ALL
-                        .into_iter()
-                        .filter_map(move |d| board.step(c, d))
-                })
-                .collect()
+                set.into_iter()
+                    .flat_map(|c| {
+                        Direction::ALL
+                            .into_iter()
+                            .filter_map(move |d| board.step(c, d))
+                    })
+                    .collect()
             };
             assert_eq!(board.neighbours(set), expected);
         }
@@ -694,7 +741,13 @@ mod tests {
         let board = Board::standard(42);
         assert_eq!(board.floes().count(), 60);
         let counts: Vec<usize> = (1..=3)
-            .map(|f| board.floes().filter(|&c| board.fish(c) == f).count())
+            .map(|f| {
+                board
+                    .floes()
+                    .into_iter()
+                    .filter(|&c| board.fish(c) == f)
+                    .count()
+            })
             .collect();
         assert_eq!(counts, vec![30, 20, 10]);
         for r in (0..8).step_by(2) {

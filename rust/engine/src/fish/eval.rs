@@ -23,11 +23,13 @@ use crate::search::Evaluate;
 /// packed values compares fish first, then floes.
 pub type Packed = u32;
 
+/// Packs a haul (see [`Packed`]).
 #[inline]
 pub fn pack(fish: u32, floes: u32) -> Packed {
     fish << 8 | floes
 }
 
+/// The `(fish, floes)` of a packed haul.
 #[inline]
 pub fn unpack(h: Packed) -> (u32, u32) {
     (h >> 8, h & 0xFF)
@@ -61,6 +63,7 @@ impl Hasher for FxHasher {
     }
 }
 
+/// The hasher of the memo tables: fast, not DoS-resistant (keys are positions).
 pub type FxBuild = BuildHasherDefault<FxHasher>;
 
 /// Fish per cell as bit planes: `planes[k]` holds the cells with more than `k` fish, so the fish
@@ -73,12 +76,19 @@ pub struct FishPlanes {
 }
 
 impl FishPlanes {
+    /// The planes of `board`'s fish.
     pub fn new(board: &Board) -> FishPlanes {
-        let max = board.floes().map(|c| board.fish(c)).max().unwrap_or(0);
+        let max = board
+            .floes()
+            .into_iter()
+            .map(|c| board.fish(c))
+            .max()
+            .unwrap_or(0);
         let planes: Vec<u128> = (0..max)
             .map(|k| {
                 board
                     .floes()
+                    .into_iter()
                     .filter(|&c| board.fish(c) > k)
                     .fold(0u128, |m, c| m | 1u128 << c)
             })
@@ -89,6 +99,7 @@ impl FishPlanes {
         FishPlanes { planes, id }
     }
 
+    /// The fish on a set of cells.
     #[inline]
     pub fn fish_on(&self, bb: Bitboard) -> u32 {
         self.planes.iter().map(|p| (p & bb.0).count_ones()).sum()
@@ -116,6 +127,7 @@ impl Default for HaulSolver {
 }
 
 impl HaulSolver {
+    /// A solver whose memo keeps at most `max_memo` entries.
     pub fn new(max_memo: usize) -> HaulSolver {
         HaulSolver {
             memo: HashMap::default(),
@@ -270,6 +282,7 @@ pub fn with_haul_solver<R>(f: impl FnOnce(&mut HaulSolver) -> R) -> R {
 /// One region of a movement-phase position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Region {
+    /// The region's floes, occupied ones included.
     pub floes: Bitboard,
     /// Bit `p` set when player `p` has a penguin in the region.
     pub owners: u8,
@@ -278,6 +291,7 @@ pub struct Region {
 }
 
 impl Region {
+    /// The player alone in the region, if exactly one player has penguins there.
     pub fn owner(&self) -> Option<usize> {
         (self.owners.count_ones() == 1).then(|| self.owners.trailing_zeros() as usize)
     }
@@ -406,6 +420,7 @@ impl Default for FishEvalConfig {
 /// The Fish evaluator. Build one per game (it precomputes the board's fish planes).
 #[derive(Clone, Debug)]
 pub struct FishEval {
+    /// The weights and switches.
     pub config: FishEvalConfig,
     planes: FishPlanes,
     /// Random playouts only, no knowledge (the baseline player).
@@ -413,6 +428,7 @@ pub struct FishEval {
 }
 
 impl FishEval {
+    /// An evaluator for `game`'s board.
     pub fn new(game: &FishGame, config: FishEvalConfig) -> FishEval {
         FishEval {
             config,
@@ -436,6 +452,7 @@ impl FishEval {
         }
     }
 
+    /// The board's fish planes.
     pub fn planes(&self) -> &FishPlanes {
         &self.planes
     }
@@ -677,7 +694,10 @@ pub(crate) mod tests {
     /// Brute force: the best haul by plain recursion over all move sequences.
     fn brute_haul(board: &Board, floes: Bitboard, pens: Bitboard) -> Packed {
         let empty = floes - pens;
-        let mut best: Packed = pens.map(|c| pack(board.fish(c) as u32, 1)).sum();
+        let mut best: Packed = pens
+            .into_iter()
+            .map(|c| pack(board.fish(c) as u32, 1))
+            .sum();
         for from in pens {
             for dir in Direction::ALL {
                 for to in board.slide(from, dir, empty) {

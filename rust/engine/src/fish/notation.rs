@@ -5,13 +5,15 @@
 use super::bitboard::Cell;
 use super::board::Board;
 use super::moves::FishMove;
-use crate::error::{Error, Result};
+use crate::error::{quote, Error, Result};
 
+/// The name of a cell: its column letter and row counted from 1 (`(0, 0)` is `a1`).
 pub fn cell_name(board: &Board, cell: Cell) -> String {
     let (r, c) = board.coords(cell);
     format!("{}{}", (b'a' + c as u8) as char, r + 1)
 }
 
+/// The notation of a move: `d3` for a placement, `a1-c1` for a slide.
 pub fn move_name(board: &Board, mv: FishMove) -> String {
     match mv {
         FishMove::Place(cell) => cell_name(board, cell),
@@ -19,10 +21,15 @@ pub fn move_name(board: &Board, mv: FishMove) -> String {
     }
 }
 
+/// Reads a cell name such as `c4`.
+///
+/// # Errors
+/// `Error::Parse` for text that is not a cell name, or a cell off the board.
 pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let bad = || {
         Error::Parse(format!(
-            "invalid cell {text:?}: expected a column letter and a row number, like \"c4\""
+            "invalid cell {}: expected a column letter and a row number, like \"c4\"",
+            quote(text)
         ))
     };
     let mut chars = text.chars();
@@ -38,13 +45,18 @@ pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let col = (letter as u8 - b'a') as i64;
     board.cell(row - 1, col).ok_or_else(|| {
         Error::Parse(format!(
-            "cell {text:?} is off the board ({} rows, columns a-{})",
+            "cell {} is off the board ({} rows, columns a-{})",
+            quote(text),
             board.rows(),
             (b'a' + board.cols() as u8 - 1) as char
         ))
     })
 }
 
+/// Reads a move: a cell (a placement) or two cells joined by a dash (a slide).
+///
+/// # Errors
+/// `Error::Parse` as [`parse_cell`], for either cell.
 pub fn parse_move(board: &Board, text: &str) -> Result<FishMove> {
     let text = text.trim();
     match text.split_once('-') {
@@ -73,5 +85,15 @@ mod tests {
         assert!(parse_cell(&board, "A1").is_err());
         assert!(parse_cell(&board, "a").is_err());
         assert!(parse_cell(&board, "a-1").is_err());
+    }
+
+    #[test]
+    fn errors_quote_little_of_a_huge_move() {
+        let board = Board::standard(0);
+        let huge = "x".repeat(1_400_000);
+        for text in [huge.clone(), format!("a1-{huge}"), format!("a{}", "9".repeat(100_000))] {
+            let e = parse_move(&board, &text).unwrap_err().to_string();
+            assert!(e.len() < 400, "{}", e.len());
+        }
     }
 }

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{
+    check_length, clip_message, quote, Error, Result, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
+};
 use crate::invalid;
 
 /// Which floes a penguin may be placed on.
@@ -27,27 +29,20 @@ pub enum Order {
     Snake,
 }
 
-impl Placement {
-    pub fn name(self) -> &'static str {
-        match self {
-            Placement::OneFish => "one-fish",
-            Placement::Any => "any",
-        }
-    }
-}
+crate::names::named_enum!(Placement {
+    OneFish => "one-fish",
+    Any => "any",
+});
 
-impl Order {
-    pub fn name(self) -> &'static str {
-        match self {
-            Order::RoundRobin => "round-robin",
-            Order::Snake => "snake",
-        }
-    }
-}
+crate::names::named_enum!(Order {
+    RoundRobin => "round-robin",
+    Snake => "snake",
+});
 
 /// The most penguins one player may have (keeps every placement turn within the state's `u8`
 /// counters and the legal-move list within its fixed capacity).
 pub const MAX_PENGUINS: usize = 8;
+/// The most players of a Fish game.
 pub const MAX_FISH_PLAYERS: usize = 4;
 
 /// How random playouts choose their moves.
@@ -67,18 +62,30 @@ pub type Scores = [(u16, u8); MAX_FISH_PLAYERS];
 /// The rules of a Fish variant, apart from the board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rules {
+    /// Players, 2 to [`MAX_FISH_PLAYERS`].
     pub players: u8,
+    /// Penguins each player places, 1 to [`MAX_PENGUINS`].
     pub penguins: u8,
+    /// Which floes a penguin may be placed on.
     pub placement: Placement,
+    /// The order of the placement turns.
     pub order: Order,
 }
 
 impl Rules {
     /// The printed rules for 2, 3 or 4 players: 4, 3 or 2 penguins each.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for another number of players.
     pub fn standard(players: usize) -> Result<Rules> {
         Rules::new(players, None, Placement::OneFish, Order::RoundRobin)
     }
 
+    /// Rules for `players` with `penguins` each (the printed count, `6 - players`, when `None`).
+    ///
+    /// # Errors
+    /// `Error::Invalid` when `players` is not 2 to [`MAX_FISH_PLAYERS`] or `penguins` not 1 to
+    /// [`MAX_PENGUINS`].
     pub fn new(
         players: usize,
         penguins: Option<usize>,
@@ -102,6 +109,7 @@ impl Rules {
         })
     }
 
+    /// The number of players.
     #[inline]
     pub fn players(&self) -> usize {
         self.players as usize
@@ -129,7 +137,9 @@ impl Rules {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum BoardSpec {
+    /// A named board: only `"standard"` is known.
     Named(String),
+    /// Fish per cell, row by row (0 for a gap).
     Grid(Vec<Vec<u8>>),
 }
 
@@ -137,19 +147,27 @@ pub enum BoardSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// Always `"fish"`.
     pub game: String,
+    /// The variant's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// One line about the variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Players (default 2).
     #[serde(default = "default_players")]
     pub players: usize,
+    /// Penguins per player (default: the printed count for the player count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub penguins: Option<usize>,
+    /// Which floes a penguin may be placed on (default one-fish).
     #[serde(default = "default_placement")]
     pub placement: Placement,
+    /// The placement order (default round-robin).
     #[serde(default = "default_order")]
     pub order: Order,
+    /// The board (default the standard board, shuffled per game).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<BoardSpec>,
 }
@@ -165,16 +183,29 @@ fn default_order() -> Order {
 }
 
 impl Config {
+    /// A config from TOML text.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for bad TOML, an unknown key, a value of the wrong type or a `game`
+    /// other than `"fish"`.
     pub fn from_toml(text: &str) -> Result<Config> {
         let config: Config =
-            toml::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+            toml::from_str(text).map_err(|e| {
+            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
+        })?;
         config.check_game()?;
         Ok(config)
     }
 
+    /// A config from a JSON object.
+    ///
+    /// # Errors
+    /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str) -> Result<Config> {
         let config: Config =
-            serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+            serde_json::from_str(text).map_err(|e| {
+            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
+        })?;
         config.check_game()?;
         Ok(config)
     }
@@ -186,22 +217,32 @@ impl Config {
 
     fn check_game(&self) -> Result<()> {
         if self.game != "fish" {
-            return invalid!("Fish config: game = {:?}, expected \"fish\"", self.game);
+            return invalid!("Fish config: game = {}, expected \"fish\"", quote(&self.game));
         }
-        Ok(())
+        let name = self.name.as_deref().unwrap_or("");
+        check_length("Fish config: name", name, MAX_NAME_CHARS)?;
+        let description = self.description.as_deref().unwrap_or("");
+        check_length("Fish config: description", description, MAX_DESCRIPTION_CHARS)
     }
 
+    /// The rules this config sets.
+    ///
+    /// # Errors
+    /// As [`Rules::new`].
     pub fn rules(&self) -> Result<Rules> {
         Rules::new(self.players, self.penguins, self.placement, self.order)
     }
 
     /// The fixed board of this config, `None` for the standard shuffled board.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a board name other than `"standard"`.
     pub fn grid(&self) -> Result<Option<Vec<Vec<u8>>>> {
         match &self.board {
             None => Ok(None),
             Some(BoardSpec::Named(name)) if name == "standard" => Ok(None),
             Some(BoardSpec::Named(name)) => {
-                invalid!("board = {name:?}: expected \"standard\" or a grid of fish counts (a list of rows)")
+                invalid!("board = {}: expected \"standard\" or a grid of fish counts (a list of rows)", quote(name))
             }
             Some(BoardSpec::Grid(grid)) => Ok(Some(grid.clone())),
         }
@@ -242,5 +283,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("marathon"), "{err}");
+    }
+
+    #[test]
+    fn names_and_descriptions_have_a_length_limit() {
+        let toml = |name: &str, description: &str| {
+            format!("game = \"fish\"\nname = {name:?}\ndescription = {description:?}\n")
+        };
+        assert!(Config::from_toml(&toml(&"n".repeat(200), &"d".repeat(2000))).is_ok());
+        let e = Config::from_toml(&toml(&"n".repeat(201), "")).unwrap_err().to_string();
+        assert!(e.contains("name has 201 characters, at most 200"), "{e}");
+        let e = Config::from_json(&format!(
+            "{{\"game\": \"fish\", \"description\": \"{}\"}}",
+            "d".repeat(100_000)
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("description has 100000 characters") && e.len() < 400, "{e}");
+        let huge = "x".repeat(1_000_000);
+        for e in [
+            Config::from_toml(&format!("game = {huge:?}")),
+            Config::from_toml(&format!("{huge} = 1")),
+            Config::from_json(&format!("{{\"game\": \"fish\", \"{huge}\": 1}}")),
+            Config::from_json(&format!("{{\"game\": \"fish\", \"board\": {huge:?}}}"))
+                .and_then(|c| c.grid().map(|_| c)),
+        ] {
+            let e = e.unwrap_err().to_string();
+            assert!(e.len() < 1000, "{}", e.len());
+        }
     }
 }

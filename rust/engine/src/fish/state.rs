@@ -18,37 +18,37 @@ pub const NOBODY: u8 = 0xFF;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FishState {
     /// Floes still in play (occupied ones included).
-    pub floes: Bitboard,
+    pub(super) floes: Bitboard,
     /// Penguins on the board, per player (unused players stay empty).
-    pub penguins: [Bitboard; MAX_FISH_PLAYERS],
+    pub(super) penguins: [Bitboard; MAX_FISH_PLAYERS],
     /// Zobrist hash of floes, penguins, player to move and placement turn (not the scores).
-    pub hash: u64,
+    pub(super) hash: u64,
     /// Fish collected per player.
-    pub fish: [u16; MAX_FISH_PLAYERS],
+    pub(super) fish: [u16; MAX_FISH_PLAYERS],
     /// Floes collected per player.
-    pub taken: [u8; MAX_FISH_PLAYERS],
+    pub(super) taken: [u8; MAX_FISH_PLAYERS],
     /// The player to move, or [`NOBODY`] when the game is over.
-    pub to_move: u8,
+    pub(super) to_move: u8,
     /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
-    pub turn: u8,
+    pub(super) turn: u8,
 }
 
+/// The phase of a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
+    /// Penguins are being placed.
     Placement,
+    /// Penguins slide.
     Movement,
+    /// Nobody can move: the game is over.
     Over,
 }
 
-impl Phase {
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Placement => "placement",
-            Phase::Movement => "movement",
-            Phase::Over => "over",
-        }
-    }
-}
+crate::names::named_enum!(Phase {
+    Placement => "placement",
+    Movement => "movement",
+    Over => "over",
+});
 
 /// A Fish game: the rules and one board. States refer to it for the fish on each floe.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,6 +58,44 @@ pub struct FishGame {
 }
 
 impl FishState {
+    /// Floes still in play (occupied ones included).
+    #[inline]
+    pub fn floes(&self) -> Bitboard {
+        self.floes
+    }
+
+    /// The penguins of `player` on the board (none for a player who lifted them, or an unused
+    /// player slot).
+    #[inline]
+    pub fn penguins(&self, player: usize) -> Bitboard {
+        self.penguins[player]
+    }
+
+    /// Fish collected by `player` so far.
+    #[inline]
+    pub fn fish(&self, player: usize) -> u16 {
+        self.fish[player]
+    }
+
+    /// Floes collected by `player` so far.
+    #[inline]
+    pub fn taken(&self, player: usize) -> u8 {
+        self.taken[player]
+    }
+
+    /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
+    #[inline]
+    pub fn turn(&self) -> usize {
+        self.turn as usize
+    }
+
+    /// The Zobrist hash of floes, penguins, player to move and placement turn (not the scores):
+    /// the value [`Game::hash`] gives.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
     /// Every penguin on the board.
     #[inline]
     pub fn occupied(&self) -> Bitboard {
@@ -70,6 +108,7 @@ impl FishState {
         self.floes - self.occupied()
     }
 
+    /// The player to move; `None` when the game is over.
     #[inline]
     pub fn to_move(&self) -> Option<usize> {
         (self.to_move != NOBODY).then_some(self.to_move as usize)
@@ -90,15 +129,18 @@ impl FishState {
 }
 
 impl FishGame {
+    /// A game with these rules on this board.
     pub fn new(rules: Rules, board: Board) -> FishGame {
         FishGame { rules, board }
     }
 
+    /// The rules.
     #[inline]
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
 
+    /// The board (the fish on every floe at the start).
     #[inline]
     pub fn board(&self) -> &Board {
         &self.board
@@ -134,6 +176,7 @@ impl FishGame {
         h
     }
 
+    /// The phase of `s`.
     pub fn phase(&self, s: &FishState) -> Phase {
         if s.to_move == NOBODY {
             Phase::Over
@@ -259,6 +302,7 @@ impl FishGame {
             ^ zobrist::FLOE[from as usize];
     }
 
+    /// Plays a move (unchecked, as [`Game::apply`]).
     pub fn apply_move(&self, s: &mut FishState, mv: FishMove) {
         match mv {
             FishMove::Place(cell) => self.place(s, cell),
@@ -285,6 +329,7 @@ impl FishGame {
         }
     }
 
+    /// The legal moves of `s`, in the order of their actions.
     pub fn legal_moves(&self, s: &FishState) -> Vec<FishMove> {
         let mut out = ActionList::new();
         self.legal_actions(s, &mut out);
@@ -450,6 +495,7 @@ impl Game for FishGame {
             Phase::Placement => {
                 out.extend(
                     self.placement_cells(s)
+                        .into_iter()
                         .map(|c| self.board.dense(c) as Action),
                 );
             }

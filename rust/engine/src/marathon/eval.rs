@@ -33,9 +33,10 @@ impl Default for MarathonEvalConfig {
     }
 }
 
-/// The MarathonGame evaluator. Build one per game (it precomputes the turn tables).
+/// The Marathon evaluator. Build one per game (it precomputes the turn tables).
 #[derive(Clone, Debug)]
 pub struct MarathonEval {
+    /// The weights.
     pub config: MarathonEvalConfig,
     /// `dist[kind][code]`: turns to finish from a piece state; `code` is the action's result
     /// encoding (`cell * 9 + facing`, 8 upright; `9 n` finished) and `9 n + 1` for waiting.
@@ -44,6 +45,7 @@ pub struct MarathonEval {
 }
 
 impl MarathonEval {
+    /// An evaluator for `game`'s course (computes the turn tables).
     pub fn new(game: &MarathonGame, config: MarathonEvalConfig) -> MarathonEval {
         let n = game.course().len();
         let per_kind = 9 * n + 1;

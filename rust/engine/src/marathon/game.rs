@@ -40,7 +40,7 @@ impl MarathonGame {
     /// A game on `course` for `players` (2 to 5) players with the given ply limit (at least 1).
     pub fn new(name: &str, course: Course, players: usize, ply_limit: u32) -> Result<MarathonGame> {
         if !(2..=MAX_PLAYERS).contains(&players) {
-            return crate::invalid!("Penguin MarathonGame is for 2 to 5 players, not {players}");
+            return crate::invalid!("Penguin Marathon is for 2 to 5 players, not {players}");
         }
         if ply_limit == 0 {
             return crate::invalid!("ply_limit must be at least 1");
@@ -97,14 +97,17 @@ impl MarathonGame {
         &self.name
     }
 
+    /// The course.
     pub fn course(&self) -> &Course {
         &self.course
     }
 
+    /// The number of players.
     pub fn players(&self) -> usize {
         self.players
     }
 
+    /// The ply limit: the game is a draw when it is reached.
     pub fn ply_limit(&self) -> u32 {
         self.ply_limit
     }

@@ -43,6 +43,8 @@ struct StateJson {
     winner: Option<usize>,
 }
 
+/// A game and a position as one JSON object (the config, every piece, the player to move,
+/// the ply and the winner), which [`from_json`] reads back.
 pub fn to_json(game: &MarathonGame, s: &MarathonState) -> String {
     let pieces = game
         .pieces(s)
@@ -117,11 +119,24 @@ pub fn piece_from_parts(
     Ok(Piece { owner, kind, place })
 }
 
+/// Reads what [`to_json`] writes.
+///
+/// # Errors
+/// `Error::Invalid` for text that is not such a JSON object, or a position that breaks the
+/// rules or the engine's limits.
 pub fn from_json(text: &str) -> Result<(MarathonGame, MarathonState)> {
     let json: StateJson = serde_json::from_str(text)
-        .map_err(|e| Error::Invalid(format!("MarathonGame state JSON: {e}")))?;
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "Marathon state JSON: {}",
+                crate::error::clip_message(&e.to_string())
+            ))
+        })?;
     if json.game != "marathon" {
-        return invalid!("state JSON: game {:?}, expected \"marathon\"", json.game);
+        return invalid!(
+            "state JSON: game {}, expected \"marathon\"",
+            crate::error::quote(&json.game)
+        );
     }
     if json.version != 1 {
         return invalid!(

@@ -39,8 +39,8 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub use config::{bundled_names, Config, BUNDLED};
-pub use course::{Course, Dir, MAX_CELLS};
+pub use config::{bundled_names, Config};
+pub use course::{Course, Dir, MAX_CELLS, MAX_MAP_BYTES, MAX_MAP_COLUMNS, MAX_MAP_LINES};
 pub use game::MarathonGame;
 pub use moves::{MarathonMove, Piece, Place};
 pub use state::{Kind, MarathonState, DEFAULT_PLY_LIMIT, MAX_PLAYERS, PIECES};

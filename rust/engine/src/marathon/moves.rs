@@ -34,6 +34,7 @@ impl Place {
         }
     }
 
+    /// The cell of a piece on the course.
     pub fn cell(&self) -> Option<(i32, i32)> {
         match *self {
             Place::OnCourse { cell, .. } => Some(cell),
@@ -41,6 +42,7 @@ impl Place {
         }
     }
 
+    /// The facing of a piece lying on the course (`None` when upright or off the course).
     pub fn facing(&self) -> Option<Dir> {
         match *self {
             Place::OnCourse { facing, .. } => facing,
@@ -52,8 +54,11 @@ impl Place {
 /// A piece and where it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The player who owns the piece.
     pub owner: usize,
+    /// Mama, papa or baby.
     pub kind: Kind,
+    /// Where it is.
     pub place: Place,
 }
 
@@ -97,14 +102,17 @@ pub struct MarathonMove {
 }
 
 impl MarathonMove {
+    /// Whether the move stands a lying piece up (it does not slide).
     pub fn is_stand(&self) -> bool {
         self.dir.is_none()
     }
 
+    /// Whether the move brings a waiting piece onto the course.
     pub fn is_entry(&self) -> bool {
         self.entry.is_some()
     }
 
+    /// Whether the piece crosses the finish line.
     pub fn finishes(&self) -> bool {
         self.place == Place::Finished
     }
@@ -282,7 +290,12 @@ impl MarathonGame {
     /// Badly formed text is an `Error::Parse`; a well-formed move the rules forbid here is an
     /// `Error::IllegalMove` with the reason.
     pub fn parse_move(&self, s: &MarathonState, text: &str) -> Result<MarathonMove> {
-        let bad = |why: &str| Error::Parse(format!("cannot read move {text:?}: {why}"));
+        let bad = |why: &str| {
+            Error::Parse(format!(
+                "cannot read move {}: {why}",
+                crate::error::quote(text)
+            ))
+        };
         // "(3, 1)" → "3,1".
         let mut clean = String::with_capacity(text.len());
         for ch in text.chars() {
@@ -298,18 +311,28 @@ impl MarathonGame {
             return Err(bad("expected a piece letter, a cell, then 'stand' or a direction and where it ends, e.g. \"B 0,1 S 3,1 SE\""));
         }
         let kind = Kind::parse(words[0])
-            .ok_or_else(|| bad(&format!("{:?} is not a piece: use M, P or B", words[0])))?;
+            .ok_or_else(|| {
+                bad(&format!(
+                    "{} is not a piece: use M, P or B",
+                    crate::error::quote(words[0])
+                ))
+            })?;
         let parse_cell = |w: &str| -> Option<(i32, i32)> {
             let (a, b) = w.split_once(',')?;
             Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
         };
         let from = parse_cell(words[1]).ok_or_else(|| {
             bad(&format!(
-                "{:?} is not a cell: write row,col as in 3,1",
-                words[1]
+                "{} is not a cell: write row,col as in 3,1",
+                crate::error::quote(words[1])
             ))
         })?;
-        let illegal = |why: String| Error::IllegalMove(format!("illegal move {text:?}: {why}"));
+        let illegal = |why: String| {
+            Error::IllegalMove(format!(
+                "illegal move {}: {why}",
+                crate::error::quote(text)
+            ))
+        };
         let Some(p) = s.to_move() else {
             return Err(illegal("the game is over".into()));
         };
@@ -347,8 +370,8 @@ impl MarathonGame {
 
         let dir = Dir::parse(words[2]).ok_or_else(|| {
             bad(&format!(
-                "{:?} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)",
-                words[2]
+                "{} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)",
+                crate::error::quote(words[2])
             ))
         })?;
         let (ray, what) = match s.cell[slot] {
@@ -434,8 +457,8 @@ impl MarathonGame {
                 } else {
                     parse_cell(rest[0]).ok_or_else(|| {
                         bad(&format!(
-                            "{:?} is not a cell: write row,col as in 3,1",
-                            rest[0]
+                            "{} is not a cell: write row,col as in 3,1",
+                            crate::error::quote(rest[0])
                         ))
                     })?
                 };
@@ -456,8 +479,8 @@ impl MarathonGame {
                 } else {
                     Some(Dir::parse(rest[1]).ok_or_else(|| {
                         bad(&format!(
-                            "{:?} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'",
-                            rest[1]
+                            "{} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'",
+                            crate::error::quote(rest[1])
                         ))
                     })?)
                 };

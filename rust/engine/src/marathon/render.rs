@@ -9,7 +9,7 @@ impl MarathonGame {
     /// A picture of the position for people, e.g. (cut short)
     ///
     /// ```text
-    /// Penguin MarathonGame "marathon", 2 players: ply 3 of 500, player 1 to move
+    /// Penguin Marathon "marathon", 2 players: ply 3 of 500, player 1 to move
     ///         0     1     2
     ///   -1    S     S     S
     ///    0    .     0M:S  .
@@ -54,7 +54,7 @@ impl MarathonGame {
         };
         let _ = writeln!(
             out,
-            "Penguin MarathonGame {:?}, {} players: ply {} of {}, {status}",
+            "Penguin Marathon {:?}, {} players: ply {} of {}, {status}",
             self.name(),
             self.players(),
             s.ply(),

@@ -1,4 +1,4 @@
-//! A Penguin MarathonGame position ([`MarathonState`]) and the pieces it holds ([`Kind`]).
+//! A Penguin Marathon position ([`MarathonState`]) and the pieces it holds ([`Kind`]).
 
 use crate::rng::splitmix64;
 
@@ -31,13 +31,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The three kinds, by size: mama, papa, baby (their index order).
     pub const ALL: [Kind; 3] = [Kind::Mama, Kind::Papa, Kind::Baby];
 
+    /// The kind's index in [`Kind::ALL`].
     #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
 
+    /// The kind of an index of [`Kind::ALL`] (panics for `i >= 3`).
     pub const fn from_index(i: usize) -> Kind {
         Kind::ALL[i]
     }
@@ -63,6 +66,26 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| {
             text.eq_ignore_ascii_case(k.name())
                 || text.eq_ignore_ascii_case(&k.letter().to_string())
+        })
+    }
+}
+
+impl std::fmt::Display for Kind {
+    /// `mama`, `papa`, `baby`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Kind {
+    type Err = crate::Error;
+
+    /// Reads `"mama"`, `"M"`, … (case-insensitive), as [`Kind::parse`].
+    fn from_str(text: &str) -> crate::Result<Kind> {
+        Kind::parse(text).ok_or_else(|| {
+            crate::Error::Parse(format!(
+                "{text:?}: expected a piece kind (mama, papa, baby, or M, P, B)"
+            ))
         })
     }
 }

@@ -10,23 +10,46 @@ use crate::invalid;
 
 /// The largest budgets a search accepts; anything above is rejected as absurd.
 pub const MAX_TIME_SECS: f64 = 7.0 * 24.0 * 3600.0;
+/// The most iterations a budget may ask for.
 pub const MAX_ITERATIONS: u64 = 1 << 40;
+/// The most nodes a budget may ask for.
 pub const MAX_NODES: u64 = 1 << 40;
+/// The deepest alpha-beta depth a budget may ask for.
 pub const MAX_DEPTH: u32 = 1000;
 
 /// Search limits. A search stops at the first limit it reaches; `None` means no limit of that
-/// kind. MCTS counts `iterations` (one selection, expansion, playout and backup each) and
-/// `nodes` (tree nodes allocated, a memory bound); alpha-beta counts `nodes` (positions visited)
-/// and `depth` (iterative deepening stops after this depth).
+/// kind. What each algorithm honours, exactly:
+///
+/// - **MCTS** counts `iterations` (one selection, expansion, playout and backup each; exact)
+///   and `nodes` (tree nodes held after the search, a memory bound: the search stops before an
+///   expansion that would take the tree beyond `nodes`, so it holds at most `nodes`, or only
+///   the root and its children when `nodes` is smaller); with `nodes` its only limit, it also
+///   stops once [`crate::search::mcts::STALE`] iterations in a row add no node (the tree is
+///   complete or at its memory bound). It ignores `depth`. It reads the clock
+///   (time and stop flag) every 16 iterations. Iteration and node budgets are shared between
+///   threads.
+/// - **Alpha-beta** counts `nodes` (positions visited, checked before each one: never more
+///   than `nodes`, summed over all threads) and `depth` (iterative deepening stops after this
+///   depth). It ignores `iterations`, and refuses a budget with no time, node or depth limit.
+///   It reads the clock every [`crate::search::alphabeta::CLOCK_INTERVAL`] (1024) nodes.
+/// - Greedy and random play one move whatever the budget (which is still checked).
+///
+/// A search given a time stops within one clock interval of its deadline, plus the time an
+/// exact evaluation (the Fish endgame solver) takes once started.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
+    /// Wall-clock time.
     pub time: Option<Duration>,
+    /// MCTS iterations.
     pub iterations: Option<u64>,
+    /// MCTS tree nodes, or alpha-beta positions visited.
     pub nodes: Option<u64>,
+    /// Alpha-beta iteration depth (plies).
     pub depth: Option<u32>,
 }
 
 impl Budget {
+    /// A time limit of `secs` seconds, and no other.
     pub fn time(secs: f64) -> Budget {
         Budget {
             time: Some(Duration::from_secs_f64(secs.clamp(0.0, MAX_TIME_SECS))),
@@ -34,6 +57,7 @@ impl Budget {
         }
     }
 
+    /// A limit of `n` MCTS iterations, and no other.
     pub fn iterations(n: u64) -> Budget {
         Budget {
             iterations: Some(n),
@@ -41,6 +65,7 @@ impl Budget {
         }
     }
 
+    /// A depth limit of `d` plies, and no other.
     pub fn depth(d: u32) -> Budget {
         Budget {
             depth: Some(d),
@@ -48,6 +73,7 @@ impl Budget {
         }
     }
 
+    /// A limit of `n` nodes, and no other.
     pub fn nodes(n: u64) -> Budget {
         Budget {
             nodes: Some(n),
@@ -106,15 +132,19 @@ impl Budget {
 pub struct StopFlag(Arc<AtomicBool>);
 
 impl StopFlag {
+    /// A flag that is not set.
     pub fn new() -> StopFlag {
         StopFlag::default()
     }
+    /// Asks every search holding a clone of this flag to stop.
     pub fn stop(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
+    /// Clears the flag, for the next search.
     pub fn reset(&self) {
         self.0.store(false, Ordering::Relaxed);
     }
+    /// Whether a stop was asked for.
     pub fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
@@ -131,6 +161,7 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// Starts the clock of a search with `budget`, stopped early by `stop`.
     pub fn start(budget: &Budget, stop: StopFlag) -> Clock {
         let start = Instant::now();
         Clock {
@@ -150,6 +181,7 @@ impl Clock {
         }
     }
 
+    /// Time since the search started.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
@@ -162,11 +194,17 @@ impl Clock {
             || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
+    /// Whether the budget has a time limit.
+    pub fn has_deadline(&self) -> bool {
+        self.deadline.is_some()
+    }
+
     /// True when the stop flag (not the deadline) ended the search.
     pub fn stopped(&self) -> bool {
         self.stop.is_set()
     }
 
+    /// The flag that stops this search.
     pub fn stop_flag(&self) -> &StopFlag {
         &self.stop
     }

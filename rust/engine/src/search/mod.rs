@@ -132,10 +132,22 @@ pub fn check_start<G: Game>(
         return invalid!("cannot search a finished game");
     };
     if algorithm == Algorithm::Mcts && budget.is_unbounded() {
-        return invalid!("an MCTS search needs a time, iteration or node budget");
+        return invalid!(
+            "an MCTS search needs a time, iteration or node budget (MCTS does not count depth)"
+        );
     }
-    if algorithm == Algorithm::AlphaBeta && budget.is_unbounded() && budget.depth.is_none() {
-        return invalid!("an alpha-beta search needs a time, depth or node budget");
+    if algorithm == Algorithm::AlphaBeta
+        && budget.time.is_none()
+        && budget.nodes.is_none()
+        && budget.depth.is_none()
+    {
+        return if budget.iterations.is_some() {
+            invalid!(
+                "alpha-beta counts nodes and depth, not iterations: give time, nodes or depth"
+            )
+        } else {
+            invalid!("an alpha-beta search needs a time, depth or node budget")
+        };
     }
     Ok(player)
 }
@@ -172,7 +184,7 @@ impl Choice {
             "alphabeta" | "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
             "greedy" => Ok(Choice::Greedy),
             "random" => Ok(Choice::Random),
-            _ => invalid!("algorithm = {text:?}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\""),
+            _ => invalid!("algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\"", crate::error::quote(text)),
         }
     }
 

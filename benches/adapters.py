@@ -48,7 +48,7 @@ def pettingzoo_loop(game, games, rng):
     env = envs.pettingzoo_env(game)
     for g in range(games):
         env.reset(seed=g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
@@ -64,7 +64,10 @@ def openspiel_loop(game, games, rng):
 
     pingvinas.openspiel.register()
     if isinstance(game, pv.Fish):
-        spiel_games = [pyspiel.load_game("pingvinas_fish", {"variant": "fish", "seed": g}) for g in range(games)]
+        spiel_games = [
+            pyspiel.load_game("pingvinas_fish", {"variant": "fish", "seed": g})
+            for g in range(games)
+        ]
     else:
         spiel_games = [pyspiel.load_game("pingvinas_marathon", {"variant": "marathon"})] * games
     for sg in spiel_games:
@@ -81,8 +84,12 @@ def main() -> None:
     parser.add_argument("--game", choices=["fish", "marathon"], default="fish")
     args = parser.parse_args()
     game = pv.Fish() if args.game == "fish" else pv.Marathon()
-    loops = [("State API", state_loop), ("Gymnasium", gymnasium_loop), ("PettingZoo", pettingzoo_loop),
-             ("OpenSpiel", openspiel_loop)]
+    loops = [
+        ("State API", state_loop),
+        ("Gymnasium", gymnasium_loop),
+        ("PettingZoo", pettingzoo_loop),
+        ("OpenSpiel", openspiel_loop),
+    ]
     base = base_cpu = None
     print(f"{args.game}, {args.games} random games each")
     for name, loop in loops:

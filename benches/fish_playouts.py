@@ -33,12 +33,27 @@ def rate(games: int, seconds: float) -> float:
 
 def rust_single_thread(games: int) -> dict:
     """Games/s of (a) per policy (empty when cargo is not available)."""
-    cmd = ["cargo", "run", "--release", "-q", "-p", "pingvinas-engine", "--example", "fish_playouts", "--", str(games), "1"]
+    cmd = [
+        "cargo",
+        "run",
+        "--release",
+        "-q",
+        "-p",
+        "pingvinas-engine",
+        "--example",
+        "fish_playouts",
+        "--",
+        str(games),
+        "1",
+    ]
     try:
         out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return {}
-    return {m.group(1).lower(): float(m.group(2)) for m in re.finditer(r"(\w+) policy, 1 thread\(s\):.* = (\d+) games/s", out)}
+    return {
+        m.group(1).lower(): float(m.group(2))
+        for m in re.finditer(r"(\w+) policy, 1 thread\(s\):.* = (\d+) games/s", out)
+    }
 
 
 def batch(games: int, threads: int, policy: str) -> float:
@@ -72,7 +87,9 @@ def reference(games: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=200_000, help="games for (a) and (c)")
     parser.add_argument("--step-games", type=int, default=2_000, help="games for (b)")
     parser.add_argument("--reference-games", type=int, default=100, help="games for (d)")

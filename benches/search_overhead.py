@@ -35,14 +35,22 @@ def main() -> None:
     marathon = pv.Marathon().new_state()
     rows = []
     for name, state in (("Fish", fish), ("Marathon", marathon)):
-        rows.append((name, "greedy", per_call(lambda: pv.search(state, "greedy"), args.calls)))
+        rows.append((name, "greedy", per_call(lambda s=state: pv.search(s, "greedy"), args.calls)))
         rows.append(
-            (name, "mcts, 1 iteration", per_call(
-                lambda: pv.search(state, "mcts", iterations=1), args.calls))
+            (
+                name,
+                "mcts, 1 iteration",
+                per_call(lambda s=state: pv.search(s, "mcts", iterations=1), args.calls),
+            )
         )
         searcher = pv.Searcher("greedy")
-        rows.append((name, "Searcher.search greedy", per_call(
-            lambda: searcher.search(state), args.calls)))
+        rows.append(
+            (
+                name,
+                "Searcher.search greedy",
+                per_call(lambda r=searcher, s=state: r.search(s), args.calls),
+            )
+        )
     print(f"{'game':<10} {'call':<26} {'µs per call':>12}")
     for game, call, secs in rows:
         print(f"{game:<10} {call:<26} {secs * 1e6:>12.1f}")

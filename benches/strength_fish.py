@@ -32,7 +32,10 @@ def brute(state):
     best = None
     for m in state.legal_moves():
         c = state.after(m)
-        gain = [(c.scores[q][0] - state.scores[q][0], c.scores[q][1] - state.scores[q][1]) for q in range(2)]
+        gain = [
+            (c.scores[q][0] - state.scores[q][0], c.scores[q][1] - state.scores[q][1])
+            for q in range(2)
+        ]
         d = (gain[p][0] - gain[1 - p][0], gain[p][1] - gain[1 - p][1])
         rest = brute(c)
         if not c.is_over and c.to_move != p:
@@ -81,7 +84,9 @@ def solver_check(positions: int, seed: int) -> tuple:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--time", type=float, default=0.1, help="seconds per move")
     ap.add_argument("--workers", type=int, default=2)
@@ -101,21 +106,32 @@ def main() -> int:
         res = play_match(pv.Fish(), agents, games=n, seed=args.seed, workers=args.workers)
         rate = res.agents[0].score_rate
         lo, hi = res.agents[0].ci95
-        print(f"\n{name} ({n} games, {t} s a move, {time.perf_counter() - t0:.0f} s)\n{res}\n", flush=True)
+        print(
+            f"\n{name} ({n} games, {t} s a move, {time.perf_counter() - t0:.0f} s)\n{res}\n",
+            flush=True,
+        )
         met = rate >= target
         ok &= met
-        lines.append(f"{name:<40} {rate:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]  target >= {target:.0%}  {'ok' if met else 'MISSED'}")
+        lines.append(
+            f"{name:<40} {rate:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]  target >= {target:.0%}  "
+            f"{'ok' if met else 'MISSED'}"
+        )
 
     match("mcts vs random", [MCTSAgent(time=t), RandomAgent()], 0.99)
     match("mcts vs greedy", [MCTSAgent(time=t), GreedyAgent()], 0.90)
-    match("auto vs plain mcts (random playouts)", [SearchAgent("auto", time=t), MCTSAgent(time=t, knowledge=False, name="plain-mcts")], 0.70)
+    match(
+        "auto vs plain mcts (random playouts)",
+        [SearchAgent("auto", time=t), MCTSAgent(time=t, knowledge=False, name="plain-mcts")],
+        0.70,
+    )
 
     t0 = time.perf_counter()
     agree, checked, region_agree, region_total = solver_check(args.positions, args.seed)
     solver_ok = agree == checked and region_agree == region_total
     ok &= solver_ok
     lines.append(
-        f"{'exact solver = brute force':<40} {agree}/{checked} positions; region solver {region_agree}/{region_total} "
+        f"{'exact solver = brute force':<40} {agree}/{checked} positions; "
+        f"region solver {region_agree}/{region_total} "
         f"({time.perf_counter() - t0:.0f} s)  {'ok' if solver_ok else 'MISSED'}"
     )
     print("\n".join(["", "Summary:"] + lines))

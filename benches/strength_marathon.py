@@ -18,7 +18,9 @@ from pingvinas.match import play_match
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--time", type=float, default=0.1, help="seconds per move")
     ap.add_argument("--workers", type=int, default=2)
@@ -28,15 +30,32 @@ def main() -> int:
     game = pv.Marathon.variant(args.course) if args.course != "marathon" else pv.Marathon()
     ok = True
     lines = []
-    for name, opponent, target in [("auto vs random", RandomAgent(), 1.0), ("auto vs greedy", GreedyAgent(), 0.9)]:
+    for name, opponent, target in [
+        ("auto vs random", RandomAgent(), 1.0),
+        ("auto vs greedy", GreedyAgent(), 0.9),
+    ]:
         t0 = time.perf_counter()
-        res = play_match(game, [SearchAgent("auto", time=args.time), opponent], games=args.games, seed=args.seed, workers=args.workers)
+        res = play_match(
+            game,
+            [SearchAgent("auto", time=args.time), opponent],
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+        )
         a = res.agents[0]
         lo, hi = a.ci95
-        print(f"\n{name} ({args.games} games, {args.time} s a move, {time.perf_counter() - t0:.0f} s)\n{res}\n", flush=True)
+        print(
+            f"\n{name} ({args.games} games, {args.time} s a move, "
+            f"{time.perf_counter() - t0:.0f} s)\n{res}\n",
+            flush=True,
+        )
         met = a.wins / a.games >= target
         ok &= met
-        lines.append(f"{name:<20} wins {a.wins}/{a.games} ({a.wins / a.games:.0%}), score {a.score_rate:.1%} [{lo:.1%}, {hi:.1%}]  target >= {target:.0%}  {'ok' if met else 'MISSED'}")
+        lines.append(
+            f"{name:<20} wins {a.wins}/{a.games} ({a.wins / a.games:.0%}), "
+            f"score {a.score_rate:.1%} [{lo:.1%}, {hi:.1%}]  target >= {target:.0%}  "
+            f"{'ok' if met else 'MISSED'}"
+        )
     print("\n".join(["", "Summary:"] + lines))
     return 0 if ok else 1
 

@@ -18,8 +18,12 @@ from pingvinas.match import play_match
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=60, help="games per player count (a multiple of it)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--games", type=int, default=60, help="games per player count (a multiple of it)"
+    )
     ap.add_argument("--time", type=float, default=0.1, help="seconds per move")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
@@ -27,12 +31,26 @@ def main() -> None:
     t = args.time
     for players, agents in [
         (3, [AlphaBetaAgent(time=t), MCTSAgent(time=t), GreedyAgent()]),
-        (4, [AlphaBetaAgent(time=t), MCTSAgent(time=t), MCTSAgent(time=t, name="mcts-2"), GreedyAgent()]),
+        (
+            4,
+            [
+                AlphaBetaAgent(time=t),
+                MCTSAgent(time=t),
+                MCTSAgent(time=t, name="mcts-2"),
+                GreedyAgent(),
+            ],
+        ),
     ]:
         games = args.games - args.games % players
         t0 = time.perf_counter()
-        res = play_match(pv.Fish(players=players), agents, games=games, seed=args.seed, workers=args.workers)
-        print(f"\n{players} players ({games} games, {t} s a move, {time.perf_counter() - t0:.0f} s)\n{res}\n", flush=True)
+        res = play_match(
+            pv.Fish(players=players), agents, games=games, seed=args.seed, workers=args.workers
+        )
+        print(
+            f"\n{players} players ({games} games, {t} s a move, "
+            f"{time.perf_counter() - t0:.0f} s)\n{res}\n",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

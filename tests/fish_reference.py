@@ -51,7 +51,7 @@ def step(cell, direction):
     raise ValueError(f"no direction {direction!r}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def neighbours(cell):
     """The six cells around ``cell``, floes or not (a tuple, cached: it is
     the reference's hottest function)."""

@@ -90,7 +90,9 @@ class Course:
         lines = []
         for r in range(min(rows), max(rows) + 1):
             lines.append(
-                "".join("x" if (r, c) in self.cells else " " for c in range(min(cols), max(cols) + 1))
+                "".join(
+                    "x" if (r, c) in self.cells else " " for c in range(min(cols), max(cols) + 1)
+                )
             )
         return "\n".join(lines)
 
@@ -278,7 +280,9 @@ class Marathon:
 
     # ----------------------------------------------------------------------------- positions
     def initial(self) -> State:
-        pieces = sort_pieces((o, k, WAITING, None, None) for o in range(self.players) for k in KINDS)
+        pieces = sort_pieces(
+            (o, k, WAITING, None, None) for o in range(self.players) for k in KINDS
+        )
         return State(pieces, 0, 0)
 
     def position(self, pieces, to_move=0, ply=0) -> State:

@@ -103,21 +103,50 @@ def test_match_table_and_seat_rotation():
 
 
 def test_match_without_swapping_and_with_workers():
-    result = play_match(pv.Fish(), [RandomAgent(), RandomAgent()], games=4, seed=1, swap_seats=False, workers=2, progress=False)
+    result = play_match(
+        pv.Fish(),
+        [RandomAgent(), RandomAgent()],
+        games=4,
+        seed=1,
+        swap_seats=False,
+        workers=2,
+        progress=False,
+    )
     assert all(rec.seats == [0, 1] for rec in result.records)
     assert [a.name for a in result.agents] == ["random#0", "random#1"]
     # Same seed, same match, whatever the number of workers.
-    again = play_match(pv.Fish(), [RandomAgent(), RandomAgent()], games=4, seed=1, swap_seats=False, workers=1, progress=False)
+    again = play_match(
+        pv.Fish(),
+        [RandomAgent(), RandomAgent()],
+        games=4,
+        seed=1,
+        swap_seats=False,
+        workers=1,
+        progress=False,
+    )
     assert [r.scores for r in result.records] == [r.scores for r in again.records]
 
 
 def test_mcts_beats_random():
-    result = play_match(pv.Fish(), [MCTSAgent(iterations=300), RandomAgent()], games=4, seed=2, workers=2, progress=False)
+    result = play_match(
+        pv.Fish(),
+        [MCTSAgent(iterations=300), RandomAgent()],
+        games=4,
+        seed=2,
+        workers=2,
+        progress=False,
+    )
     assert result.agents[0].wins == 4
 
 
 def test_three_player_match():
-    result = play_match(pv.Fish(players=3), ["greedy", "random", RandomAgent(seed=2)], games=3, seed=1, progress=False)
+    result = play_match(
+        pv.Fish(players=3),
+        ["greedy", "random", RandomAgent(seed=2)],
+        games=3,
+        seed=1,
+        progress=False,
+    )
     assert result.players == 3
     for a in result.agents:
         assert a.games == 3 and set(a.seat_scores) == {0, 1, 2}

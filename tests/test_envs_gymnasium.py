@@ -6,16 +6,19 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
 import pingvinas as pv  # noqa: E402
 from pingvinas import envs  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 
 def play_episode(env, seed, action_seed=0):
     """A whole episode of uniformly random legal actions; the trajectory as plain data."""
     rng = np.random.default_rng(action_seed)
     obs, info = env.reset(seed=seed)
-    trajectory = [(obs["observation"].tobytes(), obs["action_mask"].tobytes(), info["legal_actions"])]
+    trajectory = [
+        (obs["observation"].tobytes(), obs["action_mask"].tobytes(), info["legal_actions"])
+    ]
     rewards = []
     while True:
         assert env.observation_space.contains(obs)
@@ -23,7 +26,9 @@ def play_episode(env, seed, action_seed=0):
         action = int(rng.choice(info["legal_actions"]))
         obs, reward, terminated, truncated, info = env.step(action)
         rewards.append(reward)
-        trajectory.append((obs["observation"].tobytes(), reward, terminated, truncated, info["legal_actions"]))
+        trajectory.append(
+            (obs["observation"].tobytes(), reward, terminated, truncated, info["legal_actions"])
+        )
         assert truncated is False
         if terminated:
             assert env.observation_space.contains(obs)
@@ -31,14 +36,18 @@ def play_episode(env, seed, action_seed=0):
         assert reward == 0.0
 
 
-@pytest.mark.parametrize("env_id, game", [("pingvinas/Fish-v0", "fish"), ("pingvinas/Marathon-v0", "marathon")])
+@pytest.mark.parametrize(
+    "env_id, game", [("pingvinas/Fish-v0", "fish"), ("pingvinas/Marathon-v0", "marathon")]
+)
 def test_check_env(env_id, game):
     # check_env steps with unmasked random actions, so it runs with illegal_action="lose".
     env = gymnasium.make(env_id, game=game, illegal_action="lose")
     check_env(env.unwrapped)
 
 
-@pytest.mark.parametrize("game", ["fish", "fish-3p", "fish-snake-any", "marathon", pv.Marathon(players=3)])
+@pytest.mark.parametrize(
+    "game", ["fish", "fish-3p", "fish-snake-any", "marathon", pv.Marathon(players=3)]
+)
 def test_random_episodes(game):
     env = envs.gym_env(game)
     trajectory, rewards, info = play_episode(env, seed=5)
@@ -82,7 +91,15 @@ def test_illegal_action_lose():
 
 @pytest.mark.parametrize(
     "opponent",
-    ["greedy", "mcts", "alphabeta", "auto", pv.RandomAgent(), pv.GreedyAgent(), lambda s: s.legal_actions()[-1]],
+    [
+        "greedy",
+        "mcts",
+        "alphabeta",
+        "auto",
+        pv.RandomAgent(),
+        pv.GreedyAgent(),
+        lambda s: s.legal_actions()[-1],
+    ],
     ids=["greedy", "mcts", "alphabeta", "auto", "RandomAgent", "GreedyAgent", "callable"],
 )
 def test_opponents(opponent):

@@ -11,9 +11,10 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
+
 import pingvinas as pv  # noqa: E402
 from pingvinas import envs  # noqa: E402
-from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 GAMES = {
     "fish-2": pv.Fish(players=2),
@@ -49,7 +50,9 @@ def play(env, seed, action_seed=0):
             continue
         player = int(agent.split("_")[1])
         assert player == env.state.to_move
-        np.testing.assert_array_equal(obs["observation"], env.state.observation_tensor(player=player))
+        np.testing.assert_array_equal(
+            obs["observation"], env.state.observation_tensor(player=player)
+        )
         legal = np.flatnonzero(obs["action_mask"]).tolist()
         assert legal == env.state.legal_actions()
         action = int(rng.choice(legal))

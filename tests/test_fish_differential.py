@@ -22,9 +22,9 @@ ply and the moves that led there.
 
 import random
 
-import pingvinas as pv
 import pytest
 
+import pingvinas as pv
 from fish_reference import ORDERS, PLACEMENTS, FishReference, move_name, standard_cells
 
 GAMES = {
@@ -47,7 +47,9 @@ def pytest_generate_tests(metafunc):
             total = count * factor
             for start in range(0, total, CHUNK):
                 stop = min(start + CHUNK, total)
-                params.append((category, range(start, stop)))
+                # The first chunk of each category runs by default, the rest with -m slow.
+                marks = [pytest.mark.slow] if start else []
+                params.append(pytest.param(category, range(start, stop), marks=marks))
                 ids.append(f"{category}-{start}-{stop - 1}")
         metafunc.parametrize("category, seeds", params, ids=ids)
 
@@ -106,7 +108,10 @@ def random_board(rng):
     top = rng.choice([1, 2, 3, 3, 3, 4, 9])
     one = rng.choice([0.0, 0.3, 0.6])
     board = [
-        [0 if rng.random() < gap else (1 if rng.random() < one else rng.randint(1, top)) for _ in range(cols)]
+        [
+            0 if rng.random() < gap else (1 if rng.random() < one else rng.randint(1, top))
+            for _ in range(cols)
+        ]
         for _ in range(rows)
     ]
     if not any(any(row) for row in board):
@@ -120,7 +125,9 @@ def _custom(seed, rng):
     penguins = rng.choice([1, 1, 2, 2, 3, 3, 4, 5, 6, 8])
     placement = rng.choice(PLACEMENTS)
     order = rng.choice(ORDERS)
-    game = pv.Fish(players=players, penguins=penguins, board=board, placement=placement, order=order)
+    game = pv.Fish(
+        players=players, penguins=penguins, board=board, placement=placement, order=order
+    )
     state = game.new_state(seed=seed)
     ref = FishReference(board, players, penguins, placement, order)
     call = (
@@ -145,7 +152,10 @@ def _position(seed, rng):
     game = pv.Fish(players=players)
     state = game.position(board=board, penguins=penguins, to_move=to_move)
     ref = FishReference.from_position(board, penguins, to_move)
-    call = f"pv.Fish(players={players}).position(board={board!r}, penguins={penguins!r}, to_move={to_move})"
+    call = (
+        f"pv.Fish(players={players}).position(board={board!r}, penguins={penguins!r}, "
+        f"to_move={to_move})"
+    )
     return state, ref, call
 
 
@@ -237,11 +247,18 @@ def play_game(category, seed):
             state.play(move if how < 0.9 else str(move))
         ref.play(key, check=False)
         ply += 1
-    where = f"{category} seed {seed} at the end (ply {ply})\n  {call}\n  then: {' '.join(history) or '-'}"
+    where = (
+        f"{category} seed {seed} at the end (ply {ply})\n  {call}\n"
+        f"  then: {' '.join(history) or '-'}"
+    )
     if list(state.ranking()) != ref.ranking():
-        raise Mismatch(f"{where}: ranking differ: engine {state.ranking()!r}, reference {ref.ranking()!r}")
+        raise Mismatch(
+            f"{where}: ranking differ: engine {state.ranking()!r}, reference {ref.ranking()!r}"
+        )
     if list(state.returns()) != pytest.approx(ref.returns()):
-        raise Mismatch(f"{where}: returns differ: engine {state.returns()!r}, reference {ref.returns()!r}")
+        raise Mismatch(
+            f"{where}: returns differ: engine {state.returns()!r}, reference {ref.returns()!r}"
+        )
     return ply
 
 
@@ -249,4 +266,3 @@ def test_differential(category, seeds):
     plies = [play_game(category, seed) for seed in seeds]
     # the games are real games, not all trivially short
     assert max(plies) > 2
-

@@ -24,10 +24,11 @@ import json
 import os
 import tempfile
 
-import pingvinas as pv
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import pingvinas as pv
 
 CLEAN = (ValueError, TypeError, OverflowError, KeyError)
 CLEAN_PATH = CLEAN + (OSError,)
@@ -44,8 +45,32 @@ def watchdog():
 
 
 BOUNDARY_INTS = st.sampled_from(
-    [0, 1, 2, 3, 4, 5, 7, 8, 10, 255, 256, 2**16, 2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64, 2**100,
-     -1, -2, -(2**31), -(2**63), -(2**64)]
+    [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        10,
+        255,
+        256,
+        2**16,
+        2**31 - 1,
+        2**31,
+        2**32,
+        2**63 - 1,
+        2**63,
+        2**64,
+        2**100,
+        -1,
+        -2,
+        -(2**31),
+        -(2**63),
+        -(2**64),
+    ]
 )
 SCALARS = st.one_of(
     st.none(),
@@ -54,7 +79,9 @@ SCALARS = st.one_of(
     BOUNDARY_INTS,
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=12),
-    st.sampled_from(["fish", "marathon", "one-fish", "any", "snake", "round-robin", "a1", "b2-c2", ""]),
+    st.sampled_from(
+        ["fish", "marathon", "one-fish", "any", "snake", "round-robin", "a1", "b2-c2", ""]
+    ),
 )
 STRUCTURES = st.recursive(
     SCALARS,
@@ -66,8 +93,14 @@ STRUCTURES = st.recursive(
     max_leaves=30,
 )
 JSONABLE = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-10, 300), BOUNDARY_INTS,
-              st.floats(allow_nan=False), st.text(max_size=12)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-10, 300),
+        BOUNDARY_INTS,
+        st.floats(allow_nan=False),
+        st.text(max_size=12),
+    ),
     lambda children: st.one_of(
         st.lists(children, max_size=6), st.dictionaries(st.text(max_size=10), children, max_size=6)
     ),
@@ -80,9 +113,7 @@ def exercise_state(state, moves=200):
     """Use a state the engine accepted: everything must work or fail cleanly."""
     str(state)
     repr(state)
-    state.board
-    state.penguins
-    state.scores
+    _ = (state.board, state.penguins, state.scores)
     state.ranking()
     state.returns()
     state.legal_action_mask()
@@ -116,7 +147,9 @@ def _valid_states():
             moves = state.legal_moves()
             state.play(moves[len(moves) // 3])
         states.append(state.to_json())
-    small = pv.Fish(players=3, penguins=2, board=[[1, 2, 0], [1, 1, 3]], placement="any", order="snake")
+    small = pv.Fish(
+        players=3, penguins=2, board=[[1, 2, 0], [1, 1, 3]], placement="any", order="snake"
+    )
     states.append(small.new_state(seed=0).to_json())
     return states
 
@@ -132,7 +165,9 @@ def mutated(draw, document):
         node = data
         path = []
         while isinstance(node, (dict, list)) and node and draw(st.booleans()):
-            key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+            key = draw(
+                st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node)))
+            )
             path.append((node, key))
             node = node[key]
         if not path:
@@ -142,9 +177,13 @@ def mutated(draw, document):
         if action == "delete":
             del parent[key]
         elif action == "bump" and isinstance(node, int) and not isinstance(node, bool):
-            parent[key] = node + draw(st.sampled_from([-(2**64), -256, -2, -1, 1, 2, 7, 256, 2**64]))
+            parent[key] = node + draw(
+                st.sampled_from([-(2**64), -256, -2, -1, 1, 2, 7, 256, 2**64])
+            )
         elif action == "scalar":
-            parent[key] = draw(st.one_of(BOUNDARY_INTS, st.none(), st.text(max_size=4), st.booleans()))
+            parent[key] = draw(
+                st.one_of(BOUNDARY_INTS, st.none(), st.text(max_size=4), st.booleans())
+            )
         else:
             parent[key] = draw(JSONABLE)
     return data
@@ -206,6 +245,7 @@ def test_from_json_deep_nesting(depth):
 # --------------------------------------------------------------------------- Fish.from_config
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(STRUCTURES)
 def test_from_config_random_structures(config):
@@ -216,6 +256,7 @@ def test_from_config_random_structures(config):
     exercise_game(game)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.dictionaries(st.sampled_from(CONFIG_KEYS), STRUCTURES, max_size=5))
 def test_from_config_random_fish_configs(config):
@@ -233,9 +274,13 @@ def plausible_configs(draw):
     odd = st.sampled_from([False] * 9 + [True])  # one time in 10
     config = {"game": "fish"}
     if draw(st.booleans()):
-        config["players"] = draw(st.one_of(st.integers(0, 6), BOUNDARY_INTS) if draw(odd) else st.integers(2, 4))
+        config["players"] = draw(
+            st.one_of(st.integers(0, 6), BOUNDARY_INTS) if draw(odd) else st.integers(2, 4)
+        )
     if draw(st.booleans()):
-        config["penguins"] = draw(st.one_of(st.integers(0, 9), BOUNDARY_INTS) if draw(odd) else st.integers(1, 4))
+        config["penguins"] = draw(
+            st.one_of(st.integers(0, 9), BOUNDARY_INTS) if draw(odd) else st.integers(1, 4)
+        )
     if draw(st.booleans()):
         wrong = ["ANY", "", "two-fish", None, 1]
         config["placement"] = draw(st.sampled_from(wrong if draw(odd) else ["one-fish", "any"]))
@@ -246,7 +291,9 @@ def plausible_configs(draw):
         rows = draw(st.integers(0, 12) if draw(odd) else st.integers(1, 10))
         cols = draw(st.integers(0, 12) if draw(odd) else st.integers(1, 10))
         cell = st.one_of(st.integers(0, 4), BOUNDARY_INTS) if draw(odd) else st.integers(0, 4)
-        board = draw(st.lists(st.lists(cell, min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+        board = draw(
+            st.lists(st.lists(cell, min_size=cols, max_size=cols), min_size=rows, max_size=rows)
+        )
         if board and draw(odd):
             board[-1] = board[-1][:-1]
         config["board"] = board
@@ -273,14 +320,30 @@ def _write(raw, suffix=".toml"):
 
 
 @SETTINGS
-@given(st.one_of(
-    st.binary(max_size=300),
-    st.text(max_size=300).map(lambda t: t.encode("utf-8")),
-    st.lists(st.sampled_from([b'game = "fish"\n', b"players = 3\n", b"penguins = -1\n", b"board = [[1, 2], [3]]\n",
-                              b'order = "snake"\n', b"[game]\n", b"players = 99999999999999999999999\n", b"\x00",
-                              b'placement = "any"\n', b"board = [[1, 0], [0, 1]]\n", b"players = 2.5\n"]),
-             max_size=6).map(b"".join),
-))
+@given(
+    st.one_of(
+        st.binary(max_size=300),
+        st.text(max_size=300).map(lambda t: t.encode("utf-8")),
+        st.lists(
+            st.sampled_from(
+                [
+                    b'game = "fish"\n',
+                    b"players = 3\n",
+                    b"penguins = -1\n",
+                    b"board = [[1, 2], [3]]\n",
+                    b'order = "snake"\n',
+                    b"[game]\n",
+                    b"players = 99999999999999999999999\n",
+                    b"\x00",
+                    b'placement = "any"\n',
+                    b"board = [[1, 0], [0, 1]]\n",
+                    b"players = 2.5\n",
+                ]
+            ),
+            max_size=6,
+        ).map(b"".join),
+    )
+)
 def test_from_config_file_of_random_bytes(raw):
     path = _write(raw)
     try:
@@ -300,11 +363,18 @@ def test_from_config_missing_file(tmp_path):
         pv.Fish.from_config(str(tmp_path))  # a directory
 
 
-# --------------------------------------------------------------------------- Fish(...) and game.position
+# ------------------------------------------------------------------- Fish(...) and game.position
 
 
+@pytest.mark.slow
 @SETTINGS
-@given(st.dictionaries(st.sampled_from(["players", "penguins", "board", "placement", "order"]), STRUCTURES, max_size=5))
+@given(
+    st.dictionaries(
+        st.sampled_from(["players", "penguins", "board", "placement", "order"]),
+        STRUCTURES,
+        max_size=5,
+    )
+)
 def test_fish_constructor_random_arguments(kwargs):
     try:
         game = pv.Fish(**kwargs)
@@ -313,6 +383,7 @@ def test_fish_constructor_random_arguments(kwargs):
     exercise_game(game)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(STRUCTURES, STRUCTURES, STRUCTURES)
 def test_position_random_structures(board, penguins, to_move):
@@ -333,7 +404,9 @@ def plausible_positions(draw):
     cols = draw(st.integers(1, 11))
     odd = st.sampled_from([False] * 9 + [True])  # one time in 10
     cell_value = st.one_of(st.integers(0, 4), BOUNDARY_INTS) if draw(odd) else st.integers(0, 4)
-    board = draw(st.lists(st.lists(cell_value, min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    board = draw(
+        st.lists(st.lists(cell_value, min_size=cols, max_size=cols), min_size=rows, max_size=rows)
+    )
     if draw(odd):
         board[-1] = board[-1][:-1]  # ragged, or an empty row
     if draw(odd):
@@ -345,8 +418,14 @@ def plausible_positions(draw):
     else:
         coord = st.one_of(st.integers(-1, 12), BOUNDARY_INTS)
         lists = draw(st.sampled_from([players - 1, players, players + 1]))
-        penguins = draw(st.lists(st.lists(st.tuples(coord, coord), max_size=5), min_size=lists, max_size=lists))
-    to_move = draw(st.one_of(st.integers(-1, 5), BOUNDARY_INTS)) if draw(odd) else draw(st.integers(0, players - 1))
+        penguins = draw(
+            st.lists(st.lists(st.tuples(coord, coord), max_size=5), min_size=lists, max_size=lists)
+        )
+    to_move = (
+        draw(st.one_of(st.integers(-1, 5), BOUNDARY_INTS))
+        if draw(odd)
+        else draw(st.integers(0, players - 1))
+    )
     return players, board, penguins, to_move
 
 
@@ -365,6 +444,7 @@ def test_position_plausible_inputs(args):
 # --------------------------------------------------------------------------- state.play
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(VALID_STATES), st.lists(STRUCTURES, max_size=5))
 def test_play_random_structures(text, inputs):

@@ -11,12 +11,16 @@ half a hex to the right. Boards below are drawn row by row; ``0`` is a gap.
 
 import json
 import pickle
+import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
+import contract
+import pingvinas
 from fish_reference import DIRECTIONS, FishReference, move_name, step
-
 
 # --------------------------------------------------------------------------- adapters
 
@@ -75,7 +79,9 @@ class EngineView:
             if (_cell(m.src), _cell(m.dst)) == move:
                 self.state.play(m)
                 return
-        raise AssertionError(f"{move!r} is not among the legal moves {sorted(self.moves(), key=str)}")
+        raise AssertionError(
+            f"{move!r} is not among the legal moves {sorted(self.moves(), key=str)}"
+        )
 
     def board(self):
         return self.state.board.tolist()
@@ -170,12 +176,24 @@ def test_six_directions_from_an_odd_row(impl):
     assert s.moves() == slides(
         (3, 3),
         [
-            (3, 4), (3, 5), (3, 6),  # E
-            (2, 3), (1, 4), (0, 4),  # NE
-            (2, 2), (1, 2), (0, 1),  # NW
-            (3, 2), (3, 1), (3, 0),  # W
-            (4, 2), (5, 2), (6, 1),  # SW
-            (4, 3), (5, 4), (6, 4),  # SE
+            (3, 4),
+            (3, 5),
+            (3, 6),  # E
+            (2, 3),
+            (1, 4),
+            (0, 4),  # NE
+            (2, 2),
+            (1, 2),
+            (0, 1),  # NW
+            (3, 2),
+            (3, 1),
+            (3, 0),  # W
+            (4, 2),
+            (5, 2),
+            (6, 1),  # SW
+            (4, 3),
+            (5, 4),
+            (6, 4),  # SE
         ],
     )
 
@@ -185,12 +203,18 @@ def test_six_directions_from_an_even_row(impl):
     assert s.moves() == slides(
         (2, 2),
         [
-            (2, 3), (2, 4),  # E
-            (1, 3), (0, 3),  # NE
-            (1, 2), (0, 1),  # NW
-            (2, 1), (2, 0),  # W
-            (3, 2), (4, 1),  # SW
-            (3, 3), (4, 3),  # SE
+            (2, 3),
+            (2, 4),  # E
+            (1, 3),
+            (0, 3),  # NE
+            (1, 2),
+            (0, 1),  # NW
+            (2, 1),
+            (2, 0),  # W
+            (3, 2),
+            (4, 1),  # SW
+            (3, 3),
+            (4, 3),  # SE
         ],
     )
 
@@ -199,22 +223,30 @@ def test_the_other_player_moves_the_other_penguins(impl):
     s = impl.position(ones(5, 5), [[(2, 2)], [(4, 4)]], to_move=1)
     assert s.to_move == 1
     # (4, 4) on an even row: E and the south side are off the board
-    assert s.moves() == slides((4, 4), [(4, 3), (4, 2), (4, 1), (4, 0), (3, 4), (2, 3), (1, 3), (0, 2)])
+    assert s.moves() == slides(
+        (4, 4), [(4, 3), (4, 2), (4, 1), (4, 0), (3, 4), (2, 3), (1, 3), (0, 2)]
+    )
 
 
 def test_blocked_by_the_edge_and_the_missing_corner(impl):
     # two rows laid out like the top of the standard board: (0, 7) does not exist
     board = [[1, 1, 1, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1, 1, 1]]
     s = impl.position(board, [[(0, 0)], [(1, 7)]])
-    assert s.moves() == slides((0, 0), [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 0), (1, 1)])
+    assert s.moves() == slides(
+        (0, 0), [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 0), (1, 1)]
+    )
     s = impl.position(board, [[(0, 0)], [(1, 7)]], to_move=1)
     # from (1, 7): W along row 1, NW to (0, 6); NE would be (0, 7), a gap
-    assert s.moves() == slides((1, 7), [(1, 6), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (1, 0), (0, 6)])
+    assert s.moves() == slides(
+        (1, 7), [(1, 6), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (1, 0), (0, 6)]
+    )
 
 
 def test_blocked_by_penguins_of_both_sides(impl):
     s = impl.position([[1] * 7], [[(0, 0), (0, 3)], [(0, 6)]])
-    assert s.moves() == slides((0, 0), [(0, 1), (0, 2)]) | slides((0, 3), [(0, 2), (0, 1), (0, 4), (0, 5)])
+    assert s.moves() == slides((0, 0), [(0, 1), (0, 2)]) | slides(
+        (0, 3), [(0, 2), (0, 1), (0, 4), (0, 5)]
+    )
 
 
 def test_blocked_by_a_gap(impl):
@@ -599,8 +631,14 @@ def test_variants(pv):
 
 
 def test_from_config(pv, tmp_path):
-    config = {"game": "fish", "players": 3, "penguins": 1, "placement": "any", "order": "snake",
-              "board": [[1, 2], [3, 1]]}
+    config = {
+        "game": "fish",
+        "players": 3,
+        "penguins": 1,
+        "placement": "any",
+        "order": "snake",
+        "board": [[1, 2], [3, 1]],
+    }
     game = pv.Fish.from_config(config)
     assert (game.players, game.penguins, game.rows, game.cols) == (3, 1, 2, 2)
     assert (game.placement, game.order) == ("any", "snake")
@@ -613,7 +651,12 @@ def test_from_config(pv, tmp_path):
         "board = [[1, 2], [3, 1]]\n"
     )
     from_file = pv.Fish.from_config(str(path))
-    assert (from_file.players, from_file.penguins, from_file.placement, from_file.order) == (3, 1, "any", "snake")
+    assert (from_file.players, from_file.penguins, from_file.placement, from_file.order) == (
+        3,
+        1,
+        "any",
+        "snake",
+    )
     assert from_file.new_state(seed=3) == state
     minimal = pv.Fish.from_config({"game": "fish"})
     assert (minimal.players, minimal.penguins, minimal.rows, minimal.cols) == (2, 4, 8, 8)
@@ -663,7 +706,10 @@ def test_moves(pv):
     assert m != state.parse_move("b2-a2")
     assert str(m) in repr(m)
     # (2, 3) is d3 in the notation of the brief
-    assert _cell(pv.Fish(board=ones(3, 4), penguins=1).new_state(seed=0).parse_move("d3").dst) == (2, 3)
+    assert _cell(pv.Fish(board=ones(3, 4), penguins=1).new_state(seed=0).parse_move("d3").dst) == (
+        2,
+        3,
+    )
 
 
 def test_text(pv):
@@ -765,7 +811,22 @@ def test_illegal_slides(pv):
     _assert_unchanged(state, snap)
 
 
-@pytest.mark.parametrize("text", ["", "z9", "a0", "a1-", "-a1", "a1--b1", "hello", "a1 b1", "1a", "a-1", "a99999999999999999999"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "z9",
+        "a0",
+        "a1-",
+        "-a1",
+        "a1--b1",
+        "hello",
+        "a1 b1",
+        "1a",
+        "a-1",
+        "a99999999999999999999",
+    ],
+)
 def test_malformed_notation(pv, text):
     state = pv.Fish().new_state(seed=0)
     snap = _snapshot(state)
@@ -786,13 +847,13 @@ def test_wrong_types(pv, bad):
 
 
 def test_out_of_range_actions(pv):
+    # An action number that denotes no move is invalid (issue 8, item 12), not illegal.
     state = pv.Fish().new_state(seed=0)
     snap = _snapshot(state)
-    for a in [-1, state.num_actions, state.num_actions + 1, 2**40, 2**80]:
+    for a in [-1, state.num_actions, state.num_actions + 1, 2**40, 2**80, -(2**80)]:
         with pytest.raises(pv.InvalidMoveError, match="not in the action space"):
             state.play(a)
         _assert_unchanged(state, snap)
-    _assert_unchanged(state, snap)
 
 
 def test_moves_after_the_end(pv):
@@ -906,3 +967,118 @@ def test_reference_move_names():
     assert move_name((None, (0, 0))) == "a1"
     assert move_name((None, (2, 3))) == "d3"
     assert move_name(((0, 0), (0, 2))) == "a1-c1"
+
+
+# ----------------------------------------------------------------------- properties on custom games
+#
+# The contract of ``contract.py`` (checked on the bundled variants by ``test_contract.py``) on
+# games no variant covers: small custom boards with random rules and 2 to 4 players, plus the
+# Fish-specific shape of moves and notation.
+
+PROPERTY_SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+
+
+@st.composite
+def custom_boards(draw, max_rows=6, max_cols=6):
+    rows = draw(st.integers(1, max_rows))
+    cols = draw(st.integers(1, max_cols))
+    cells = draw(st.lists(st.integers(0, 4), min_size=rows * cols, max_size=rows * cols))
+    board = [cells[r * cols : (r + 1) * cols] for r in range(rows)]
+    if not any(cells):
+        board[0][0] = 1
+    return board
+
+
+@st.composite
+def custom_games(draw):
+    if draw(st.booleans()):
+        return pingvinas.Fish(players=draw(st.integers(2, 4)))
+    return pingvinas.Fish(
+        players=draw(st.integers(2, 4)),
+        penguins=draw(st.integers(1, 4)),
+        board=draw(custom_boards()),
+        placement=draw(st.sampled_from(["one-fish", "any"])),
+        order=draw(st.sampled_from(["round-robin", "snake"])),
+    )
+
+
+@st.composite
+def custom_states(draw):
+    """A state somewhere in a random game of a random custom game (its start and end too)."""
+    game = draw(custom_games())
+    state = game.new_state(seed=draw(st.integers(0, 2**32 - 1)))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    return contract.play_random(state, rng, draw(st.integers(0, 200)))
+
+
+def _key(move):
+    return (_cell(move.src), _cell(move.dst))
+
+
+@PROPERTY_SETTINGS
+@given(custom_states())
+def test_contract_on_custom_games(state):
+    contract.check_actions(state)
+    contract.check_children(state)
+    contract.check_round_trips(state)
+    legal = set(state.legal_actions())
+    illegal = next(a for a in range(state.num_actions) if a not in legal)
+    contract.check_rejected(state, illegal, contract.rejection_error(state, illegal))
+    for bad in (state.num_actions, -1):
+        contract.check_rejected(state, bad, ValueError)
+    if state.is_over:
+        contract.check_terminal(state)
+
+
+@PROPERTY_SETTINGS
+@given(custom_states())
+def test_moves_have_the_shape_of_their_phase(state):
+    moves = state.legal_moves()
+    assert len({_key(m) for m in moves}) == len(moves)
+    assert len(set(moves)) == len(moves)
+    assert len({str(m) for m in moves}) == len(moves)
+    mine = [tuple(c) for c in state.penguins[state.to_move]] if not state.is_over else []
+    for m in moves:
+        text = str(m)
+        assert _key(state.parse_move(text)) == _key(m)
+        if state.phase == "placement":
+            assert m.src is None and m.is_placement and "-" not in text
+        else:
+            assert _cell(m.src) in mine and not m.is_placement and text.count("-") == 1
+
+
+@PROPERTY_SETTINGS
+@given(custom_states())
+def test_json_keeps_every_field(state):
+    twin = pingvinas.FishState.from_json(state.to_json())
+    assert (twin.to_move, twin.phase, twin.scores, twin.penguins) == (
+        state.to_move,
+        state.phase,
+        state.scores,
+        state.penguins,
+    )
+    assert np.array_equal(twin.board, state.board)
+
+
+NOTATION_LIKE = st.from_regex(r"[a-m][0-9]{1,2}(-[a-m][0-9]{1,2})?", fullmatch=True)
+
+
+@PROPERTY_SETTINGS
+@given(custom_states(), st.one_of(st.text(max_size=12), NOTATION_LIKE))
+def test_notation_like_text_is_a_legal_move_or_rejected(state, text):
+    snap = contract.snapshot(state)
+    children = {c.to_json() for c in map(state.after, state.legal_moves())}
+    try:
+        state.play(text)
+    except ValueError:
+        contract.assert_unchanged(state, snap)
+        with pytest.raises(ValueError):
+            state.parse_move(text)
+        contract.assert_unchanged(state, snap)
+    else:
+        assert state.to_json() in children  # accepted: then it was one of the legal moves

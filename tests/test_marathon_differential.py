@@ -20,10 +20,7 @@ from collections import deque
 import pytest
 
 import marathon_reference as ref
-
-pv = pytest.importorskip("pingvinas")
-if not hasattr(pv, "Marathon"):  # pragma: no cover - only before the engine is built
-    pytest.skip("pingvinas.Marathon is not built yet", allow_module_level=True)
+import pingvinas as pv
 
 COURSES = ["marathon", "marathon-5", "marathon-l", "marathon-zigzag"]
 PLAYERS = [2, 3, 5]
@@ -33,8 +30,16 @@ DEEP_GAMES = 2000
 # towards the finish; the ply limit). Uniformly random games wander for hundreds of plies, so
 # most games lean greedy: they still branch at every ply, and they end in wins.
 SCHEDULE = [
-    (1.0, 500), (0.4, 500), (0.2, 500), (0.1, 500), (0.05, 500),
-    (1.0, 150), (0.4, 500), (0.2, 500), (0.1, 500), (0.05, 500),
+    (1.0, 500),
+    (0.4, 500),
+    (0.2, 500),
+    (0.1, 500),
+    (0.05, 500),
+    (1.0, 150),
+    (0.4, 500),
+    (0.2, 500),
+    (0.1, 500),
+    (0.05, 500),
 ]
 
 
@@ -43,17 +48,10 @@ CUSTOM_MAPS = {
     # Two coasters side by side, entered from the right (moving W), finished off the left.
     "westward": "F######S\nF######S\nF######S\n",
     # A U: down the left, along the bottom, up the right; start and finish both on top.
-    "u-turn": (
-        "SSS...FFF\n"
-        "###...###\n###...###\n###...###\n"
-        "#########\n#########\n#########\n"
-    ),
+    "u-turn": ("SSS...FFF\n###...###\n###...###\n###...###\n#########\n#########\n#########\n"),
     # Entered from the left (moving E), along two coasters, then down two more.
     "side-entry": (
-        "S######\nS######\nS######\n"
-        "....###\n....###\n....###\n"
-        "....###\n....###\n....###\n"
-        "....FFF\n"
+        "S######\nS######\nS######\n....###\n....###\n....###\n....###\n....###\n....###\n....FFF\n"
     ),
     # Seven coasters (63 cells, near the 64-cell limit): a long snake.
     "snake": "SSS\n" + "###\n" * 9 + "#########\n" * 3 + "......###\n" * 3 + "......FFF\n",
@@ -125,11 +123,15 @@ def check_state(state, rs, ctx, types=False):
         assert got == ref.canon_pieces(state.pieces), (
             f"{ctx}: pieces are not plain values in the order owner, then mama, papa, baby: {got}"
         )
-    assert got == rs.pieces, f"{ctx}: pieces differ\nengine:\n{describe(got)}\nreference:\n{describe(rs.pieces)}"
+    assert got == rs.pieces, (
+        f"{ctx}: pieces differ\nengine:\n{describe(got)}\nreference:\n{describe(rs.pieces)}"
+    )
     assert state.is_over == rs.over, f"{ctx}: is_over {state.is_over}, reference {rs.over}"
     assert state.ply == rs.ply, f"{ctx}: ply {state.ply}, reference {rs.ply}"
     if not rs.over:
-        assert state.to_move == rs.to_move, f"{ctx}: to_move {state.to_move}, reference {rs.to_move}"
+        assert state.to_move == rs.to_move, (
+            f"{ctx}: to_move {state.to_move}, reference {rs.to_move}"
+        )
     assert state.winner == rs.winner, f"{ctx}: winner {state.winner}, reference {rs.winner}"
 
 
@@ -166,7 +168,9 @@ def play_game(course, players, seed, ply_limit=500, randomness=None, label=None)
             pos = f"\nposition (to_move {rs.to_move}):\n{describe(rs.pieces)}"
             missing = [describe_child(rs.pieces, k) for k in expected if k not in set(keys)]
             extra = [
-                f"{m}: {describe_child(rs.pieces, k)}" for m, k in zip(moves, keys) if k not in expected
+                f"{m}: {describe_child(rs.pieces, k)}"
+                for m, k in zip(moves, keys)
+                if k not in expected
             ]
             pytest.fail(
                 f"{ctx}: legal moves differ{pos}\n"
@@ -187,8 +191,15 @@ def play_game(course, players, seed, ply_limit=500, randomness=None, label=None)
     return rs
 
 
-@pytest.mark.parametrize("players", PLAYERS)
-@pytest.mark.parametrize("course", COURSES)
+@pytest.mark.parametrize(
+    "course, players",
+    # The standard course with 2 players runs by default, every other pairing with -m slow.
+    [
+        pytest.param(c, p, marks=[] if (c, p) == ("marathon", 2) else [pytest.mark.slow])
+        for c in COURSES
+        for p in PLAYERS
+    ],
+)
 def test_random_games_match_reference(course, players, deep):
     games = DEEP_GAMES if deep else GAMES
     wins = 0

@@ -19,10 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import marathon_reference as ref
-
-pv = pytest.importorskip("pingvinas")
-if not hasattr(pv, "Marathon"):  # pragma: no cover - only before the engine is built
-    pytest.skip("pingvinas.Marathon is not built yet", allow_module_level=True)
+import pingvinas as pv
 
 CLEAN = (ValueError, TypeError, KeyError, OverflowError)
 COURSES = ["marathon", "marathon-5", "marathon-l", "marathon-zigzag"]
@@ -104,7 +101,9 @@ json_leaf = st.one_of(
     st.integers(-(2**70), 2**70),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=12),
-    st.sampled_from(["mama", "papa", "baby", "waiting", "on course", "finished", "N", "SE", "marathon"]),
+    st.sampled_from(
+        ["mama", "papa", "baby", "waiting", "on course", "finished", "N", "SE", "marathon"]
+    ),
 )
 json_values = st.recursive(
     json_leaf,
@@ -173,12 +172,14 @@ def test_from_json_random_bytes(data):
     call(pv.MarathonState.from_json, data)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(json_values)
 def test_from_json_random_structures(value):
     exercise(call(pv.MarathonState.from_json, json.dumps(value)))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(SAMPLES), st.data())
 def test_from_json_mutated_states(text, data):
@@ -233,7 +234,9 @@ def test_from_json_plausible_values(text, data):
         elif what == "course":
             course = value["course"]
             pos = data.draw(st.integers(0, len(course) - 1))
-            value["course"] = course[:pos] + data.draw(st.sampled_from(list("#.SF \n"))) + course[pos + 1 :]
+            value["course"] = (
+                course[:pos] + data.draw(st.sampled_from(list("#.SF \n"))) + course[pos + 1 :]
+            )
         elif value.get("pieces"):
             pieces = value["pieces"]
             if data.draw(st.booleans()):
@@ -268,7 +271,9 @@ course_maps = st.one_of(
     # Grids of coasters with random markers around them: mostly nearly valid.
     st.builds(
         lambda rows, extra: "\n".join(rows) + extra,
-        st.lists(st.text(st.sampled_from("#.SF "), min_size=1, max_size=10), min_size=1, max_size=22),
+        st.lists(
+            st.text(st.sampled_from("#.SF "), min_size=1, max_size=10), min_size=1, max_size=22
+        ),
         st.text(course_chars, max_size=4),
     ),
 )
@@ -279,16 +284,23 @@ config_keys = st.sampled_from(["game", "name", "description", "players", "ply_li
 def configs(draw):
     cfg = {}
     if draw(st.integers(0, 9)):
-        cfg["course"] = draw(st.one_of(course_maps, json_values)) if draw(st.integers(0, 5)) else draw(course_maps)
+        cfg["course"] = (
+            draw(st.one_of(course_maps, json_values))
+            if draw(st.integers(0, 5))
+            else draw(course_maps)
+        )
     for key in draw(st.lists(config_keys, max_size=4)):
         cfg[key] = draw(
-            st.one_of(json_values, st.integers(-(2**70), 2**70), st.sampled_from(["marathon", "fish"]))
+            st.one_of(
+                json_values, st.integers(-(2**70), 2**70), st.sampled_from(["marathon", "fish"])
+            )
         )
     if draw(st.integers(0, 5)) == 0:
         cfg[draw(st.text(max_size=8))] = draw(json_values)
     return cfg
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(configs())
 def test_from_config_random_dicts(cfg):
@@ -298,8 +310,10 @@ def test_from_config_random_dicts(cfg):
 @SETTINGS
 @given(
     st.sampled_from(["marathon", "marathon-5", "marathon-l", "marathon-zigzag"]),
-    st.dictionaries(st.sampled_from(["game", "name", "description", "players", "ply_limit"]),
-                    st.one_of(json_leaf, st.integers(-3, 8), st.sampled_from([0, 1, 2**32, 2**64]))),
+    st.dictionaries(
+        st.sampled_from(["game", "name", "description", "players", "ply_limit"]),
+        st.one_of(json_leaf, st.integers(-3, 8), st.sampled_from([0, 1, 2**32, 2**64])),
+    ),
 )
 def test_from_config_bundled_course_with_random_settings(name, extra):
     cfg = {"course": pv.Marathon.variant(name).course}
@@ -339,7 +353,16 @@ def test_from_config_file_of_random_text(tmp_path_factory, text):
 
 
 def test_from_config_odd_arguments(tmp_path):
-    for value in [None, 3, 2.5, [], b"course", str(tmp_path), str(tmp_path / "missing.toml"), object()]:
+    for value in [
+        None,
+        3,
+        2.5,
+        [],
+        b"course",
+        str(tmp_path),
+        str(tmp_path / "missing.toml"),
+        object(),
+    ]:
         call(pv.Marathon.from_config, value)
 
 
@@ -356,7 +379,9 @@ piece_fields = {
         st.lists(st.integers(-3, 20), max_size=3),
         json_leaf,
     ),
-    "facing": st.one_of(st.none(), st.sampled_from(ref.DIR_NAMES + ("n", "up", "", "X")), json_leaf),
+    "facing": st.one_of(
+        st.none(), st.sampled_from(ref.DIR_NAMES + ("n", "up", "", "X")), json_leaf
+    ),
 }
 
 
@@ -371,6 +396,7 @@ def random_piece(draw):
     return p
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     st.sampled_from(COURSES),
@@ -384,6 +410,7 @@ def test_position_random_pieces(course, players, pieces, to_move, ply):
     exercise(call(game.position, pieces=pieces, to_move=to_move, ply=ply))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(COURSES), st.integers(2, 5), st.data())
 def test_position_mutated_valid_pieces(course, players, data):
@@ -396,8 +423,15 @@ def test_position_mutated_valid_pieces(course, players, data):
         for k in ref.KINDS:
             cell = free.pop(rng.randrange(len(free))) if rng.random() < 0.5 else None
             status = "on course" if cell else rng.choice(["waiting", "finished"])
-            pieces.append({"owner": o, "kind": k, "status": status, "cell": cell,
-                           "facing": rng.choice([None, *ref.DIR_NAMES]) if cell else None})
+            pieces.append(
+                {
+                    "owner": o,
+                    "kind": k,
+                    "status": status,
+                    "cell": cell,
+                    "facing": rng.choice([None, *ref.DIR_NAMES]) if cell else None,
+                }
+            )
     for _ in range(data.draw(st.integers(1, 3))):
         pieces = mutate(pieces, data.draw)
     exercise(call(game.position, pieces=pieces, to_move=0, ply=0))

@@ -11,11 +11,17 @@ upright on ``c``, ``spun(c, d, k)`` is lying on ``c`` pointed anywhere within k 
 
 from __future__ import annotations
 
+import random
 import sys
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
+import contract
 import marathon_reference as ref
+import pingvinas
 
 COURSES = ["marathon", "marathon-5", "marathon-l", "marathon-zigzag"]
 FIN = ("finished", None, None)
@@ -166,9 +172,7 @@ class EngineImpl:
     name = "engine"
 
     def __init__(self):
-        self.pv = pytest.importorskip("pingvinas")
-        if not hasattr(self.pv, "Marathon"):
-            pytest.skip("pingvinas.Marathon is not built yet")
+        self.pv = pingvinas
 
     def game(self, course="marathon", players=2, ply_limit=500):
         return self.pv.Marathon(players=players, course=course, ply_limit=ply_limit)
@@ -189,9 +193,6 @@ def impl(request):
 
 @pytest.fixture(scope="module")
 def pv():
-    pingvinas = pytest.importorskip("pingvinas")
-    if not hasattr(pingvinas, "Marathon"):
-        pytest.skip("pingvinas.Marathon is not built yet")
     return pingvinas
 
 
@@ -226,9 +227,7 @@ OPENING_BABY = (
 def flip_for_l(results):
     """The standard opening seen on marathon-l, which is entered moving N from below row 8."""
     flip = {"N": "S", "S": "N", "NE": "SE", "SE": "NE", "NW": "SW", "SW": "NW", "E": "E", "W": "W"}
-    return {
-        (s, (8 - c[0], c[1]), None if f is None else flip[f]) for (s, c, f) in results
-    }
+    return {(s, (8 - c[0], c[1]), None if f is None else flip[f]) for (s, c, f) in results}
 
 
 def test_opening_counts_by_hand():
@@ -323,7 +322,9 @@ def test_a_blocked_slide_is_illegal(impl):
         s = impl.position([piece(0, "baby", (5, 1)), piece(1, "mama", blocker)])
         assert s.results(0, "baby") == south | sides, blocker
     # Blocked by one of the player's own pieces.
-    s = impl.position([piece(0, "baby", (5, 1)), piece(0, "papa", (3, 1)), piece(1, "mama", (11, 0))])
+    s = impl.position(
+        [piece(0, "baby", (5, 1)), piece(0, "papa", (3, 1)), piece(1, "mama", (11, 0))]
+    )
     assert s.results(0, "baby") == south | sides
     # Blocked before reaching the side: no stop short of the blocker either.
     s = impl.position([piece(0, "baby", (5, 1)), piece(1, "mama", (4, 2))])
@@ -345,8 +346,11 @@ def test_a_stop_at_the_side_is_upright_with_no_spin(impl):
     # On the first row, N, NE and NW cannot move even one cell.
     s = impl.position([piece(0, "mama", (0, 1)), piece(1, "mama", (9, 1))])
     assert s.results(0, "mama") == (
-        spun((0, 2), "E", 1) | spun((0, 0), "W", 1) | spun((1, 1), "S", 1)
-        | spun((1, 2), "SE", 1) | spun((1, 0), "SW", 1)
+        spun((0, 2), "E", 1)
+        | spun((0, 0), "W", 1)
+        | spun((1, 1), "S", 1)
+        | spun((1, 2), "SE", 1)
+        | spun((1, 0), "SW", 1)
     )
 
 
@@ -361,13 +365,17 @@ def test_sides_of_the_l_and_the_zigzag(impl):
     assert {r for r in s.results(0, "papa") if r[1][0] == 3} == {up((3, 2)), up((3, 0))}
     # marathon-zigzag: S from (4,2) stops on (5,2) (no cell below it); NE stops on (3,3)
     # (no cell at (2,4)); E is a full slide along the middle coasters.
-    s = impl.position([piece(0, "baby", (4, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "baby", (4, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     res = s.results(0, "baby")
     assert {r for r in res if r[1] == (5, 2)} == {up((5, 2))}
     assert {r for r in res if r[1] == (3, 3)} == {up((3, 3))}
     assert {r for r in res if r[1] == (4, 5)} == spun((4, 5), "E", 3)
     # SE from (5,2) crosses the inner corner onto the bottom coaster: a full slide.
-    s = impl.position([piece(0, "papa", (5, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "papa", (5, 2)), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     res = s.results(0, "papa")
     assert spun((7, 4), "SE", 2) <= res
     assert all(r[1] != (6, 2) for r in res)
@@ -452,8 +460,14 @@ def test_finish_with_overshoot(impl):
     assert FIN in s.results(0, "papa")
     assert not any(r[1] == (11, 1) for r in s.results(0, "papa"))
     # A blocked cell before the line still blocks the finish.
-    s = impl.position([piece(0, "baby", (9, 0)), piece(1, "mama", (11, 0)), piece(1, "papa", (11, 1)),
-                       piece(1, "baby", (10, 1))])
+    s = impl.position(
+        [
+            piece(0, "baby", (9, 0)),
+            piece(1, "mama", (11, 0)),
+            piece(1, "papa", (11, 1)),
+            piece(1, "baby", (10, 1)),
+        ]
+    )
     assert FIN not in s.results(0, "baby")
 
 
@@ -478,20 +492,30 @@ def test_finish_on_the_l_and_the_zigzag(impl):
         {FIN} | spun((0, 4), "W", 1) | spun((1, 4), "SW", 1) | spun((1, 5), "S", 1)
     )
     assert len(finishing_moves(s, 0, "mama")) == 1
-    s = impl.position([piece(0, "papa", (1, 4), "E"), piece(1, "mama", (8, 0))], course="marathon-l")
+    s = impl.position(
+        [piece(0, "papa", (1, 4), "E"), piece(1, "mama", (8, 0))], course="marathon-l"
+    )
     assert s.results(0, "papa") == {FIN, up((1, 4))}
-    s = impl.position([piece(0, "papa", (2, 5), "SE"), piece(1, "mama", (8, 0))], course="marathon-l")
+    s = impl.position(
+        [piece(0, "papa", (2, 5), "SE"), piece(1, "mama", (8, 0))], course="marathon-l"
+    )
     assert s.results(0, "papa") == {FIN, up((2, 5))}
     # SE from (2,4) steps off the side below the bar (not across the finish line): illegal.
-    s = impl.position([piece(0, "papa", (2, 4), "SE"), piece(1, "mama", (8, 0))], course="marathon-l")
+    s = impl.position(
+        [piece(0, "papa", (2, 4), "SE"), piece(1, "mama", (8, 0))], course="marathon-l"
+    )
     assert s.results(0, "papa") == {up((2, 4))}
     # marathon-zigzag finishes below row 8 in cols 3-5; SW from (8,3) crosses the corner.
-    s = impl.position([piece(0, "mama", (8, 3)), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "mama", (8, 3)), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     assert s.results(0, "mama") == (
         {FIN} | spun((7, 3), "N", 1) | spun((7, 4), "NE", 1) | spun((8, 4), "E", 1)
     )
     # No finish below the middle coasters' left half: (5,1) S is off the side.
-    s = impl.position([piece(0, "mama", (5, 1), "S"), piece(1, "mama", (0, 0))], course="marathon-zigzag")
+    s = impl.position(
+        [piece(0, "mama", (5, 1), "S"), piece(1, "mama", (0, 0))], course="marathon-zigzag"
+    )
     assert s.results(0, "mama") == {up((5, 1))}
 
 
@@ -545,14 +569,19 @@ def test_the_first_player_to_finish_all_three_wins(impl, players):
     loser = -1 / (players - 1)
     assert end.returns() == pytest.approx([1.0 if p == winner else loser for p in range(players)])
     # Finishing only two of three is not a win.
-    s = impl.position(given[:2] + [piece(winner, "baby", (5, 1))] + given[3:], players=players,
-                      to_move=winner)
+    s = impl.position(
+        given[:2] + [piece(winner, "baby", (5, 1))] + given[3:], players=players, to_move=winner
+    )
     assert not s.play_to(winner, "baby", up((5, 2))).is_over
 
 
 def test_a_win_on_the_last_ply_counts(impl):
-    given = [piece(0, "mama", status="finished"), piece(0, "papa", status="finished"),
-             piece(0, "baby", (11, 1)), piece(1, "mama", (3, 1))]
+    given = [
+        piece(0, "mama", status="finished"),
+        piece(0, "papa", status="finished"),
+        piece(0, "baby", (11, 1)),
+        piece(1, "mama", (3, 1)),
+    ]
     s = impl.position(given, ply=9, ply_limit=10)
     end = s.play_to(0, "baby", FIN)
     assert end.is_over and end.winner == 0 and end.ranking() == [1, 2]
@@ -604,8 +633,6 @@ def test_bundled_config_files_draw_the_courses_of_rules_md(course):
 
     tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
     path = pathlib.Path(__file__).parent.parent / "rust" / "engine" / "variants" / f"{course}.toml"
-    if not path.exists():
-        pytest.skip(f"{path} is not there yet")
     cfg = tomllib.loads(path.read_text(encoding="utf-8"))
     cells, starts, finishes = read_map(cfg["course"])
     c = ref.COURSES[course]
@@ -657,7 +684,8 @@ def test_malformed_courses_are_rejected_saying_where(pv, course, words):
 def test_a_config_file_error_names_the_file_line_and_column(pv, tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(
-        'game = "marathon"\nplayers = 3\ncourse = """\nSSS\n###\n#@#\n###\nFFF\n"""\n', encoding="utf-8"
+        'game = "marathon"\nplayers = 3\ncourse = """\nSSS\n###\n#@#\n###\nFFF\n"""\n',
+        encoding="utf-8",
     )
     with pytest.raises(ValueError) as err:
         pv.Marathon.from_config(str(path))
@@ -676,7 +704,10 @@ def test_bad_settings_are_value_errors(pv):
 def test_bad_positions_are_value_errors_naming_the_problem(pv):
     game = pv.Marathon(players=2)
     cases = [
-        ([(0, "mama", "on course", (3, 1), None), (1, "papa", "on course", (3, 1), None)], "(3, 1)"),
+        (
+            [(0, "mama", "on course", (3, 1), None), (1, "papa", "on course", (3, 1), None)],
+            "(3, 1)",
+        ),
         ([(0, "mama", "on course", (12, 1), None)], "(12, 1)"),
         ([(0, "auntie")], "auntie"),
         ([(2, "mama")], "2"),
@@ -703,7 +734,11 @@ def test_an_illegal_move_names_the_move_and_changes_nothing(pv):
         assert bad in str(err.value)
         assert isinstance(err.value, ValueError)
         assert (state.to_json(), state, list(state.pieces), state.to_move, state.ply) == (
-            before[0], before[1], before[2], before[3], before[4],
+            before[0],
+            before[1],
+            before[2],
+            before[3],
+            before[4],
         )
     # The Baby lies pointed SE: sliding S is illegal; as an action number too.
     legal = set(state.legal_actions())
@@ -740,6 +775,207 @@ def test_engine_courses_are_the_courses_of_rules_md(pv, course):
         game = pv.Marathon(course=name)
         assert sorted(map(tuple, game.cells)) == sorted(c.cells), name
         assert sorted(map(tuple, game.start)) == sorted(e for e, _ in c.entry_points())
-        assert sorted(map(tuple, game.finish)) == sorted(ref.add(x, c.finish_outward) for x in c.finish_cells)
+        assert sorted(map(tuple, game.finish)) == sorted(
+            ref.add(x, c.finish_outward) for x in c.finish_cells
+        )
         assert game.ply_limit == 500 and game.players == 2
     assert pv.Marathon.variant(course).course == pv.Marathon(course=course).course
+
+
+# --------------------------------------------------------------------------- properties
+#
+# The contract of ``contract.py`` (checked on the bundled variants by ``test_contract.py``) on
+# what no variant covers: 2 to 5 players, short ply limits, and positions built with
+# ``game.position``; plus what a Marathon move and observation say, against the reference.
+
+PROPERTY_SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+
+_GAMES = {}
+
+
+def game_for(course, players, ply_limit=500):
+    key = (course, players, ply_limit)
+    if key not in _GAMES:
+        _GAMES[key] = pingvinas.Marathon(players=players, course=course, ply_limit=ply_limit)
+    return _GAMES[key]
+
+
+@st.composite
+def played_states(draw):
+    """A state reached by random play (possibly over) on a random course and player count."""
+    course = draw(st.sampled_from(COURSES))
+    players = draw(st.integers(2, 5))
+    ply_limit = draw(st.sampled_from([500, 500, 500, 30, 3]))
+    state = game_for(course, players, ply_limit).new_state()
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    return contract.play_random(state, rng, draw(st.integers(0, 120)))
+
+
+@st.composite
+def built_states(draw):
+    """A position built with ``game.position`` from random (valid) pieces, with the reference
+    model's view of it."""
+    course = draw(st.sampled_from(COURSES))
+    players = draw(st.integers(2, 5))
+    cells = sorted(ref.COURSES[course].cells)
+    pieces = []
+    used = set()
+    for o in range(players):
+        for k in ref.KINDS:
+            status = draw(
+                st.sampled_from([ref.WAITING, ref.ON_COURSE, ref.ON_COURSE, ref.FINISHED])
+            )
+            if status == ref.ON_COURSE:
+                cell = draw(st.sampled_from(cells))
+                if cell in used:
+                    status, cell = ref.WAITING, None
+                else:
+                    used.add(cell)
+                facing = draw(st.sampled_from([None, *ref.DIR_NAMES])) if cell else None
+                pieces.append((o, k, status, cell, facing))
+            else:
+                pieces.append((o, k, status, None, None))
+    # Nobody may have finished all three already.
+    for o in range(players):
+        if all(p[2] == ref.FINISHED for p in pieces if p[0] == o):
+            i = next(i for i, p in enumerate(pieces) if p[0] == o)
+            pieces[i] = (o, pieces[i][1], ref.WAITING, None, None)
+    to_move = draw(st.integers(0, players - 1))
+    ply = draw(st.integers(0, 400))
+    game = game_for(course, players)
+    model = ref.Marathon(course, players)
+    expected = model.position(ref.sort_pieces(pieces), to_move, ply)
+    state = game.position(
+        pieces=[
+            {"owner": o, "kind": k, "status": s, "cell": c, "facing": f} for o, k, s, c, f in pieces
+        ],
+        to_move=to_move,
+        ply=ply,
+    )
+    return state, expected, model
+
+
+any_state = st.one_of(played_states(), built_states().map(lambda t: t[0]))
+
+
+@PROPERTY_SETTINGS
+@given(any_state)
+def test_contract_on_more_players_short_games_and_built_positions(state):
+    contract.check_actions(state)
+    contract.check_children(state)
+    contract.check_round_trips(state)
+    legal = set(state.legal_actions())
+    illegal = next(a for a in range(state.num_actions) if a not in legal)
+    contract.check_rejected(state, illegal, contract.rejection_error(state, illegal))
+    for bad in (state.num_actions, -1):
+        contract.check_rejected(state, bad, ValueError)
+    if state.is_over:
+        contract.check_terminal(state)
+
+
+@PROPERTY_SETTINGS
+@given(any_state)
+def test_moves_say_what_they_do(state):
+    moves = state.legal_moves()
+    before = {(p.owner, p.kind): p for p in state.pieces}
+    keys = set()
+    for m in moves:
+        text = str(m)
+        assert state.parse_move(text.lower()) == m
+        by_move = state.after(m)
+        assert by_move.ply == state.ply + 1
+        keys.add((ref.canon_pieces(by_move.pieces), by_move.to_move))
+        # The move describes what it does: the moving piece's state after it, and nothing else
+        # changes.
+        assert m.player == state.to_move
+        assert m.kind == m.piece and m.kind in ref.KINDS
+        after = {(p.owner, p.kind): p for p in by_move.pieces}
+        moved = after[(m.player, m.kind)]
+        old = before[(m.player, m.kind)]
+        assert {k for k in after if after[k] != before[k]} == {(m.player, m.kind)}
+        assert moved.cell == m.dst and moved.facing == m.facing
+        assert (moved.status == "finished") == m.finishes
+        assert m.is_entry == (old.status == "waiting") == (m.type == "enter")
+        assert m.is_stand == (m.direction is None) == (m.type == "stand")
+        if m.is_stand:
+            assert old.facing is not None and moved.cell == old.cell and moved.facing is None
+        else:
+            assert m.direction in ref.DIR_NAMES
+            assert m.src == old.cell
+            if old.facing is not None:
+                assert m.direction == old.facing  # a lying piece slides where it points
+    assert len(keys) == len(moves), "two moves reach the same position"
+
+
+@PROPERTY_SETTINGS
+@given(built_states())
+def test_built_positions_agree_with_the_reference(pair):
+    """``game.position`` and the legal moves from it, against the reference model."""
+    state, expected, model = pair
+    assert ref.canon_pieces(state.pieces) == expected.pieces
+    assert state.is_over == expected.over
+    assert state.ply == expected.ply
+    if not expected.over:
+        assert state.to_move == expected.to_move
+    children = [state.after(m) for m in state.legal_moves()]
+    got = [(ref.canon_pieces(c.pieces), None if c.is_over else c.to_move) for c in children]
+    assert len(set(got)) == len(got), "two moves reach the same position"
+    assert set(got) == set(model.successors(expected))
+
+
+@PROPERTY_SETTINGS
+@given(any_state)
+def test_a_rejected_move_leaves_the_pieces_unchanged(state):
+    before = (ref.canon_pieces(state.pieces), state.to_move, state.ply, state.is_over)
+    for text in ["X 0,0 N", "M 99,99 S", "P stand"]:
+        with pytest.raises(ValueError):
+            state.play(text)
+    assert (ref.canon_pieces(state.pieces), state.to_move, state.ply, state.is_over) == before
+
+
+OBS_KINDS = {"mama": 0, "papa": 1, "baby": 2}
+FACINGS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+
+
+@PROPERTY_SETTINGS
+@given(any_state, st.integers(0, 4))
+def test_observation_tensor_shows_every_piece_from_the_players_view(state, me):
+    n = len(state.returns())
+    me %= n
+    planes = state.observation_tensor(me)
+    assert planes.dtype == np.float32 and planes.shape[0] == 11 + 10 * n
+    facing, status = 1 + 3 * n, 10 + 3 * n
+    ply_plane, to_move = 10 + 9 * n, 11 + 9 * n
+    assert np.allclose(planes[ply_plane], state.ply / state.game.ply_limit)
+    for seat in range(n):
+        assert planes[to_move + seat].all() == (state.to_move == (me + seat) % n)
+    planes = planes[:ply_plane]
+    assert set(np.unique(planes)) <= {0.0, 1.0}
+    on_course = 0
+    for p in state.pieces:
+        index = 3 * ((p.owner - me) % n) + OBS_KINDS[p.kind]
+        waiting, finished = planes[status + 2 * index], planes[status + 2 * index + 1]
+        assert waiting.all() == (p.status == "waiting")
+        assert finished.all() == (p.status == "finished")
+        assert waiting.any() == waiting.all() and finished.any() == finished.all()
+        if p.status == "on course":
+            on_course += 1
+            r, c = p.cell
+            assert planes[0, r, c] == 1
+            assert planes[1 + index].sum() == 1 and planes[1 + index, r, c] == 1
+            assert planes[facing + (8 if p.facing is None else FACINGS.index(p.facing)), r, c] == 1
+        else:
+            assert planes[1 + index].sum() == 0
+    # Pieces only stand on course cells, and each once in the facing planes.
+    assert planes[1:facing].sum() == on_course == planes[facing:status].sum()
+    assert (planes[1:status].sum(axis=0) <= 2 * planes[0]).all()
+    # The default view is the player to move's.
+    if state.to_move is not None:
+        assert np.array_equal(state.observation_tensor(), state.observation_tensor(state.to_move))
+    with pytest.raises(ValueError):
+        state.observation_tensor(n)

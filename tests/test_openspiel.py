@@ -6,9 +6,10 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from open_spiel.python.algorithms import mcts  # noqa: E402
+
 import pingvinas as pv  # noqa: E402
 import pingvinas.openspiel as po  # noqa: E402
-from open_spiel.python.algorithms import mcts  # noqa: E402
 
 po.register()
 
@@ -43,9 +44,13 @@ def test_random_sim_marathon_3_players():
 def test_mcts_bot_plays_a_whole_game(name, params, simulations, rollout_length):
     game = pyspiel.load_game(name, params)
     rng = np.random.RandomState(0)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng, max_length=rollout_length)
+    evaluator = mcts.RandomRolloutEvaluator(
+        n_rollouts=1, random_state=rng, max_length=rollout_length
+    )
     bots = [
-        mcts.MCTSBot(game, uct_c=2.0, max_simulations=simulations, evaluator=evaluator, random_state=rng)
+        mcts.MCTSBot(
+            game, uct_c=2.0, max_simulations=simulations, evaluator=evaluator, random_state=rng
+        )
         for _ in range(game.num_players())
     ]
     state = game.new_initial_state()
@@ -111,5 +116,7 @@ def test_rl_environment():
     while not step.last():
         player = step.observations["current_player"]
         step = env.step([int(rng.choice(step.observations["legal_actions"][player]))])
-    assert len(step.observations["info_state"][0]) == int(np.prod(pv.Fish.variant("fish-3p").observation_shape))
+    assert len(step.observations["info_state"][0]) == int(
+        np.prod(pv.Fish.variant("fish-3p").observation_shape)
+    )
     assert sum(step.rewards) == pytest.approx(0.0) and any(step.rewards)

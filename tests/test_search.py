@@ -2,7 +2,6 @@
 exact Fish solver checked against a brute-force minimax written here in Python."""
 
 import _thread
-import itertools
 import random
 import signal
 import threading
@@ -115,7 +114,15 @@ def test_threads_share_the_iteration_budget():
 
 def test_alphabeta_on_two_threads_agrees_on_proven_results():
     # Small endgames searched to the end: lazy SMP must find the same proven value.
-    game = pv.Fish.from_config({"game": "fish", "players": 2, "penguins": 1, "placement": "any", "board": [[1, 2, 3, 1], [2, 0, 1, 3], [3, 1, 2, 1]]})
+    game = pv.Fish.from_config(
+        {
+            "game": "fish",
+            "players": 2,
+            "penguins": 1,
+            "placement": "any",
+            "board": [[1, 2, 3, 1], [2, 0, 1, 3], [3, 1, 2, 1]],
+        }
+    )
     rng = random.Random(4)
     checked = 0
     for seed in range(40):
@@ -148,14 +155,18 @@ def test_searcher_reuses_its_tree():
 def test_solved_endgame_is_exact():
     # Each penguin alone in its own region: the result is known without search.
     game = pv.Fish()
-    s = game.position(board=[[1, 2, 0, 3, 1], [2, 1, 0, 1, 1]], penguins=[[(0, 0)], [(0, 4)]], to_move=0)
+    s = game.position(
+        board=[[1, 2, 0, 3, 1], [2, 1, 0, 1, 1]], penguins=[[(0, 0)], [(0, 4)]], to_move=0
+    )
     r = search(s, "alphabeta", depth=5)
     # Player 0 can collect 1+2+1+2 = 6 fish on 4 floes, player 1 3+1+1+1 = 6 on 4: a draw.
     assert r.exact and r.value == 0.0
     sol = solve_fish(s)
     assert sol.scores == [(6, 4), (6, 4)] and sol.value == (0, 0)
     # One more fish on player 0's side makes it a proven win.
-    s = game.position(board=[[1, 3, 0, 3, 1], [2, 1, 0, 1, 1]], penguins=[[(0, 0)], [(0, 4)]], to_move=0)
+    s = game.position(
+        board=[[1, 3, 0, 3, 1], [2, 1, 0, 1, 1]], penguins=[[(0, 0)], [(0, 4)]], to_move=0
+    )
     r = search(s, "mcts", iterations=10)
     assert r.exact and r.value == 1.0
     r = search(s, "alphabeta", depth=3)
@@ -168,7 +179,18 @@ def test_solved_endgame_is_exact():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(time=-1.0), dict(time=0.0), dict(time=float("nan")), dict(time=1e12), dict(iterations=0), dict(iterations=-5), dict(depth=0), dict(depth=10**6), dict(nodes=-1), dict(iterations=2**50)],
+    [
+        dict(time=-1.0),
+        dict(time=0.0),
+        dict(time=float("nan")),
+        dict(time=1e12),
+        dict(iterations=0),
+        dict(iterations=-5),
+        dict(depth=0),
+        dict(depth=10**6),
+        dict(nodes=-1),
+        dict(iterations=2**50),
+    ],
 )
 def test_bad_budgets_raise_value_error(kwargs):
     with pytest.raises(ValueError):
@@ -266,7 +288,10 @@ def brute(state, root):
     best = None
     for m in state.legal_moves():
         c = state.after(m)
-        gain = [(c.scores[q][0] - state.scores[q][0], c.scores[q][1] - state.scores[q][1]) for q in range(2)]
+        gain = [
+            (c.scores[q][0] - state.scores[q][0], c.scores[q][1] - state.scores[q][1])
+            for q in range(2)
+        ]
         d = (gain[p][0] - gain[1 - p][0], gain[p][1] - gain[1 - p][1])
         rest = brute(c, root)
         if not c.is_over and c.to_move != p:
@@ -300,10 +325,7 @@ def test_solver_agrees_with_python_brute_force():
 
 
 def test_marathon_search():
-    marathon = getattr(pv, "Marathon", None)
-    if marathon is None:
-        pytest.skip("Marathon bindings not available")
-    s = marathon().new_state()
+    s = pv.Marathon().new_state()
     for algorithm in ("mcts", "alphabeta", "greedy", "random"):
         r = search(s, algorithm, iterations=300, depth=2, seed=1)
         assert r.move in s.legal_moves()

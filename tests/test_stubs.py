@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
 
@@ -22,7 +21,7 @@ ALLOWLIST = Path(__file__).with_name("stubtest_allowlist.txt")
 
 #: A typed program using the public API. ``assert_type`` fails on ``Any`` as well as on a
 #: wrong type, so this checks that the stubs give real types, not just that they load.
-USAGE = '''
+USAGE = """
 import copy
 import pickle
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -121,10 +120,10 @@ play_fish()
 play_marathon()
 any_game("fish-3p")
 any_game("marathon-5")
-'''
+"""
 
 #: Misuse, one error per line marked ``# E``: the stubs must be precise enough to catch it.
-MISUSE = '''
+MISUSE = """
 import pingvinas as pv
 
 game = pv.Fish(players="2")  # E: a str for an int
@@ -140,10 +139,10 @@ pv.Searcher(threads="all")  # E: an int
 
 class MyFish(pv.Fish):  # E: PyO3 classes cannot be subclassed
     ...
-'''
+"""
 
 
-def run(args: List[str], cwd: Path) -> "subprocess.CompletedProcess[str]":
+def run(args: list[str], cwd: Path) -> "subprocess.CompletedProcess[str]":
     return subprocess.run(
         [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=600
     )
@@ -159,7 +158,15 @@ def mypy(tmp_path: Path, cache: Path, name: str, source: str) -> "subprocess.Com
     """``mypy --strict`` on ``source``, written to ``tmp_path / name``."""
     (tmp_path / name).write_text(textwrap.dedent(source), encoding="utf-8")
     return run(
-        ["mypy", "--strict", "--no-error-summary", "--show-error-codes", "--cache-dir", str(cache), name],
+        [
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--show-error-codes",
+            "--cache-dir",
+            str(cache),
+            name,
+        ],
         cwd=tmp_path,
     )
 
@@ -192,10 +199,11 @@ def test_misuse_is_rejected(tmp_path: Path, mypy_cache: Path) -> None:
     assert proc.returncode == 1, output
     lines = textwrap.dedent(MISUSE).splitlines()
     expected = {i for i, line in enumerate(lines, start=1) if "# E" in line}
-    errors: Dict[int, List[str]] = {}
+    errors: dict[int, list[str]] = {}
     for m in re.finditer(r"^misuse\.py:(\d+): error: (.*)$", output, re.M):
         errors.setdefault(int(m.group(1)), []).append(m.group(2))
     missed = {f"{i}: {lines[i - 1].strip()}" for i in expected - errors.keys()}
     extra = {f"{i}: {msg}" for i in errors.keys() - expected for msg in errors[i]}
-    assert not missed and not extra, f"missed: {sorted(missed)}\nunexpected: {sorted(extra)}\n{output}"
-
+    assert not missed and not extra, (
+        f"missed: {sorted(missed)}\nunexpected: {sorted(extra)}\n{output}"
+    )

@@ -4,21 +4,87 @@
     pingvinas play --game marathon --agents auto greedy --seed 3
     pingvinas bench
     pingvinas variants
+    pingvinas serve --port 8000 --variant fish --engine auto --time 1
+
+A bad argument is reported on one line of stderr with exit code 2 (as argparse does); an error
+while running, on one line with exit code 1; Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Callable, NoReturn, Optional
 
 import pingvinas as pv
+from pingvinas.search import ALGORITHMS
 
 if TYPE_CHECKING:
     from pingvinas.agents import Agent
 
-AGENTS = ("random", "greedy", "mcts", "alphabeta", "auto")
+#: The agent names ``--agents`` takes: the search algorithms (``random`` and ``greedy`` are
+#: among them), defined once in :data:`pingvinas.search.ALGORITHMS`.
+AGENTS = tuple(ALGORITHMS)
+
+#: Bounds of the numeric arguments (a bad value is refused before anything runs).
+MAX_SEED = 2**63 - 1
+MAX_MATCH_GAMES = 1_000_000
+MAX_BENCH_GAMES = 10_000_000
+MAX_WORKERS = 256
+MAX_SECONDS = 3600.0
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """``text`` for an error message, cut to ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {_quote(text)}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{_quote(text)} is out of range: expected {low:,} to {high:,}"
+            )
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in some messages
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {_quote(text)}") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"{_quote(text)} is out of range: expected seconds above 0, at most {MAX_SECONDS:g}"
+        )
+    return value
+
+
+def _variant(name: str) -> str:
+    try:
+        pv.load_game(name)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown variant {_quote(name)}; bundled variants: {', '.join(pv.variants())}"
+        ) from None
+    return name
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line (no usage block): exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
 def make_agent(name: str, seconds: float, seed: int) -> Agent:
@@ -31,26 +97,33 @@ def make_agent(name: str, seconds: float, seed: int) -> Agent:
     return SearchAgent(name, time=seconds, seed=seed)
 
 
-def _agents(args: argparse.Namespace, players: int) -> List[Agent]:
-    names = args.agents or ["auto", "greedy"]
-    if len(names) != players:
-        sys.exit(f"pingvinas: {players} agents needed for this game, got {len(names)}: {' '.join(names)}")
-    return [make_agent(n, args.time, args.seed + i) for i, n in enumerate(names)]
+def _agents(args: argparse.Namespace) -> list[Agent]:
+    return [make_agent(n, args.time, args.seed + i) for i, n in enumerate(args.agents)]
 
 
 def cmd_match(args: argparse.Namespace) -> None:
     from pingvinas.match import play_match
 
     game = pv.load_game(args.game)
-    agents = _agents(args, game.players)
-    print(f"{args.games} games of {args.game}, {args.time} s per move: {' vs '.join(a.name for a in agents)}")
-    result = play_match(game, agents, games=args.games, seed=args.seed, workers=args.workers, progress=not args.quiet)
+    agents = _agents(args)
+    print(
+        f"{args.games} games of {args.game}, {args.time} s per move: "
+        f"{' vs '.join(a.name for a in agents)}"
+    )
+    result = play_match(
+        game,
+        agents,
+        games=args.games,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
     print(result)
 
 
 def cmd_play(args: argparse.Namespace) -> None:
     game = pv.load_game(args.game)
-    agents = _agents(args, game.players)
+    agents = _agents(args)
     state = game.new_state(seed=args.seed)
     while not state.is_over:
         player = state.to_move
@@ -68,7 +141,33 @@ def cmd_bench(args: argparse.Namespace) -> None:
         t = time.perf_counter()
         pv.fish.random_playouts(args.games, seed=1, threads=threads)
         seconds = time.perf_counter() - t
-        print(f"Fish random playouts, standard 2-player, {threads} thread(s): {args.games / seconds:,.0f} games/s")
+        print(
+            f"Fish random playouts, standard 2-player, {threads} thread(s): "
+            f"{args.games / seconds:,.0f} games/s"
+        )
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    from pingvinas.web import serve
+
+    try:
+        serve(args.variant, port=args.port, host=args.host, engine=args.engine, seconds=args.time,
+              open_browser=args.open, quiet=args.quiet)
+    except OSError as e:  # the port is taken, or the host is not this machine's
+        sys.exit(f"pingvinas: cannot serve on {args.host}:{args.port}: {e.strerror or e}")
+
+
+def serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("serve", help="play against the engine on a page in your browser")
+    p.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free port")
+    p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
+    p.add_argument("--variant", "--game", dest="variant", default="fish",
+                   help="the first game's variant: a bundled name or a TOML config (default fish)")
+    p.add_argument("--engine", default="auto", choices=AGENTS, help="the engine's algorithm (default auto)")
+    p.add_argument("--time", type=float, default=1.0, help="seconds per engine move (default 1)")
+    p.add_argument("--open", action="store_true", help="open the page in the web browser")
+    p.add_argument("--quiet", action="store_true", help="no request log")
+    p.set_defaults(run=cmd_serve)
 
 
 def cmd_variants(args: argparse.Namespace) -> None:
@@ -76,21 +175,39 @@ def cmd_variants(args: argparse.Namespace) -> None:
         print(name)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
-    parser = argparse.ArgumentParser(prog="pingvinas", description="Engines for the penguin games Fish and Penguin Marathon.")
-    parser.add_argument("--version", action="version", version=pv.__version__)
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pingvinas", description="Engines for the penguin games Fish and Penguin Marathon."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {pv.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--game", default="fish", help="a bundled variant (see `pingvinas variants`); default fish")
-        p.add_argument("--agents", nargs="+", choices=AGENTS, help="one per player (default: auto greedy)")
-        p.add_argument("--time", type=float, default=0.1, help="seconds per move for search agents (default 0.1)")
-        p.add_argument("--seed", type=int, default=0)
+        p.add_argument(
+            "--game",
+            default="fish",
+            type=_variant,
+            help="a bundled variant (see `pingvinas variants`); default fish",
+        )
+        p.add_argument(
+            "--agents", nargs="+", choices=AGENTS, help="one per player (default: auto greedy)"
+        )
+        p.add_argument(
+            "--time",
+            type=_seconds,
+            default=0.1,
+            help="seconds per move for search agents (default 0.1)",
+        )
+        p.add_argument(
+            "--seed", type=_int_in(0, MAX_SEED), default=0, help="0 to 2**63 - 1 (default 0)"
+        )
 
     p = sub.add_parser("match", help="play many games between agents and print the results table")
     game_options(p)
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--workers", type=int, default=1, help="games played at once")
+    p.add_argument("--games", type=_int_in(1, MAX_MATCH_GAMES), default=20)
+    p.add_argument(
+        "--workers", type=_int_in(1, MAX_WORKERS), default=1, help="games played at once"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_match)
 
@@ -100,19 +217,39 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     p.set_defaults(run=cmd_play)
 
     p = sub.add_parser("bench", help="random playouts per second")
-    p.add_argument("--games", type=int, default=200_000)
+    p.add_argument("--games", type=_int_in(1, MAX_BENCH_GAMES), default=200_000)
     p.set_defaults(run=cmd_bench)
+
+    serve_parser(sub)
 
     p = sub.add_parser("variants", help="list the bundled variants")
     p.set_defaults(run=cmd_variants)
+    return parser
 
+
+def _fail(message: str, code: int) -> NoReturn:
+    print(f"pingvinas: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "game"):
+        players = pv.load_game(args.game).players
+        args.agents = args.agents or ["auto", "greedy"]
+        if len(args.agents) != players:
+            parser.error(
+                f"{args.command}: {players} agents needed for {args.game}, got "
+                f"{len(args.agents)}: {' '.join(args.agents)}"
+            )
     try:
         args.run(args)
-    except (ValueError, TypeError) as e:
-        sys.exit(f"pingvinas: {e}")
     except KeyboardInterrupt:
         sys.exit(130)
+    except (ValueError, TypeError, OverflowError, RuntimeError) as e:
+        text = " ".join(str(e).split())
+        _fail(text if len(text) <= 300 else text[:300] + "...", 1)
 
 
 if __name__ == "__main__":

@@ -265,11 +265,11 @@ mod tests {
     fn placement_states_must_be_reachable() {
         let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(3));
         let mut s = game.initial_state();
-        let one = game.board().one_fish().next().unwrap();
+        let one = game.board().one_fish().into_iter().next().unwrap();
         game.place(&mut s, one);
         assert!(edited(&game, &s, |_| {}).is_ok());
         // Moved onto a 3-fish floe: the one-fish rule forbids placing there.
-        let three = game.board().floes().find(|&c| game.board().fish(c) == 3).unwrap();
+        let three = game.board().floes().into_iter().find(|&c| game.board().fish(c) == 3).unwrap();
         let (r, c) = game.board().coords(three);
         let e = edited(&game, &s, |v| v["penguins"][0] = serde_json::json!([[r, c]]))
             .unwrap_err()

@@ -1,0 +1,151 @@
+"""The ``pingvinas`` command line: every bad argument is one line on stderr and exit code 2 (as
+argparse does), never a traceback (issue 8, item 14); the commands themselves run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import pingvinas as pv
+from pingvinas import cli
+from pingvinas.search import ALGORITHMS
+
+
+def run(capsys, *argv):
+    """``main(argv)``: its exit code (0 when it returns) and what it printed."""
+    try:
+        cli.main(list(argv))
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err):
+    assert code == 2, (code, err)
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("pingvinas") and "error" in lines[0]
+    assert len(lines[0]) < 600
+
+
+BAD_ARGUMENTS = [
+    ["match", "--seed", "99999999999999999999999"],
+    ["play", "--seed", "99999999999999999999999"],
+    ["play", "--seed", "-1"],
+    ["play", "--seed", "seven"],
+    ["match", "--seed", "9" * 5000],  # more digits than int() reads
+    ["bench", "--games", "-1"],
+    ["bench", "--games", "0"],
+    ["bench", "--games", str(10**12)],
+    ["bench", "--games", "1000000000000"],
+    ["bench", "--games", "1e3"],
+    ["match", "--games", str(10**12)],
+    ["match", "--games", "-1"],
+    ["match", "--games", "0"],
+    ["match", "--time", "-1"],
+    ["match", "--time", "0"],
+    ["match", "--time", "nan"],
+    ["match", "--time", "inf"],
+    ["play", "--time", "1e300"],
+    ["play", "--time", "soon"],
+    ["match", "--workers", "0"],
+    ["match", "--workers", "-3"],
+    ["match", "--workers", str(10**9)],
+    ["match", "--game", "no-such-variant"],
+    ["play", "--game", "x" * 100_000],
+    ["play", "--game", ""],
+    ["match", "--agents", "deep-blue", "greedy"],
+    ["match", "--agents", "auto"],  # one agent for two players
+    ["match", "--game", "fish-3p"],  # the two default agents for three players
+    ["play", "--agents", "auto", "greedy", "mcts"],
+    ["no-such-command"],
+    [],
+    ["match", "--no-such-option"],
+]
+
+
+@pytest.mark.parametrize("argv", BAD_ARGUMENTS, ids=[" ".join(a)[:40] for a in BAD_ARGUMENTS])
+def test_bad_arguments_are_one_line_and_exit_2(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert_one_line_error(code, err)
+
+
+def test_the_error_quotes_a_long_argument_briefly(capsys):
+    code, out, err = run(capsys, "play", "--game", "y" * 100_000)
+    assert_one_line_error(code, err)
+    assert "yyyy" in err and len(err) < 600
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench", "--games", "-1"],
+        ["match", "--seed", "99999999999999999999999"],
+        ["bench", "--games", "1000000000000"],
+    ],
+)
+def test_bad_arguments_from_a_shell(argv):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pingvinas", *argv], capture_output=True, text=True, timeout=120
+    )
+    assert_one_line_error(proc.returncode, proc.stderr)
+    assert proc.stdout == ""
+
+
+def test_agent_names_are_the_search_algorithms():
+    assert set(cli.AGENTS) == set(ALGORITHMS)
+    assert {"random", "greedy", "auto"} <= set(cli.AGENTS)
+
+
+def test_help_and_version(capsys):
+    code, out, err = run(capsys, "--help")
+    assert code == 0 and "match" in out and "bench" in out
+    code, out, err = run(capsys, "--version")
+    assert code == 0 and pv.__version__ in out
+    code, out, err = run(capsys, "match", "--help")
+    assert code == 0 and all(name in out for name in ALGORITHMS)
+
+
+def test_variants(capsys):
+    code, out, err = run(capsys, "variants")
+    assert code == 0 and out.split() == pv.variants()
+
+
+def test_play(capsys):
+    code, out, err = run(capsys, "play", "--agents", "greedy", "random", "--seed", "3", "-v")
+    assert code == 0, err
+    assert "ranking:" in out and "player 0 (greedy)" in out
+
+
+@pytest.mark.parametrize("game", ["marathon", "fish-3p"])
+def test_play_other_variants(capsys, game):
+    agents = ["greedy", "random", "random"][: pv.load_game(game).players]
+    code, out, err = run(capsys, "play", "--game", game, "--agents", *agents, "--seed", "1")
+    assert code == 0, err
+    assert "ranking:" in out
+
+
+def test_match(capsys):
+    code, out, err = run(
+        capsys, "match", "--agents", "greedy", "random", "--games", "2", "--quiet", "--seed", "5"
+    )
+    assert code == 0, err
+    assert "2 games of fish" in out and "greedy" in out
+
+
+def test_largest_seed_is_accepted(capsys):
+    code, out, err = run(
+        capsys, "play", "--agents", "random", "random", "--seed", str(cli.MAX_SEED)
+    )
+    assert code == 0, err
+
+
+def test_bench(capsys):
+    code, out, err = run(capsys, "bench", "--games", "200")
+    assert code == 0, err
+    assert out.count("games/s") == 2

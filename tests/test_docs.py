@@ -1,0 +1,53 @@
+"""The code in the documentation site (docs/*.md) runs: ```python blocks written as a session
+(``>>>``) are doctests whose output must match; other ```python blocks must run without error.
+The blocks of one page share a namespace, in order, and run in a temporary directory (so a page
+may write files). ```sh, ```toml and other blocks are not run."""
+
+import doctest
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+PAGES = sorted(DOCS.glob("*.md")) if DOCS.is_dir() else []
+#: Modules of the optional extras: a page whose example needs one that is missing stops there
+#: (skipped, with the reason); .ci/run installs them all.
+OPTIONAL = {"gymnasium", "pettingzoo", "pyspiel", "open_spiel", "cairosvg"}
+FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.M | re.S)
+
+
+def blocks(page: Path):
+    text = page.read_text(encoding="utf-8")
+    for m in FENCE.finditer(text):
+        yield text.count("\n", 0, m.start(1)) + 1, m.group(1)
+
+
+@pytest.mark.skipif(not PAGES, reason="no docs/ beside the tests (an installed copy)")
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_page_code_runs(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "__docs__"}
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for line, code in blocks(page):
+        if code.lstrip().startswith(">>>"):
+            test = parser.get_doctest(code, namespace, f"{page.name}:{line}", str(page), line - 1)
+            result = runner.run(test, clear_globs=False)
+            namespace.update(test.globs)  # DocTest works on a copy of the namespace
+            assert result.failed == 0, f"{page.name}, block at line {line}: {result.failed} example(s) failed (output above)"
+        else:
+            try:
+                exec(compile(code, f"{page.name}:{line}", "exec"), namespace)
+            except ModuleNotFoundError as e:
+                if e.name and e.name.split(".")[0] in OPTIONAL:
+                    pytest.skip(f"{page.name}, block at line {line} needs {e.name} (an optional extra)")
+                raise
+
+
+def test_every_page_is_in_the_nav():
+    """mkdocs --strict warns about pages left out of the nav; check here too, without mkdocs."""
+    config = (DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8") if PAGES else ""
+    for page in PAGES:
+        assert page.name in config, f"{page.name} is not in mkdocs.yml's nav"

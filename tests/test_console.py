@@ -155,3 +155,128 @@ def test_engines_alone_play_to_the_end():
         out=out,
     )
     assert "game over: " in out.getvalue()
+
+
+# --- the command line, in a subprocess -----------------------------------------------------------
+
+
+def no_traceback(*texts):
+    for text in texts:
+        assert "Traceback" not in text
+
+
+def test_variants_lists_descriptions():
+    code, out, err = cli("variants")
+    assert code == 0, err
+    lines = out.splitlines()
+    for name in pv.variants():
+        line = next(x for x in lines if x.split()[0] == name)
+        description = pv.load_game(name).description
+        if description:
+            assert description in line
+
+
+@pytest.mark.slow  # several subprocesses; test_show_a_record_and_a_state covers the rest
+def test_show_command(tmp_path):
+    record = game_record()
+    path = tmp_path / "game.json"
+    record.write(path)
+    code, out, err = cli("show", path, "--move", 3)
+    assert code == 0, err
+    assert str(record.states()[3]) in out
+    code, out, err = cli("show", record.states()[2].to_json())
+    assert code == 0 and str(record.states()[2]) in out, err
+    code, out, err = cli("show", path, "--svg", tmp_path / "x.svg")
+    assert code == 0, err
+    assert (tmp_path / "x.svg").read_text().startswith("<svg")
+    for args in (
+        ["no-such.json"],
+        [path, "--move", 999],
+        ['{"game": "chess"}'],
+        [path, "--svg", tmp_path / "no" / "x.svg"],
+    ):
+        code, out, err = cli("show", *args)
+        assert code != 0
+        assert len(err.strip().splitlines()) == 1 and err.startswith("pingvinas: "), err
+        no_traceback(out, err)
+
+
+@pytest.mark.slow  # several subprocesses; test_show_a_record_and_a_state covers the rest
+def test_show_png(tmp_path):
+    pytest.importorskip("cairosvg")
+    code, out, err = cli("show", pv.Marathon().new_state().to_json(), "--png", tmp_path / "x.png")
+    assert code == 0, err
+    assert (tmp_path / "x.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_play_as_a_person(tmp_path, tiny_toml):
+    saved = tmp_path / "game.json"
+    typed = ["?", "nonsense", "a1-c1", "b1", "a1", "hint", "undo", "a1", f"save {saved}", "quit"]
+    code, out, err = cli(
+        "play",
+        "--game",
+        tiny_toml,
+        "--agents",
+        "human",
+        "greedy",
+        "--time",
+        "0.02",
+        stdin="\n".join(typed) + "\n",
+    )
+    assert code == 0, err
+    no_traceback(out, err)
+    assert "legal moves: a1 d1 b2 c2 a3 b3" in out
+    assert "hint: " in out and "took back" in out and "bye" in out
+    assert out.count("B (player 1) plays") == 2
+    assert pv.GameRecord.read(saved).moves[0].action == 0
+
+
+def test_two_people_play_a_whole_game(tiny_toml):
+    state, typed = small_game().new_state(), []
+    while not state.is_over:
+        typed.append(str(state.legal_moves()[-1]))
+        state.play(typed[-1])
+    code, out, err = cli(
+        "play", "--game", tiny_toml, "--agents", "human", "human", stdin="\n".join(typed) + "\n"
+    )
+    assert code == 0, err
+    assert "game over: " in out
+    assert out.rstrip().endswith(f"returns {', '.join(f'{r:+g}' for r in state.returns())}")
+
+
+def test_play_ends_quietly_at_end_of_input(tiny_toml):
+    code, out, err = cli("play", "--game", tiny_toml, "--agents", "human", "auto", stdin="")
+    assert code == 0 and "bye" in out, err
+    no_traceback(out, err)
+
+
+def test_match_saves_records(tmp_path, tiny_toml):
+    path = tmp_path / "games.jsonl"
+    code, out, err = cli(
+        "match",
+        "--game",
+        tiny_toml,
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        2,
+        "--save",
+        path,
+        "--quiet",
+    )
+    assert code == 0, err
+    assert "seat 0 fish" in out
+    records = pv.record.read_jsonl(path)
+    assert len(records) == 2 and all(r.final_state().is_over for r in records)
+    code, out, err = cli("match", "--agents", "human", "auto", "--games", 1)
+    assert code != 0 and "human" in err
+    no_traceback(out, err)
+
+
+def test_bench_takes_a_game(tiny_toml):
+    code, out, err = cli("bench", "--game", "marathon", "--games", 200)
+    assert code == 0, err
+    assert "games/s" in out
+    code, out, err = cli("bench", "--game", tiny_toml, "--games", 200)
+    assert code == 0 and "games/s" in out, err

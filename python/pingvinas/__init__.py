@@ -66,7 +66,9 @@ def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
         except ValueError:
             continue
     bundled = ", ".join(variants())
-    raise ValueError(f"unknown variant {name!r}; bundled variants: {bundled}, or a path to a .toml config")
+    raise ValueError(
+        f"unknown variant {name!r}; bundled variants: {bundled}, or a path to a .toml config"
+    )
 
 
 __all__ = [

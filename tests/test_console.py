@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -25,7 +24,11 @@ def cli(*args, stdin="", cwd=None, timeout=300):
     """``python -m pingvinas ARGS`` with ``stdin``: (exit code, stdout, stderr)."""
     proc = subprocess.run(
         [sys.executable, "-m", "pingvinas", *map(str, args)],
-        input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
         env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
     return proc.returncode, proc.stdout, proc.stderr
@@ -42,7 +45,9 @@ def test_load_game_takes_a_path(tiny_toml, tmp_path):
     assert pv.load_game(tiny_toml) == small_game()
     assert pv.load_game(str(tiny_toml)) == small_game()
     course = tmp_path / "course.toml"
-    course.write_text('game = "marathon"\nname = "short"\ncourse = """\nSSS\n' + "###\n" * 6 + 'FFF\n"""\n')
+    course.write_text(
+        'game = "marathon"\nname = "short"\ncourse = """\nSSS\n' + "###\n" * 6 + 'FFF\n"""\n'
+    )
     assert pv.load_game(course).rows == 6
     with pytest.raises(ValueError, match="no config file"):
         pv.load_game(tmp_path / "missing.toml")
@@ -69,7 +74,9 @@ def test_show_a_record_and_a_state(tmp_path):
     out = io.StringIO()
     show(str(path), move=2, out=out)
     text = out.getvalue()
-    assert text.startswith(f"fish (ann vs bob): after move 2 of {len(record)}, last {record.moves[1]}\n")
+    assert text.startswith(
+        f"fish (ann vs bob): after move 2 of {len(record)}, last {record.moves[1]}\n"
+    )
     assert str(record.states()[2]) in text
     out = io.StringIO()
     show(record.states()[3].to_json(), out=out)
@@ -98,9 +105,30 @@ def test_show_a_record_and_a_state(tmp_path):
 
 def test_play_commands_in_process(tmp_path):
     saved = tmp_path / "saved.json"
-    typed = "\n".join(["?", "zz", "a1-c1", "b1", "a1", "undo", "undo", "a1", "hint", f"save {saved}", "save", "quit"])
+    typed = "\n".join(
+        [
+            "?",
+            "zz",
+            "a1-c1",
+            "b1",
+            "a1",
+            "undo",
+            "undo",
+            "a1",
+            "hint",
+            f"save {saved}",
+            "save",
+            "quit",
+        ]
+    )
     out = io.StringIO()
-    code = play(small_game(), [None, pv.GreedyAgent(seed=1)], hint_time=0.02, stdin=io.StringIO(typed + "\n"), out=out)
+    code = play(
+        small_game(),
+        [None, pv.GreedyAgent(seed=1)],
+        hint_time=0.02,
+        stdin=io.StringIO(typed + "\n"),
+        out=out,
+    )
     text = out.getvalue()
     assert code == 0
     assert "6 legal moves: a1 d1 b2 c2 a3 b3" in text
@@ -120,5 +148,10 @@ def test_play_commands_in_process(tmp_path):
 
 def test_engines_alone_play_to_the_end():
     out = io.StringIO()
-    play(small_game(), [pv.GreedyAgent(seed=1), pv.RandomAgent(seed=2)], stdin=io.StringIO(""), out=out)
+    play(
+        small_game(),
+        [pv.GreedyAgent(seed=1), pv.RandomAgent(seed=2)],
+        stdin=io.StringIO(""),
+        out=out,
+    )
     assert "game over: " in out.getvalue()

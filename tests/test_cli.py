@@ -66,6 +66,13 @@ BAD_ARGUMENTS = [
     ["no-such-command"],
     [],
     ["match", "--no-such-option"],
+    ["serve", "--port", "-1"],
+    ["serve", "--port", "70000"],
+    ["serve", "--port", "http"],
+    ["serve", "--time", "-1"],
+    ["serve", "--time", "nan"],
+    ["serve", "--variant", "no-such-variant"],
+    ["serve", "--engine", "deep-blue"],
 ]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -84,6 +85,20 @@ def _variant(name: str) -> str:
         raise argparse.ArgumentTypeError(
             f"unknown variant {_quote(name)}; bundled variants: {', '.join(pv.variants())}, "
             "or a path to a .toml config"
+        ) from None
+    return name
+
+
+def _variant_or_config(name: str) -> str:
+    """A bundled variant's name, or the path of a TOML config that exists."""
+    if os.path.isfile(name):
+        return name
+    try:
+        pv.load_game(name)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{_quote(name)} is neither a bundled variant ({', '.join(pv.variants())}) "
+            "nor a config file"
         ) from None
     return name
 
@@ -182,20 +197,37 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from pingvinas.web import serve
 
     try:
-        serve(args.variant, port=args.port, host=args.host, engine=args.engine, seconds=args.time,
-              open_browser=args.open, quiet=args.quiet)
+        serve(
+            args.variant,
+            port=args.port,
+            host=args.host,
+            engine=args.engine,
+            seconds=args.time,
+            open_browser=args.open,
+            quiet=args.quiet,
+        )
     except OSError as e:  # the port is taken, or the host is not this machine's
         sys.exit(f"pingvinas: cannot serve on {args.host}:{args.port}: {e.strerror or e}")
 
 
-def serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="play against the engine on a page in your browser")
-    p.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free port")
+    p.add_argument(
+        "--port", type=_int_in(0, 65535), default=8000, help="default 8000; 0 picks a free port"
+    )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
-    p.add_argument("--variant", "--game", dest="variant", default="fish",
-                   help="the first game's variant: a bundled name or a TOML config (default fish)")
-    p.add_argument("--engine", default="auto", choices=AGENTS, help="the engine's algorithm (default auto)")
-    p.add_argument("--time", type=float, default=1.0, help="seconds per engine move (default 1)")
+    p.add_argument(
+        "--variant",
+        "--game",
+        dest="variant",
+        default="fish",
+        type=_variant_or_config,
+        help="the first game's variant: a bundled name or a TOML config (default fish)",
+    )
+    p.add_argument(
+        "--engine", default="auto", choices=AGENTS, help="the engine's algorithm (default auto)"
+    )
+    p.add_argument("--time", type=_seconds, default=1.0, help="seconds per engine move (default 1)")
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
     p.add_argument("--quiet", action="store_true", help="no request log")
     p.set_defaults(run=cmd_serve)

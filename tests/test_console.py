@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -25,7 +24,11 @@ def cli(*args, stdin="", cwd=None, timeout=300):
     """``python -m pingvinas ARGS`` with ``stdin``: (exit code, stdout, stderr)."""
     proc = subprocess.run(
         [sys.executable, "-m", "pingvinas", *map(str, args)],
-        input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
         env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
     return proc.returncode, proc.stdout, proc.stderr
@@ -42,7 +45,9 @@ def test_load_game_takes_a_path(tiny_toml, tmp_path):
     assert pv.load_game(tiny_toml) == small_game()
     assert pv.load_game(str(tiny_toml)) == small_game()
     course = tmp_path / "course.toml"
-    course.write_text('game = "marathon"\nname = "short"\ncourse = """\nSSS\n' + "###\n" * 6 + 'FFF\n"""\n')
+    course.write_text(
+        'game = "marathon"\nname = "short"\ncourse = """\nSSS\n' + "###\n" * 6 + 'FFF\n"""\n'
+    )
     assert pv.load_game(course).rows == 6
     with pytest.raises(ValueError, match="no config file"):
         pv.load_game(tmp_path / "missing.toml")
@@ -69,7 +74,9 @@ def test_show_a_record_and_a_state(tmp_path):
     out = io.StringIO()
     show(str(path), move=2, out=out)
     text = out.getvalue()
-    assert text.startswith(f"fish (ann vs bob): after move 2 of {len(record)}, last {record.moves[1]}\n")
+    assert text.startswith(
+        f"fish (ann vs bob): after move 2 of {len(record)}, last {record.moves[1]}\n"
+    )
     assert str(record.states()[2]) in text
     out = io.StringIO()
     show(record.states()[3].to_json(), out=out)
@@ -98,9 +105,30 @@ def test_show_a_record_and_a_state(tmp_path):
 
 def test_play_commands_in_process(tmp_path):
     saved = tmp_path / "saved.json"
-    typed = "\n".join(["?", "zz", "a1-c1", "b1", "a1", "undo", "undo", "a1", "hint", f"save {saved}", "save", "quit"])
+    typed = "\n".join(
+        [
+            "?",
+            "zz",
+            "a1-c1",
+            "b1",
+            "a1",
+            "undo",
+            "undo",
+            "a1",
+            "hint",
+            f"save {saved}",
+            "save",
+            "quit",
+        ]
+    )
     out = io.StringIO()
-    code = play(small_game(), [None, pv.GreedyAgent(seed=1)], hint_time=0.02, stdin=io.StringIO(typed + "\n"), out=out)
+    code = play(
+        small_game(),
+        [None, pv.GreedyAgent(seed=1)],
+        hint_time=0.02,
+        stdin=io.StringIO(typed + "\n"),
+        out=out,
+    )
     text = out.getvalue()
     assert code == 0
     assert "6 legal moves: a1 d1 b2 c2 a3 b3" in text
@@ -120,5 +148,135 @@ def test_play_commands_in_process(tmp_path):
 
 def test_engines_alone_play_to_the_end():
     out = io.StringIO()
-    play(small_game(), [pv.GreedyAgent(seed=1), pv.RandomAgent(seed=2)], stdin=io.StringIO(""), out=out)
+    play(
+        small_game(),
+        [pv.GreedyAgent(seed=1), pv.RandomAgent(seed=2)],
+        stdin=io.StringIO(""),
+        out=out,
+    )
     assert "game over: " in out.getvalue()
+
+
+# --- the command line, in a subprocess -----------------------------------------------------------
+
+
+def no_traceback(*texts):
+    for text in texts:
+        assert "Traceback" not in text
+
+
+def test_variants_lists_descriptions():
+    code, out, err = cli("variants")
+    assert code == 0, err
+    lines = out.splitlines()
+    for name in pv.variants():
+        line = next(x for x in lines if x.split()[0] == name)
+        description = pv.load_game(name).description
+        if description:
+            assert description in line
+
+
+@pytest.mark.slow  # several subprocesses; test_show_a_record_and_a_state covers the rest
+def test_show_command(tmp_path):
+    record = game_record()
+    path = tmp_path / "game.json"
+    record.write(path)
+    code, out, err = cli("show", path, "--move", 3)
+    assert code == 0, err
+    assert str(record.states()[3]) in out
+    code, out, err = cli("show", record.states()[2].to_json())
+    assert code == 0 and str(record.states()[2]) in out, err
+    code, out, err = cli("show", path, "--svg", tmp_path / "x.svg")
+    assert code == 0, err
+    assert (tmp_path / "x.svg").read_text().startswith("<svg")
+    for args in (
+        ["no-such.json"],
+        [path, "--move", 999],
+        ['{"game": "chess"}'],
+        [path, "--svg", tmp_path / "no" / "x.svg"],
+    ):
+        code, out, err = cli("show", *args)
+        assert code != 0
+        assert len(err.strip().splitlines()) == 1 and err.startswith("pingvinas: "), err
+        no_traceback(out, err)
+
+
+@pytest.mark.slow  # several subprocesses; test_show_a_record_and_a_state covers the rest
+def test_show_png(tmp_path):
+    pytest.importorskip("cairosvg")
+    code, out, err = cli("show", pv.Marathon().new_state().to_json(), "--png", tmp_path / "x.png")
+    assert code == 0, err
+    assert (tmp_path / "x.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_play_as_a_person(tmp_path, tiny_toml):
+    saved = tmp_path / "game.json"
+    typed = ["?", "nonsense", "a1-c1", "b1", "a1", "hint", "undo", "a1", f"save {saved}", "quit"]
+    code, out, err = cli(
+        "play",
+        "--game",
+        tiny_toml,
+        "--agents",
+        "human",
+        "greedy",
+        "--time",
+        "0.02",
+        stdin="\n".join(typed) + "\n",
+    )
+    assert code == 0, err
+    no_traceback(out, err)
+    assert "legal moves: a1 d1 b2 c2 a3 b3" in out
+    assert "hint: " in out and "took back" in out and "bye" in out
+    assert out.count("B (player 1) plays") == 2
+    assert pv.GameRecord.read(saved).moves[0].action == 0
+
+
+def test_two_people_play_a_whole_game(tiny_toml):
+    state, typed = small_game().new_state(), []
+    while not state.is_over:
+        typed.append(str(state.legal_moves()[-1]))
+        state.play(typed[-1])
+    code, out, err = cli(
+        "play", "--game", tiny_toml, "--agents", "human", "human", stdin="\n".join(typed) + "\n"
+    )
+    assert code == 0, err
+    assert "game over: " in out
+    assert out.rstrip().endswith(f"returns {', '.join(f'{r:+g}' for r in state.returns())}")
+
+
+def test_play_ends_quietly_at_end_of_input(tiny_toml):
+    code, out, err = cli("play", "--game", tiny_toml, "--agents", "human", "auto", stdin="")
+    assert code == 0 and "bye" in out, err
+    no_traceback(out, err)
+
+
+def test_match_saves_records(tmp_path, tiny_toml):
+    path = tmp_path / "games.jsonl"
+    code, out, err = cli(
+        "match",
+        "--game",
+        tiny_toml,
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        2,
+        "--save",
+        path,
+        "--quiet",
+    )
+    assert code == 0, err
+    assert "seat 0 fish" in out
+    records = pv.record.read_jsonl(path)
+    assert len(records) == 2 and all(r.final_state().is_over for r in records)
+    code, out, err = cli("match", "--agents", "human", "auto", "--games", 1)
+    assert code != 0 and "human" in err
+    no_traceback(out, err)
+
+
+def test_bench_takes_a_game(tiny_toml):
+    code, out, err = cli("bench", "--game", "marathon", "--games", 200)
+    assert code == 0, err
+    assert "games/s" in out
+    code, out, err = cli("bench", "--game", tiny_toml, "--games", 200)
+    assert code == 0 and "games/s" in out, err

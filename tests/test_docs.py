@@ -4,7 +4,6 @@ The blocks of one page share a namespace, in order, and run in a temporary direc
 may write files). ```sh, ```toml and other blocks are not run."""
 
 import doctest
-import os
 import re
 from pathlib import Path
 
@@ -36,13 +35,18 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
             test = parser.get_doctest(code, namespace, f"{page.name}:{line}", str(page), line - 1)
             result = runner.run(test, clear_globs=False)
             namespace.update(test.globs)  # DocTest works on a copy of the namespace
-            assert result.failed == 0, f"{page.name}, block at line {line}: {result.failed} example(s) failed (output above)"
+            assert result.failed == 0, (
+                f"{page.name}, block at line {line}: {result.failed} example(s) failed "
+                "(output above)"
+            )
         else:
             try:
                 exec(compile(code, f"{page.name}:{line}", "exec"), namespace)
             except ModuleNotFoundError as e:
                 if e.name and e.name.split(".")[0] in OPTIONAL:
-                    pytest.skip(f"{page.name}, block at line {line} needs {e.name} (an optional extra)")
+                    pytest.skip(
+                        f"{page.name}, block at line {line} needs {e.name} (an optional extra)"
+                    )
                 raise
 
 

@@ -15,11 +15,18 @@ from pingvinas.record import GameRecord, read_jsonl, write_jsonl
 GAMES = {
     "fish": lambda: pv.Fish(),
     "fish-3p": lambda: pv.Fish.variant("fish-3p"),
-    "fish-small": lambda: pv.Fish(board=[[1, 2, 3, 1], [3, 2, 1, 2], [1, 1, 2, 3]], penguins=2, order="snake"),
+    "fish-small": lambda: pv.Fish(
+        board=[[1, 2, 3, 1], [3, 2, 1, 2], [1, 1, 2, 3]], penguins=2, order="snake"
+    ),
     "marathon": lambda: pv.Marathon(),
     "marathon-zigzag-4p": lambda: pv.Marathon(players=4, course="zigzag", ply_limit=80),
     "marathon-custom": lambda: pv.Marathon.from_config(
-        {"game": "marathon", "course": "SSS\n" + "###\n" * 6 + "FFF\n", "players": 3, "ply_limit": 60}
+        {
+            "game": "marathon",
+            "course": "SSS\n" + "###\n" * 6 + "FFF\n",
+            "players": 3,
+            "ply_limit": 60,
+        }
     ),
 }
 
@@ -37,13 +44,22 @@ def random_record(name, seed, moves, start_after, with_info):
                 break
             state.play(rng.choice(state.legal_moves()))
         start = state.copy()
-    players = [f"player {i} ✓" if i % 2 else {"name": f"p{i}", "agent": "RandomAgent(seed=1)"} for i in range(game.players)]
-    record = GameRecord(game, seed=seed, start=start, players=players, meta={"round": seed % 7, "tags": ["x"]})
+    players = [
+        f"player {i} ✓" if i % 2 else {"name": f"p{i}", "agent": "RandomAgent(seed=1)"}
+        for i in range(game.players)
+    ]
+    record = GameRecord(
+        game, seed=seed, start=start, players=players, meta={"round": seed % 7, "tags": ["x"]}
+    )
     for i in range(moves):
         if state.is_over:
             break
         mv = rng.choice(state.legal_moves())
-        info = dict(value=rng.uniform(-1, 1), nodes=rng.randrange(10**6), time=rng.random(), depth=i) if with_info and i % 3 else {}
+        info = (
+            dict(value=rng.uniform(-1, 1), nodes=rng.randrange(10**6), time=rng.random(), depth=i)
+            if with_info and i % 3
+            else {}
+        )
         record.add(rng.choice([mv, mv.action, str(mv)]), **info)
         state.play(mv)
     assert record.final_state() == state
@@ -210,7 +226,13 @@ def test_copy_is_independent():
     assert len(twin) == len(record) + 1
 
 
-@pytest.mark.parametrize("game", [pv.Fish(board=[[1, 2, 3, 1], [3, 2, 1, 2], [1, 1, 2, 3]], penguins=2), pv.Marathon(ply_limit=60)])
+@pytest.mark.parametrize(
+    "game",
+    [
+        pv.Fish(board=[[1, 2, 3, 1], [3, 2, 1, 2], [1, 1, 2, 3]], penguins=2),
+        pv.Marathon(ply_limit=60),
+    ],
+)
 def test_play_match_saves_every_game(tmp_path, game):
     path = tmp_path / "games.jsonl"
     result = pv.play_match(game, ["greedy", "random"], games=3, seed=4, progress=False, save=path)
@@ -220,7 +242,9 @@ def test_play_match_saves_every_game(tmp_path, game):
         assert summary.game == record
         assert len(record) == summary.moves
         assert record.result["returns"] == summary.returns
-        assert [p["name"] for p in record.players] == [["greedy", "random"][a] for a in summary.seats]
+        assert [p["name"] for p in record.players] == [
+            ["greedy", "random"][a] for a in summary.seats
+        ]
         seat = summary.seats.index(0)  # the greedy agent's moves carry its search facts
         infos = [i for i, mv in zip(record.info, record.to_dict()["moves"]) if mv["player"] == seat]
         assert infos and all(i["algorithm"] == "greedy" and "nodes" in i for i in infos)
@@ -230,17 +254,26 @@ def test_play_match_saves_every_game(tmp_path, game):
 def test_match_table_and_progress_off_a_terminal(capsys):
     result = pv.play_match(pv.Marathon(ply_limit=40), ["random", "random"], games=2, progress=True)
     err = capsys.readouterr().err
-    assert "\r" not in err and err.strip().splitlines()[-1].startswith("[" + "#" * 30 + "] 2/2 games")
+    assert "\r" not in err and err.strip().splitlines()[-1].startswith(
+        "[" + "#" * 30 + "] 2/2 games"
+    )
     text = str(result)
     assert "seat 0 return" in text and "mean return" in text
-    fish = pv.play_match(pv.Fish(board=[[1, 2, 3], [3, 2, 1]], penguins=1), ["random", "random"], games=2, progress=False)
+    fish = pv.play_match(
+        pv.Fish(board=[[1, 2, 3], [3, 2, 1]], penguins=1),
+        ["random", "random"],
+        games=2,
+        progress=False,
+    )
     assert "seat 1 fish" in str(fish) and "mean fish" in str(fish)
 
 
 def test_the_documented_example_reads():
     from pathlib import Path
 
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "records.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "records.md").read_text(
+        encoding="utf-8"
+    )
     block = doc.split("```json\n", 1)[1].split("```", 1)[0]
     record = GameRecord.from_json(block)
     assert [str(m) for m in record.moves] == ["a1", "c2"]

@@ -24,7 +24,10 @@ from pingvinas.web import App, make_server
 CHROMIUM = os.environ.get("PINGVINAS_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("PINGVINAS_CHROMEDRIVER", "/usr/bin/chromedriver")
 BOARD = {
-    "game": "fish", "name": "small", "players": 2, "penguins": 2,
+    "game": "fish",
+    "name": "small",
+    "players": 2,
+    "penguins": 2,
     "board": [[1, 2, 1, 3], [1, 1, 2, 1], [3, 1, 1, 2], [1, 2, 1, 1]],
 }
 
@@ -38,7 +41,9 @@ def _missing():
         return "selenium is not installed (pip install selenium; .ci/browser.sh does)"
     for path in (CHROMIUM, CHROMEDRIVER):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            return f"{path} is missing (apt-get install chromium chromium-driver; .ci/browser.sh does)"
+            return (
+                f"{path} is missing (apt-get install chromium chromium-driver; .ci/browser.sh does)"
+            )
     return None
 
 
@@ -54,8 +59,15 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1060,760", "--no-first-run", "--disable-extensions"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1060,760",
+        "--no-first-run",
+        "--disable-extensions",
+    ):
         options.add_argument(arg)
     # The driver's path is given, so Selenium downloads nothing.
     driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
@@ -96,7 +108,9 @@ def wait_ready(driver, ply=None):
 def page_penguins(driver, players):
     out = [[] for _ in range(players)]
     for el in driver.find_elements("css selector", "#board g.penguin"):
-        player = int(next(c for c in el.get_attribute("class").split() if c.startswith("player"))[6:])
+        player = int(
+            next(c for c in el.get_attribute("class").split() if c.startswith("player"))[6:]
+        )
         out[player].append(el.get_attribute("data-cell"))
     return [sorted(x) for x in out]
 
@@ -110,16 +124,23 @@ def click_cell(driver, kind, cell):
 
 
 def targets(driver):
-    return sorted(el.get_attribute("data-cell") for el in driver.find_elements("css selector", "#board g.floe.target"))
+    return sorted(
+        el.get_attribute("data-cell")
+        for el in driver.find_elements("css selector", "#board g.floe.target")
+    )
 
 
 def check_page_matches(driver, replica, state):
     """The page shows the server's position, and the server's position is the replica's."""
     assert state["state"] == replica.to_json()
-    assert page_penguins(driver, 2) == [sorted(notation(c) for c in cells) for cells in replica.penguins]
+    assert page_penguins(driver, 2) == [
+        sorted(notation(c) for c in cells) for cells in replica.penguins
+    ]
     assert len(driver.find_elements("css selector", "#moves li")) == state["ply"]
     scores = [el.text for el in driver.find_elements("css selector", "#scores td.score")]
-    assert [s.split(" (")[0] for s in scores] == [f"{f} fish, {n} floe{'' if n == 1 else 's'}" for f, n in replica.scores]
+    assert [s.split(" (")[0] for s in scores] == [
+        f"{f} fish, {n} floe{'' if n == 1 else 's'}" for f, n in replica.scores
+    ]
 
 
 def test_a_whole_fish_game_by_clicks(browser, server, tmp_path):
@@ -144,7 +165,9 @@ def test_a_whole_fish_game_by_clicks(browser, server, tmp_path):
             src = notation(move.src)
             click_cell(driver, "penguin", src)
             clicks += 1
-            assert targets(driver) == sorted(notation(m.dst) for m in replica.legal_moves() if m.src == move.src)
+            assert targets(driver) == sorted(
+                notation(m.dst) for m in replica.legal_moves() if m.src == move.src
+            )
             if not shot_taken and ply >= 6:
                 screenshot.parent.mkdir(parents=True, exist_ok=True)
                 driver.save_screenshot(str(screenshot))
@@ -156,7 +179,7 @@ def test_a_whole_fish_game_by_clicks(browser, server, tmp_path):
         assert state["moves"][ply] == {"ply": ply + 1, "player": 0, "move": str(move), "by": "you"}
         before = replica.copy()
         replica.play(move)
-        for m in state["moves"][ply + 1:]:
+        for m in state["moves"][ply + 1 :]:
             assert m["by"] == "engine" and m["player"] != 0
             replica.play(m["move"])
         wait_ready(driver, state["ply"])
@@ -208,16 +231,25 @@ def test_marathon_moves_by_clicks(browser, server):
         kind = ("baby", "papa", "mama")[ply // 2]
         driver.find_element("css selector", f'#board [data-piece="0 {kind}"]').click()
         legal = [m for m in replica.legal_moves() if m.kind == kind]
-        buttons = [b.get_attribute("data-move") for b in driver.find_elements("css selector", "#choice-list button")]
+        buttons = [
+            b.get_attribute("data-move")
+            for b in driver.find_elements("css selector", "#choice-list button")
+        ]
         assert buttons == [str(m) for m in legal]
-        lit = sorted(el.get_attribute("data-cell") for el in driver.find_elements("css selector", "#board rect.cell.target"))
+        lit = sorted(
+            el.get_attribute("data-cell")
+            for el in driver.find_elements("css selector", "#board rect.cell.target")
+        )
         assert lit == sorted({f"{m.dst[0]},{m.dst[1]}" for m in legal if m.dst is not None})
         move = legal[-1]
         cell = f"{move.dst[0]},{move.dst[1]}"
         driver.find_element("css selector", f'#board rect.cell[data-cell="{cell}"]').click()
         same_cell = [str(m) for m in legal if m.dst == move.dst]
         if len(same_cell) > 1:  # the list narrows to that cell's moves; pick one
-            buttons = [b.get_attribute("data-move") for b in driver.find_elements("css selector", "#choice-list button")]
+            buttons = [
+                b.get_attribute("data-move")
+                for b in driver.find_elements("css selector", "#choice-list button")
+            ]
             assert buttons == same_cell
             driver.find_element("css selector", f'#choice-list button[data-move="{move}"]').click()
         wait_ready(driver, ply + 2)
@@ -226,6 +258,12 @@ def test_marathon_moves_by_clicks(browser, server):
         replica.play(move)
         replica.play(state["moves"][ply + 1]["move"])
         assert state["state"] == replica.to_json()
-        pieces = sorted(el.get_attribute("data-piece") + "@" + (el.get_attribute("data-cell") or "-")
-                        for el in driver.find_elements("css selector", "#board g.pieces [data-piece]"))
-        assert pieces == sorted(f"{p.owner} {p.kind}@{p.cell[0]},{p.cell[1]}" for p in replica.pieces if p.status == "on course")
+        pieces = sorted(
+            el.get_attribute("data-piece") + "@" + (el.get_attribute("data-cell") or "-")
+            for el in driver.find_elements("css selector", "#board g.pieces [data-piece]")
+        )
+        assert pieces == sorted(
+            f"{p.owner} {p.kind}@{p.cell[0]},{p.cell[1]}"
+            for p in replica.pieces
+            if p.status == "on course"
+        )

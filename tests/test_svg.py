@@ -46,7 +46,10 @@ def positions():
     s, last = played(pv.Fish.variant("fish-4p").new_state(seed=2), 20, 1)
     out["fish-4p-flipped"] = (s, dict(lastmove=str(last), flipped=True, size=300))
     small = pv.Fish(board=[[1, 5, 0], [3, 1, 2]], penguins=1)
-    out["fish-small-bare"] = (small.position(penguins=[[(0, 0)], [(1, 2)]], to_move=0), dict(labels=False))
+    out["fish-small-bare"] = (
+        small.position(penguins=[[(0, 0)], [(1, 2)]], to_move=0),
+        dict(labels=False),
+    )
     s, last = played(pv.Marathon().new_state(), 24, 5)
     out["marathon-midgame"] = (s, dict(lastmove=last))
     s, last = played(pv.Marathon(players=3, course="zigzag").new_state(), 60, 2)
@@ -68,7 +71,9 @@ def test_golden(name):
     if REGEN:
         path.write_text(text + "\n", encoding="utf-8")
     assert path.exists(), f"no golden file {path.name}: run with PINGVINAS_REGEN_GOLDEN=1"
-    assert text + "\n" == path.read_text(encoding="utf-8"), f"{name} drew differently from {path.name}"
+    assert text + "\n" == path.read_text(encoding="utf-8"), (
+        f"{name} drew differently from {path.name}"
+    )
 
 
 @pytest.mark.parametrize("variant", pv.variants())
@@ -77,7 +82,10 @@ def test_every_variant_renders(variant):
     state = game.new_state(seed=1)
     pictures = [state.svg()]
     state, last = played(state, 40, 1)
-    pictures += [state.svg(lastmove=last), state.svg(lastmove=last, flipped=True, labels=False, size=200)]
+    pictures += [
+        state.svg(lastmove=last),
+        state.svg(lastmove=last, flipped=True, labels=False, size=200),
+    ]
     state, last = played(state, 2000, 1)  # to the end
     assert state.is_over
     pictures.append(state.svg(lastmove=last))
@@ -90,11 +98,19 @@ def test_fish_picture_shows_the_position():
     state = game.position(penguins=[[(0, 0)], [(1, 2)]], to_move=1)
     root = parse(state.svg())
     floes = root.findall(f".//{SVG}g[@class='floe']")
-    assert sorted(f.get("data-cell") for f in floes) == ["a1", "a2", "b1", "c1", "c2"]  # no b2: a gap
+    assert sorted(f.get("data-cell") for f in floes) == [
+        "a1",
+        "a2",
+        "b1",
+        "c1",
+        "c2",
+    ]  # no b2: a gap
     fish = {f.get("data-cell"): len(f.findall(f"{SVG}circle[@class='fish']")) for f in floes}
     assert fish == {"a1": 1, "b1": 2, "c1": 3, "a2": 3, "c2": 1}
     penguins = root.findall(f".//{SVG}g[@data-cell]")
-    owners = {g.get("data-cell"): g.get("class") for g in penguins if "penguin" in g.get("class", "")}
+    owners = {
+        g.get("data-cell"): g.get("class") for g in penguins if "penguin" in g.get("class", "")
+    }
     assert owners == {"a1": "penguin player0", "c2": "penguin player1"}
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert {"a", "b", "c", "1", "2"} <= set(texts)
@@ -134,7 +150,11 @@ def test_marathon_picture_shows_the_pieces():
     root = parse(state.svg())
     cells = root.findall(f".//{SVG}rect[@class='cell']")
     assert len(cells) == len(game.cells) == 36
-    pieces = {g.get("class"): g for g in root.iter(f"{SVG}g") if (g.get("class") or "").startswith("piece")}
+    pieces = {
+        g.get("class"): g
+        for g in root.iter(f"{SVG}g")
+        if (g.get("class") or "").startswith("piece")
+    }
     assert "piece player0 mama" in pieces and "piece player1 papa" in pieces
     titles = sorted(t.text for t in root.iter(f"{SVG}title"))
     assert "A (player 0) mama, lying, facing SE" in titles
@@ -150,7 +170,11 @@ def test_marathon_picture_shows_the_pieces():
 
 def test_deterministic_and_sized():
     state, last = played(pv.Fish().new_state(seed=5), 12, 1)
-    assert state.svg(lastmove=last) == state.svg(lastmove=last) == pv.svg.state_svg(state.copy(), lastmove=last)
+    assert (
+        state.svg(lastmove=last)
+        == state.svg(lastmove=last)
+        == pv.svg.state_svg(state.copy(), lastmove=last)
+    )
     assert state._repr_svg_() == state.svg()
     root = parse(state.svg(size=400))
     assert root.get("width") == "400"
@@ -191,7 +215,10 @@ def test_game_strip_and_animation():
     animated = parse(pv.svg.game(moves, start, animate=True, seconds=0.5, size=300))
     assert len(animated.findall(f"{SVG}g[@class='frame']/{SVG}animate")) == len(moves) + 1
     every = parse(pv.svg.game(moves, start, every=2))
-    assert len(every.findall(f"{SVG}g[@class='frame']")) == len(range(0, len(moves) + 1, 2)) + len(moves) % 2
+    assert (
+        len(every.findall(f"{SVG}g[@class='frame']"))
+        == len(range(0, len(moves) + 1, 2)) + len(moves) % 2
+    )
     with pytest.raises(ValueError, match="start"):
         pv.svg.game(moves)
 
@@ -207,12 +234,31 @@ def test_png():
 def test_fill_tints_cells():
     state = pv.Fish().new_state(seed=3)
     root = parse(pv.svg.state_svg(state, fill={"a2": "#ffcc00", (3, 4): "red"}))
-    tinted = sorted(p.get("data-cell") for p in root.iter(f"{SVG}polygon") if p.get("class") == "fill")
+    tinted = sorted(
+        p.get("data-cell") for p in root.iter(f"{SVG}polygon") if p.get("class") == "fill"
+    )
     assert tinted == ["a2", "e4"]
     race = pv.Marathon().new_state()
     root = parse(pv.svg.state_svg(race, fill={(0, 1): "#ffcc00"}))
-    assert [r.get("data-cell") for r in root.iter(f"{SVG}rect") if r.get("class") == "fill"] == ["0,1"]
+    assert [r.get("data-cell") for r in root.iter(f"{SVG}rect") if r.get("class") == "fill"] == [
+        "0,1"
+    ]
     with pytest.raises(ValueError, match="fill"):
         pv.svg.state_svg(race, fill={(40, 1): "red"})
     with pytest.raises(ValueError, match="fill"):
         pv.svg.state_svg(race, fill=[(0, 1)])
+
+
+def test_rgb_array():
+    pytest.importorskip("cairosvg")
+    state = pv.Fish(board=[[1, 2, 3], [3, 2, 1]], penguins=1).position(
+        penguins=[[(0, 0)], [(1, 2)]]
+    )
+    pixels = pv.svg.to_array(state.svg(size=150))
+    root = parse(state.svg(size=150))
+    assert pixels.dtype.name == "uint8" and pixels.ndim == 3 and pixels.shape[2] == 3
+    assert pixels.shape[1] == 150 and abs(pixels.shape[0] - float(root.get("height"))) <= 1
+    assert tuple(pixels[0, 0]) == (255, 255, 255)  # the white background
+    # Player 0's penguin (Okabe-Ito blue, #0072B2) is in the picture: blue well above red.
+    blue = (pixels[:, :, 2].astype(int) - pixels[:, :, 0]) > 120
+    assert blue.sum() > 50

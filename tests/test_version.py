@@ -36,5 +36,7 @@ def test_version_comes_from_cargo_toml():
 
 
 def test_cli_version():
-    out = subprocess.run([sys.executable, "-m", "pingvinas", "--version"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pingvinas", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == f"pingvinas {pv.__version__}"

@@ -12,7 +12,13 @@ import pytest
 import pingvinas as pv
 from pingvinas.web import App, make_server
 
-TINY = {"game": "fish", "name": "tiny", "players": 2, "penguins": 1, "board": [[1, 1, 2], [3, 1, 2], [1, 2, 1]]}
+TINY = {
+    "game": "fish",
+    "name": "tiny",
+    "players": 2,
+    "penguins": 1,
+    "board": [[1, 1, 2], [3, 1, 2], [1, 2, 1]],
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +63,12 @@ def test_page_and_static_files(server):
         status, text, headers = request(f"{server}/static/{name}")
         assert status == 200 and headers["Content-Type"].startswith(kind) and len(text) > 100
         assert "http://" not in text and "https://" not in text
-    for path in ("/static/../__init__.py", "/static/nothing.js", "/favicon.ico", "/static/%2e%2e/__init__.py"):
+    for path in (
+        "/static/../__init__.py",
+        "/static/nothing.js",
+        "/favicon.ico",
+        "/static/%2e%2e/__init__.py",
+    ):
         status, answer, _ = request(server + path)
         assert status == 404 and "error" in answer
 
@@ -73,7 +84,7 @@ def test_a_whole_game_and_its_record(server):
         status, state, _ = request(f"{server}/api/games/{gid}/move", "POST", {"move": move})
         assert status == 200, state
         assert state["moves"][ply] == {"ply": ply + 1, "player": 0, "move": move, "by": "you"}
-        assert all(m["by"] == "engine" for m in state["moves"][ply + 1:])
+        assert all(m["by"] == "engine" for m in state["moves"][ply + 1 :])
         assert state["over"] or state["to_move"] == 0
     assert state["result"] and state["ranking"] and state["legal"] == []
     status, record, headers = request(f"{server}/api/games/{gid}/record")
@@ -93,10 +104,14 @@ def test_undo(server):
     gid, before = state["id"], state["state"]
     status, answer, _ = request(f"{server}/api/games/{gid}/undo", "POST")
     assert status == 409 and "nothing to undo" in answer["error"]
-    status, after_move, _ = request(f"{server}/api/games/{gid}/move", "POST", {"move": state["legal"][0]["action"]})
+    status, after_move, _ = request(
+        f"{server}/api/games/{gid}/move", "POST", {"move": state["legal"][0]["action"]}
+    )
     assert status == 200 and after_move["ply"] == 2 and after_move["can_undo"]
     status, undone, _ = request(f"{server}/api/games/{gid}/undo", "POST")
-    assert status == 200 and undone["state"] == before and undone["ply"] == 0 and undone["moves"] == []
+    assert (
+        status == 200 and undone["state"] == before and undone["ply"] == 0 and undone["moves"] == []
+    )
     assert undone["legal"] == state["legal"]
 
 
@@ -104,8 +119,15 @@ def test_marathon_against_the_engine(server):
     state = new_game(server, variant="marathon", seed=1)
     assert state["game"] == "marathon" and len(state["legal"]) == 57
     entry = next(m for m in state["legal"] if m["move"] == "B -1,1 S 2,1 S")
-    assert entry["piece"] == "baby" and entry["src"] is None and entry["dst"] == "2,1" and entry["facing"] == "S"
-    status, state, _ = request(f"{server}/api/games/{state['id']}/move", "POST", {"move": "B -1,1 S 2,1 S"})
+    assert (
+        entry["piece"] == "baby"
+        and entry["src"] is None
+        and entry["dst"] == "2,1"
+        and entry["facing"] == "S"
+    )
+    status, state, _ = request(
+        f"{server}/api/games/{state['id']}/move", "POST", {"move": "B -1,1 S 2,1 S"}
+    )
     assert status == 200 and state["ply"] == 2 and state["moves"][1]["by"] == "engine"
     assert 'data-piece="0 baby"' in state["svg"]
 
@@ -121,7 +143,9 @@ BAD_MOVES = [
 ]
 
 
-@pytest.mark.parametrize("body, status, words", BAD_MOVES, ids=[json.dumps(b) for b, _, _ in BAD_MOVES])
+@pytest.mark.parametrize(
+    "body, status, words", BAD_MOVES, ids=[json.dumps(b) for b, _, _ in BAD_MOVES]
+)
 def test_bad_moves_change_nothing(server, body, status, words):
     state = new_game(server, seed=4)
     gid = state["id"]
@@ -130,13 +154,16 @@ def test_bad_moves_change_nothing(server, body, status, words):
     assert request(f"{server}/api/games/{gid}")[1] == state
 
 
-@pytest.mark.parametrize("raw, words", [
-    (b"{not json", "not JSON"),
-    (b"\xff\xfe", "not JSON"),
-    (b"[1, 2]", "JSON object"),
-    (b'"a1"', "JSON object"),
-    (b"", "needs a JSON object"),
-])
+@pytest.mark.parametrize(
+    "raw, words",
+    [
+        (b"{not json", "not JSON"),
+        (b"\xff\xfe", "not JSON"),
+        (b"[1, 2]", "JSON object"),
+        (b'"a1"', "JSON object"),
+        (b"", "needs a JSON object"),
+    ],
+)
 def test_garbage_bodies_change_nothing(server, raw, words):
     state = new_game(server, seed=6)
     gid = state["id"]
@@ -149,7 +176,9 @@ def test_a_move_after_the_end_is_refused(server):
     state = new_game(server, seed=8)
     gid = state["id"]
     while not state["over"]:
-        state = request(f"{server}/api/games/{gid}/move", "POST", {"move": state["legal"][-1]["move"]})[1]
+        state = request(
+            f"{server}/api/games/{gid}/move", "POST", {"move": state["legal"][-1]["move"]}
+        )[1]
     status, answer, _ = request(f"{server}/api/games/{gid}/move", "POST", {"move": "a1"})
     assert status == 409 and "over" in answer["error"]
     assert request(f"{server}/api/games/{gid}")[1] == state
@@ -172,9 +201,15 @@ def test_other_bad_requests(server):
     ]
     for method, path, body, status, words in cases:
         answer_status, answer, _ = request(server + path, method, body)
-        assert (answer_status, words in answer.get("error", "")) == (status, True), (method, path, answer)
+        assert (answer_status, words in answer.get("error", "")) == (status, True), (
+            method,
+            path,
+            answer,
+        )
     state = new_game(server, seed=9)
-    status, answer, _ = request(f"{server}/api/games/{state['id']}/move", "POST", raw=b"{" + b" " * 20000 + b"}")
+    status, answer, _ = request(
+        f"{server}/api/games/{state['id']}/move", "POST", raw=b"{" + b" " * 20000 + b"}"
+    )
     assert status == 413 and "too large" in answer["error"]
     assert request(f"{server}/api/games/{state['id']}")[1] == state
 
@@ -205,11 +240,28 @@ def test_the_serve_command(tmp_path):
     import sys
 
     config = tmp_path / "tiny.toml"
-    config.write_text('game = "fish"\nname = "tiny-file"\npenguins = 1\nboard = [[1, 1, 2], [3, 1, 2], [1, 2, 1]]\n')
+    config.write_text(
+        'game = "fish"\nname = "tiny-file"\npenguins = 1\n'
+        "board = [[1, 1, 2], [3, 1, 2], [1, 2, 1]]\n"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pingvinas", "serve", "--port", "0", "--quiet", "--engine", "greedy",
-         "--time", "0.05", "--variant", str(config)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pingvinas",
+            "serve",
+            "--port",
+            "0",
+            "--quiet",
+            "--engine",
+            "greedy",
+            "--time",
+            "0.05",
+            "--variant",
+            str(config),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         line = proc.stdout.readline()
@@ -231,8 +283,12 @@ def test_serve_refuses_a_taken_port():
     httpd = make_server(app, "127.0.0.1", 0, quiet=True)
     try:
         port = httpd.server_address[1]
-        out = subprocess.run([sys.executable, "-m", "pingvinas", "serve", "--port", str(port)],
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "pingvinas", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode != 0 and f"cannot serve on 127.0.0.1:{port}" in out.stderr
         assert "Traceback" not in out.stderr
     finally:

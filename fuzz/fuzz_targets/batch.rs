@@ -13,7 +13,7 @@ use pingvinas_engine::Error;
 
 fuzz_target!(|data: &[u8]| {
     let byte = |i: usize| data.get(i).copied().unwrap_or(0) as usize;
-    let n = (byte(0) << 8 | byte(1)) % 700;
+    let n = (byte(0) << 8 | byte(1)) % 160;
     // Mostly 0..=3 threads; sometimes a count beyond the limit.
     let threads = match byte(2) {
         250 => 257,

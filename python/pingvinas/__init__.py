@@ -34,15 +34,23 @@ from .search import Searcher, SearchResult, search
 from ._core import VectorEnv
 
 
+def _quote(text: str) -> str:
+    """``repr(text)``, cut to 200 characters (errors never echo a huge input whole)."""
+    r = repr(text)
+    return r if len(r) <= 200 else f"{r[:200]}... ({len(text)} characters)"
+
+
 def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
     """A bundled variant of either game by name, ``load_game("fish-3p")``,
     ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them), or a config file of
     either game by path, ``load_game("my-board.toml")`` (its ``game = "fish"`` or
     ``"marathon"`` line says which; without one, the game whose keys it uses)."""
     path = os.fspath(name)
-    if isinstance(path, str) and (path.endswith(".toml") or os.sep in path or "/" in path or os.path.isfile(path)):
+    # A path object, a .toml name or a name with a directory in it is a file; a bare name is
+    # a bundled variant (even when a file of that name happens to be here).
+    if not isinstance(name, str) or path.endswith(".toml") or os.sep in path or "/" in path:
         if not os.path.isfile(path):
-            raise ValueError(f"no config file {path!r}")
+            raise ValueError(f"no config file {_quote(path)}")
         with open(path, encoding="utf-8") as f:
             said = re.search(r'^\s*game\s*=\s*"(\w+)"', f.read(), re.M)
         kind = said.group(1) if said else ""
@@ -57,13 +65,17 @@ def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
                 return Marathon.from_config(path)
             except ValueError as e:
                 errors.append(str(e))
-        raise ValueError(errors[0] if errors else f"{path}: unknown game {kind!r} (expected fish or marathon)")
+        unknown = f"{_quote(path)}: unknown game {kind!r} (expected fish or marathon)"
+        raise ValueError(errors[0] if errors else unknown)
     for game in (Fish, Marathon):
         try:
             return game.variant(path)
         except ValueError:
             continue
-    raise ValueError(f"unknown variant {name!r}; bundled variants: {', '.join(variants())}, or a path to a .toml config")
+    bundled = ", ".join(variants())
+    raise ValueError(
+        f"unknown variant {_quote(path)}; bundled variants: {bundled}, or a path to a .toml config"
+    )
 
 
 __all__ = [

@@ -1,12 +1,15 @@
-"""The ``pingvinas`` command line: matches between engines, single games, speed, variants.
+"""The ``pingvinas`` command line: matches between engines, games for people, pictures, speed,
+variants.
 
-    pingvinas match --game fish --agents auto mcts --games 20 --time 0.1
-    pingvinas play --game marathon --agents auto greedy --seed 3
-    pingvinas bench
+    pingvinas match --game fish --agents auto mcts --games 20 --time 0.1 --save games.jsonl
+    pingvinas play --game marathon --agents human auto
+    pingvinas show games.jsonl --move 12 --svg position.svg
+    pingvinas bench --game my-board.toml
     pingvinas variants
     pingvinas serve --port 8000 --variant fish --engine auto --time 1
 
-A bad argument is reported on one line of stderr with exit code 2 (as argparse does); an error
+Every ``--game`` is a bundled variant or a path to a TOML config. A bad argument is reported
+on one line of stderr with exit code 2 (as argparse does); an error
 while running, on one line with exit code 1; Ctrl-C exits with 130.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -28,6 +32,8 @@ if TYPE_CHECKING:
 #: The agent names ``--agents`` takes: the search algorithms (``random`` and ``greedy`` are
 #: among them), defined once in :data:`pingvinas.search.ALGORITHMS`.
 AGENTS = tuple(ALGORITHMS)
+#: ``pingvinas play`` also seats people.
+PLAY_AGENTS = AGENTS + ("human",)
 
 #: Bounds of the numeric arguments (a bad value is refused before anything runs).
 MAX_SEED = 2**63 - 1
@@ -73,9 +79,26 @@ def _seconds(text: str) -> float:
 def _variant(name: str) -> str:
     try:
         pv.load_game(name)
+    except ValueError as e:
+        if name.endswith(".toml") or "/" in name or "\\" in name:  # a config file: what is wrong
+            raise argparse.ArgumentTypeError(" ".join(str(e).split())[:300]) from None
+        raise argparse.ArgumentTypeError(
+            f"unknown variant {_quote(name)}; bundled variants: {', '.join(pv.variants())}, "
+            "or a path to a .toml config"
+        ) from None
+    return name
+
+
+def _variant_or_config(name: str) -> str:
+    """A bundled variant's name, or the path of a TOML config that exists."""
+    if os.path.isfile(name):
+        return name
+    try:
+        pv.load_game(name)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"unknown variant {_quote(name)}; bundled variants: {', '.join(pv.variants())}"
+            f"{_quote(name)} is neither a bundled variant ({', '.join(pv.variants())}) "
+            "nor a config file"
         ) from None
     return name
 
@@ -101,6 +124,14 @@ def _agents(args: argparse.Namespace) -> list[Agent]:
     return [make_agent(n, args.time, args.seed + i) for i, n in enumerate(args.agents)]
 
 
+def _seats(args: argparse.Namespace) -> list[Optional[Agent]]:
+    """``play``'s seats: an agent, or None for a person."""
+    return [
+        None if n == "human" else make_agent(n, args.time, args.seed + i)
+        for i, n in enumerate(args.agents)
+    ]
+
+
 def cmd_match(args: argparse.Namespace) -> None:
     from pingvinas.match import play_match
 
@@ -117,32 +148,47 @@ def cmd_match(args: argparse.Namespace) -> None:
         seed=args.seed,
         workers=args.workers,
         progress=not args.quiet,
+        save=args.save,
     )
     print(result)
+    if args.save:
+        print(f"saved {args.games} game records to {args.save}")
 
 
 def cmd_play(args: argparse.Namespace) -> None:
+    from pingvinas.console import play
+
     game = pv.load_game(args.game)
-    agents = _agents(args)
-    state = game.new_state(seed=args.seed)
-    while not state.is_over:
-        player = state.to_move
-        assert player is not None  # only None once the game is over
-        move = agents[player].choose(state)
-        if args.verbose:
-            print(f"player {player} ({agents[player].name}): {move}")
-        state.play(move)
-    print(state)
-    print("ranking:", state.ranking(), "returns:", state.returns())
+    seats = _seats(args)
+    hint = max(args.time, 0.1)
+    sys.exit(play(game, seats, seed=args.seed, hint_time=hint, names=args.agents))
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    from pingvinas.console import show
+
+    try:
+        where = dict(move=args.move, index=args.index)
+        show(args.source, svg=args.svg, png=args.png, size=args.size, **where)
+    except ImportError as e:  # --png without cairosvg
+        raise ValueError(str(e)) from None
+    except OSError as e:
+        raise ValueError(f"cannot write {e.filename}: {e.strerror}") from None
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
+    game = pv.load_game(args.game)
+    title = "Fish" if isinstance(game, pv.Fish) else "Penguin Marathon"
+    label = f"{getattr(game, 'name', None) or args.game}, {game.players} players"
     for threads in (1, 2):
         t = time.perf_counter()
-        pv.fish.random_playouts(args.games, seed=1, threads=threads)
+        if isinstance(game, pv.Fish):
+            pv.fish.random_playouts(args.games, seed=1, threads=threads, game=game)
+        else:
+            pv.marathon.random_playouts(args.games, seed=1, threads=threads, game=game)
         seconds = time.perf_counter() - t
         print(
-            f"Fish random playouts, standard 2-player, {threads} thread(s): "
+            f"{title} random playouts, {label}, {threads} thread(s): "
             f"{args.games / seconds:,.0f} games/s"
         )
 
@@ -151,28 +197,48 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from pingvinas.web import serve
 
     try:
-        serve(args.variant, port=args.port, host=args.host, engine=args.engine, seconds=args.time,
-              open_browser=args.open, quiet=args.quiet)
+        serve(
+            args.variant,
+            port=args.port,
+            host=args.host,
+            engine=args.engine,
+            seconds=args.time,
+            open_browser=args.open,
+            quiet=args.quiet,
+        )
     except OSError as e:  # the port is taken, or the host is not this machine's
         sys.exit(f"pingvinas: cannot serve on {args.host}:{args.port}: {e.strerror or e}")
 
 
-def serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="play against the engine on a page in your browser")
-    p.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free port")
+    p.add_argument(
+        "--port", type=_int_in(0, 65535), default=8000, help="default 8000; 0 picks a free port"
+    )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
-    p.add_argument("--variant", "--game", dest="variant", default="fish",
-                   help="the first game's variant: a bundled name or a TOML config (default fish)")
-    p.add_argument("--engine", default="auto", choices=AGENTS, help="the engine's algorithm (default auto)")
-    p.add_argument("--time", type=float, default=1.0, help="seconds per engine move (default 1)")
+    p.add_argument(
+        "--variant",
+        "--game",
+        dest="variant",
+        default="fish",
+        type=_variant_or_config,
+        help="the first game's variant: a bundled name or a TOML config (default fish)",
+    )
+    p.add_argument(
+        "--engine", default="auto", choices=AGENTS, help="the engine's algorithm (default auto)"
+    )
+    p.add_argument("--time", type=_seconds, default=1.0, help="seconds per engine move (default 1)")
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
     p.add_argument("--quiet", action="store_true", help="no request log")
     p.set_defaults(run=cmd_serve)
 
 
 def cmd_variants(args: argparse.Namespace) -> None:
-    for name in pv.variants():
-        print(name)
+    names = pv.variants()
+    width = max(len(n) for n in names)
+    for name in names:
+        description = getattr(pv.load_game(name), "description", None) or ""
+        print(f"{name.ljust(width)}  {description}".rstrip())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -187,10 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
             "--game",
             default="fish",
             type=_variant,
-            help="a bundled variant (see `pingvinas variants`); default fish",
+            help="a bundled variant (see `pingvinas variants`) or a path to a TOML config; "
+            "default fish",
         )
         p.add_argument(
-            "--agents", nargs="+", choices=AGENTS, help="one per player (default: auto greedy)"
+            "--agents",
+            nargs="+",
+            choices=PLAY_AGENTS,
+            help="one per player (default: auto greedy; play: human auto; human only in play)",
         )
         p.add_argument(
             "--time",
@@ -209,20 +279,55 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=_int_in(1, MAX_WORKERS), default=1, help="games played at once"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--save", metavar="FILE", help="write every game to FILE as JSON Lines game records"
+    )
     p.set_defaults(run=cmd_match)
 
-    p = sub.add_parser("play", help="play one game between agents and print the final position")
+    p = sub.add_parser(
+        "play",
+        help="play a game in the terminal, any seat human (? lists the moves, help the commands)",
+    )
     game_options(p)
-    p.add_argument("--verbose", "-v", action="store_true", help="print every move")
+    p.add_argument("--verbose", "-v", action="store_true", help="(every move is shown anyway)")
     p.set_defaults(run=cmd_play)
 
+    p = sub.add_parser("show", help="show a position or a game record as text, or draw it")
+    p.add_argument(
+        "source",
+        metavar="FILE_OR_JSON",
+        help="a state's JSON, a game record or a JSON Lines file of records (a file or the JSON)",
+    )
+    p.add_argument(
+        "--move",
+        type=int,
+        help="the position after this many moves of a record (default: the last; negative: "
+        "back from the end)",
+    )
+    p.add_argument(
+        "--index", type=int, default=0, help="which record of a JSON Lines file (default 0)"
+    )
+    pictures = p.add_mutually_exclusive_group()
+    pictures.add_argument("--svg", metavar="OUT", help="write an SVG picture to OUT")
+    pictures.add_argument(
+        "--png", metavar="OUT", help="write a PNG picture to OUT (needs pingvinas[png])"
+    )
+    p.add_argument("--size", type=_int_in(16, 10_000), help="the picture's width in pixels")
+    p.set_defaults(run=cmd_show)
+
     p = sub.add_parser("bench", help="random playouts per second")
+    p.add_argument(
+        "--game",
+        default="fish",
+        type=_variant,
+        help="a bundled variant or a path to a TOML config; default fish",
+    )
     p.add_argument("--games", type=_int_in(1, MAX_BENCH_GAMES), default=200_000)
     p.set_defaults(run=cmd_bench)
 
     serve_parser(sub)
 
-    p = sub.add_parser("variants", help="list the bundled variants")
+    p = sub.add_parser("variants", help="list the bundled variants with their descriptions")
     p.set_defaults(run=cmd_variants)
     return parser
 
@@ -235,14 +340,20 @@ def _fail(message: str, code: int) -> NoReturn:
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if hasattr(args, "game"):
+    if hasattr(args, "agents"):
         players = pv.load_game(args.game).players
-        args.agents = args.agents or ["auto", "greedy"]
+        if args.command == "play":  # a person against the engine
+            default = ["human"] + ["auto"] * (players - 1)
+        else:
+            default = ["auto", "greedy"]
+        args.agents = args.agents or default
         if len(args.agents) != players:
             parser.error(
                 f"{args.command}: {players} agents needed for {args.game}, got "
                 f"{len(args.agents)}: {' '.join(args.agents)}"
             )
+        if args.command != "play" and "human" in args.agents:
+            parser.error(f"{args.command}: human players take part in `pingvinas play` only")
     try:
         args.run(args)
     except KeyboardInterrupt:

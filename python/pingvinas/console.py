@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, List, Optional, Sequence, TextIO, Tuple
+from collections.abc import Sequence
+from typing import Any, Optional, TextIO
 
 from ._core import FishState, MarathonState
 from .record import FORMAT, GameRecord
@@ -26,7 +27,9 @@ _LETTERS = "ABCDE"
 def _object(data: Any, where: str) -> Any:
     """A game record or a state from one parsed JSON object."""
     if not isinstance(data, dict):
-        raise ValueError(f"{where}: expected a JSON object (a state or a game record), got {type(data).__name__}")
+        raise ValueError(
+            f"{where}: expected a JSON object (a state or a game record), got {type(data).__name__}"
+        )
     if "format" in data:
         if data["format"] != FORMAT:
             raise ValueError(f"{where}: unknown format {data['format']!r} (expected {FORMAT!r})")
@@ -36,7 +39,7 @@ def _object(data: Any, where: str) -> Any:
         return FishState.from_json(json.dumps(data))
     if game == "marathon":
         return MarathonState.from_json(json.dumps(data))
-    raise ValueError(f"{where}: neither a state (its \"game\" is fish or marathon) nor a game record")
+    raise ValueError(f'{where}: neither a state (its "game" is fish or marathon) nor a game record')
 
 
 def load_shown(source: str, index: int = 0) -> Any:
@@ -68,7 +71,7 @@ def load_shown(source: str, index: int = 0) -> Any:
     return _object(items[position], where if len(items) == 1 else f"{where}, line {position + 1}")
 
 
-def _position(shown: Any, move: Optional[int]) -> Tuple[Any, Any, str]:
+def _position(shown: Any, move: Optional[int]) -> tuple[Any, Any, str]:
     """The state to show, the move before it (or None), and a line saying which it is."""
     if isinstance(shown, GameRecord):
         n = len(shown) if move is None else move
@@ -80,7 +83,9 @@ def _position(shown: Any, move: Optional[int]) -> Tuple[Any, Any, str]:
         last = shown.moves[n - 1] if n else None
         names = [p.get("name", "?") for p in shown.players]
         who = f" ({' vs '.join(names)})" if names else ""
-        line = f"{shown.game_name}{who}: after move {n} of {len(shown)}" + (f", last {last}" if last else ", the start")
+        line = f"{shown.game_name}{who}: after move {n} of {len(shown)}" + (
+            f", last {last}" if last else ", the start"
+        )
         return state, last, line
     if move not in (None, 0):
         raise ValueError("--move needs a game record; this is a single position")
@@ -95,10 +100,11 @@ def show(
     svg: Optional[str] = None,
     png: Optional[str] = None,
     size: Optional[float] = None,
-    out: TextIO = sys.stdout,
+    out: Optional[TextIO] = None,
 ) -> None:
     """Shows a position or a record's position after ``move`` moves (default: the last) as
-    the text board on ``out``, or writes it as an SVG or PNG picture."""
+    the text board on ``out`` (default: stdout), or writes it as an SVG or PNG picture."""
+    out = sys.stdout if out is None else out
     state, last, line = _position(load_shown(source, index), move)
     if svg is None and png is None:
         print(line, file=out)
@@ -144,16 +150,21 @@ def play(
     seed: Optional[int] = None,
     hint_time: float = 0.5,
     names: Optional[Sequence[str]] = None,
-    stdin: TextIO = sys.stdin,
-    out: TextIO = sys.stdout,
+    stdin: Optional[TextIO] = None,
+    out: Optional[TextIO] = None,
 ) -> int:
     """Plays one game in the terminal. ``seats``: one per player, an agent or None for a person
-    typing moves. Draws the board after every move. Returns the exit status (0)."""
+    typing moves (read from ``stdin``, default: standard input). Draws the board after every
+    move on ``out`` (default: stdout). Returns the exit status (0)."""
+    stdin = sys.stdin if stdin is None else stdin
+    out = sys.stdout if out is None else out
     from .search import search
 
-    record = GameRecord(game, seed=seed, players=list(names) if names else [
-        "human" if a is None else a for a in seats
-    ])
+    record = GameRecord(
+        game,
+        seed=seed,
+        players=list(names) if names else ["human" if a is None else a for a in seats],
+    )
     humans = [p for p, a in enumerate(seats) if a is None]
     for agent in seats:
         if agent is not None:
@@ -214,7 +225,8 @@ def play(
             continue
         if command == "hint":
             result = search(state, algorithm="auto", time=hint_time, seed=len(record))
-            say(f"hint: {result.move} (value {_value(result.value)} for {_who(player)}, {result.nodes} nodes)")
+            value = _value(result.value)
+            say(f"hint: {result.move} (value {value} for {_who(player)}, {result.nodes} nodes)")
             continue
         if command == "undo":
             movers = [m["player"] for m in record.to_dict()["moves"]]
@@ -266,8 +278,11 @@ def _result(state: Any) -> str:
         text = "a draw"
     else:
         text = " and ".join(_who(p) for p in winners) + (" win" if len(winners) > 1 else " wins")
-    scores: List[Any] = []
+    scores: list[Any] = []
     if hasattr(state, "scores"):
-        scores = [f"{_LETTERS[p]} {fish} fish, {floes} floes" for p, (fish, floes) in enumerate(state.scores)]
+        scores = [
+            f"{_LETTERS[p]} {fish} fish, {floes} floes"
+            for p, (fish, floes) in enumerate(state.scores)
+        ]
     returns = ", ".join(f"{r:+g}" for r in state.returns())
     return text + (f" ({'; '.join(scores)})" if scores else "") + f"; returns {returns}"

@@ -109,7 +109,8 @@ class MatchResult:
         return out
 
     def __str__(self) -> str:
-        head = ["agent", "games", "wins", "draws", "losses", "score", "95% CI"] + [f"seat {s} {self.score_name}" for s in range(self.players)]
+        head = ["agent", "games", "wins", "draws", "losses", "score", "95% CI"]
+        head += [f"seat {s} {self.score_name}" for s in range(self.players)]
         lines = []
         for a in self.agents:
             lo, hi = a.ci95
@@ -122,7 +123,9 @@ class MatchResult:
         def fmt(r: List[str]) -> str:
             return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
 
-        what = "fish" if self.score_name == "fish" else "return (+1 a win, -1/(players-1) a loss, 0 a draw)"
+        what = self.score_name
+        if what != "fish":
+            what = "return (+1 a win, -1/(players-1) a loss, 0 a draw)"
         notes = [
             "score: mean points per game with its 95% CI (1 a win, 0 a loss, 1/2 a two-player draw;"
             " more players: (return + 1) / 2);",
@@ -158,7 +161,8 @@ class _Progress:
         filled = int(width * self.done / max(self.total, 1))
         elapsed = _time.monotonic() - self.start
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, ~{eta:.0f}s left"
+        bar = "#" * filled + "." * (width - filled)
+        line = f"[{bar}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, ~{eta:.0f}s left"
         if self.tty:
             sys.stderr.write(f"\r{line} " + ("\n" if self.done == self.total else ""))
         elif self.done == self.total or elapsed - self.last >= self.every:
@@ -176,7 +180,16 @@ def _new_state(game: Any, seed: int) -> Any:
         return game.new_state()
 
 
-def _play_one(game: Any, agents: Sequence[Agent], seats: List[int], index: int, seed: int, deal: int, max_moves: Optional[int], names: Optional[List[str]] = None) -> GameRecord:
+def _play_one(
+    game: Any,
+    agents: Sequence[Agent],
+    seats: List[int],
+    index: int,
+    seed: int,
+    deal: int,
+    max_moves: Optional[int],
+    names: Optional[List[str]] = None,
+) -> GameRecord:
     state = _new_state(game, deal)
     # Fresh copies per game, seeded per game and seat.
     players = [agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63)) for s, a in enumerate(seats)]
@@ -203,7 +216,10 @@ def _play_one(game: Any, agents: Sequence[Agent], seats: List[int], index: int, 
         scores = [float(s[0]) for s in state.scores]
     except (AttributeError, TypeError, IndexError):
         scores = returns
-    return GameRecord(index=index, seed=deal, seats=seats, ranking=ranking, returns=returns, scores=scores, moves=moves, game=full)
+    return GameRecord(
+        index=index, seed=deal, seats=seats, ranking=ranking, returns=returns, scores=scores,
+        moves=moves, game=full,
+    )
 
 
 def play_match(
@@ -265,7 +281,8 @@ def play_match(
 
     def run(job: Tuple[List[int], int, int]) -> GameRecord:
         seats, i, deal = job
-        rec = _play_one(game, agents, seats, i, seed, deal, max_moves, names if save is not None else None)
+        keep = names if save is not None else None
+        rec = _play_one(game, agents, seats, i, seed, deal, max_moves, keep)
         bar.tick()
         return rec
 
@@ -296,4 +313,7 @@ def play_match(
                 st.points.append((rec.returns[seat] + 1) / 2)
             st.seat_scores.setdefault(seat, []).append(rec.scores[seat])
     score_name = "fish" if hasattr(probe, "board") and hasattr(probe, "scores") else "return"
-    return MatchResult(agents=stats, records=records, players=n, elapsed=_time.monotonic() - start, score_name=score_name)
+    elapsed = _time.monotonic() - start
+    return MatchResult(
+        agents=stats, records=records, players=n, elapsed=elapsed, score_name=score_name
+    )

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Optional, Union
 
 from ._core import Fish, FishState, Marathon, MarathonState
 
@@ -35,7 +36,18 @@ FORMAT = "pingvinas game record"
 VERSION = 1
 
 #: The top-level fields, in the order written.
-_FIELDS = ("format", "version", "game", "config", "seed", "start", "players", "moves", "result", "meta")
+_FIELDS = (
+    "format",
+    "version",
+    "game",
+    "config",
+    "seed",
+    "start",
+    "players",
+    "moves",
+    "result",
+    "meta",
+)
 
 #: Search facts kept per move, when known.
 INFO_KEYS = ("value", "nodes", "time", "depth", "algorithm")
@@ -52,14 +64,16 @@ def _game_name(game: Any) -> str:
         return "fish"
     if isinstance(game, Marathon):
         return "marathon"
-    raise TypeError(f"expected a pingvinas.Fish or pingvinas.Marathon game, got {type(game).__name__}")
+    raise TypeError(
+        f"expected a pingvinas.Fish or pingvinas.Marathon game, got {type(game).__name__}"
+    )
 
 
-def _config(game: Any) -> Dict[str, Any]:
+def _config(game: Any) -> dict[str, Any]:
     """The variant's config as a dict that ``from_config`` reads back."""
     if isinstance(game, Fish):
         fish: Any = game
-        config: Dict[str, Any] = dict(fish.to_config())
+        config: dict[str, Any] = dict(fish.to_config())
         return config
     return {
         "game": "marathon",
@@ -71,7 +85,7 @@ def _config(game: Any) -> Dict[str, Any]:
     }
 
 
-def _player(value: Any, where: str) -> Dict[str, Any]:
+def _player(value: Any, where: str) -> dict[str, Any]:
     if isinstance(value, str):
         return {"name": value}
     if isinstance(value, dict):
@@ -84,12 +98,12 @@ def _player(value: Any, where: str) -> Dict[str, Any]:
     raise _err(where, f"expected a name, a dict with a name, or an agent, got {value!r}")
 
 
-def _info(value: Any, where: str) -> Dict[str, Any]:
+def _info(value: Any, where: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise _err(where, f"expected a dict of search facts, got {value!r}")
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for key, x in value.items():
         if key not in INFO_KEYS:
             raise _err(f"{where}.{key}", f"unknown search fact (known: {', '.join(INFO_KEYS)})")
@@ -132,8 +146,8 @@ class GameRecord:
         start: Any = None,
         moves: Iterable[Any] = (),
         players: Sequence[Any] = (),
-        info: Optional[Sequence[Optional[Dict[str, Any]]]] = None,
-        meta: Optional[Dict[str, Any]] = None,
+        info: Optional[Sequence[Optional[dict[str, Any]]]] = None,
+        meta: Optional[dict[str, Any]] = None,
     ) -> None:
         self.game_name = _game_name(game)
         self.game = game
@@ -143,13 +157,23 @@ class GameRecord:
         state_class = FishState if self.game_name == "fish" else MarathonState
         if start is not None and not isinstance(start, state_class):
             raise _err("start", f"expected a {state_class.__name__}, got {type(start).__name__}")
-        if start is None and self.game_name == "fish" and seed is None and game.to_config().get("board") == "standard":
-            raise _err("seed", "a Fish game on the shuffled standard board needs its seed or its start position")
+        if (
+            start is None
+            and self.game_name == "fish"
+            and seed is None
+            and game.to_config().get("board") == "standard"
+        ):
+            raise _err(
+                "seed",
+                "a Fish game on the shuffled standard board needs its seed or its start position",
+            )
         self.start = start.copy() if start is not None else None
-        self.players: List[Dict[str, Any]] = [_player(p, f"players[{i}]") for i, p in enumerate(players)]
-        self.meta: Dict[str, Any] = dict(meta or {})
-        self._moves: List[Any] = []
-        self._info: List[Dict[str, Any]] = []
+        self.players: list[dict[str, Any]] = [
+            _player(p, f"players[{i}]") for i, p in enumerate(players)
+        ]
+        self.meta: dict[str, Any] = dict(meta or {})
+        self._moves: list[Any] = []
+        self._info: list[dict[str, Any]] = []
         self._final = self.start_state()
         moves = list(moves)
         if info is not None and len(info) != len(moves):
@@ -199,22 +223,28 @@ class GameRecord:
 
     def add_search(self, move: Any, result: Any) -> Any:
         """:meth:`add` with the facts of a :class:`~pingvinas.search.SearchResult`."""
-        return self.add(move, value=result.value, nodes=result.nodes, time=result.time,
-                        depth=result.depth, algorithm=result.algorithm)
+        return self.add(
+            move,
+            value=result.value,
+            nodes=result.nodes,
+            time=result.time,
+            depth=result.depth,
+            algorithm=result.algorithm,
+        )
 
     # -- reading ---------------------------------------------------------------------------------
 
     @property
-    def moves(self) -> List[Any]:
+    def moves(self) -> list[Any]:
         """The move objects, in order (``str(move)`` is the notation)."""
         return list(self._moves)
 
     @property
-    def actions(self) -> List[int]:
+    def actions(self) -> list[int]:
         return [int(m.action) for m in self._moves]
 
     @property
-    def info(self) -> List[Dict[str, Any]]:
+    def info(self) -> list[dict[str, Any]]:
         """Per move, the search facts recorded (empty dicts where none)."""
         return [dict(x) for x in self._info]
 
@@ -225,7 +255,7 @@ class GameRecord:
         """The position after the last move (a copy)."""
         return self._final.copy()
 
-    def states(self) -> List[Any]:
+    def states(self) -> list[Any]:
         """Every position of the game, from the start to after the last move
         (``len(record) + 1`` states), replayed from the start."""
         state = self.start_state()
@@ -236,12 +266,12 @@ class GameRecord:
         return out
 
     @property
-    def result(self) -> Dict[str, Any]:
+    def result(self) -> dict[str, Any]:
         """How the game stands after the last move: ``over``, ``plies``, ``ranking``,
         ``returns``, and ``scores`` (Fish: fish and floes per player) or ``winner``
         (Marathon)."""
         s = self._final
-        out: Dict[str, Any] = {
+        out: dict[str, Any] = {
             "over": bool(s.is_over),
             "plies": len(self._moves),
             "ranking": [int(x) for x in s.ranking()],
@@ -255,12 +285,16 @@ class GameRecord:
 
     # -- JSON ------------------------------------------------------------------------------------
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The record as a JSON-able dict (the documented format)."""
         before = self.start_state()
         moves = []
         for mv, facts in zip(self._moves, self._info):
-            entry: Dict[str, Any] = {"move": str(mv), "action": int(mv.action), "player": before.to_move}
+            entry: dict[str, Any] = {
+                "move": str(mv),
+                "action": int(mv.action),
+                "player": before.to_move,
+            }
             entry.update(facts)
             moves.append(entry)
             before.play(mv.action)
@@ -281,7 +315,7 @@ class GameRecord:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     @classmethod
-    def from_dict(cls, data: Any) -> "GameRecord":
+    def from_dict(cls, data: Any) -> GameRecord:
         """A record from :meth:`to_dict`'s dict, checked field by field and replayed.
 
         :raises ValueError: naming the first field that is missing, of the wrong type, not
@@ -294,7 +328,9 @@ class GameRecord:
                 raise _err(key, "missing")
         for key in data:
             if key not in _FIELDS:
-                raise _err(key, f"unknown field (the fields: {', '.join(_FIELDS)}; put your own in meta)")
+                raise _err(
+                    key, f"unknown field (the fields: {', '.join(_FIELDS)}; put your own in meta)"
+                )
         if data["format"] != FORMAT:
             raise _err("format", f"expected {FORMAT!r}, got {data['format']!r}")
         version = data["version"]
@@ -321,11 +357,16 @@ class GameRecord:
                 raise _err("start", f"expected a state (a JSON object) or null, got {start!r}")
             state_class = FishState if game_name == "fish" else MarathonState
             try:
-                start_state = state_class.from_json(start if isinstance(start, str) else json.dumps(start))
+                start_state = state_class.from_json(
+                    start if isinstance(start, str) else json.dumps(start)
+                )
             except (ValueError, TypeError) as e:
                 raise _err("start", str(e)) from None
             if start_state.players != game.players:
-                raise _err("start", f"a {start_state.players}-player position for a {game.players}-player game")
+                raise _err(
+                    "start",
+                    f"a {start_state.players}-player position for a {game.players}-player game",
+                )
         players = data.get("players", [])
         if not isinstance(players, list):
             raise _err("players", f"expected a list, got {players!r}")
@@ -352,12 +393,19 @@ class GameRecord:
             if action is not None and (isinstance(action, bool) or not isinstance(action, int)):
                 raise _err(f"{where}.action", f"expected an int, got {action!r}")
             player = record._final.to_move
-            mv = record.add(text if text is not None else action,
-                            **{k: v for k, v in entry.items() if k not in ("move", "action", "player")})
+            mv = record.add(
+                text if text is not None else action,
+                **{k: v for k, v in entry.items() if k not in ("move", "action", "player")},
+            )
             if action is not None and int(mv.action) != action:
-                raise _err(f"{where}.action", f"{action} does not match the move {text!r} (action {mv.action})")
+                raise _err(
+                    f"{where}.action",
+                    f"{action} does not match the move {text!r} (action {mv.action})",
+                )
             if "player" in entry and entry["player"] != player:
-                raise _err(f"{where}.player", f"{entry['player']!r}, but player {player} was to move")
+                raise _err(
+                    f"{where}.player", f"{entry['player']!r}, but player {player} was to move"
+                )
         result = data.get("result")
         if result is not None:
             if not isinstance(result, dict):
@@ -365,11 +413,13 @@ class GameRecord:
             replayed = record.result
             for key, value in result.items():
                 if key in replayed and replayed[key] != value:
-                    raise _err(f"result.{key}", f"{value!r}, but the replay gives {replayed[key]!r}")
+                    raise _err(
+                        f"result.{key}", f"{value!r}, but the replay gives {replayed[key]!r}"
+                    )
         return record
 
     @classmethod
-    def from_json(cls, text: Union[str, bytes]) -> "GameRecord":
+    def from_json(cls, text: Union[str, bytes]) -> GameRecord:
         """A record from JSON text (see :meth:`from_dict`)."""
         try:
             data = json.loads(text)
@@ -383,7 +433,7 @@ class GameRecord:
             f.write(self.to_json(indent=indent) + "\n")
 
     @classmethod
-    def read(cls, path: _PathLike) -> "GameRecord":
+    def read(cls, path: _PathLike) -> GameRecord:
         """Reads a record written by :meth:`write` (or a JSON Lines file holding one)."""
         with open(path, encoding="utf-8") as f:
             return cls.from_json(f.read())
@@ -401,7 +451,7 @@ class GameRecord:
         return f"<GameRecord {variant}, {len(self._moves)} moves, {status}>"
 
 
-def read_jsonl(path: _PathLike) -> List[GameRecord]:
+def read_jsonl(path: _PathLike) -> list[GameRecord]:
     """Every record of a JSON Lines file (one record per line; blank lines are skipped).
 
     :raises ValueError: naming the line and the field of the first bad record.

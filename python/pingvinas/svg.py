@@ -23,16 +23,19 @@ Elements carry ``class`` and ``data-cell`` attributes (``floe``, ``penguin``, ``
 Marathon piece ``data-piece="owner kind"``, so that a page can find what is under a click.
 
 :func:`state_svg` is what ``state.svg()`` calls, :func:`game` draws a whole game as a strip of
-positions or an animation, and :func:`to_png` writes a PNG (``pip install 'pingvinas[png]'``).
+positions or an animation, :func:`to_png` writes a PNG and :func:`to_array` gives the pixels as
+a numpy array (``render_mode="rgb_array"``); both need ``pip install 'pingvinas[png]'``.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import xml.etree.ElementTree as ET
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from collections.abc import Iterable, Sequence
+from typing import Any, Optional, Union
 
-__all__ = ["PALETTE", "SvgText", "game", "state_svg", "to_png"]
+__all__ = ["PALETTE", "SvgText", "game", "state_svg", "to_array", "to_png"]
 
 #: One colour per player: Okabe-Ito blue, vermillion, bluish green, reddish purple, orange.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00")
@@ -43,7 +46,7 @@ _FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 _INK = "#1f1f1f"
 _ARROW = "#000000"
 
-Cell = Tuple[int, int]
+Cell = tuple[int, int]
 
 
 class SvgText(str):
@@ -62,10 +65,12 @@ def _num(x: float) -> str:
     return "0" if s in ("-0", "") else s
 
 
-def _el(parent: Optional[ET.Element], tag: str, text: Optional[str] = None, /, **attrs: Any) -> ET.Element:
+def _el(
+    parent: Optional[ET.Element], tag: str, text: Optional[str] = None, /, **attrs: Any
+) -> ET.Element:
     """An element with attributes in the order given (``stroke_width`` becomes ``stroke-width``,
     ``class_`` becomes ``class``; floats are formatted by :func:`_num`)."""
-    values: Dict[str, str] = {}
+    values: dict[str, str] = {}
     for key, value in attrs.items():
         if value is None:
             continue
@@ -77,17 +82,35 @@ def _el(parent: Optional[ET.Element], tag: str, text: Optional[str] = None, /, *
     return e
 
 
-def _points(pts: Iterable[Tuple[float, float]]) -> str:
+def _points(pts: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{_num(x)},{_num(y)}" for x, y in pts)
 
 
 def _text(parent: ET.Element, x: float, y: float, s: str, size: float, **attrs: Any) -> ET.Element:
     attrs.setdefault("text_anchor", "middle")
     attrs.setdefault("fill", _INK)
-    return _el(parent, "text", s, x=x, y=y, font_size=size, font_family=_FONT, dominant_baseline="central", **attrs)
+    return _el(
+        parent,
+        "text",
+        s,
+        x=x,
+        y=y,
+        font_size=size,
+        font_family=_FONT,
+        dominant_baseline="central",
+        **attrs,
+    )
 
 
-def _arrow(parent: ET.Element, a: Tuple[float, float], b: Tuple[float, float], width: float, color: str, opacity: float, cls: str) -> None:
+def _arrow(
+    parent: ET.Element,
+    a: tuple[float, float],
+    b: tuple[float, float],
+    width: float,
+    color: str,
+    opacity: float,
+    cls: str,
+) -> None:
     """A straight arrow from ``a`` to ``b``: a shaft and a head, no markers (and so no ids)."""
     (x1, y1), (x2, y2) = a, b
     length = math.hypot(x2 - x1, y2 - y1)
@@ -99,19 +122,31 @@ def _arrow(parent: ET.Element, a: Tuple[float, float], b: Tuple[float, float], w
     g = _el(parent, "g", class_=cls, fill=color, stroke=color, opacity=opacity)
     _el(g, "line", x1=x1, y1=y1, x2=bx, y2=by, stroke_width=width, stroke_linecap="round")
     px, py = -uy * width * 1.4, ux * width * 1.4
-    _el(g, "polygon", points=_points([(x2, y2), (bx + px, by + py), (bx - px, by - py)]), stroke="none")
+    _el(
+        g,
+        "polygon",
+        points=_points([(x2, y2), (bx + px, by + py), (bx - px, by - py)]),
+        stroke="none",
+    )
 
 
 def _root(width: float, height: float, size: Optional[float]) -> ET.Element:
     if size is not None:
         if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
-            raise ValueError(f"size = {size!r}: expected a positive number of pixels (the width) or None")
+            raise ValueError(
+                f"size = {size!r}: expected a positive number of pixels (the width) or None"
+            )
         w, h = float(size), float(size) * height / width
     else:
         w, h = width, height
     return _el(
-        None, "svg", xmlns="http://www.w3.org/2000/svg", version="1.1",
-        width=_num(w), height=_num(h), viewBox=f"0 0 {_num(width)} {_num(height)}",
+        None,
+        "svg",
+        xmlns="http://www.w3.org/2000/svg",
+        version="1.1",
+        width=_num(w),
+        height=_num(h),
+        viewBox=f"0 0 {_num(width)} {_num(height)}",
     )
 
 
@@ -169,7 +204,7 @@ def _marathon_cell(text: str) -> Cell:
 
 #: A move drawn: ``(src, dst, direction, stand)``; src None for a placement; dst None when a
 #: Marathon piece finishes (then ``direction`` says where it went).
-_Drawn = Tuple[Optional[Cell], Optional[Cell], Optional[str], bool]
+_Drawn = tuple[Optional[Cell], Optional[Cell], Optional[str], bool]
 
 
 def _move_cells(kind: str, move: Any, what: str, rows: int, cols: int) -> _Drawn:
@@ -179,7 +214,9 @@ def _move_cells(kind: str, move: Any, what: str, rows: int, cols: int) -> _Drawn
         drawn = _move_cells_unchecked(kind, move, what)
     except ValueError as e:
         message = str(e)
-        raise ValueError(message if message.startswith(what) else f"{what} = {move!r}: {message}") from None
+        raise ValueError(
+            message if message.startswith(what) else f"{what} = {move!r}: {message}"
+        ) from None
     low = 0 if kind == "fish" else -1
     for cell in drawn[:2]:
         if cell is not None and not (low <= cell[0] < rows - low and low <= cell[1] < cols - low):
@@ -213,10 +250,12 @@ def _move_cells_unchecked(kind: str, move: Any, what: str) -> _Drawn:
     if isinstance(move, (tuple, list)) and len(move) == 2:
         first = None if move[0] is None else _cell(move[0], what)
         return (first, _cell(move[1], what), None, False)
-    raise ValueError(f"{what} = {move!r}: expected a move, its notation or a pair of cells (src, dst)")
+    raise ValueError(
+        f"{what} = {move!r}: expected a move, its notation or a pair of cells (src, dst)"
+    )
 
 
-def _arrow_list(kind: str, arrows: Any, rows: int, cols: int) -> List[Tuple[Cell, Cell, str]]:
+def _arrow_list(kind: str, arrows: Any, rows: int, cols: int) -> list[tuple[Cell, Cell, str]]:
     """``arrows``: pairs ``(src, dst)`` of cells, triples ``(src, dst, colour)``, moves or
     notation (slides only)."""
     if arrows is None:
@@ -248,7 +287,7 @@ def _col_name(c: int) -> str:
     return name
 
 
-def _fish_dots(fish: int, x: float, y: float, r: float) -> List[Tuple[float, float]]:
+def _fish_dots(fish: int, x: float, y: float, r: float) -> list[tuple[float, float]]:
     if fish == 1:
         return [(x, y)]
     if fish == 2:
@@ -256,7 +295,7 @@ def _fish_dots(fish: int, x: float, y: float, r: float) -> List[Tuple[float, flo
     return [(x - r, y + r * 0.55), (x + r, y + r * 0.55), (x, y - r * 0.75)]
 
 
-def _fill_list(fill: Any, rows: int, cols: int, kind: str) -> List[Tuple[Cell, str]]:
+def _fill_list(fill: Any, rows: int, cols: int, kind: str) -> list[tuple[Cell, str]]:
     """``fill``: a mapping of cells (pairs or, for Fish, notation) to colours."""
     if not fill:
         return []
@@ -264,14 +303,24 @@ def _fill_list(fill: Any, rows: int, cols: int, kind: str) -> List[Tuple[Cell, s
         raise ValueError(f"fill = {fill!r}: expected a dict of cells to colours")
     out = []
     for cell, colour in fill.items():
-        where = _fish_cell(cell) if kind == "fish" and isinstance(cell, str) else _cell(cell, "fill")
+        where = (
+            _fish_cell(cell) if kind == "fish" and isinstance(cell, str) else _cell(cell, "fill")
+        )
         if not (0 <= where[0] < rows and 0 <= where[1] < cols):
             raise ValueError(f"fill: the cell {cell!r} is off the board")
         out.append((where, str(colour)))
     return out
 
 
-def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: bool, flipped: bool, fill: Any = None) -> ET.Element:
+def _fish_svg(
+    state: Any,
+    size: Optional[float],
+    lastmove: Any,
+    arrows: Any,
+    labels: bool,
+    flipped: bool,
+    fill: Any = None,
+) -> ET.Element:
     board = state.board
     rows, cols = int(board.shape[0]), int(board.shape[1])
     penguins = state.penguins
@@ -287,7 +336,7 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
     width = max(bw + 2 * margin, (entry + margin) if labels else 0.0)
     height = bh + 2 * margin + legend
 
-    def centre(cell: Cell) -> Tuple[float, float]:
+    def centre(cell: Cell) -> tuple[float, float]:
         r, c = cell
         x = W / 2 + c * W + (W / 2 if r % 2 == 0 else 0.0)
         y = R + 1.5 * R * r
@@ -314,8 +363,16 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
         for r, row in enumerate(dealt[:rows]):
             for c, fish in enumerate(row[:cols]):
                 if fish and int(board[r, c]) <= 0:
-                    _el(gone, "polygon", data_cell=name((r, c)), points=hexagon((r, c), 0.9), fill="none",
-                        stroke="#d3e2ec", stroke_width=1.0, stroke_dasharray="3,3")
+                    _el(
+                        gone,
+                        "polygon",
+                        data_cell=name((r, c)),
+                        points=hexagon((r, c), 0.9),
+                        fill="none",
+                        stroke="#d3e2ec",
+                        stroke_width=1.0,
+                        stroke_dasharray="3,3",
+                    )
     floes = _el(root, "g", class_="floes")
     for r in range(rows):
         for c in range(cols):
@@ -323,7 +380,14 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
             if fish <= 0:
                 continue
             g = _el(floes, "g", class_="floe", data_cell=name((r, c)))
-            _el(g, "polygon", points=hexagon((r, c), 0.95), fill="#e3f1fa", stroke="#7aa6c2", stroke_width=1.5)
+            _el(
+                g,
+                "polygon",
+                points=hexagon((r, c), 0.95),
+                fill="#e3f1fa",
+                stroke="#7aa6c2",
+                stroke_width=1.5,
+            )
             x, y = centre((r, c))
             has_penguin = (r, c) in owner
             dy = R * 0.6 if has_penguin else 0.0
@@ -332,27 +396,70 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
                 for px, py in _fish_dots(fish, x, y + dy, R * (0.22 if has_penguin else 0.3)):
                     _el(g, "circle", class_="fish", cx=px, cy=py, r=dot, fill="#2d4b63")
             else:
-                _text(g, x, y + dy, str(fish), R * (0.35 if has_penguin else 0.6), class_="fish", font_weight="bold", fill="#2d4b63")
+                _text(
+                    g,
+                    x,
+                    y + dy,
+                    str(fish),
+                    R * (0.35 if has_penguin else 0.6),
+                    class_="fish",
+                    font_weight="bold",
+                    fill="#2d4b63",
+                )
 
     drawn = _move_cells("fish", lastmove, "lastmove", rows, cols) if lastmove is not None else None
     if drawn is not None:
         src, dst, _, _ = drawn
         if src is not None:
-            _el(root, "polygon", class_="lastmove-from", points=hexagon(src, 0.9), fill="none",
-                stroke="#6d8fa6", stroke_width=1.5, stroke_dasharray="4,3")
+            _el(
+                root,
+                "polygon",
+                class_="lastmove-from",
+                points=hexagon(src, 0.9),
+                fill="none",
+                stroke="#6d8fa6",
+                stroke_width=1.5,
+                stroke_dasharray="4,3",
+            )
         if dst is not None:
-            _el(root, "polygon", class_="lastmove-to", points=hexagon(dst, 0.86), fill="none",
-                stroke=_ARROW, stroke_opacity=0.45, stroke_width=2.5)
+            _el(
+                root,
+                "polygon",
+                class_="lastmove-to",
+                points=hexagon(dst, 0.86),
+                fill="none",
+                stroke=_ARROW,
+                stroke_opacity=0.45,
+                stroke_width=2.5,
+            )
 
     for cell, colour in _fill_list(fill, rows, cols, "fish"):
-        _el(root, "polygon", class_="fill", data_cell=name(cell), points=hexagon(cell, 0.95), fill=colour, fill_opacity=0.5, stroke="none")
+        _el(
+            root,
+            "polygon",
+            class_="fill",
+            data_cell=name(cell),
+            points=hexagon(cell, 0.95),
+            fill=colour,
+            fill_opacity=0.5,
+            stroke="none",
+        )
 
     for player, cells in enumerate(penguins):
         colour, ink = PALETTE[player % len(PALETTE)], _ON_PALETTE[player % len(PALETTE)]
         for cell in cells:
             x, y = centre(tuple(cell))
             g = _el(root, "g", class_=f"penguin player{player}", data_cell=name(tuple(cell)))
-            _el(g, "circle", cx=x, cy=y - R * 0.12, r=R * 0.45, fill=colour, stroke=_INK, stroke_width=1.5)
+            _el(
+                g,
+                "circle",
+                cx=x,
+                cy=y - R * 0.12,
+                r=R * 0.45,
+                fill=colour,
+                stroke=_INK,
+                stroke_width=1.5,
+            )
             _text(g, x, y - R * 0.12, _LETTERS[player % 5], R * 0.5, fill=ink, font_weight="bold")
 
     if drawn is not None and drawn[0] is not None and drawn[1] is not None:
@@ -378,16 +485,42 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
             x = margin + (player % per_line) * bw / 2
             y = top_y + 20.0 * (player // per_line) + 8
             if to_move == player:
-                _el(legend_g, "polygon", points=_points([(x, y - 5), (x + 7, y), (x, y + 5)]), fill=_INK)
-            _el(legend_g, "circle", cx=x + 18, cy=y, r=8.0, fill=PALETTE[player % 5], stroke=_INK, stroke_width=1.0)
-            _text(legend_g, x + 18, y, _LETTERS[player % 5], 9.0, fill=_ON_PALETTE[player % 5], font_weight="bold")
+                _el(
+                    legend_g,
+                    "polygon",
+                    points=_points([(x, y - 5), (x + 7, y), (x, y + 5)]),
+                    fill=_INK,
+                )
+            _el(
+                legend_g,
+                "circle",
+                cx=x + 18,
+                cy=y,
+                r=8.0,
+                fill=PALETTE[player % 5],
+                stroke=_INK,
+                stroke_width=1.0,
+            )
+            _text(
+                legend_g,
+                x + 18,
+                y,
+                _LETTERS[player % 5],
+                9.0,
+                fill=_ON_PALETTE[player % 5],
+                font_weight="bold",
+            )
             fish, nfloes = scores[player]
             _text(legend_g, x + 31, y, f"{fish} fish, {nfloes} floes", 12.0, text_anchor="start")
         phase = state.phase
         if phase == "over":
             ranking = state.ranking()
             winners = [_LETTERS[p] for p, place in enumerate(ranking) if place == 1]
-            status = f"game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}" if len(winners) < players else "game over: a draw"
+            status = (
+                f"game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}"
+                if len(winners) < players
+                else "game over: a draw"
+            )
         else:
             status = f"{phase}, {_LETTERS[to_move % 5]} to move" if to_move is not None else phase
         _text(legend_g, margin, top_y + 20.0 * legend_lines + 8, status, 12.0, text_anchor="start")
@@ -396,13 +529,22 @@ def _fish_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, lab
 
 # --- Penguin Marathon ---------------------------------------------------------------------------
 
-_DIRS = {"N": (-1, 0), "NE": (-1, 1), "E": (0, 1), "SE": (1, 1), "S": (1, 0), "SW": (1, -1), "W": (0, -1), "NW": (-1, -1)}
+_DIRS = {
+    "N": (-1, 0),
+    "NE": (-1, 1),
+    "E": (0, 1),
+    "SE": (1, 1),
+    "S": (1, 0),
+    "SW": (1, -1),
+    "W": (0, -1),
+    "NW": (-1, -1),
+}
 _SIZE = {"mama": 1.0, "papa": 0.8, "baby": 0.62}
 _PIPS = {"mama": 3, "papa": 2, "baby": 1}
 _DISTANCE = {"mama": 1, "papa": 2, "baby": 3}
 
 
-def _coasters(cells: Sequence[Cell]) -> List[Cell]:
+def _coasters(cells: Sequence[Cell]) -> list[Cell]:
     """The top-left cells of the 3x3 coasters that tile the course (empty if they do not)."""
     left = set(cells)
     out = []
@@ -417,7 +559,7 @@ def _coasters(cells: Sequence[Cell]) -> List[Cell]:
     return out
 
 
-def _edge(place: Cell, course: Set[Cell]) -> Optional[Tuple[Cell, Cell]]:
+def _edge(place: Cell, course: set[Cell]) -> Optional[tuple[Cell, Cell]]:
     """The side shared by an outside place and the course cell beside it, as its two corners
     in (row, col) grid units."""
     r, c = place
@@ -432,7 +574,9 @@ def _edge(place: Cell, course: Set[Cell]) -> Optional[Tuple[Cell, Cell]]:
     return None
 
 
-def _piece_shape(kind: str, facing: Optional[str], x: float, y: float, S: float) -> Tuple[List[Tuple[float, float]], List[Tuple[float, float]]]:
+def _piece_shape(
+    kind: str, facing: Optional[str], x: float, y: float, S: float
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """The outline of a piece and the places of its pips: an upright triangle, or an arrow
     pointing along ``facing``."""
     k = _SIZE[kind]
@@ -454,14 +598,33 @@ def _piece_shape(kind: str, facing: Optional[str], x: float, y: float, S: float)
     tip = (x + ux * length / 2, y + uy * length / 2)
     back = (x - ux * length / 2, y - uy * length / 2)
     notch = (back[0] + ux * length * 0.22, back[1] + uy * length * 0.22)
-    pts = [tip, (back[0] + vx * half, back[1] + vy * half), notch, (back[0] - vx * half, back[1] - vy * half)]
+    pts = [
+        tip,
+        (back[0] + vx * half, back[1] + vy * half),
+        notch,
+        (back[0] - vx * half, back[1] - vy * half),
+    ]
     gap = length * 0.14
     start = -0.02 * length
-    dots = [(x + ux * (start + (i - (pips - 1) / 2) * gap), y + uy * (start + (i - (pips - 1) / 2) * gap)) for i in range(pips)]
+    dots = [
+        (
+            x + ux * (start + (i - (pips - 1) / 2) * gap),
+            y + uy * (start + (i - (pips - 1) / 2) * gap),
+        )
+        for i in range(pips)
+    ]
     return pts, dots
 
 
-def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: bool, flipped: bool, fill: Any = None) -> ET.Element:
+def _marathon_svg(
+    state: Any,
+    size: Optional[float],
+    lastmove: Any,
+    arrows: Any,
+    labels: bool,
+    flipped: bool,
+    fill: Any = None,
+) -> ET.Element:
     game = state.game
     rows, cols = int(game.rows), int(game.cols)
     cells = [tuple(c) for c in game.cells]
@@ -475,16 +638,16 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
     width = bw + 2 * ring + panel_w
     height = max(bh + 2 * ring, panel_h + ring)
 
-    def corner(r: float, c: float) -> Tuple[float, float]:
+    def corner(r: float, c: float) -> tuple[float, float]:
         x, y = c * S, r * S
         if flipped:
             x, y = bw - x, bh - y
         return (ring + x, ring + y)
 
-    def centre(cell: Cell) -> Tuple[float, float]:
+    def centre(cell: Cell) -> tuple[float, float]:
         return corner(cell[0] + 0.5, cell[1] + 0.5)
 
-    def rect(r0: float, c0: float, r1: float, c1: float) -> Dict[str, float]:
+    def rect(r0: float, c0: float, r1: float, c1: float) -> dict[str, float]:
         (xa, ya), (xb, yb) = corner(r0, c0), corner(r1, c1)
         return dict(x=min(xa, xb), y=min(ya, yb), width=abs(xb - xa), height=abs(yb - ya))
 
@@ -492,10 +655,27 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
     board = _el(root, "g", class_="course")
     tiles = _coasters(cells)
     for r, c in tiles:
-        _el(board, "rect", class_="coaster", rx=6.0, fill="#d9dde6", stroke="#6b7488", stroke_width=2.0, **rect(r + 0.04, c + 0.04, r + 2.96, c + 2.96))
+        _el(
+            board,
+            "rect",
+            class_="coaster",
+            rx=6.0,
+            fill="#d9dde6",
+            stroke="#6b7488",
+            stroke_width=2.0,
+            **rect(r + 0.04, c + 0.04, r + 2.96, c + 2.96),
+        )
     for r, c in cells:
-        _el(board, "rect", class_="cell", data_cell=f"{r},{c}", fill="#f4f5f8", stroke="#aab1c0", stroke_width=1.0,
-            **rect(r + 0.08, c + 0.08, r + 0.92, c + 0.92))
+        _el(
+            board,
+            "rect",
+            class_="cell",
+            data_cell=f"{r},{c}",
+            fill="#f4f5f8",
+            stroke="#aab1c0",
+            stroke_width=1.0,
+            **rect(r + 0.08, c + 0.08, r + 0.92, c + 0.92),
+        )
 
     lines = _el(root, "g", class_="lines")
     for place in game.start:
@@ -503,7 +683,9 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
         if e is None:
             continue
         (x1, y1), (x2, y2) = corner(*e[0]), corner(*e[1])
-        _el(lines, "line", class_="start", x1=x1, y1=y1, x2=x2, y2=y2, stroke=_INK, stroke_width=4.0)
+        _el(
+            lines, "line", class_="start", x1=x1, y1=y1, x2=x2, y2=y2, stroke=_INK, stroke_width=4.0
+        )
     for place in game.finish:
         e = _edge(tuple(place), course)
         if e is None:
@@ -520,7 +702,14 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
                 else:
                     cc = c0 + (j * sq if place[1] >= c0 else -(j + 1) * sq)
                     box = rect(r0 + i * sq, cc, r0 + (i + 1) * sq, cc + sq)
-                _el(lines, "rect", class_="finish", fill=_INK if (i + j) % 2 == 0 else "#ffffff", stroke="none", **box)
+                _el(
+                    lines,
+                    "rect",
+                    class_="finish",
+                    fill=_INK if (i + j) % 2 == 0 else "#ffffff",
+                    stroke="none",
+                    **box,
+                )
 
     if labels:
         coords = _el(root, "g", class_="coords")
@@ -532,7 +721,11 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
             _text(coords, 9.0, y, str(r), 10.0)
         # The words beside the lines, at the middle of each, outside the course.
         for places, word in ((game.start, "start"), (game.finish, "finish")):
-            ends = [(tuple(p), e) for p, e in ((tuple(p), _edge(tuple(p), course)) for p in places) if e is not None]
+            ends = [
+                (tuple(p), e)
+                for p, e in ((tuple(p), _edge(tuple(p), course)) for p in places)
+                if e is not None
+            ]
             if not ends:
                 continue
             xs = [corner(*pt)[0] for _, e in ends for pt in e]
@@ -545,15 +738,33 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
                 _text(coords, mx, my, word, 11.0, font_style="italic", fill="#555555")
             else:
                 mx += 22.0 if px > mx else -22.0
-                _text(coords, mx, my, word, 11.0, font_style="italic", fill="#555555",
-                      transform=f"rotate(-90 {_num(mx)} {_num(my)})")
+                _text(
+                    coords,
+                    mx,
+                    my,
+                    word,
+                    11.0,
+                    font_style="italic",
+                    fill="#555555",
+                    transform=f"rotate(-90 {_num(mx)} {_num(my)})",
+                )
 
-    drawn = _move_cells("marathon", lastmove, "lastmove", rows, cols) if lastmove is not None else None
+    drawn = (
+        _move_cells("marathon", lastmove, "lastmove", rows, cols) if lastmove is not None else None
+    )
     if drawn is not None:
         src, dst, direction, stand = drawn
         if stand and src is not None:
-            _el(root, "rect", class_="lastmove", fill="none", stroke=_ARROW, stroke_opacity=0.5, stroke_width=3.0,
-                **rect(src[0] + 0.04, src[1] + 0.04, src[0] + 0.96, src[1] + 0.96))
+            _el(
+                root,
+                "rect",
+                class_="lastmove",
+                fill="none",
+                stroke=_ARROW,
+                stroke_opacity=0.5,
+                stroke_width=3.0,
+                **rect(src[0] + 0.04, src[1] + 0.04, src[0] + 0.96, src[1] + 0.96),
+            )
         elif src is not None and dst is None and direction is not None and direction in _DIRS:
             dr, dc = _DIRS[direction]
             end = src
@@ -566,8 +777,16 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
             _arrow(root, centre(src), centre(dst), S * 0.12, _ARROW, 0.35, "lastmove")
 
     for cell, colour in _fill_list(fill, rows, cols, "marathon"):
-        _el(root, "rect", class_="fill", data_cell=f"{cell[0]},{cell[1]}", fill=colour, fill_opacity=0.5, stroke="none",
-            **rect(cell[0] + 0.08, cell[1] + 0.08, cell[0] + 0.92, cell[1] + 0.92))
+        _el(
+            root,
+            "rect",
+            class_="fill",
+            data_cell=f"{cell[0]},{cell[1]}",
+            fill=colour,
+            fill_opacity=0.5,
+            stroke="none",
+            **rect(cell[0] + 0.08, cell[1] + 0.08, cell[0] + 0.92, cell[1] + 0.92),
+        )
 
     pieces = _el(root, "g", class_="pieces")
     for p in state.pieces:
@@ -581,9 +800,23 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
         x, y = centre(tuple(p.cell))
         outline, dots = _piece_shape(p.kind, facing, x, y, S)
         state_word = f"lying, facing {p.facing}" if p.facing else "upright"
-        g = _el(pieces, "g", class_=f"piece player{p.owner} {p.kind}", data_cell=f"{p.cell[0]},{p.cell[1]}", data_piece=f"{p.owner} {p.kind}")
+        g = _el(
+            pieces,
+            "g",
+            class_=f"piece player{p.owner} {p.kind}",
+            data_cell=f"{p.cell[0]},{p.cell[1]}",
+            data_piece=f"{p.owner} {p.kind}",
+        )
         _el(g, "title", f"{_LETTERS[p.owner % 5]} (player {p.owner}) {p.kind}, {state_word}")
-        _el(g, "polygon", points=_points(outline), fill=colour, stroke=_INK, stroke_width=1.5, stroke_linejoin="round")
+        _el(
+            g,
+            "polygon",
+            points=_points(outline),
+            fill=colour,
+            stroke=_INK,
+            stroke_width=1.5,
+            stroke_linejoin="round",
+        )
         for dx, dy in dots:
             _el(g, "circle", cx=dx, cy=dy, r=S * 0.045, fill=_ON_PALETTE[p.owner % 5])
 
@@ -600,9 +833,31 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
     for player in range(players):
         y = head_y + 16 + S * (player + 0.5)
         if to_move == player:
-            _el(table, "polygon", points=_points([(px + 2, y - 5), (px + 9, y), (px + 2, y + 5)]), fill=_INK)
-        _el(table, "circle", cx=px + 20, cy=y, r=9.0, fill=PALETTE[player % 5], stroke=_INK, stroke_width=1.0)
-        _text(table, px + 20, y, _LETTERS[player % 5], 10.0, fill=_ON_PALETTE[player % 5], font_weight="bold")
+            _el(
+                table,
+                "polygon",
+                points=_points([(px + 2, y - 5), (px + 9, y), (px + 2, y + 5)]),
+                fill=_INK,
+            )
+        _el(
+            table,
+            "circle",
+            cx=px + 20,
+            cy=y,
+            r=9.0,
+            fill=PALETTE[player % 5],
+            stroke=_INK,
+            stroke_width=1.0,
+        )
+        _text(
+            table,
+            px + 20,
+            y,
+            _LETTERS[player % 5],
+            10.0,
+            fill=_ON_PALETTE[player % 5],
+            font_weight="bold",
+        )
         for p in state.pieces:
             if p.owner != player or p.status == "on course":
                 continue
@@ -610,10 +865,23 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
             base = px + 30 + (20 if p.status == "waiting" else 125)
             x = base + slot * S * 0.7 + S * 0.35
             outline, dots = _piece_shape(p.kind, None, x, y + S * 0.08, S * 0.85)
-            g = _el(table, "g", class_=f"piece player{player} {p.kind} {p.status}", data_piece=f"{player} {p.kind}")
+            g = _el(
+                table,
+                "g",
+                class_=f"piece player{player} {p.kind} {p.status}",
+                data_piece=f"{player} {p.kind}",
+            )
             _el(g, "title", f"{_LETTERS[player % 5]} (player {player}) {p.kind}, {p.status}")
-            _el(g, "polygon", points=_points(outline), fill=PALETTE[player % 5], stroke=_INK, stroke_width=1.2,
-                stroke_linejoin="round", opacity=0.55 if p.status == "finished" else None)
+            _el(
+                g,
+                "polygon",
+                points=_points(outline),
+                fill=PALETTE[player % 5],
+                stroke=_INK,
+                stroke_width=1.2,
+                stroke_linejoin="round",
+                opacity=0.55 if p.status == "finished" else None,
+            )
             for dx, dy in dots:
                 _el(g, "circle", cx=dx, cy=dy, r=S * 0.04, fill=_ON_PALETTE[player % 5])
     if labels:
@@ -630,7 +898,15 @@ def _marathon_svg(state: Any, size: Optional[float], lastmove: Any, arrows: Any,
 # --- public ---------------------------------------------------------------------------------------
 
 
-def _element(state: Any, size: Optional[float], lastmove: Any, arrows: Any, labels: Any, flipped: Any, fill: Any = None) -> ET.Element:
+def _element(
+    state: Any,
+    size: Optional[float],
+    lastmove: Any,
+    arrows: Any,
+    labels: Any,
+    flipped: Any,
+    fill: Any = None,
+) -> ET.Element:
     kind = _kind(state)
     draw = _fish_svg if kind == "fish" else _marathon_svg
     return draw(state, size, lastmove, arrows, bool(labels), bool(flipped), fill)
@@ -644,7 +920,7 @@ def state_svg(
     arrows: Optional[Iterable[Any]] = (),
     labels: bool = True,
     flipped: bool = False,
-    fill: Optional[Dict[Any, str]] = None,
+    fill: Optional[dict[Any, str]] = None,
 ) -> SvgText:
     """An SVG picture of a Fish or Penguin Marathon position (what ``state.svg()`` returns).
 
@@ -665,17 +941,19 @@ def state_svg(
     return _tostring(_element(state, size, lastmove, arrows, labels, flipped, fill))
 
 
-def _frames(source: Any, start: Any) -> Tuple[List[Any], List[Any]]:
+def _frames(source: Any, start: Any) -> tuple[list[Any], list[Any]]:
     """The states of a game and the move before each (None before the first)."""
     if hasattr(source, "states") and hasattr(source, "moves"):
         states = list(source.states())
         moves = [None] + list(source.moves)
         return states, moves[: len(states)]
     if start is None:
-        raise ValueError("start = None: a list of moves needs the state they start from (start=state)")
+        raise ValueError(
+            "start = None: a list of moves needs the state they start from (start=state)"
+        )
     state = start.copy()
     states, moves = [state.copy()], [None]
-    for i, mv in enumerate(source):
+    for _i, mv in enumerate(source):
         played = state.parse_move(mv)
         state.play(played)
         states.append(state.copy())
@@ -733,8 +1011,16 @@ def game(
                     values, times = "hidden;visible", f"0;{_num(a)}"
                 else:
                     values, times = "hidden;visible;hidden", f"0;{_num(a)};{_num(b)}"
-                _el(g, "animate", attributeName="visibility", calcMode="discrete", values=values,
-                    keyTimes=times, dur=f"{_num(total)}s", repeatCount="indefinite")
+                _el(
+                    g,
+                    "animate",
+                    attributeName="visibility",
+                    calcMode="discrete",
+                    values=values,
+                    keyTimes=times,
+                    dur=f"{_num(total)}s",
+                    repeatCount="indefinite",
+                )
         return _tostring(root)
     if columns is None:
         columns = min(4, len(frames))
@@ -764,18 +1050,56 @@ def _nest(parent: ET.Element, frame: ET.Element, x: float, y: float) -> None:
     inner.extend(list(frame))
 
 
-def to_png(svg: str, path: Union[str, "Any", None] = None, *, scale: float = 1.0) -> bytes:
+def to_png(svg: str, path: Union[str, Any, None] = None, *, scale: float = 1.0) -> bytes:
     """The picture as PNG bytes, written to ``path`` too if given. Needs cairosvg
     (``pip install 'pingvinas[png]'``).
 
     :raises ImportError: when cairosvg (or the cairo library it uses) is missing.
     """
-    try:
-        import cairosvg  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except (ImportError, OSError) as e:  # OSError: cairosvg is there but libcairo is not
-        raise ImportError(f"PNG export needs cairosvg and the cairo library: pip install 'pingvinas[png]' ({e})") from e
+    cairosvg = _cairosvg()
     data: bytes = cairosvg.svg2png(bytestring=str(svg).encode("utf-8"), scale=scale)
     if path is not None:
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+def _cairosvg() -> Any:
+    try:
+        import cairosvg  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except (ImportError, OSError) as e:  # OSError: cairosvg is there but libcairo is not
+        raise ImportError(
+            "pictures as pixels or PNG need cairosvg and the cairo library: "
+            f"pip install 'pingvinas[png]' ({e})"
+        ) from e
+    return cairosvg
+
+
+def to_array(svg: str, *, scale: float = 1.0) -> Any:
+    """The picture's pixels on a white background: a ``uint8`` numpy array of shape
+    ``(height, width, 3)`` (RGB), as Gymnasium's ``render_mode="rgb_array"`` wants. Needs
+    cairosvg (``pip install 'pingvinas[png]'``).
+
+    :raises ImportError: when cairosvg (or the cairo library it uses) is missing.
+    """
+    import numpy as np
+
+    _cairosvg()  # a clear ImportError when it is missing
+    from cairosvg.parser import Tree  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cairosvg.surface import PNGSurface  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    surface = PNGSurface(
+        Tree(bytestring=str(svg).encode("utf-8")), None, 96, scale=scale, background_color="white"
+    )
+    image = surface.cairo
+    image.flush()
+    width, height, stride = image.get_width(), image.get_height(), image.get_stride()
+    # ARGB32 in native byte order (little-endian: B, G, R, A), rows padded to the stride; the
+    # white background makes every pixel opaque.
+    raw = np.frombuffer(bytes(image.get_data()), dtype=np.uint8).reshape(height, stride // 4, 4)[
+        :, :width
+    ]
+    order = [2, 1, 0] if sys.byteorder == "little" else [1, 2, 3]
+    pixels = np.ascontiguousarray(raw[:, :, order])
+    surface.finish()
+    return pixels

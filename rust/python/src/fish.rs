@@ -79,7 +79,7 @@ impl PyFish {
         };
         let sample = fixed
             .clone()
-            .unwrap_or_else(|| Arc::new(FishGame::new(rules, Board::standard(0))));
+            .unwrap_or_else(|| Arc::new(FishGame::dealt(rules, 0)));
         Ok(PyFish {
             rules,
             fixed,
@@ -96,11 +96,12 @@ impl PyFish {
         Ok(game)
     }
 
-    /// The game of one board (what `state.game` gives).
+    /// The game a state belongs to (what `state.game` gives): the variant that dealt its
+    /// board, or the variant with its board fixed.
     pub fn of_game(game: Arc<FishGame>) -> Self {
         PyFish {
             rules: *game.rules(),
-            fixed: Some(game.clone()),
+            fixed: (!game.is_dealt()).then(|| game.clone()),
             sample: game,
             name: None,
             description: None,
@@ -111,7 +112,7 @@ impl PyFish {
     fn game_for(&self, seed: u64) -> Arc<FishGame> {
         match &self.fixed {
             Some(game) => game.clone(),
-            None => Arc::new(FishGame::new(self.rules, Board::standard(seed))),
+            None => Arc::new(FishGame::dealt(self.rules, seed)),
         }
     }
 

@@ -160,7 +160,8 @@ macro_rules! state_class {
                 Self::from_json(json)
             }
 
-            /// The game this state belongs to (for Fish: its rules with this state's board).
+            /// The game this state belongs to: the variant that made it (for Fish, one that deals a
+            /// board per game, or the variant with this board fixed).
             #[getter]
             fn game(&self) -> $pygame {
                 $pygame::of_game(self.game.clone())

@@ -9,7 +9,8 @@ pub fn find(name: &str, game: &str) -> PyResult<&'static str> {
     bundled::find(game, name).map(|v| v.toml).ok_or_else(|| {
         let names: Vec<_> = bundled::of_game(game).map(|v| v.name).collect();
         PyValueError::new_err(format!(
-            "unknown {game} variant {name:?}; bundled variants: {}",
+            "unknown {game} variant {}; bundled variants: {}",
+            crate::args::cut(&format!("{name:?}")),
             names.join(", ")
         ))
     })

@@ -30,6 +30,9 @@ struct StateJson {
     to_move: Option<usize>,
     /// Placement turns played.
     turn: usize,
+    /// `"standard"` when the board was dealt for this game by a variant that deals one per game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    deal: Option<String>,
 }
 
 /// A game and a position as one JSON object (rules, board, penguins, scores, player to move
@@ -58,6 +61,7 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
         scores: (0..players).map(|p| s.score(p)).collect(),
         to_move: s.to_move(),
         turn: s.turn as usize,
+        deal: game.is_dealt().then(|| "standard".to_string()),
     };
     serde_json::to_string(&json).expect("plain data serializes")
 }
@@ -88,7 +92,25 @@ pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
         );
     }
     let rules = Rules::new(j.players, Some(j.penguins_per_player), j.placement, j.order)?;
-    let game = make_game(rules, &j.board)?;
+    let mut game = make_game(rules, &j.board)?;
+    match j.deal.as_deref() {
+        None => {}
+        Some("standard") => {
+            game = game.as_dealt().ok_or_else(|| {
+                Error::Invalid(
+                    "Fish state JSON: deal = \"standard\", but the board is not a standard deal \
+                     (8 x 8 layout, 30/20/10 floes of 1/2/3 fish)"
+                        .into(),
+                )
+            })?;
+        }
+        Some(other) => {
+            return invalid!(
+                "Fish state JSON: deal = {}, expected \"standard\" or no deal",
+                crate::error::quote(other)
+            )
+        }
+    }
     if j.scores.len() != j.players || j.penguins.len() != j.players {
         return invalid!(
             "Fish state JSON: scores and penguins need one entry per player ({} players)",

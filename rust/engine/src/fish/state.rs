@@ -51,10 +51,15 @@ crate::names::named_enum!(Phase {
 });
 
 /// A Fish game: the rules and one board. States refer to it for the fish on each floe.
+///
+/// A game whose board was dealt for it from the standard layout ([`FishGame::dealt`]) says so:
+/// it is one game of a variant that deals a board per game, not a variant with that board
+/// fixed, and the two compare unequal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FishGame {
     rules: Rules,
     board: Board,
+    dealt: bool,
 }
 
 impl FishState {
@@ -131,7 +136,40 @@ impl FishState {
 impl FishGame {
     /// A game with these rules on this board.
     pub fn new(rules: Rules, board: Board) -> FishGame {
-        FishGame { rules, board }
+        FishGame {
+            rules,
+            board,
+            dealt: false,
+        }
+    }
+
+    /// A game on a standard board dealt from `seed` ([`Board::standard`]), marked as dealt.
+    pub fn dealt(rules: Rules, seed: u64) -> FishGame {
+        FishGame {
+            rules,
+            board: Board::standard(seed),
+            dealt: true,
+        }
+    }
+
+    /// Whether the board was dealt for this game from the standard layout (see [`FishGame`]).
+    pub fn is_dealt(&self) -> bool {
+        self.dealt
+    }
+
+    /// This game marked as dealt when its board has the standard layout and fish (30, 20 and
+    /// 10 floes of 1, 2 and 3 fish), else `None`.
+    pub fn as_dealt(&self) -> Option<FishGame> {
+        let shape = Board::standard_shape();
+        let count = |f: u8| self.board.floes().into_iter().filter(|&c| self.board.fish(c) == f).count();
+        let standard = self.board.rows() == shape.rows()
+            && self.board.cols() == shape.cols()
+            && self.board.floes() == shape.floes()
+            && (count(1), count(2), count(3)) == (30, 20, 10);
+        standard.then(|| FishGame {
+            dealt: true,
+            ..self.clone()
+        })
     }
 
     /// The rules.

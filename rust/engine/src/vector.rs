@@ -1030,7 +1030,7 @@ mod tests {
     fn fish_source(players: usize) -> Source<FishGame> {
         let rules = Rules::new(players, None, Placement::OneFish, Order::RoundRobin).unwrap();
         Source::Deal(Arc::new(move |seed| {
-            Arc::new(FishGame::new(rules, Board::standard(seed)))
+            Arc::new(FishGame::dealt(rules, seed))
         }))
     }
 

@@ -340,7 +340,7 @@ fn fish_env(
             Board::from_grid(&grid).py()?,
         ))),
         None => Source::Deal(Arc::new(move |seed| {
-            Arc::new(FishGame::new(rules, Board::standard(seed)))
+            Arc::new(FishGame::dealt(rules, seed))
         })),
     };
     let mut options = options;

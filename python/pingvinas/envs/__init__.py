@@ -15,7 +15,7 @@ shapes over the State API (no game logic here).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ._common import observation_shape
 
@@ -29,14 +29,14 @@ __all__ = ["gym_env", "gym_vector_env", "observation_shape", "pettingzoo_env"]
 
 
 def gym_env(
-    game: "Union[str, Game]" = "fish",
+    game: Union[str, Game] = "fish",
     opponent: Any = "random",
     *,
     seat: int = 0,
     render_mode: Optional[str] = None,
     illegal_action: str = "raise",
-    opponent_budget: Optional[Dict[str, Any]] = None,
-) -> "PingvinasEnv":
+    opponent_budget: Optional[dict[str, Any]] = None,
+) -> PingvinasEnv:
     """A single-agent ``gymnasium.Env``: the learner plays ``seat``, ``opponent`` the others.
 
     :param game: a ``pv.Fish`` or ``pv.Marathon`` (any variant), or a bundled variant's name.
@@ -67,7 +67,9 @@ def gym_env(
     )
 
 
-def gym_vector_env(game: "Union[str, Game]" = "fish", num_envs: int = 1, **kwargs: Any) -> "PingvinasVectorEnv":
+def gym_vector_env(
+    game: Union[str, Game] = "fish", num_envs: int = 1, **kwargs: Any
+) -> PingvinasVectorEnv:
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` games stepped in Rust by
     ``pv.VectorEnv`` (see :mod:`pingvinas.envs.vector` for the keywords)."""
     from .vector import gym_vector_env as make
@@ -75,7 +77,9 @@ def gym_vector_env(game: "Union[str, Game]" = "fish", num_envs: int = 1, **kwarg
     return make(game, num_envs, **kwargs)
 
 
-def pettingzoo_env(game: "Union[str, Game]" = "fish", *, render_mode: Optional[str] = None) -> "PingvinasAECEnv":
+def pettingzoo_env(
+    game: Union[str, Game] = "fish", *, render_mode: Optional[str] = None
+) -> PingvinasAECEnv:
     """A PettingZoo AEC environment in which every seat is an agent (``player_0``, ...).
 
     :param game: a ``pv.Fish`` or ``pv.Marathon`` (any variant, any number of players), or a

@@ -1029,9 +1029,7 @@ mod tests {
 
     fn fish_source(players: usize) -> Source<FishGame> {
         let rules = Rules::new(players, None, Placement::OneFish, Order::RoundRobin).unwrap();
-        Source::Deal(Arc::new(move |seed| {
-            Arc::new(FishGame::dealt(rules, seed))
-        }))
+        Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed))))
     }
 
     /// Steps `env` with random actions and checks every env against its own state stepped

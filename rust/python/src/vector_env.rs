@@ -9,10 +9,10 @@ use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
-use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
+use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
+use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::{Budget, Choice, Evaluate};
 use pingvinas_engine::vector::{
     self, AgentMaker, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source, VectorGame,
@@ -339,9 +339,7 @@ fn fish_env(
             rules,
             Board::from_grid(&grid).py()?,
         ))),
-        None => Source::Deal(Arc::new(move |seed| {
-            Arc::new(FishGame::dealt(rules, seed))
-        })),
+        None => Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed)))),
     };
     let mut options = options;
     if let Some(name) = opponent_name {

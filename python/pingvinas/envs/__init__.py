@@ -15,7 +15,7 @@ with ``pv.VectorEnv`` itself; it will be ``pingvinas.envs.gym_vector_env``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ._common import observation_shape
 
@@ -28,14 +28,14 @@ __all__ = ["gym_env", "observation_shape", "pettingzoo_env"]
 
 
 def gym_env(
-    game: "Union[str, Game]" = "fish",
+    game: Union[str, Game] = "fish",
     opponent: Any = "random",
     *,
     seat: int = 0,
     render_mode: Optional[str] = None,
     illegal_action: str = "raise",
-    opponent_budget: Optional[Dict[str, Any]] = None,
-) -> "PingvinasEnv":
+    opponent_budget: Optional[dict[str, Any]] = None,
+) -> PingvinasEnv:
     """A single-agent ``gymnasium.Env``: the learner plays ``seat``, ``opponent`` the others.
 
     :param game: a ``pv.Fish`` or ``pv.Marathon`` (any variant), or a bundled variant's name.
@@ -70,7 +70,9 @@ def gym_env(
 # stepped in Rust, issue 11) goes here once pv.VectorEnv exists.
 
 
-def pettingzoo_env(game: "Union[str, Game]" = "fish", *, render_mode: Optional[str] = None) -> "PingvinasAECEnv":
+def pettingzoo_env(
+    game: Union[str, Game] = "fish", *, render_mode: Optional[str] = None
+) -> PingvinasAECEnv:
     """A PettingZoo AEC environment in which every seat is an agent (``player_0``, ...).
 
     :param game: a ``pv.Fish`` or ``pv.Marathon`` (any variant, any number of players), or a
@@ -90,7 +92,9 @@ def _register_gymnasium() -> None:
         return
     for env_id, default in (("pingvinas/Fish-v0", "fish"), ("pingvinas/Marathon-v0", "marathon")):
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point="pingvinas.envs:gym_env", kwargs={"game": default})
+            gymnasium.register(
+                id=env_id, entry_point="pingvinas.envs:gym_env", kwargs={"game": default}
+            )
 
 
 _register_gymnasium()

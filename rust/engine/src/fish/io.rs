@@ -79,8 +79,10 @@ impl GameIo for FishGame {
     }
 
     fn action_name(&self, _s: &FishState, action: Action) -> String {
-        self.move_of(action)
-            .map_or_else(|| format!("#{action}"), |m| notation::move_name(self.board(), m))
+        self.move_of(action).map_or_else(
+            || format!("#{action}"),
+            |m| notation::move_name(self.board(), m),
+        )
     }
 
     fn to_json(&self, s: &FishState) -> String {
@@ -134,10 +136,7 @@ impl GameIo for FishGame {
             );
             constant(3 + 4 * n + seat, (s.to_move() == Some(p)) as u8 as f32);
         }
-        constant(
-            3 + 5 * n,
-            (self.phase(s) == Phase::Placement) as u8 as f32,
-        );
+        constant(3 + 5 * n, (self.phase(s) == Phase::Placement) as u8 as f32);
         for seat in 0..n {
             let plane = 3 + seat;
             for cell in s.penguins[(viewer + seat) % n] {

@@ -13,8 +13,16 @@ import pingvinas as pv
 here = Path(pv.__file__).resolve().parent
 assert "site-packages" in here.parts, f"pingvinas imported from {here}, not an installed copy"
 meta = importlib.metadata.version("pingvinas")
-assert pv.__version__.replace("-", "").replace("alpha.", "a").replace("beta.", "b").replace("rc.", "rc") == meta, (pv.__version__, meta)
-cli = subprocess.run([sys.executable, "-m", "pingvinas", "--version"], capture_output=True, text=True, check=True)
+assert (
+    pv.__version__.replace("-", "")
+    .replace("alpha.", "a")
+    .replace("beta.", "b")
+    .replace("rc.", "rc")
+    == meta
+), (pv.__version__, meta)
+cli = subprocess.run(
+    [sys.executable, "-m", "pingvinas", "--version"], capture_output=True, text=True, check=True
+)
 assert cli.stdout.split() == ["pingvinas", pv.__version__], cli.stdout
 
 # Every bundled variant (the TOML files shipped as package data) loads and plays a few moves.

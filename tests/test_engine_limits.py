@@ -61,9 +61,7 @@ def test_placement_json_must_be_reachable():
     state = pv.Fish().new_state(seed=3)
     state.play(state.legal_moves()[0])
     data = json.loads(state.to_json())
-    three = next(
-        (r, c) for r, row in enumerate(data["board"]) for c, f in enumerate(row) if f == 3
-    )
+    three = next((r, c) for r, row in enumerate(data["board"]) for c, f in enumerate(row) if f == 3)
     bad = dict(data, penguins=[[list(three)], []])
     with pytest.raises(ValueError, match="one-fish"):
         pv.FishState.from_json(json.dumps(bad))

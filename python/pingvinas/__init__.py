@@ -24,6 +24,7 @@ from ._core import (
     MarathonMove,
     MarathonPiece,
     MarathonState,
+    VectorEnv,
     __version__,
     variants,
 )
@@ -31,7 +32,6 @@ from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchA
 from .match import play_match
 from .record import GameRecord
 from .search import Searcher, SearchResult, search
-from ._core import VectorEnv
 
 
 def _quote(text: str) -> str:

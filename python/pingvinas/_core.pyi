@@ -11,20 +11,13 @@ Checked against the built module by ``python -m mypy.stubtest pingvinas._core``
   runtime module.
 """
 
+from collections.abc import Iterable, Sequence
 from os import PathLike
 from typing import (
     Any,
     Callable,
-    ClassVar,
-    Dict,
-    Iterable,
-    List,
-    NoReturn,
     NamedTuple,
-    Optional,
-    Sequence,
-    Tuple,
-    Union,
+    NoReturn,
     final,
 )
 
@@ -53,12 +46,12 @@ __all__ = [
 __version__: str
 
 # `(row, col)`; where a cell is read, any pair of ints (a tuple, a list, an array) is accepted.
-_Cell = Tuple[int, int]
-_CellLike = Union[Tuple[int, int], Sequence[int]]
+_Cell = tuple[int, int]
+_CellLike = tuple[int, int] | Sequence[int]
 # A grid of fish counts, one list per row (0 = gap): nested lists/tuples or a 2-D int array.
-_Grid = Union[Sequence[Sequence[int]], npt.NDArray[np.integer[Any]]]
+_Grid = Sequence[Sequence[int]] | npt.NDArray[np.integer[Any]]
 # A config: a path to a TOML file, or a dict with the same keys (a dict, not any mapping).
-_ConfigSource = Union[str, PathLike[str], Dict[str, Any]]
+_ConfigSource = str | PathLike[str] | dict[str, Any]
 
 class IllegalMoveError(ValueError):
     """A well-formed move that the rules forbid in this position."""
@@ -66,7 +59,7 @@ class IllegalMoveError(ValueError):
 class InvalidMoveError(ValueError):
     """Move text or an action number that does not denote a move."""
 
-def variants() -> List[str]:
+def variants() -> list[str]:
     """The names of every bundled variant config, both games."""
 
 # --- Fish -------------------------------------------------------------------------------------
@@ -80,14 +73,15 @@ class Fish:
 
     def __new__(
         cls,
-        players: Optional[int] = None,
+        players: int | None = None,
         *,
-        penguins: Optional[int] = None,
-        board: Optional[_Grid] = None,
+        penguins: int | None = None,
+        board: _Grid | None = None,
         placement: str = "one-fish",
         order: str = "round-robin",
     ) -> Fish:
-        """``players``: 2 to 4 (None: 2); ``penguins``: per player (default: the standard number for ``players``);
+        """``players``: 2 to 4 (None: 2); ``penguins``: per player (default: the standard
+        number for ``players``);
         ``board``: a fixed board (default: the standard board dealt afresh per game);
         ``placement``: ``"one-fish"`` or ``"any"``; ``order``: ``"round-robin"`` or ``"snake"``."""
     @staticmethod
@@ -96,13 +90,13 @@ class Fish:
     @staticmethod
     def from_config(source: _ConfigSource) -> Fish:
         """A variant from a TOML file (a path) or a dict with the same keys."""
-    def to_config(self) -> Dict[str, Any]:
+    def to_config(self) -> dict[str, Any]:
         """The config as a dict (what ``Fish.from_config`` reads)."""
     @property
-    def name(self) -> Optional[str]:
+    def name(self) -> str | None:
         """The variant's name, if it came from a config that names it."""
     @property
-    def description(self) -> Optional[str]:
+    def description(self) -> str | None:
         """The variant's description, if its config has one."""
     @property
     def players(self) -> int: ...
@@ -123,25 +117,25 @@ class Fish:
     def num_actions(self) -> int:
         """Size of the fixed action space of this variant's board."""
     @property
-    def observation_shape(self) -> Tuple[int, int, int]:
+    def observation_shape(self) -> tuple[int, int, int]:
         """Shape ``(planes, rows, cols)`` of ``state.observation_tensor()``."""
     @property
     def max_game_length(self) -> int:
         """The most actions a game can last: placements plus one per floe."""
-    def new_state(self, seed: Optional[int] = None) -> FishState:
+    def new_state(self, seed: int | None = None) -> FishState:
         """The opening position; ``seed`` (any int, taken modulo 2**64) deals the standard
         board (a random one when None); a fixed board is used as it is."""
     def position(
         self,
-        board: Optional[_Grid] = None,
-        penguins: Optional[Sequence[Sequence[_CellLike]]] = None,
-        to_move: Optional[int] = None,
-        scores: Optional[Sequence[Tuple[int, int]]] = None,
+        board: _Grid | None = None,
+        penguins: Sequence[Sequence[_CellLike]] | None = None,
+        to_move: int | None = None,
+        scores: Sequence[tuple[int, int]] | None = None,
     ) -> FishState:
         """A movement-phase position built from a board (default: the variant's fixed board),
         the penguins of each player (any number each), the player to move (None: 0) and the
         ``(fish, floes)`` so far."""
-    def __reduce__(self) -> Tuple[Callable[[Dict[str, Any]], Fish], Tuple[Dict[str, Any]]]: ...
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Fish], tuple[dict[str, Any]]]: ...
 
 @final
 class FishMove:
@@ -149,13 +143,12 @@ class FishMove:
     notation. Made by ``FishState`` (``legal_moves``, ``parse_move``); ``FishMove(src, dst,
     action)`` rebuilds one (pickle does)."""
 
-    def __new__(cls, src: Optional[_Cell], dst: _Cell, action: int) -> FishMove: ...
+    def __new__(cls, src: _Cell | None, dst: _Cell, action: int) -> FishMove: ...
     def __reduce__(
         self,
-    ) -> Tuple[Callable[[Optional[_Cell], _Cell, int], FishMove], Tuple[Optional[_Cell], _Cell, int]]: ...
-
+    ) -> tuple[Callable[[_Cell | None, _Cell, int], FishMove], tuple[_Cell | None, _Cell, int]]: ...
     @property
-    def src(self) -> Optional[_Cell]: ...
+    def src(self) -> _Cell | None: ...
     @property
     def dst(self) -> _Cell: ...
     @property
@@ -166,7 +159,7 @@ class FishMove:
 
 # A move as ``play`` and friends take it: a move object, an int action or notation (``"c4"``,
 # ``"a1-c1"``).
-_MoveLike = Union[FishMove, int, str]
+_MoveLike = FishMove | int | str
 
 @final
 class FishState:
@@ -184,7 +177,7 @@ class FishState:
     def game(self) -> Fish:
         """The game of this state: its rules with this state's board."""
     @property
-    def to_move(self) -> Optional[int]:
+    def to_move(self) -> int | None:
         """The player to move, None when the game is over."""
     def current_player(self) -> int:
         """OpenSpiel's name: the player to move, or -4 (terminal) when the game is over."""
@@ -199,9 +192,9 @@ class FishState:
     def players(self) -> int: ...
     @property
     def num_actions(self) -> int: ...
-    def legal_moves(self) -> List[FishMove]:
+    def legal_moves(self) -> list[FishMove]:
         """The legal moves, in ascending action order."""
-    def legal_actions(self) -> List[int]:
+    def legal_actions(self) -> list[int]:
         """The legal actions, ascending (empty only when the game is over)."""
     def legal_action_mask(self) -> npt.NDArray[np.bool_]:
         """A bool array over the action space, True for legal actions."""
@@ -221,28 +214,28 @@ class FishState:
         """OpenSpiel's name for ``copy``."""
     def __copy__(self) -> FishState: ...
     def __deepcopy__(self, memo: Any, /) -> FishState: ...
-    def __reduce__(self) -> Tuple[Callable[[str], FishState], Tuple[str]]: ...
+    def __reduce__(self) -> tuple[Callable[[str], FishState], tuple[str]]: ...
     @property
-    def scores(self) -> List[Tuple[int, int]]:
+    def scores(self) -> list[tuple[int, int]]:
         """``(fish, floes)`` collected by each player so far."""
-    def ranking(self) -> List[int]:
+    def ranking(self) -> list[int]:
         """Places per player, 1 = first; equal players share a place (``[1, 1, 3]``)."""
-    def returns(self) -> List[float]:
+    def returns(self) -> list[float]:
         """Zero-sum returns at the end (two players: +1/-1, 0/0 for a draw); zeros before."""
     @property
     def board(self) -> npt.NDArray[np.int32]:
         """Fish on each remaining floe, shape ``(rows, cols)``; 0 for gaps and removed floes."""
     @property
-    def penguins(self) -> List[List[_Cell]]:
+    def penguins(self) -> list[list[_Cell]]:
         """Penguins on the board, one list of ``(row, col)`` per player."""
     @property
     def zobrist_hash(self) -> int: ...
     def svg(
         self,
-        size: Optional[float] = None,
+        size: float | None = None,
         *,
-        lastmove: Union[FishMove, str, Tuple[Optional[_Cell], _Cell], None] = None,
-        arrows: Optional[Iterable[Any]] = None,
+        lastmove: FishMove | str | tuple[_Cell | None, _Cell] | None = None,
+        arrows: Iterable[Any] | None = None,
         labels: bool = True,
         flipped: bool = False,
     ) -> str:
@@ -252,7 +245,7 @@ class FishState:
         ``flipped``: turned by 180 degrees."""
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows."""
-    def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
+    def observation_tensor(self, player: int | None = None) -> npt.NDArray[np.float32]:
         """Planes ``game.observation_shape`` = ``(4 + 5 * players, rows, cols)`` from
         ``player``'s view (default: the player to move): floes with 1, 2 and 3+ fish, the
         penguins of each seat, then per seat fish and floes collected and penguins still to
@@ -261,12 +254,12 @@ class FishState:
 def fish_random_playouts(
     n: int,
     *,
-    seed: Optional[int] = None,
-    threads: Optional[int] = None,
-    game: Optional[Fish] = None,
-    state: Optional[FishState] = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    game: Fish | None = None,
+    state: FishState | None = None,
     policy: str = "uniform",
-) -> Tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """``(fish, floes)`` of ``n`` random games, each of shape ``(n, players)``; ``policy``:
     ``"uniform"`` or ``"fast"``. Wrapped by ``pingvinas.fish.random_playouts``."""
 
@@ -280,22 +273,22 @@ class MarathonPiece(NamedTuple):
     """``"mama"``, ``"papa"`` or ``"baby"``."""
     status: str
     """``"waiting"``, ``"on course"`` or ``"finished"``."""
-    cell: Optional[_Cell]
+    cell: _Cell | None
     """``(row, col)`` on the course, else None."""
-    facing: Optional[str]
+    facing: str | None
     """None when upright (or off the course), else ``"N"`` … ``"NW"``."""
 
 # A piece as ``Marathon.position`` takes it: a dict with the keys ``owner``, ``kind`` and
 # optionally ``status``, ``cell``, ``facing``, or a tuple (or list) in that order of which the
 # last three may be left out. A ``MarathonPiece`` is such a tuple.
-_PieceLike = Union[
-    Dict[str, Any],
-    Tuple[int, str],
-    Tuple[int, str, Optional[str]],
-    Tuple[int, str, Optional[str], Optional[_Cell]],
-    Tuple[int, str, Optional[str], Optional[_Cell], Optional[str]],
-    List[Any],
-]
+_PieceLike = (
+    dict[str, Any]
+    | tuple[int, str]
+    | tuple[int, str, str | None]
+    | tuple[int, str, str | None, _Cell | None]
+    | tuple[int, str, str | None, _Cell | None, str | None]
+    | list[Any]
+)
 
 @final
 class Marathon:
@@ -306,10 +299,10 @@ class Marathon:
 
     def __new__(
         cls,
-        players: Optional[int] = None,
+        players: int | None = None,
         course: str = "marathon",
         *,
-        ply_limit: Optional[int] = None,
+        ply_limit: int | None = None,
     ) -> Marathon:
         """``players``: 2 to 5 (None: 2). ``course``: ``"marathon"``/``"standard"``,
         ``"marathon-5"``/``"5"``, ``"marathon-l"``/``"l"``, ``"marathon-zigzag"``/``"zigzag"``,
@@ -333,40 +326,40 @@ class Marathon:
     def course(self) -> str:
         """The course as an ASCII map."""
     @property
-    def cells(self) -> List[_Cell]:
+    def cells(self) -> list[_Cell]:
         """Course cells in row-major order (the order of the action encoding)."""
     @property
     def rows(self) -> int: ...
     @property
     def cols(self) -> int: ...
     @property
-    def start(self) -> List[_Cell]:
+    def start(self) -> list[_Cell]:
         """The outside places pieces enter from."""
     @property
-    def finish(self) -> List[_Cell]:
+    def finish(self) -> list[_Cell]:
         """The outside places just beyond the finish line."""
     @property
     def num_actions(self) -> int:
         """Size of the fixed action space: ``3 * (9 * cells + 1)``."""
     @property
-    def observation_shape(self) -> Tuple[int, int, int]:
+    def observation_shape(self) -> tuple[int, int, int]:
         """Shape ``(planes, rows, cols)`` of ``state.observation_tensor()``."""
     @property
     def max_game_length(self) -> int:
         """The most actions a game can last: the ply limit (the game is then a draw)."""
     def to_toml(self) -> str:
         """The config as TOML text (readable by ``Marathon.from_config``)."""
-    def new_state(self, seed: Optional[int] = None) -> MarathonState:
+    def new_state(self, seed: int | None = None) -> MarathonState:
         """The opening position (``seed`` is ignored: the game has no chance)."""
     def position(
         self,
-        pieces: Optional[Sequence[_PieceLike]] = None,
-        to_move: Optional[int] = None,
-        ply: Optional[int] = None,
+        pieces: Sequence[_PieceLike] | None = None,
+        to_move: int | None = None,
+        ply: int | None = None,
     ) -> MarathonState:
         """Any position from a list of pieces (dicts or tuples); unlisted pieces wait.
         ``to_move`` and ``ply`` (actions already played) default to 0."""
-    def __reduce__(self) -> Tuple[Callable[[Dict[str, Any]], Marathon], Tuple[Dict[str, Any]]]: ...
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Marathon], tuple[dict[str, Any]]]: ...
 
 @final
 class MarathonMove:
@@ -378,14 +371,13 @@ class MarathonMove:
         action: int,
         player: int,
         kind: str,
-        src: Optional[_Cell],
-        entry: Optional[_Cell],
-        direction: Optional[str],
-        dst: Optional[_Cell],
-        facing: Optional[str],
+        src: _Cell | None,
+        entry: _Cell | None,
+        direction: str | None,
+        dst: _Cell | None,
+        facing: str | None,
     ) -> MarathonMove: ...
-    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
-
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]: ...
     @property
     def action(self) -> int: ...
     @property
@@ -406,24 +398,24 @@ class MarathonMove:
     @property
     def finishes(self) -> bool: ...
     @property
-    def direction(self) -> Optional[str]:
+    def direction(self) -> str | None:
         """The slide direction (``"N"`` … ``"NW"``); None for a stand."""
     @property
-    def src(self) -> Optional[_Cell]:
+    def src(self) -> _Cell | None:
         """The cell before the move; None for an entry."""
     @property
-    def entry(self) -> Optional[_Cell]:
+    def entry(self) -> _Cell | None:
         """For an entry, the outside place it entered from."""
     @property
-    def dst(self) -> Optional[_Cell]:
+    def dst(self) -> _Cell | None:
         """The cell it ends on; None when it finishes."""
     @property
-    def facing(self) -> Optional[str]:
+    def facing(self) -> str | None:
         """The facing it ends with; None when upright or finished."""
 
 # A move as ``play`` and friends take it: a move object, an int action or notation
 # (``"B 0,1 S 3,1 SE"``).
-_MarathonMoveLike = Union[MarathonMove, int, str]
+_MarathonMoveLike = MarathonMove | int | str
 
 @final
 class MarathonState:
@@ -442,7 +434,7 @@ class MarathonState:
     def game(self) -> Marathon:
         """The variant this state belongs to."""
     @property
-    def to_move(self) -> Optional[int]:
+    def to_move(self) -> int | None:
         """The player to move, None when the game is over."""
     def current_player(self) -> int:
         """OpenSpiel's name: the player to move, or -4 (terminal) when the game is over."""
@@ -451,7 +443,7 @@ class MarathonState:
     def is_terminal(self) -> bool:
         """OpenSpiel's name for ``is_over``."""
     @property
-    def winner(self) -> Optional[int]:
+    def winner(self) -> int | None:
         """The player whose family came home first; None while the game is on or after a draw."""
     @property
     def ply(self) -> int:
@@ -461,11 +453,11 @@ class MarathonState:
     @property
     def num_actions(self) -> int: ...
     @property
-    def pieces(self) -> List[MarathonPiece]:
+    def pieces(self) -> list[MarathonPiece]:
         """Every piece, by owner then kind."""
-    def legal_moves(self) -> List[MarathonMove]:
+    def legal_moves(self) -> list[MarathonMove]:
         """The legal moves, in ascending action order."""
-    def legal_actions(self) -> List[int]:
+    def legal_actions(self) -> list[int]:
         """The legal actions, ascending (empty only when the game is over)."""
     def legal_action_mask(self) -> npt.NDArray[np.bool_]:
         """A bool array over the action space, True for legal actions."""
@@ -485,11 +477,11 @@ class MarathonState:
         """OpenSpiel's name for ``copy``."""
     def __copy__(self) -> MarathonState: ...
     def __deepcopy__(self, memo: Any, /) -> MarathonState: ...
-    def __reduce__(self) -> Tuple[Callable[[str], MarathonState], Tuple[str]]: ...
-    def ranking(self) -> List[int]:
+    def __reduce__(self) -> tuple[Callable[[str], MarathonState], tuple[str]]: ...
+    def ranking(self) -> list[int]:
         """Places per player: the winner 1 and everyone else 2; all 1 in a draw or while the
         game is on."""
-    def returns(self) -> List[float]:
+    def returns(self) -> list[float]:
         """Zero-sum returns: the winner +1, the others -1/(players-1); zeros for a draw and
         while the game is on."""
     @property
@@ -497,10 +489,10 @@ class MarathonState:
         """The 64-bit Zobrist hash (pieces and the player to move; not the ply)."""
     def svg(
         self,
-        size: Optional[float] = None,
+        size: float | None = None,
         *,
-        lastmove: Union[MarathonMove, str, Tuple[Optional[_Cell], _Cell], None] = None,
-        arrows: Optional[Iterable[Any]] = None,
+        lastmove: MarathonMove | str | tuple[_Cell | None, _Cell] | None = None,
+        arrows: Iterable[Any] | None = None,
         labels: bool = True,
         flipped: bool = False,
     ) -> str:
@@ -510,7 +502,7 @@ class MarathonState:
         ``flipped``: turned by 180 degrees."""
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows."""
-    def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
+    def observation_tensor(self, player: int | None = None) -> npt.NDArray[np.float32]:
         """Planes ``game.observation_shape`` = ``(11 + 10 * players, rows, cols)`` over the
         course's bounding box from ``player``'s view (default: the player to move; seats follow
         in turn order): the course cells; where each piece stands (seat by seat: mama, papa,
@@ -521,11 +513,11 @@ class MarathonState:
 def marathon_random_playouts(
     n: int,
     *,
-    seed: Optional[int] = None,
-    threads: Optional[int] = None,
-    game: Optional[Marathon] = None,
-    state: Optional[MarathonState] = None,
-) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
+    seed: int | None = None,
+    threads: int | None = None,
+    game: Marathon | None = None,
+    state: MarathonState | None = None,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
     """``(winners, plies)`` of ``n`` random games, each of shape ``(n,)`` (winner -1: a draw).
     Wrapped by ``pingvinas.marathon.random_playouts``."""
 
@@ -540,25 +532,25 @@ class Searcher:
         cls,
         algorithm: str = "auto",
         *,
-        threads: Optional[int] = None,
-        seed: Optional[int] = None,
-        exploration: Optional[float] = None,
+        threads: int | None = None,
+        seed: int | None = None,
+        exploration: float | None = None,
         selection: str = "uct",
         playout: str = "auto",
         knowledge: bool = True,
-        tt_mb: Optional[int] = None,
-        memory_mb: Optional[int] = None,
+        tt_mb: int | None = None,
+        memory_mb: int | None = None,
         reuse: bool = True,
     ) -> Searcher: ...
     def search(
         self,
-        state: Union[FishState, MarathonState],
+        state: FishState | MarathonState,
         *,
-        time: Optional[float] = None,
-        iterations: Optional[int] = None,
-        nodes: Optional[int] = None,
-        depth: Optional[int] = None,
-    ) -> Tuple[Any, ...]:
+        time: float | None = None,
+        iterations: int | None = None,
+        nodes: int | None = None,
+        depth: int | None = None,
+    ) -> tuple[Any, ...]:
         """The fields of ``pingvinas.search.SearchResult``, in order (move, action, value, pv,
         nodes, iterations, depth, time, visits, exact, interrupted, algorithm)."""
     def stop(self) -> None:
@@ -570,12 +562,12 @@ class Searcher:
     def __reduce__(self) -> NoReturn:  # type: ignore[override]
         """Raises ``TypeError``: a searcher holds search trees and is not pickled."""
 
-def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> Dict[str, Any]:
+def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> dict[str, Any]:
     """The exact result of a small Fish position: a dict with scores, best (action, None when
     over), pv, value, nodes. Wrapped by ``pingvinas.search.solve_fish``."""
 
 #: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
-ALGORITHMS: Tuple[str, ...]
+ALGORITHMS: tuple[str, ...]
 
 # --- Vector environment -------------------------------------------------------------------------
 
@@ -589,50 +581,50 @@ class VectorEnv:
 
     def __new__(
         cls,
-        game: Union[Fish, Marathon],
+        game: Fish | Marathon,
         num_envs: int,
         *,
-        seed: Optional[int] = None,
-        threads: Optional[int] = None,
-        opponent: Optional[str] = None,
-        learner: Union[int, str, None] = None,
+        seed: int | None = None,
+        threads: int | None = None,
+        opponent: str | None = None,
+        learner: int | str | None = None,
         reward: str = "returns",
         copy: bool = False,
     ) -> VectorEnv: ...
     def reset(
-        self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
-    ) -> Tuple[npt.NDArray[np.float32], Dict[str, npt.NDArray[Any]]]:
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[Any]]]:
         """``(observations, info)`` of a new game in every env (game 0 of each env's stream
         from ``seed``, or the next game of each stream without one)."""
     def step(
-        self, actions: Union[npt.NDArray[np.integer[Any]], Sequence[int]]
-    ) -> Tuple[
+        self, actions: npt.NDArray[np.integer[Any]] | Sequence[int]
+    ) -> tuple[
         npt.NDArray[np.float32],
         npt.NDArray[np.float32],
         npt.NDArray[np.bool_],
         npt.NDArray[np.bool_],
-        Dict[str, npt.NDArray[Any]],
+        dict[str, npt.NDArray[Any]],
     ]:
         """``(observations, rewards, terminations, truncations, info)`` after ``actions[i]`` in
         env ``i``; raises ``IllegalMoveError`` / ``InvalidMoveError`` naming the first bad env,
         and then no env has moved."""
-    def state(self, i: int) -> Union[FishState, MarathonState]:
+    def state(self, i: int) -> FishState | MarathonState:
         """The state of env ``i`` (a copy)."""
-    def states(self) -> List[Union[FishState, MarathonState]]:
+    def states(self) -> list[FishState | MarathonState]:
         """Every env's state (copies)."""
-    def set_state(self, i: int, state: Union[FishState, MarathonState]) -> None:
+    def set_state(self, i: int, state: FishState | MarathonState) -> None:
         """Loads ``state`` into env ``i`` (same rules, players and size) and updates its row of
         the buffers."""
-    def game_seed(self, env: int, game: Optional[int] = None) -> int:
+    def game_seed(self, env: int, game: int | None = None) -> int:
         """The seed of game ``game`` (default: the current one) of env ``env``."""
     @property
     def game_index(self) -> npt.NDArray[np.int64]: ...
     @property
-    def learners(self) -> Optional[npt.NDArray[np.int32]]: ...
+    def learners(self) -> npt.NDArray[np.int32] | None: ...
     @property
     def num_envs(self) -> int: ...
     @property
-    def observation_shape(self) -> Tuple[int, int, int]: ...
+    def observation_shape(self) -> tuple[int, int, int]: ...
     @property
     def num_actions(self) -> int: ...
     @property
@@ -640,11 +632,11 @@ class VectorEnv:
     @property
     def players(self) -> int: ...
     @property
-    def game(self) -> Union[Fish, Marathon]: ...
+    def game(self) -> Fish | Marathon: ...
     @property
     def threads(self) -> int: ...
     @property
-    def opponent(self) -> Optional[str]: ...
+    def opponent(self) -> str | None: ...
     @property
     def reward(self) -> str: ...
     @property

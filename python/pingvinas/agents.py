@@ -52,7 +52,7 @@ class Agent:
     def reset(self) -> None:
         """Called before each new game."""
 
-    def spawn(self, seed: Optional[int] = None) -> "Agent":
+    def spawn(self, seed: Optional[int] = None) -> Agent:
         """A fresh agent with the same settings (and ``seed`` if given), for another game."""
         raise NotImplementedError
 
@@ -75,7 +75,7 @@ class RandomAgent(Agent):
     def choose(self, state: Any) -> Any:
         return self._rng.choice(state.legal_moves())
 
-    def spawn(self, seed: Optional[int] = None) -> "RandomAgent":
+    def spawn(self, seed: Optional[int] = None) -> RandomAgent:
         return RandomAgent(self.seed if seed is None else seed)
 
     def __repr__(self) -> str:
@@ -124,7 +124,7 @@ class SearchAgent(Agent):
         """Stops a search running in another thread."""
         self.searcher.stop()
 
-    def spawn(self, seed: Optional[int] = None) -> "SearchAgent":
+    def spawn(self, seed: Optional[int] = None) -> SearchAgent:
         options = dict(self.options)
         if seed is not None:
             options["seed"] = seed
@@ -135,7 +135,8 @@ class SearchAgent(Agent):
     def __repr__(self) -> str:
         budget = ", ".join(f"{k}={v}" for k, v in self.budget.items() if v is not None)
         options = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
-        return f"{type(self).__name__}({self.algorithm!r}{', ' + budget if budget else ''}{', ' + options if options else ''})"
+        args = [repr(self.algorithm)] + [part for part in (budget, options) if part]
+        return f"{type(self).__name__}({', '.join(args)})"
 
 
 class GreedyAgent(SearchAgent):
@@ -150,7 +151,9 @@ class MCTSAgent(SearchAgent):
     """Monte Carlo tree search (see :class:`~pingvinas.search.Searcher` for the settings).
     ``knowledge=False`` gives plain MCTS with uniformly random playouts."""
 
-    def __init__(self, *, time: Optional[float] = None, iterations: Optional[int] = None, **options: Any) -> None:
+    def __init__(
+        self, *, time: Optional[float] = None, iterations: Optional[int] = None, **options: Any
+    ) -> None:
         options.setdefault("name", "mcts")
         super().__init__("mcts", time=time, iterations=iterations, **options)
 
@@ -158,7 +161,9 @@ class MCTSAgent(SearchAgent):
 class AlphaBetaAgent(SearchAgent):
     """Alpha-beta with iterative deepening (paranoid for three or more players)."""
 
-    def __init__(self, *, time: Optional[float] = None, depth: Optional[int] = None, **options: Any) -> None:
+    def __init__(
+        self, *, time: Optional[float] = None, depth: Optional[int] = None, **options: Any
+    ) -> None:
         options.setdefault("name", "alphabeta")
         super().__init__("alphabeta", time=time, depth=depth, **options)
 
@@ -176,7 +181,7 @@ class CallableAgent(Agent):
             mv = state.parse_move(mv)
         return mv
 
-    def spawn(self, seed: Optional[int] = None) -> "CallableAgent":
+    def spawn(self, seed: Optional[int] = None) -> CallableAgent:
         return self
 
     def __repr__(self) -> str:
@@ -198,4 +203,6 @@ def as_agent(x: Any) -> Agent:
         raise ValueError(f"unknown agent {x!r}: expected random, greedy, mcts, alphabeta or auto")
     if callable(x):
         return CallableAgent(x)
-    raise TypeError(f"cannot make an agent of {type(x).__name__}: expected an Agent, a name or a callable")
+    raise TypeError(
+        f"cannot make an agent of {type(x).__name__}: expected an Agent, a name or a callable"
+    )

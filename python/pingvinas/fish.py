@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -22,7 +22,7 @@ def random_playouts(
     game: Optional[_core.Fish] = None,
     state: Optional[_core.FishState] = None,
     policy: str = "uniform",
-) -> Tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n`` uniformly random games and return their final scores.
 
     :param n: number of games.
@@ -41,7 +41,9 @@ def random_playouts(
     >>> fish.shape
     (100, 2)
     """
-    return _core.fish_random_playouts(n, seed=seed, threads=threads, game=game, state=state, policy=policy)
+    return _core.fish_random_playouts(
+        n, seed=seed, threads=threads, game=game, state=state, policy=policy
+    )
 
 
 def solve(state: _core.FishState, **options: Any) -> FishSolution:

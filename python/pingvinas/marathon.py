@@ -29,7 +29,7 @@ each legal move has exactly one action (``game.num_actions == 3 R``, 975 on the 
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Optional
 
 import numpy as np
 
@@ -45,7 +45,7 @@ def random_playouts(
     threads: int = 1,
     game: Optional[_core.Marathon] = None,
     state: Optional[_core.MarathonState] = None,
-) -> Tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n`` games of uniformly random legal moves to the end.
 
     :param n: number of games.

@@ -17,9 +17,10 @@ import os
 import sys
 import threading
 import time as _time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Union
 
 from . import record as _record
 from .agents import Agent, as_agent
@@ -33,10 +34,10 @@ class GameRecord:
 
     index: int
     seed: int
-    seats: List[int]  # seats[s] = index of the agent in seat s
-    ranking: List[int]  # place of each seat (1 = first, shared places for ties)
-    returns: List[float]  # per seat
-    scores: List[float]  # per seat: fish (Fish), or the return (other games)
+    seats: list[int]  # seats[s] = index of the agent in seat s
+    ranking: list[int]  # place of each seat (1 = first, shared places for ties)
+    returns: list[float]  # per seat
+    scores: list[float]  # per seat: fish (Fish), or the return (other games)
     moves: int
     #: The whole game (:class:`pingvinas.record.GameRecord`) when the match keeps it (``save``).
     game: Optional[_record.GameRecord] = field(default=None, repr=False)
@@ -53,16 +54,16 @@ class AgentStats:
     losses: int = 0
     #: Per game: 1 for a win, 0 for a loss, 1/k when sharing first place with k - 1 others
     #: (two players: a draw is 1/2). More players: the return mapped to [0, 1].
-    points: List[float] = field(default_factory=list)
+    points: list[float] = field(default_factory=list)
     #: Per seat: the scores (Fish: fish) this agent made sitting there.
-    seat_scores: Dict[int, List[float]] = field(default_factory=dict)
+    seat_scores: dict[int, list[float]] = field(default_factory=dict)
 
     @property
     def score_rate(self) -> float:
         return sum(self.points) / len(self.points) if self.points else float("nan")
 
     @property
-    def ci95(self) -> Tuple[float, float]:
+    def ci95(self) -> tuple[float, float]:
         """A 95% confidence interval of the score rate (Wilson's interval on the mean score,
         which stays inside [0, 1] even at 0% or 100%)."""
         n = len(self.points)
@@ -84,8 +85,8 @@ class AgentStats:
 class MatchResult:
     """The table of a match. ``str(result)`` prints it; ``rows()`` gives it as dicts."""
 
-    agents: List[AgentStats]
-    records: List[GameRecord]
+    agents: list[AgentStats]
+    records: list[GameRecord]
     players: int
     elapsed: float
     #: What the ``seat n`` columns average: ``"fish"`` (Fish) or ``"return"`` (other games).
@@ -95,13 +96,19 @@ class MatchResult:
     def games(self) -> int:
         return len(self.records)
 
-    def rows(self) -> List[Dict[str, Any]]:
+    def rows(self) -> list[dict[str, Any]]:
         out = []
         for a in self.agents:
             lo, hi = a.ci95
-            row: Dict[str, Any] = dict(
-                agent=a.name, games=a.games, wins=a.wins, draws=a.draws, losses=a.losses,
-                score=a.score_rate, ci_low=lo, ci_high=hi,
+            row: dict[str, Any] = dict(
+                agent=a.name,
+                games=a.games,
+                wins=a.wins,
+                draws=a.draws,
+                losses=a.losses,
+                score=a.score_rate,
+                ci_low=lo,
+                ci_high=hi,
             )
             for s in range(self.players):
                 row[f"seat{s}_avg"] = a.seat_average(s)
@@ -115,13 +122,23 @@ class MatchResult:
         for a in self.agents:
             lo, hi = a.ci95
             lines.append(
-                [a.name, str(a.games), str(a.wins), str(a.draws), str(a.losses), f"{a.score_rate:.3f}", f"[{lo:.3f}, {hi:.3f}]"]
+                [
+                    a.name,
+                    str(a.games),
+                    str(a.wins),
+                    str(a.draws),
+                    str(a.losses),
+                    f"{a.score_rate:.3f}",
+                    f"[{lo:.3f}, {hi:.3f}]",
+                ]
                 + [f"{a.seat_average(s):.2f}" for s in range(self.players)]
             )
         widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
 
-        def fmt(r: List[str]) -> str:
-            return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+        def fmt(r: list[str]) -> str:
+            return "  ".join(
+                x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths))
+            )
 
         what = self.score_name
         if what != "fish":
@@ -183,16 +200,19 @@ def _new_state(game: Any, seed: int) -> Any:
 def _play_one(
     game: Any,
     agents: Sequence[Agent],
-    seats: List[int],
+    seats: list[int],
     index: int,
     seed: int,
     deal: int,
     max_moves: Optional[int],
-    names: Optional[List[str]] = None,
+    names: Optional[list[str]] = None,
 ) -> GameRecord:
     state = _new_state(game, deal)
     # Fresh copies per game, seeded per game and seat.
-    players = [agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63)) for s, a in enumerate(seats)]
+    players = [
+        agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63))
+        for s, a in enumerate(seats)
+    ]
     for p in players:
         p.reset()
     full = None
@@ -217,8 +237,14 @@ def _play_one(
     except (AttributeError, TypeError, IndexError):
         scores = returns
     return GameRecord(
-        index=index, seed=deal, seats=seats, ranking=ranking, returns=returns, scores=scores,
-        moves=moves, game=full,
+        index=index,
+        seed=deal,
+        seats=seats,
+        ranking=ranking,
+        returns=returns,
+        scores=scores,
+        moves=moves,
+        game=full,
     )
 
 
@@ -232,7 +258,7 @@ def play_match(
     workers: int = 1,
     progress: bool = True,
     max_moves: Optional[int] = None,
-    save: Union[str, "os.PathLike[str]", None] = None,
+    save: Union[str, os.PathLike[str], None] = None,
 ) -> MatchResult:
     """Plays ``games`` games between ``agents`` and tabulates the results.
 
@@ -267,7 +293,9 @@ def play_match(
     if n != players:
         raise ValueError(f"{n} agents for a {players}-player game: give one agent per seat")
     raw_names = [a.name for a in agents]
-    names = [f"{name}#{i}" if raw_names.count(name) > 1 else name for i, name in enumerate(raw_names)]
+    names = [
+        f"{name}#{i}" if raw_names.count(name) > 1 else name for i, name in enumerate(raw_names)
+    ]
 
     jobs = []
     for i in range(games):
@@ -279,7 +307,7 @@ def play_match(
     bar = _Progress(games, progress)
     start = _time.monotonic()
 
-    def run(job: Tuple[List[int], int, int]) -> GameRecord:
+    def run(job: tuple[list[int], int, int]) -> GameRecord:
         seats, i, deal = job
         keep = names if save is not None else None
         rec = _play_one(game, agents, seats, i, seed, deal, max_moves, keep)
@@ -308,7 +336,11 @@ def play_match(
             else:
                 st.losses += 1
             if n == 2:
-                st.points.append({1.0: 1.0, 0.0: 0.5, -1.0: 0.0}.get(rec.returns[seat], (rec.returns[seat] + 1) / 2))
+                st.points.append(
+                    {1.0: 1.0, 0.0: 0.5, -1.0: 0.0}.get(
+                        rec.returns[seat], (rec.returns[seat] + 1) / 2
+                    )
+                )
             else:
                 st.points.append((rec.returns[seat] + 1) / 2)
             st.seat_scores.setdefault(seat, []).append(rec.scores[seat])

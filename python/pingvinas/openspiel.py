@@ -28,14 +28,16 @@ pickled Python attributes, where the pingvinas state pickles through its JSON (`
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Optional
 
 import numpy as np
 
 try:
     import pyspiel
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError('pingvinas.openspiel needs OpenSpiel: pip install "pingvinas[openspiel]"') from e
+    raise ImportError(
+        'pingvinas.openspiel needs OpenSpiel: pip install "pingvinas[openspiel]"'
+    ) from e
 
 from . import _core
 from .envs._common import max_game_length, observation_shape
@@ -46,7 +48,9 @@ FISH_VARIANTS = tuple(n for n in _core.variants() if n.startswith("fish"))
 MARATHON_VARIANTS = tuple(n for n in _core.variants() if n.startswith("marathon"))
 
 
-def _game_type(short_name: str, long_name: str, max_players: int, parameters: Dict[str, Any]) -> pyspiel.GameType:
+def _game_type(
+    short_name: str, long_name: str, max_players: int, parameters: dict[str, Any]
+) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=short_name,
         long_name=long_name,
@@ -65,7 +69,9 @@ def _game_type(short_name: str, long_name: str, max_players: int, parameters: Di
     )
 
 
-FISH_TYPE = _game_type("pingvinas_fish", "Fish (Hey, That's My Fish!), pingvinas", 4, {"variant": "fish", "seed": 0})
+FISH_TYPE = _game_type(
+    "pingvinas_fish", "Fish (Hey, That's My Fish!), pingvinas", 4, {"variant": "fish", "seed": 0}
+)
 MARATHON_TYPE = _game_type(
     "pingvinas_marathon", "Penguin Marathon, pingvinas", 5, {"variant": "marathon", "players": 2}
 )
@@ -74,7 +80,9 @@ MARATHON_TYPE = _game_type(
 class _PingvinasGame(pyspiel.Game):  # type: ignore[misc]
     """A pingvinas variant as a pyspiel game."""
 
-    def __init__(self, game_type: pyspiel.GameType, game: Any, params: Dict[str, Any], seed: Optional[int]) -> None:
+    def __init__(
+        self, game_type: pyspiel.GameType, game: Any, params: dict[str, Any], seed: Optional[int]
+    ) -> None:
         self.pingvinas_game = game
         self._seed = seed
         players = game.players
@@ -90,17 +98,17 @@ class _PingvinasGame(pyspiel.Game):  # type: ignore[misc]
         )
         super().__init__(game_type, info, params)
 
-    def new_initial_state(self) -> "PingvinasState":
+    def new_initial_state(self) -> PingvinasState:
         return PingvinasState(self, self.pingvinas_game.new_state(seed=self._seed))
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> "_Observer":
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         return _Observer(self.pingvinas_game, params)
 
 
 class FishGame(_PingvinasGame):
     """``pingvinas_fish``: parameters ``variant`` and ``seed`` (the board deal)."""
 
-    def __init__(self, params: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, params: Optional[dict[str, Any]] = None) -> None:
         params = dict(FISH_TYPE.parameter_specification, **(params or {}))
         variant = str(params["variant"])
         if variant not in FISH_VARIANTS:
@@ -111,12 +119,19 @@ class FishGame(_PingvinasGame):
 class MarathonGame(_PingvinasGame):
     """``pingvinas_marathon``: parameters ``variant`` (the course) and ``players``."""
 
-    def __init__(self, params: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, params: Optional[dict[str, Any]] = None) -> None:
         params = dict(MARATHON_TYPE.parameter_specification, **(params or {}))
         variant = str(params["variant"])
         if variant not in MARATHON_VARIANTS:
-            raise ValueError(f"variant = {variant!r}: expected one of {', '.join(MARATHON_VARIANTS)}")
-        super().__init__(MARATHON_TYPE, _core.Marathon(players=int(params["players"]), course=variant), params, None)
+            raise ValueError(
+                f"variant = {variant!r}: expected one of {', '.join(MARATHON_VARIANTS)}"
+            )
+        super().__init__(
+            MARATHON_TYPE,
+            _core.Marathon(players=int(params["players"]), course=variant),
+            params,
+            None,
+        )
 
 
 class PingvinasState(pyspiel.State):  # type: ignore[misc]
@@ -129,7 +144,7 @@ class PingvinasState(pyspiel.State):  # type: ignore[misc]
     def current_player(self) -> int:
         return int(self.pingvinas_state.current_player())
 
-    def _legal_actions(self, player: int) -> List[int]:
+    def _legal_actions(self, player: int) -> list[int]:
         return list(self.pingvinas_state.legal_actions())
 
     def _apply_action(self, action: int) -> None:
@@ -144,7 +159,7 @@ class PingvinasState(pyspiel.State):  # type: ignore[misc]
     def is_terminal(self) -> bool:
         return bool(self.pingvinas_state.is_over)
 
-    def returns(self) -> List[float]:
+    def returns(self) -> list[float]:
         return list(self.pingvinas_state.returns())
 
     def __str__(self) -> str:

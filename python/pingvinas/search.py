@@ -15,8 +15,9 @@ The search itself runs in Rust with the GIL released; Ctrl-C stops it cleanly (a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, TypedDict
+from typing import Any, Optional, TypedDict
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from . import _core
 __all__ = ["ALGORITHMS", "FishSolution", "SearchResult", "Searcher", "search", "solve_fish"]
 
 #: The names ``algorithm`` accepts, ``"auto"`` first (defined once, in the engine binding).
-ALGORITHMS: Tuple[str, ...] = tuple(_core.ALGORITHMS)
+ALGORITHMS: tuple[str, ...] = tuple(_core.ALGORITHMS)
 
 
 def _move_of(state: Any, action: int) -> Any:
@@ -39,7 +40,7 @@ def _move_of(state: Any, action: int) -> Any:
         raise
 
 
-def _moves_along(state: Any, actions: Sequence[int]) -> List[Any]:
+def _moves_along(state: Any, actions: Sequence[int]) -> list[Any]:
     """The move objects of a line of actions played from ``state`` (stops at the first that
     does not apply)."""
     s = state.copy()
@@ -77,7 +78,7 @@ class SearchResult:
     move: Any
     action: int
     value: float
-    pv: List[Any]
+    pv: list[Any]
     nodes: int
     iterations: int
     depth: int
@@ -135,7 +136,8 @@ class Searcher:
     one per seat). Thread-safe: ``stop()`` may be called from another thread.
 
     :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players; Marathon:
-        MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the best-looking move
+        MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the
+        best-looking move
         now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
     :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
         (one thread is deterministic for a seed).
@@ -217,7 +219,8 @@ class Searcher:
         self._core.clear()
 
     def __repr__(self) -> str:
-        return f"Searcher({self.algorithm!r}, threads={self.options['threads']}, seed={self.options['seed']})"
+        threads, seed = self.options["threads"], self.options["seed"]
+        return f"Searcher({self.algorithm!r}, threads={threads}, seed={seed})"
 
 
 def search(
@@ -267,10 +270,10 @@ class FishSolution:
     :ivar nodes: positions searched.
     """
 
-    scores: List[Tuple[int, int]]
+    scores: list[tuple[int, int]]
     move: Any
-    pv: List[Any]
-    value: Tuple[int, int]
+    pv: list[Any]
+    value: tuple[int, int]
     nodes: int
 
 

@@ -5,7 +5,7 @@ Everything here reads the State API; no game logic.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
@@ -28,10 +28,12 @@ def resolve_game(game: Union[str, Game]) -> Game:
         from .. import load_game
 
         return load_game(game)
-    raise TypeError(f"game must be a pingvinas Fish or Marathon, or a variant name, got {type(game).__name__}")
+    raise TypeError(
+        f"game must be a pingvinas Fish or Marathon, or a variant name, got {type(game).__name__}"
+    )
 
 
-def observation_shape(game: Game) -> Tuple[int, ...]:
+def observation_shape(game: Game) -> tuple[int, ...]:
     """The shape of ``observation_tensor()`` for this variant."""
     return tuple(game.observation_shape)
 
@@ -53,7 +55,7 @@ def action_mask(state: State) -> np.ndarray:
 
 #: The fixed budget of each built-in opponent's move (deterministic for a seed: one thread,
 #: no time limit). ``"auto"`` is alpha-beta for Fish and MCTS for Marathon.
-OPPONENT_BUDGETS: Dict[str, Dict[str, Any]] = {
+OPPONENT_BUDGETS: dict[str, dict[str, Any]] = {
     "greedy": {},
     "mcts": {"iterations": 200},
     "alphabeta": {"depth": 2, "tt_mb": 1},
@@ -68,13 +70,16 @@ class Opponent:
     :class:`pingvinas.agents.Agent` (a fresh copy per episode, seeded from the env's
     generator) or a callable ``f(state) -> move`` (a move, an int action or notation)."""
 
-    def __init__(self, spec: Union[str, Agent, Callable[[Any], Any]], budget: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(
+        self, spec: Union[str, Agent, Callable[[Any], Any]], budget: Optional[dict[str, Any]] = None
+    ) -> None:
         self.spec = spec
         self.agent: Optional[Agent] = None
         if isinstance(spec, str):
             if spec != "random" and spec not in OPPONENT_BUDGETS:
                 raise ValueError(
-                    f"opponent {spec!r}: expected random, greedy, mcts, alphabeta, auto, an Agent or a callable"
+                    f"opponent {spec!r}: expected random, greedy, mcts, alphabeta, auto, "
+                    "an Agent or a callable"
                 )
             self.budget = dict(OPPONENT_BUDGETS.get(spec, {}), **(budget or {}))
         else:
@@ -90,7 +95,11 @@ class Opponent:
         """The opponent's action in ``state`` (its player is to move)."""
         if self.agent is not None:
             move = self.agent.choose(state)
-            return int(move) if isinstance(move, (int, np.integer)) else int(state.parse_move(move).action)
+            return (
+                int(move)
+                if isinstance(move, (int, np.integer))
+                else int(state.parse_move(move).action)
+            )
         if self.spec == "random":
             legal = state.legal_actions()
             return int(legal[int(rng.integers(len(legal)))])

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -10,14 +11,16 @@ try:
     import gymnasium
     from gymnasium import spaces
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError('pingvinas.envs.gym_env needs Gymnasium: pip install "pingvinas[gymnasium]"') from e
+    raise ImportError(
+        'pingvinas.envs.gym_env needs Gymnasium: pip install "pingvinas[gymnasium]"'
+    ) from e
 
 from . import _common
 
 __all__ = ["PingvinasEnv"]
 
 
-class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
+class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
     """A single-agent :class:`gymnasium.Env` over one seat of a Fish or Marathon game.
 
     Made by :func:`pingvinas.envs.gym_env` (see there for the parameters).
@@ -45,7 +48,7 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
         seat: int = 0,
         render_mode: Optional[str] = None,
         illegal_action: str = "raise",
-        opponent_budget: Optional[Dict[str, Any]] = None,
+        opponent_budget: Optional[dict[str, Any]] = None,
     ) -> None:
         self.game = _common.resolve_game(game)
         players = self.game.players
@@ -61,16 +64,23 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
         others = [p for p in range(players) if p != self.seat]
         if isinstance(opponent, (list, tuple)):
             if len(opponent) != len(others):
-                raise ValueError(f"expected {len(others)} opponents (one per other seat), got {len(opponent)}")
+                raise ValueError(
+                    f"expected {len(others)} opponents (one per other seat), got {len(opponent)}"
+                )
             specs: Sequence[Any] = opponent
         else:
             specs = [opponent] * len(others)
-        self.opponents = {p: _common.Opponent(spec, opponent_budget) for p, spec in zip(others, specs)}
+        self.opponents = {
+            p: _common.Opponent(spec, opponent_budget) for p, spec in zip(others, specs)
+        }
         n = self.game.num_actions
         self.observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    _common.OBS_LOW, _common.OBS_HIGH, _common.observation_shape(self.game), np.float32
+                    _common.OBS_LOW,
+                    _common.OBS_HIGH,
+                    _common.observation_shape(self.game),
+                    np.float32,
                 ),
                 "action_mask": spaces.Box(0, 1, (n,), np.int8),
             }
@@ -82,8 +92,8 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
     # --- Gymnasium API ---------------------------------------------------------------------
 
     def reset(
-        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
-    ) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
+        self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """A new game: Fish deals its board from the env's generator (``seed`` reseeds it);
         opponents seated before the learner move first."""
         super().reset(seed=seed)
@@ -94,7 +104,7 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
         self._done = self.state.is_over
         return self._observation(), self._info()
 
-    def step(self, action: Any) -> Tuple[Dict[str, np.ndarray], float, bool, bool, Dict[str, Any]]:
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Plays the learner's ``action``, then the opponents' moves up to the learner's next
         turn or the end.
 
@@ -107,7 +117,9 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         action = int(action)
-        if self.illegal_action == "lose" and not (0 <= action < self.game.num_actions and state.is_legal(action)):
+        if self.illegal_action == "lose" and not (
+            0 <= action < self.game.num_actions and state.is_legal(action)
+        ):
             info = self._info()
             info["illegal_action"] = True
             self._done = True
@@ -139,17 +151,22 @@ class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
             opp = self.opponents[state.to_move]
             state.apply_action(opp.action(state, self.np_random))
 
-    def _observation(self) -> Dict[str, np.ndarray]:
+    def _observation(self) -> dict[str, np.ndarray]:
         state = self._require_state()
-        mask = _common.action_mask(state) if not state.is_over else np.zeros(self.game.num_actions, np.int8)
+        mask = (
+            _common.action_mask(state)
+            if not state.is_over
+            else np.zeros(self.game.num_actions, np.int8)
+        )
         return {"observation": state.observation_tensor(player=self.seat), "action_mask": mask}
 
-    def _info(self) -> Dict[str, Any]:
+    def _info(self) -> dict[str, Any]:
         state = self._require_state()
-        info: Dict[str, Any] = {"legal_actions": list(state.legal_actions())}
+        info: dict[str, Any] = {"legal_actions": list(state.legal_actions())}
         if state.is_over:
             info["returns"] = list(state.returns())
         return info
 
     def __repr__(self) -> str:
-        return f"<PingvinasEnv {getattr(self.game, 'name', None) or type(self.game).__name__} seat={self.seat}>"
+        name = getattr(self.game, "name", None) or type(self.game).__name__
+        return f"<PingvinasEnv {name} seat={self.seat}>"

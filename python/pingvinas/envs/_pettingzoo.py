@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -12,7 +12,9 @@ try:
     from gymnasium.utils import seeding
     from pettingzoo import AECEnv
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError('pingvinas.envs.pettingzoo_env needs PettingZoo: pip install "pingvinas[pettingzoo]"') from e
+    raise ImportError(
+        'pingvinas.envs.pettingzoo_env needs PettingZoo: pip install "pingvinas[pettingzoo]"'
+    ) from e
 
 from . import _common
 
@@ -38,9 +40,15 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
     - ``render()`` with ``render_mode="ansi"`` returns the text board; ``"human"`` prints it.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "pingvinas_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "pingvinas_v0",
+        "is_parallelizable": False,
+    }
 
-    def __init__(self, game: Union[str, _common.Game] = "fish", *, render_mode: Optional[str] = None) -> None:
+    def __init__(
+        self, game: Union[str, _common.Game] = "fish", *, render_mode: Optional[str] = None
+    ) -> None:
         super().__init__()
         self.game = _common.resolve_game(game)
         if render_mode not in (None, "ansi", "human"):
@@ -71,7 +79,7 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.action_spaces[agent]
 
-    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
+    def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         self.state = _common.new_state(self.game, self._np_random)
@@ -80,10 +88,10 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self.infos: Dict[str, Dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self._agent_to_move()
 
-    def observe(self, agent: str) -> Dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self._require_state()
         player = self._index[agent]
         if not state.is_over and state.to_move == player:
@@ -114,7 +122,9 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
 
     def render(self) -> Optional[str]:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: make the env with render_mode='ansi'")
+            gymnasium.logger.warn(
+                "render() without a render_mode: make the env with render_mode='ansi'"
+            )
             return None
         if self.render_mode == "human":
             print(self._require_state())

@@ -33,10 +33,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Union
 from urllib.parse import urlsplit
 
 import pingvinas as pv
@@ -64,7 +63,7 @@ class ApiError(Exception):
         self.message = message
 
 
-def _cell_name(game: str, cell: Optional[Tuple[int, int]]) -> Optional[str]:
+def _cell_name(game: str, cell: Optional[tuple[int, int]]) -> Optional[str]:
     """A cell as the pictures' ``data-cell`` attributes name it (Fish notation, Marathon
     ``row,col``)."""
     if cell is None:
@@ -85,7 +84,9 @@ class Game:
     """One game on the server: the record (the source of truth), the position, whose seat is
     the person's, and the positions to go back to on undo."""
 
-    def __init__(self, gid: str, name: str, variant: Any, human: int, seed: int, engine: str, seconds: float) -> None:
+    def __init__(
+        self, gid: str, name: str, variant: Any, human: int, seed: int, engine: str, seconds: float
+    ) -> None:
         self.id = gid
         self.name = name
         self.variant = variant
@@ -94,11 +95,16 @@ class Game:
         self.seed = seed
         self.engine = engine
         self.seconds = seconds
-        players = ["you" if p == human else f"pingvinas {engine} ({seconds:g} s)" for p in range(variant.players)]
-        self.record = pv.GameRecord(variant, seed=seed, players=players, meta={"source": "pingvinas serve"})
+        players = [
+            "you" if p == human else f"pingvinas {engine} ({seconds:g} s)"
+            for p in range(variant.players)
+        ]
+        self.record = pv.GameRecord(
+            variant, seed=seed, players=players, meta={"source": "pingvinas serve"}
+        )
         self.state = self.record.start_state()
-        self.by: List[str] = []  # "you" or "engine", per move
-        self.undo_points: List[int] = []  # record lengths at the person's earlier turns
+        self.by: list[str] = []  # "you" or "engine", per move
+        self.undo_points: list[int] = []  # record lengths at the person's earlier turns
         self.lock = threading.Lock()
         self.touched = time.monotonic()
 
@@ -108,8 +114,12 @@ class Game:
         """The engine plays every seat but the person's until the person is to move or the game
         is over."""
         while not self.state.is_over and self.state.to_move != self.human:
-            result = pv.search(self.state, algorithm=self.engine, time=self.seconds,
-                               seed=self.seed + len(self.record))
+            result = pv.search(
+                self.state,
+                algorithm=self.engine,
+                time=self.seconds,
+                seed=self.seed + len(self.record),
+            )
             self.record.add_search(result.move, result)
             self.state.play(result.move)
             self.by.append("engine")
@@ -120,7 +130,10 @@ class Game:
         if self.state.to_move != self.human:
             raise ApiError(409, f"it is not your turn: player {self.state.to_move} is to move")
         if isinstance(move, bool) or not isinstance(move, (str, int)):
-            raise ApiError(400, f"'move' must be notation (a string) or an action (an int), not {json.dumps(move)}")
+            raise ApiError(
+                400,
+                f"'move' must be notation (a string) or an action (an int), not {json.dumps(move)}",
+            )
         try:
             mv = self.state.parse_move(move)
         except ValueError as e:  # IllegalMoveError and InvalidMoveError
@@ -142,19 +155,24 @@ class Game:
 
     # -- showing ------------------------------------------------------------------------------
 
-    def legal(self) -> List[Dict[str, Any]]:
+    def legal(self) -> list[dict[str, Any]]:
         if self.state.is_over or self.state.to_move != self.human:
             return []
         out = []
         for m in self.state.legal_moves():
-            entry: Dict[str, Any] = {"move": str(m), "action": m.action}
+            entry: dict[str, Any] = {"move": str(m), "action": m.action}
             if self.kind == "fish":
                 entry["src"] = _cell_name("fish", m.src)
                 entry["dst"] = _cell_name("fish", m.dst)
             else:
-                entry.update(piece=m.kind, type=m.type, finishes=m.finishes,
-                             src=_cell_name("marathon", m.src), dst=_cell_name("marathon", m.dst),
-                             facing=m.facing)
+                entry.update(
+                    piece=m.kind,
+                    type=m.type,
+                    finishes=m.finishes,
+                    src=_cell_name("marathon", m.src),
+                    dst=_cell_name("marathon", m.dst),
+                    facing=m.facing,
+                )
             out.append(entry)
         return out
 
@@ -169,17 +187,24 @@ class Game:
             return "you win"
         if self.human in winners:
             return "you share first place"
-        return "the engine wins" if self.variant.players == 2 else f"player {', '.join(map(str, winners))} wins"
+        return (
+            "the engine wins"
+            if self.variant.players == 2
+            else f"player {', '.join(map(str, winners))} wins"
+        )
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         s = self.state
         moves = self.record.to_dict()["moves"]
         players = s.players
         last = moves[-1]["move"] if moves else None
         if self.kind == "fish":
-            scores: List[Any] = [list(x) for x in s.scores]
+            scores: list[Any] = [list(x) for x in s.scores]
         else:
-            scores = [sum(1 for p in s.pieces if p.owner == k and p.status == "finished") for k in range(players)]
+            scores = [
+                sum(1 for p in s.pieces if p.owner == k and p.status == "finished")
+                for k in range(players)
+            ]
         return {
             "id": self.id,
             "game": self.kind,
@@ -195,8 +220,13 @@ class Game:
             "svg": str(s.svg(lastmove=last)),
             "legal": self.legal(),
             "moves": [
-                {"ply": i + 1, "player": m["player"], "move": m["move"], "by": self.by[i],
-                 **({"value": round(m["value"], 3)} if m.get("value") is not None else {})}
+                {
+                    "ply": i + 1,
+                    "player": m["player"],
+                    "move": m["move"],
+                    "by": self.by[i],
+                    **({"value": round(m["value"], 3)} if m.get("value") is not None else {}),
+                }
                 for i, m in enumerate(moves)
             ],
             "scores": scores,
@@ -218,23 +248,31 @@ class App:
         *,
         engine: str = "auto",
         seconds: float = 1.0,
-        variants: Optional[Dict[str, Any]] = None,
+        variants: Optional[dict[str, Any]] = None,
     ) -> None:
         if engine not in ALGORITHMS:
             raise ValueError(f"unknown engine {engine!r}: one of {', '.join(ALGORITHMS)}")
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 600:
-            raise ValueError(f"time per engine move must be a number of seconds in (0, 600], not {seconds!r}")
+        if (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, (int, float))
+            or not 0 < seconds <= 600
+        ):
+            raise ValueError(
+                f"time per engine move must be a number of seconds in (0, 600], not {seconds!r}"
+            )
         self.engine = engine
         self.seconds = float(seconds)
         # The variants a new game may use: the bundled ones, and the server's own.
-        self.variants: Dict[str, Any] = {}
+        self.variants: dict[str, Any] = {}
         for name in pv.variants():
             self.variants[name] = None  # loaded when first used
         if variants:
             self.variants.update(variants)
         if isinstance(variant, str):
             if variant not in self.variants:
-                loaded = pv.load_game(variant)  # a bundled name or a config file (ValueError if neither)
+                loaded = pv.load_game(
+                    variant
+                )  # a bundled name or a config file (ValueError if neither)
                 variant = getattr(loaded, "name", None) or variant
                 self.variants[variant] = loaded
             self.default = variant
@@ -242,12 +280,14 @@ class App:
             name = getattr(variant, "name", None) or "custom"
             self.variants[name] = variant
             self.default = name
-        self.games: "OrderedDict[str, Game]" = OrderedDict()
+        self.games: OrderedDict[str, Game] = OrderedDict()
         self.lock = threading.Lock()
 
     def _variant(self, name: str) -> Any:
         if name not in self.variants:
-            raise ApiError(404, f"unknown variant {name!r}; this server offers: {', '.join(self.variants)}")
+            raise ApiError(
+                404, f"unknown variant {name!r}; this server offers: {', '.join(self.variants)}"
+            )
         if self.variants[name] is None:
             self.variants[name] = pv.load_game(name)
         return self.variants[name]
@@ -256,21 +296,34 @@ class App:
         with self.lock:
             game = self.games.get(gid)
             if game is None:
-                raise ApiError(404, f"unknown game id {gid!r} (games are kept in memory while the server runs)")
+                raise ApiError(
+                    404, f"unknown game id {gid!r} (games are kept in memory while the server runs)"
+                )
             self.games.move_to_end(gid)
             return game
 
-    def new_game(self, body: Dict[str, Any]) -> Dict[str, Any]:
+    def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
         unknown = set(body) - {"variant", "human", "seed"}
         if unknown:
-            raise ApiError(400, f"unknown field(s) {', '.join(sorted(unknown))}: a new game takes variant, human, seed")
+            raise ApiError(
+                400,
+                f"unknown field(s) {', '.join(sorted(unknown))}: "
+                "a new game takes variant, human, seed",
+            )
         name = body.get("variant", self.default)
         if not isinstance(name, str):
             raise ApiError(400, f"'variant' must be a string, not {json.dumps(name)}")
         variant = self._variant(name)
         human = body.get("human", 0)
-        if isinstance(human, bool) or not isinstance(human, int) or not 0 <= human < variant.players:
-            raise ApiError(400, f"'human' must be a seat from 0 to {variant.players - 1}, not {json.dumps(human)}")
+        if (
+            isinstance(human, bool)
+            or not isinstance(human, int)
+            or not 0 <= human < variant.players
+        ):
+            raise ApiError(
+                400,
+                f"'human' must be a seat from 0 to {variant.players - 1}, not {json.dumps(human)}",
+            )
         seed = body.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**32)
@@ -286,7 +339,7 @@ class App:
                 self.games.popitem(last=False)
         return answer
 
-    def handle(self, method: str, path: str, body: Optional[bytes]) -> Tuple[int, Any]:
+    def handle(self, method: str, path: str, body: Optional[bytes]) -> tuple[int, Any]:
         """Answers one API request: ``(status, JSON-able answer)``."""
         try:
             return 200, self._route(method, path, body)
@@ -297,10 +350,19 @@ class App:
         parts = [p for p in path.split("/") if p][1:]  # after "api"
         if parts == ["variants"]:
             self._method(method, "GET")
-            return {"default": self.default, "engine": self.engine, "seconds": self.seconds,
-                    "variants": [{"name": n, "players": self._variant(n).players,
-                                  "game": "fish" if isinstance(self._variant(n), pv.Fish) else "marathon"}
-                                 for n in self.variants]}
+            return {
+                "default": self.default,
+                "engine": self.engine,
+                "seconds": self.seconds,
+                "variants": [
+                    {
+                        "name": n,
+                        "players": self._variant(n).players,
+                        "game": "fish" if isinstance(self._variant(n), pv.Fish) else "marathon",
+                    }
+                    for n in self.variants
+                ],
+            }
         if parts == ["games"]:
             self._method(method, "POST")
             return self.new_game(_json_object(body, empty_ok=True))
@@ -338,7 +400,7 @@ class App:
             raise ApiError(405, f"use {allowed} here, not {method}")
 
 
-def _json_object(body: Optional[bytes], empty_ok: bool = False) -> Dict[str, Any]:
+def _json_object(body: Optional[bytes], empty_ok: bool = False) -> dict[str, Any]:
     if not body or not body.strip():
         if empty_ok:
             return {}
@@ -365,7 +427,13 @@ def _handler(app: App, quiet: bool) -> Callable[..., BaseHTTPRequestHandler]:
             if not quiet:
                 super().log_message(format, *args)
 
-        def _send(self, status: int, body: bytes, content_type: str, extra: Optional[Dict[str, str]] = None) -> None:
+        def _send(
+            self,
+            status: int,
+            body: bytes,
+            content_type: str,
+            extra: Optional[dict[str, str]] = None,
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
@@ -377,7 +445,7 @@ def _handler(app: App, quiet: bool) -> Callable[..., BaseHTTPRequestHandler]:
             if self.command != "HEAD":
                 self.wfile.write(body)
 
-        def _json(self, status: int, data: Any, extra: Optional[Dict[str, str]] = None) -> None:
+        def _json(self, status: int, data: Any, extra: Optional[dict[str, str]] = None) -> None:
             self._send(status, json.dumps(data).encode("utf-8"), "application/json", extra)
 
         def _body(self) -> Optional[bytes]:
@@ -400,12 +468,22 @@ def _handler(app: App, quiet: bool) -> Callable[..., BaseHTTPRequestHandler]:
                     status, data = app.handle(self.command, path, body)
                     extra = None
                     if status == 200 and path.endswith("/record"):
-                        extra = {"Content-Disposition": f'attachment; filename="pingvinas-{path.split("/")[3]}.json"'}
+                        extra = {
+                            "Content-Disposition": (
+                                f'attachment; filename="pingvinas-{path.split("/")[3]}.json"'
+                            )
+                        }
                     self._json(status, data, extra)
                     return
                 if self.command not in ("GET", "HEAD"):
                     raise ApiError(405, f"use GET here, not {self.command}")
-                name = "index.html" if path == "/" else path[len("/static/"):] if path.startswith("/static/") else ""
+                name = (
+                    "index.html"
+                    if path == "/"
+                    else path[len("/static/") :]
+                    if path.startswith("/static/")
+                    else ""
+                )
                 if name not in STATIC_FILES:
                     raise ApiError(404, f"not found: {path}")
                 self._send(200, _static(name), STATIC_FILES[name])
@@ -425,7 +503,9 @@ def _handler(app: App, quiet: bool) -> Callable[..., BaseHTTPRequestHandler]:
     return Handler
 
 
-def make_server(app: App, host: str = "127.0.0.1", port: int = 8000, *, quiet: bool = False) -> ThreadingHTTPServer:
+def make_server(
+    app: App, host: str = "127.0.0.1", port: int = 8000, *, quiet: bool = False
+) -> ThreadingHTTPServer:
     """An HTTP server for ``app`` (not yet serving: call ``serve_forever()``); ``port=0`` picks a
     free port (``server.server_address[1]``)."""
     server = ThreadingHTTPServer((host, port), _handler(app, quiet))
@@ -447,7 +527,11 @@ def serve(
     app = App(variant, engine=engine, seconds=seconds)
     server = make_server(app, host, port, quiet=quiet)
     url = f"http://{host}:{server.server_address[1]}/"
-    print(f"pingvinas: playing {app.default} against {engine} ({seconds:g} s a move) at {url}  (Ctrl-C stops)", flush=True)
+    print(
+        f"pingvinas: playing {app.default} against {engine} ({seconds:g} s a move) at {url}  "
+        "(Ctrl-C stops)",
+        flush=True,
+    )
     if open_browser:
         import webbrowser
 

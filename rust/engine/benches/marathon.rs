@@ -24,7 +24,11 @@ fn marathon_playouts(c: &mut Criterion) {
     group.throughput(Throughput::Elements(plies));
     group.bench_function(
         "random_playouts 1000 games (elements = plies), 1 thread",
-        |b| b.iter(|| black_box(random_playouts(&game, None, 1000, 7, 1, &Default::default()).unwrap())),
+        |b| {
+            b.iter(|| {
+                black_box(random_playouts(&game, None, 1000, 7, 1, &Default::default()).unwrap())
+            })
+        },
     );
     // Through the generic `Game` interface: legal_actions + apply, as search code uses it.
     let mut seed = 0;

@@ -36,9 +36,9 @@ pub fn resolve_threads(threads: usize) -> Result<usize> {
         0 => Ok(std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(MAX_THREADS)),
-        t if t > MAX_THREADS => crate::invalid!(
-            "threads = {t}: at most {MAX_THREADS} threads (0 uses every core)"
-        ),
+        t if t > MAX_THREADS => {
+            crate::invalid!("threads = {t}: at most {MAX_THREADS} threads (0 uses every core)")
+        }
         t => Ok(t),
     }
 }
@@ -96,9 +96,8 @@ where
     }
     let mut out: Vec<T> = Vec::new();
     out.try_reserve_exact(n).map_err(|_| too_big())?;
-    let interrupted = |done: usize| {
-        Error::Interrupted(format!("interrupted after {done} of {n} games"))
-    };
+    let interrupted =
+        |done: usize| Error::Interrupted(format!("interrupted after {done} of {n} games"));
     if threads == 1 || n < SMALL {
         for start in (0..n).step_by(CHUNK) {
             if stop.is_set() {
@@ -150,7 +149,9 @@ mod tests {
             assert!(e.contains("at most 4294967296"), "{e}");
         }
         if available_bytes().is_some() {
-            let e = run(MAX_GAMES, 1, &stop, |_| [0u64; 64]).unwrap_err().to_string();
+            let e = run(MAX_GAMES, 1, &stop, |_| [0u64; 64])
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("memory available"), "{e}");
         }
         for threads in [257, 5000, usize::MAX] {

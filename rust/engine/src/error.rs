@@ -111,6 +111,9 @@ mod tests {
         assert_eq!(clip("abc", 3), "abc");
         assert_eq!(clip("abcd", 3), "abc… (4 characters in all)");
         let m = clip_message(&format!("x\n{}\ny", "z".repeat(5000)));
-        assert!(m.len() < 300 && m.starts_with("x\n") && m.ends_with("\ny"), "{m}");
+        assert!(
+            m.len() < 300 && m.starts_with("x\n") && m.ends_with("\ny"),
+            "{m}"
+        );
     }
 }

@@ -21,11 +21,7 @@ pub fn quote(value: &Bound<'_, PyAny>) -> String {
 pub fn cut(text: &str) -> String {
     match text.char_indices().nth(QUOTE) {
         None => text.to_string(),
-        Some((end, _)) => format!(
-            "{}... ({} characters)",
-            &text[..end],
-            text.chars().count()
-        ),
+        Some((end, _)) => format!("{}... ({} characters)", &text[..end], text.chars().count()),
     }
 }
 
@@ -143,7 +139,9 @@ pub fn cell(value: &Bound<'_, PyAny>, what: &str) -> PyResult<(i64, i64)> {
 /// A list of cells.
 pub fn cells(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<(i64, i64)>> {
     if value.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(format!("{what} must be a list of cells")));
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a list of cells"
+        )));
     }
     value
         .try_iter()

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
+use pingvinas_engine::batch;
 use pingvinas_engine::fish::playout::{random_playouts, Start};
 use pingvinas_engine::fish::rules::BoardSpec;
 use pingvinas_engine::fish::{
     Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
 };
-use pingvinas_engine::batch;
 use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -37,7 +37,9 @@ fn parse_order(text: &str) -> PyResult<Order> {
 /// A grid of fish counts from Python (lists, tuples or a numpy array), checked cell by cell.
 fn extract_grid(board: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
     let rows: Vec<Vec<i64>> = board.extract().map_err(|_| {
-        PyTypeError::new_err("board must be a grid of fish counts: a list of rows of ints (0 = gap)")
+        PyTypeError::new_err(
+            "board must be a grid of fish counts: a list of rows of ints (0 = gap)",
+        )
     })?;
     rows.iter()
         .enumerate()
@@ -74,7 +76,10 @@ pub struct PyFish {
 impl PyFish {
     fn build(rules: Rules, grid: Option<Vec<Vec<u8>>>) -> PyResult<Self> {
         let fixed = match grid {
-            Some(grid) => Some(Arc::new(FishGame::new(rules, Board::from_grid(&grid).py()?))),
+            Some(grid) => Some(Arc::new(FishGame::new(
+                rules,
+                Board::from_grid(&grid).py()?,
+            ))),
             None => None,
         };
         let sample = fixed
@@ -152,8 +157,13 @@ impl PyFish {
             Some(p) if !p.is_none() => Some(args::count(p, "penguins", 0, 255)? as usize),
             _ => None,
         };
-        let rules =
-            Rules::new(players, penguins, parse_placement(placement)?, parse_order(order)?).py()?;
+        let rules = Rules::new(
+            players,
+            penguins,
+            parse_placement(placement)?,
+            parse_order(order)?,
+        )
+        .py()?;
         let grid = board.map(extract_grid).transpose()?;
         PyFish::build(rules, grid)
     }
@@ -307,7 +317,10 @@ impl PyFish {
     }
 
     fn __repr__(&self) -> String {
-        let mut args = format!("players={}, penguins={}", self.rules.players, self.rules.penguins);
+        let mut args = format!(
+            "players={}, penguins={}",
+            self.rules.players, self.rules.penguins
+        );
         if self.rules.placement != Placement::OneFish {
             args += &format!(", placement={:?}", self.rules.placement.name());
         }
@@ -344,6 +357,12 @@ impl PyFish {
         Ok((from_config, PyTuple::new(py, [config])?))
     }
 }
+
+/// What `FishMove(src, dst, action)` is rebuilt from.
+type MoveParts = (Option<(usize, usize)>, (usize, usize), u32);
+
+/// `(fish, floes)` of a batch of playouts.
+type ScoreArrays<'py> = (Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<i32>>);
 
 /// A move: `src` is `None` for a placement; `action` is its number in the action space.
 /// `FishMove(src, dst, action)` rebuilds one (pickle does); it means the slide or placement
@@ -403,9 +422,7 @@ impl PyFishMove {
         format!("<FishMove {} (action {})>", self.text(), self.action)
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Option<(usize, usize)>, (usize, usize), u32))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, MoveParts)> {
         let m = slf.get();
         Ok((slf.get_type().into_any(), (m.src, m.dst, m.action)))
     }
@@ -522,7 +539,7 @@ pub fn fish_random_playouts<'py>(
     game: Option<PyRef<'py, PyFish>>,
     state: Option<PyRef<'py, PyFishState>>,
     policy: &str,
-) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<i32>>)> {
+) -> PyResult<ScoreArrays<'py>> {
     let n = args::count(n, "n", 0, batch::MAX_GAMES as u64)? as usize;
     let seed = seed.map_or(Ok(0), args::seed)?;
     let threads = threads.map_or(Ok(1), args::threads)?;

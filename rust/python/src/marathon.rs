@@ -611,7 +611,9 @@ impl PyMarathonMove {
     }
 
     #[allow(clippy::type_complexity)]
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let m = slf.get();
         let parts = (
             m.mv.action,
@@ -623,10 +625,7 @@ impl PyMarathonMove {
             m.mv.dst(),
             m.mv.facing().map(|d| d.name()),
         );
-        Ok((
-            slf.get_type().into_any(),
-            parts.into_pyobject(slf.py())?,
-        ))
+        Ok((slf.get_type().into_any(), parts.into_pyobject(slf.py())?))
     }
 }
 

@@ -6,14 +6,14 @@
 use std::sync::{Arc, Mutex, TryLockError};
 
 use numpy::{PyArray1, PyArrayMethods};
-use pingvinas_engine::fish::FishGame;
-use pingvinas_engine::marathon::Marathon;
-use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
-use pingvinas_engine::search::tt;
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
+use pingvinas_engine::fish::FishGame;
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
+use pingvinas_engine::marathon::Marathon;
+use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
+use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
 };
@@ -158,7 +158,11 @@ where
             .position(|(g, k, _)| *k == knowledge && (Arc::ptr_eq(g, self) || **g == **self));
         let entry = match hit {
             Some(i) => cache.remove(i),
-            None => (self.clone(), knowledge, Arc::new(self.build_eval(knowledge))),
+            None => (
+                self.clone(),
+                knowledge,
+                Arc::new(self.build_eval(knowledge)),
+            ),
         };
         let eval = entry.2.clone();
         cache.insert(0, entry);
@@ -310,7 +314,9 @@ fn result_tuple<'py, G: Bind>(
             r.elapsed.as_secs_f64().into_pyobject(py)?.into_any(),
             visits.into_any(),
             pyo3::types::PyBool::new(py, r.exact).to_owned().into_any(),
-            pyo3::types::PyBool::new(py, r.interrupted).to_owned().into_any(),
+            pyo3::types::PyBool::new(py, r.interrupted)
+                .to_owned()
+                .into_any(),
             choice.name().into_pyobject(py)?.into_any(),
         ],
     )
@@ -343,21 +349,20 @@ impl PySearcher {
         }
         let choice = self.options.algorithm.choice(&*game);
         let budget = budget_for(choice, budget)?;
-        let mut inner = match self.inner.try_lock() {
-            Ok(guard) => guard,
-            Err(TryLockError::WouldBlock) => {
-                return Err(PyRuntimeError::new_err(
+        let mut inner =
+            match self.inner.try_lock() {
+                Ok(guard) => guard,
+                Err(TryLockError::WouldBlock) => return Err(PyRuntimeError::new_err(
                     "Searcher is busy: another thread is searching with it (use one Searcher per \
                      thread)",
-                ))
-            }
-            // A search that failed midway leaves nothing worth keeping.
-            Err(TryLockError::Poisoned(e)) => {
-                let mut guard = e.into_inner();
-                *guard = Inner::Empty;
-                guard
-            }
-        };
+                )),
+                // A search that failed midway leaves nothing worth keeping.
+                Err(TryLockError::Poisoned(e)) => {
+                    let mut guard = e.into_inner();
+                    *guard = Inner::Empty;
+                    guard
+                }
+            };
         self.stop.reset();
         let options = &self.options;
         let kept = kept(&mut inner, &game, choice, options);
@@ -416,9 +421,7 @@ impl PySearcher {
             )));
         }
         let tt_mb = match tt_mb {
-            Some(t) if !t.is_none() => {
-                args::count(t, "tt_mb", 1, tt::MAX_TT_MB as u64)? as usize
-            }
+            Some(t) if !t.is_none() => args::count(t, "tt_mb", 1, tt::MAX_TT_MB as u64)? as usize,
             _ => 64,
         };
         let memory_mb = match memory_mb {

@@ -493,8 +493,8 @@ impl FishEval {
         // Territory: simultaneous breadth-first fill from each player's penguins.
         let empty = s.empty() & contested;
         let mut frontier = [Bitboard::EMPTY; 4];
-        for p in 0..n {
-            frontier[p] = s.penguins[p] & contested;
+        for (f, &penguins) in frontier.iter_mut().zip(&s.penguins).take(n) {
+            *f = penguins & contested;
         }
         let mut unclaimed = empty;
         let mut terr = [0.0; 4];
@@ -514,18 +514,18 @@ impl FishEval {
             unclaimed = unclaimed - all;
             frontier = next;
         }
-        for p in 0..n {
-            est[p] += self.config.territory * terr[p];
+        for (e, t) in est.iter_mut().zip(terr).take(n) {
+            *e += self.config.territory * t;
         }
         if self.config.mobility != 0.0 && game.phase(s) == Phase::Movement {
-            for p in 0..n {
+            for (e, &penguins) in est.iter_mut().zip(&s.penguins).take(n) {
                 let mut moves = 0;
-                for from in s.penguins[p] & contested {
+                for from in penguins & contested {
                     for dir in Direction::ALL {
                         moves += board.slide(from, dir, empty).count();
                     }
                 }
-                est[p] += self.config.mobility * moves as f64;
+                *e += self.config.mobility * moves as f64;
             }
         }
         est
@@ -646,6 +646,14 @@ impl Evaluate<FishGame> for FishEval {
 
     fn playout(&self, game: &FishGame, s: &FishState, rng: &mut Rng) -> Returns {
         game.returns_of(&game.playout_scores(s, rng, Policy::Fast))
+    }
+}
+
+/// Alpha-beta with the Fish evaluation at every player count (paranoid with 3 or 4 players,
+/// where it also beats MCTS: README, "Strength").
+impl crate::search::AutoChoice for FishGame {
+    fn auto_choice(&self) -> crate::search::Choice {
+        crate::search::Choice::AlphaBeta
     }
 }
 
@@ -923,13 +931,5 @@ pub(crate) mod tests {
         let mut lead = t;
         lead.fish[0] += 10;
         assert!(eval.evaluate(&game, &lead)[0] > eval.evaluate(&game, &t)[0] + 0.1);
-    }
-}
-
-/// Alpha-beta with the Fish evaluation at every player count (paranoid with 3 or 4 players,
-/// where it also beats MCTS: README, "Strength").
-impl crate::search::AutoChoice for FishGame {
-    fn auto_choice(&self) -> crate::search::Choice {
-        crate::search::Choice::AlphaBeta
     }
 }

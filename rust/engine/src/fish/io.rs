@@ -79,8 +79,10 @@ impl GameIo for FishGame {
     }
 
     fn action_name(&self, _s: &FishState, action: Action) -> String {
-        self.move_of(action)
-            .map_or_else(|| format!("#{action}"), |m| notation::move_name(self.board(), m))
+        self.move_of(action).map_or_else(
+            || format!("#{action}"),
+            |m| notation::move_name(self.board(), m),
+        )
     }
 
     fn to_json(&self, s: &FishState) -> String {

@@ -72,13 +72,12 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
 /// `Error::Parse` for text that is not such a JSON object, `Error::Invalid` for a position
 /// that breaks the rules or the engine's limits.
 pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
-    let j: StateJson =
-        serde_json::from_str(text).map_err(|e| {
-            Error::Invalid(format!(
-                "Fish state JSON: {}",
-                crate::error::clip_message(&e.to_string())
-            ))
-        })?;
+    let j: StateJson = serde_json::from_str(text).map_err(|e| {
+        Error::Invalid(format!(
+            "Fish state JSON: {}",
+            crate::error::clip_message(&e.to_string())
+        ))
+    })?;
     if j.game != "fish" {
         return invalid!(
             "Fish state JSON: game = {}, expected \"fish\"",
@@ -188,7 +187,10 @@ fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> 
         }
     }
     if rules.placement == Placement::OneFish && !s.occupied().is_subset(game.board().one_fish()) {
-        let cell = (s.occupied() - game.board().one_fish()).into_iter().next().expect("not a subset");
+        let cell = (s.occupied() - game.board().one_fish())
+            .into_iter()
+            .next()
+            .expect("not a subset");
         let (r, c) = game.board().coords(cell);
         return invalid!(
             "Fish state JSON: during placement under the one-fish rule every penguin stands \
@@ -291,11 +293,18 @@ mod tests {
         game.place(&mut s, one);
         assert!(edited(&game, &s, |_| {}).is_ok());
         // Moved onto a 3-fish floe: the one-fish rule forbids placing there.
-        let three = game.board().floes().into_iter().find(|&c| game.board().fish(c) == 3).unwrap();
+        let three = game
+            .board()
+            .floes()
+            .into_iter()
+            .find(|&c| game.board().fish(c) == 3)
+            .unwrap();
         let (r, c) = game.board().coords(three);
-        let e = edited(&game, &s, |v| v["penguins"][0] = serde_json::json!([[r, c]]))
-            .unwrap_err()
-            .to_string();
+        let e = edited(&game, &s, |v| {
+            v["penguins"][0] = serde_json::json!([[r, c]])
+        })
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("one-fish floe") && e.contains("3 fish"), "{e}");
         // The same under the any-floe rule is fine.
         let any = FishGame::new(
@@ -308,7 +317,9 @@ mod tests {
         // Nobody scores during placement.
         let e = edited(&game, &s, |v| v["scores"][1] = serde_json::json!([0, 0]))
             .map(|_| ())
-            .and_then(|_| edited(&game, &s, |v| v["scores"][1] = serde_json::json!([3, 1])).map(|_| ()))
+            .and_then(|_| {
+                edited(&game, &s, |v| v["scores"][1] = serde_json::json!([3, 1])).map(|_| ())
+            })
             .unwrap_err()
             .to_string();
         assert!(e.contains("nobody scores during placement"), "{e}");
@@ -342,9 +353,11 @@ mod tests {
             assert!(e.contains(want), "{e}");
         }
         // Both players claiming the one floe gone.
-        let e = edited(&game, &s, |v| v["scores"][1] = serde_json::json!([fish, taken]))
-            .unwrap_err()
-            .to_string();
+        let e = edited(&game, &s, |v| {
+            v["scores"][1] = serde_json::json!([fish, taken])
+        })
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("the players together"), "{e}");
     }
 }

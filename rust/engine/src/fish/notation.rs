@@ -91,7 +91,11 @@ mod tests {
     fn errors_quote_little_of_a_huge_move() {
         let board = Board::standard(0);
         let huge = "x".repeat(1_400_000);
-        for text in [huge.clone(), format!("a1-{huge}"), format!("a{}", "9".repeat(100_000))] {
+        for text in [
+            huge.clone(),
+            format!("a1-{huge}"),
+            format!("a{}", "9".repeat(100_000)),
+        ] {
             let e = parse_move(&board, &text).unwrap_err().to_string();
             assert!(e.len() < 400, "{}", e.len());
         }

@@ -59,49 +59,6 @@ pub fn random_playouts(
     batch::run(n, threads, stop, one)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn checksum(scores: &[FinalScores]) -> u64 {
-        scores.iter().flatten().fold(0u64, |h, &(f, t)| {
-            crate::rng::splitmix64(h ^ ((f as u64) << 8 | t as u64))
-        })
-    }
-
-    #[test]
-    fn seeded_results_are_pinned_and_thread_independent() {
-        let stop = StopFlag::new();
-        let start = Start::Standard(Rules::standard(2).unwrap());
-        for policy in [Policy::Uniform, Policy::Fast] {
-            let one = random_playouts(&start, 10_000, 1, 1, policy, &stop).unwrap();
-            for threads in [0, 2, 3] {
-                let many = random_playouts(&start, 10_000, 1, threads, policy, &stop).unwrap();
-                assert!(one == many, "{policy:?}, {threads} threads");
-            }
-            // The values of the rayon-only driver this one replaced (same seeds, same games).
-            let want = match policy {
-                Policy::Uniform => 0x5b91_e28e_08c0_e0c5,
-                Policy::Fast => 0x01c3_0a01_6589_f2b0,
-            };
-            assert_eq!(checksum(&one), want, "{policy:?}");
-        }
-    }
-
-    #[test]
-    fn bad_arguments_are_errors() {
-        let stop = StopFlag::new();
-        let start = Start::Standard(Rules::standard(2).unwrap());
-        let e = random_playouts(&start, usize::MAX, 1, 1, Policy::Uniform, &stop).unwrap_err();
-        assert!(e.to_string().contains("at most 4294967296"), "{e}");
-        let e = random_playouts(&start, 2000, 1, 5000, Policy::Uniform, &stop).unwrap_err();
-        assert!(e.to_string().contains("at most 256 threads"), "{e}");
-        stop.stop();
-        let e = random_playouts(&start, 2000, 1, 2, Policy::Uniform, &stop).unwrap_err();
-        assert!(matches!(e, crate::Error::Interrupted(_)), "{e}");
-    }
-}
-
 pub use narrow::standard_playout;
 
 impl FishGame {
@@ -218,5 +175,48 @@ impl FishGame {
             .expect("in range");
         self.move_penguin(s, from, to);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checksum(scores: &[FinalScores]) -> u64 {
+        scores.iter().flatten().fold(0u64, |h, &(f, t)| {
+            crate::rng::splitmix64(h ^ ((f as u64) << 8 | t as u64))
+        })
+    }
+
+    #[test]
+    fn seeded_results_are_pinned_and_thread_independent() {
+        let stop = StopFlag::new();
+        let start = Start::Standard(Rules::standard(2).unwrap());
+        for policy in [Policy::Uniform, Policy::Fast] {
+            let one = random_playouts(&start, 10_000, 1, 1, policy, &stop).unwrap();
+            for threads in [0, 2, 3] {
+                let many = random_playouts(&start, 10_000, 1, threads, policy, &stop).unwrap();
+                assert!(one == many, "{policy:?}, {threads} threads");
+            }
+            // The values of the rayon-only driver this one replaced (same seeds, same games).
+            let want = match policy {
+                Policy::Uniform => 0x5b91_e28e_08c0_e0c5,
+                Policy::Fast => 0x01c3_0a01_6589_f2b0,
+            };
+            assert_eq!(checksum(&one), want, "{policy:?}");
+        }
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        let stop = StopFlag::new();
+        let start = Start::Standard(Rules::standard(2).unwrap());
+        let e = random_playouts(&start, usize::MAX, 1, 1, Policy::Uniform, &stop).unwrap_err();
+        assert!(e.to_string().contains("at most 4294967296"), "{e}");
+        let e = random_playouts(&start, 2000, 1, 5000, Policy::Uniform, &stop).unwrap_err();
+        assert!(e.to_string().contains("at most 256 threads"), "{e}");
+        stop.stop();
+        let e = random_playouts(&start, 2000, 1, 2, Policy::Uniform, &stop).unwrap_err();
+        assert!(matches!(e, crate::Error::Interrupted(_)), "{e}");
     }
 }

@@ -189,8 +189,7 @@ impl Config {
     /// `Error::Invalid` for bad TOML, an unknown key, a value of the wrong type or a `game`
     /// other than `"fish"`.
     pub fn from_toml(text: &str) -> Result<Config> {
-        let config: Config =
-            toml::from_str(text).map_err(|e| {
+        let config: Config = toml::from_str(text).map_err(|e| {
             Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
         })?;
         config.check_game()?;
@@ -202,8 +201,7 @@ impl Config {
     /// # Errors
     /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str) -> Result<Config> {
-        let config: Config =
-            serde_json::from_str(text).map_err(|e| {
+        let config: Config = serde_json::from_str(text).map_err(|e| {
             Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
         })?;
         config.check_game()?;
@@ -217,12 +215,19 @@ impl Config {
 
     fn check_game(&self) -> Result<()> {
         if self.game != "fish" {
-            return invalid!("Fish config: game = {}, expected \"fish\"", quote(&self.game));
+            return invalid!(
+                "Fish config: game = {}, expected \"fish\"",
+                quote(&self.game)
+            );
         }
         let name = self.name.as_deref().unwrap_or("");
         check_length("Fish config: name", name, MAX_NAME_CHARS)?;
         let description = self.description.as_deref().unwrap_or("");
-        check_length("Fish config: description", description, MAX_DESCRIPTION_CHARS)
+        check_length(
+            "Fish config: description",
+            description,
+            MAX_DESCRIPTION_CHARS,
+        )
     }
 
     /// The rules this config sets.
@@ -242,7 +247,10 @@ impl Config {
             None => Ok(None),
             Some(BoardSpec::Named(name)) if name == "standard" => Ok(None),
             Some(BoardSpec::Named(name)) => {
-                invalid!("board = {}: expected \"standard\" or a grid of fish counts (a list of rows)", quote(name))
+                invalid!(
+                    "board = {}: expected \"standard\" or a grid of fish counts (a list of rows)",
+                    quote(name)
+                )
             }
             Some(BoardSpec::Grid(grid)) => Ok(Some(grid.clone())),
         }
@@ -291,7 +299,9 @@ mod tests {
             format!("game = \"fish\"\nname = {name:?}\ndescription = {description:?}\n")
         };
         assert!(Config::from_toml(&toml(&"n".repeat(200), &"d".repeat(2000))).is_ok());
-        let e = Config::from_toml(&toml(&"n".repeat(201), "")).unwrap_err().to_string();
+        let e = Config::from_toml(&toml(&"n".repeat(201), ""))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("name has 201 characters, at most 200"), "{e}");
         let e = Config::from_json(&format!(
             "{{\"game\": \"fish\", \"description\": \"{}\"}}",
@@ -299,7 +309,10 @@ mod tests {
         ))
         .unwrap_err()
         .to_string();
-        assert!(e.contains("description has 100000 characters") && e.len() < 400, "{e}");
+        assert!(
+            e.contains("description has 100000 characters") && e.len() < 400,
+            "{e}"
+        );
         let huge = "x".repeat(1_000_000);
         for e in [
             Config::from_toml(&format!("game = {huge:?}")),

@@ -104,9 +104,9 @@ impl Solver<'_> {
     fn exact_future(&self, s: &FishState, p: usize) -> Option<i32> {
         let scores = exact_scores(self.game, &self.planes, s, u64::MAX)?;
         let mut end = *s;
-        for q in 0..self.players {
-            end.fish[q] = scores[q].0 as u16;
-            end.taken[q] = scores[q].1 as u8;
+        for (q, &(fish, floes)) in scores.iter().enumerate().take(self.players) {
+            end.fish[q] = fish as u16;
+            end.taken[q] = floes as u8;
         }
         Some(self.delta(s, &end, p))
     }

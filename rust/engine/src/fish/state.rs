@@ -161,7 +161,13 @@ impl FishGame {
     /// 10 floes of 1, 2 and 3 fish), else `None`.
     pub fn as_dealt(&self) -> Option<FishGame> {
         let shape = Board::standard_shape();
-        let count = |f: u8| self.board.floes().into_iter().filter(|&c| self.board.fish(c) == f).count();
+        let count = |f: u8| {
+            self.board
+                .floes()
+                .into_iter()
+                .filter(|&c| self.board.fish(c) == f)
+                .count()
+        };
         let standard = self.board.rows() == shape.rows()
             && self.board.cols() == shape.cols()
             && self.board.floes() == shape.floes()

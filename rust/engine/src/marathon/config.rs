@@ -90,8 +90,7 @@ impl Config {
     /// Reads a TOML config; `origin` (a file name, say) starts error messages. The course is
     /// checked here, and its errors give the line and column in the TOML text.
     pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
-        let raw: RawConfig<Spanned<String>> =
-            toml::from_str(text)
+        let raw: RawConfig<Spanned<String>> = toml::from_str(text)
             .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
         let span = raw.course.span();
         let course = raw.course.get_ref().clone();
@@ -115,8 +114,7 @@ impl Config {
 
     /// Reads a JSON config with the same keys (for configs given as Python dicts).
     pub fn from_json(text: &str, origin: &str) -> Result<Config> {
-        let raw: RawConfig<String> =
-            serde_json::from_str(text)
+        let raw: RawConfig<String> = serde_json::from_str(text)
             .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
         let course = raw.course.clone();
         Course::parse_located(&course, &|line, col| {
@@ -223,10 +221,20 @@ mod tests {
             format!("name = {name:?}\ndescription = {description:?}\ncourse = {MAP:?}\n")
         };
         assert!(Config::from_toml(&toml(&"n".repeat(200), &"d".repeat(2000)), "x").is_ok());
-        let e = Config::from_toml(&toml(&"n".repeat(201), ""), "x").unwrap_err().to_string();
-        assert!(e.contains("name has 201 characters, at most 200") && e.len() < 400, "{e}");
-        let e = Config::from_toml(&toml("", &"d".repeat(100_000)), "x").unwrap_err().to_string();
-        assert!(e.contains("description has 100000 characters") && e.len() < 400, "{e}");
+        let e = Config::from_toml(&toml(&"n".repeat(201), ""), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("name has 201 characters, at most 200") && e.len() < 400,
+            "{e}"
+        );
+        let e = Config::from_toml(&toml("", &"d".repeat(100_000)), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("description has 100000 characters") && e.len() < 400,
+            "{e}"
+        );
         let config = Config {
             name: "n".repeat(5000),
             description: String::new(),

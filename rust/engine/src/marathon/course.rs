@@ -247,7 +247,8 @@ pub struct Course {
 /// rest is computed from those).
 impl PartialEq for Course {
     fn eq(&self, other: &Course) -> bool {
-        (self.rows, self.cols, self.start_dir, self.finish_dir) == (other.rows, other.cols, other.start_dir, other.finish_dir)
+        (self.rows, self.cols, self.start_dir, self.finish_dir)
+            == (other.rows, other.cols, other.start_dir, other.finish_dir)
             && self.grid == other.grid
             && self.start_origins == other.start_origins
             && self.finish_line == other.finish_line
@@ -759,14 +760,21 @@ mod limit_tests {
         assert!(e.contains("200008 bytes") && e.contains("128 KiB"), "{e}");
         // Within the byte limit but too many lines.
         let map = format!("SSS\n#{}#\nFFF\n", "\n".repeat(20_000));
-        assert!(err(&map).contains("at most 1024 are supported"), "{}", err(&map));
+        assert!(
+            err(&map).contains("at most 1024 are supported"),
+            "{}",
+            err(&map)
+        );
         // A line too long.
         let map = format!("SSS\n#{}#\nFFF\n", " ".repeat(20_000));
         assert!(err(&map).contains("longer than 1024"), "{}", err(&map));
         // 1000 x 1000 bounding box from two cells: refused before the grid is built.
         let map = format!("#{}\n{}#\n", "\n".repeat(998), " ".repeat(999));
         let e = err(&map);
-        assert!(e.contains("not connected") && e.contains("1000 rows"), "{e}");
+        assert!(
+            e.contains("not connected") && e.contains("1000 rows"),
+            "{e}"
+        );
         // More than 64 cells: refused as soon as the 65th is read.
         let e = err(&"#".repeat(100_000));
         assert!(e.contains("more than 64 cells"), "{e}");

@@ -226,6 +226,13 @@ impl Evaluate<MarathonGame> for MarathonEval {
     }
 }
 
+/// MCTS with the Marathon knowledge (turn counts in playouts).
+impl crate::search::AutoChoice for MarathonGame {
+    fn auto_choice(&self) -> crate::search::Choice {
+        crate::search::Choice::Mcts
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,12 +279,5 @@ mod tests {
                 assert!(after + 1 >= before, "{before} -> {after}");
             }
         }
-    }
-}
-
-/// MCTS with the Marathon knowledge (turn counts in playouts).
-impl crate::search::AutoChoice for MarathonGame {
-    fn auto_choice(&self) -> crate::search::Choice {
-        crate::search::Choice::Mcts
     }
 }

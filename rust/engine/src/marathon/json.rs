@@ -125,13 +125,12 @@ pub fn piece_from_parts(
 /// `Error::Invalid` for text that is not such a JSON object, or a position that breaks the
 /// rules or the engine's limits.
 pub fn from_json(text: &str) -> Result<(MarathonGame, MarathonState)> {
-    let json: StateJson = serde_json::from_str(text)
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "Marathon state JSON: {}",
-                crate::error::clip_message(&e.to_string())
-            ))
-        })?;
+    let json: StateJson = serde_json::from_str(text).map_err(|e| {
+        Error::Invalid(format!(
+            "Marathon state JSON: {}",
+            crate::error::clip_message(&e.to_string())
+        ))
+    })?;
     if json.game != "marathon" {
         return invalid!(
             "state JSON: game {}, expected \"marathon\"",

@@ -310,13 +310,12 @@ impl MarathonGame {
         if words.len() < 3 {
             return Err(bad("expected a piece letter, a cell, then 'stand' or a direction and where it ends, e.g. \"B 0,1 S 3,1 SE\""));
         }
-        let kind = Kind::parse(words[0])
-            .ok_or_else(|| {
-                bad(&format!(
-                    "{} is not a piece: use M, P or B",
-                    crate::error::quote(words[0])
-                ))
-            })?;
+        let kind = Kind::parse(words[0]).ok_or_else(|| {
+            bad(&format!(
+                "{} is not a piece: use M, P or B",
+                crate::error::quote(words[0])
+            ))
+        })?;
         let parse_cell = |w: &str| -> Option<(i32, i32)> {
             let (a, b) = w.split_once(',')?;
             Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
@@ -328,10 +327,7 @@ impl MarathonGame {
             ))
         })?;
         let illegal = |why: String| {
-            Error::IllegalMove(format!(
-                "illegal move {}: {why}",
-                crate::error::quote(text)
-            ))
+            Error::IllegalMove(format!("illegal move {}: {why}", crate::error::quote(text)))
         };
         let Some(p) = s.to_move() else {
             return Err(illegal("the game is over".into()));

@@ -71,11 +71,18 @@ mod tests {
         let game = Marathon::standard();
         let one = random_playouts(&game, None, 3000, 1, 1, &stop).unwrap();
         for threads in [0, 2, 3] {
-            assert_eq!(one, random_playouts(&game, None, 3000, 1, threads, &stop).unwrap());
+            assert_eq!(
+                one,
+                random_playouts(&game, None, 3000, 1, threads, &stop).unwrap()
+            );
         }
-        let h = one.winners.iter().zip(&one.plies).fold(0u64, |h, (&w, &p)| {
-            crate::rng::splitmix64(h ^ ((w as u8 as u64) << 32 | p as u64))
-        });
+        let h = one
+            .winners
+            .iter()
+            .zip(&one.plies)
+            .fold(0u64, |h, (&w, &p)| {
+                crate::rng::splitmix64(h ^ ((w as u8 as u64) << 32 | p as u64))
+            });
         // The value of the rayon-only driver this one replaced (same seeds, same games).
         assert_eq!(h, 0x98f0_5249_30d4_1acf);
     }

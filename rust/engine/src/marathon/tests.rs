@@ -432,10 +432,7 @@ fn finishing_the_family_wins() {
             0,
             10,
         )
-        .map(|t| {
-            assert_ne!(t, s);
-            t
-        })
+        .inspect(|t| assert_ne!(*t, s))
         .unwrap();
     assert_eq!(s.winner(), Some(1));
     assert_eq!(game3.ranking(&s), vec![2, 1, 2]);

@@ -900,9 +900,19 @@ mod tests {
                     threads,
                     ..Default::default()
                 })
-                .search(&nim, &NoEval, &nim.start(10_000), &Budget::nodes(n), StopFlag::new())
+                .search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(10_000),
+                    &Budget::nodes(n),
+                    StopFlag::new(),
+                )
                 .unwrap();
-                assert!(r.nodes <= n, "{threads} threads, nodes={n}: {} nodes", r.nodes);
+                assert!(
+                    r.nodes <= n,
+                    "{threads} threads, nodes={n}: {} nodes",
+                    r.nodes
+                );
                 assert!(nim.is_legal(&nim.start(10_000), r.best));
             }
         }
@@ -912,7 +922,13 @@ mod tests {
     fn budgets_it_ignores_are_refused() {
         let nim = Nim { players: 2 };
         let e = ab()
-            .search(&nim, &NoEval, &nim.start(10), &Budget::iterations(10), StopFlag::new())
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(10),
+                &Budget::iterations(10),
+                StopFlag::new(),
+            )
             .unwrap_err()
             .to_string();
         assert!(e.contains("not iterations"), "{e}");
@@ -937,7 +953,13 @@ mod tests {
             tt_mb: 65536,
             ..Default::default()
         })
-        .search(&nim, &NoEval, &nim.start(10), &Budget::depth(3), StopFlag::new())
+        .search(
+            &nim,
+            &NoEval,
+            &nim.start(10),
+            &Budget::depth(3),
+            StopFlag::new(),
+        )
         .unwrap_err()
         .to_string();
         assert!(e.contains("at most 4096 MiB"), "{e}");

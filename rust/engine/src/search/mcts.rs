@@ -504,7 +504,17 @@ fn run<G: Game, E: Evaluate<G>>(
         // Expansion.
         if tree.nodes[i].kind == LEAF
             && tree.nodes[i].visits + 1 >= config.expand_after
-            && expand(tree, i, game, eval, &s, config, rng, &mut actions, memory_limit)
+            && expand(
+                tree,
+                i,
+                game,
+                eval,
+                &s,
+                config,
+                rng,
+                &mut actions,
+                memory_limit,
+            )
         {
             if i != 0 && tree.nodes.len() > node_limit {
                 // The node budget is spent: undo this expansion and stop.
@@ -531,7 +541,11 @@ fn run<G: Game, E: Evaluate<G>>(
             },
         };
         // Backup.
-        stale = if tree.nodes.len() == size { stale + 1 } else { 0 };
+        stale = if tree.nodes.len() == size {
+            stale + 1
+        } else {
+            0
+        };
         tree.max_depth = tree.max_depth.max(path.len() as u32 - 1);
         for &j in &path {
             let n = &mut tree.nodes[j];
@@ -968,7 +982,7 @@ mod tests {
         assert_eq!(r.iterations, 20_000);
         let total: u64 = r.visits.iter().map(|v| v.1).sum();
         // Each thread's root was visited once per iteration; children get all but the first.
-        assert!(total >= 19_990 && total <= 20_000, "{total}");
+        assert!((19_990..=20_000).contains(&total), "{total}");
     }
 
     #[test]
@@ -1087,11 +1101,24 @@ mod tests {
         let mut m: Mcts<NimState> = Mcts::new(config);
         let s = nim.start(200);
         let r = m
-            .search(&nim, &NoEval, &s, &Budget::iterations(100_000), StopFlag::new())
+            .search(
+                &nim,
+                &NoEval,
+                &s,
+                &Budget::iterations(100_000),
+                StopFlag::new(),
+            )
             .unwrap();
-        assert_eq!(r.iterations, 100_000, "the search goes on once the tree is full");
+        assert_eq!(
+            r.iterations, 100_000,
+            "the search goes on once the tree is full"
+        );
         assert!(m.tree_size() <= cap, "{} nodes, cap {cap}", m.tree_size());
-        assert!(m.tree_size() + 3 > cap, "the tree fills up: {}", m.tree_size());
+        assert!(
+            m.tree_size() + 3 > cap,
+            "the tree fills up: {}",
+            m.tree_size()
+        );
         let bytes = m.trees[0].nodes.capacity() * std::mem::size_of::<Node>();
         assert!(bytes <= 1 << 20, "{bytes} bytes");
         // Two threads share the memory.
@@ -1100,8 +1127,14 @@ mod tests {
             threads: 2,
             ..Default::default()
         });
-        m.search(&nim, &NoEval, &s, &Budget::iterations(100_000), StopFlag::new())
-            .unwrap();
+        m.search(
+            &nim,
+            &NoEval,
+            &s,
+            &Budget::iterations(100_000),
+            StopFlag::new(),
+        )
+        .unwrap();
         assert!(m.tree_size() <= cap, "{} nodes, cap {cap}", m.tree_size());
         // memory_mb out of range.
         for memory_mb in [0, MAX_MEMORY_MB + 1] {
@@ -1120,8 +1153,14 @@ mod tests {
         let game = TicTacToe;
         let mut m: Mcts<Ttt> = mcts(3);
         let s = Ttt::from_str(".........");
-        m.search(&game, &NoEval, &s, &Budget::iterations(20_000), StopFlag::new())
-            .unwrap();
+        m.search(
+            &game,
+            &NoEval,
+            &s,
+            &Budget::iterations(20_000),
+            StopFlag::new(),
+        )
+        .unwrap();
         let before = m.tree_size();
         // The subtree below two moves.
         let mut t = s;
@@ -1147,7 +1186,11 @@ mod tests {
         assert!(m.trees[0].reroot(&game, &t, 2));
         assert_eq!(m.tree_size(), subtree);
         assert!(subtree < before / 2, "{subtree} of {before}");
-        assert_eq!(m.trees[0].nodes.capacity(), subtree, "the arena has exactly its size");
+        assert_eq!(
+            m.trees[0].nodes.capacity(),
+            subtree,
+            "the arena has exactly its size"
+        );
         // Many searches along a game keep the memory flat.
         let mut m: Mcts<NimState> = mcts(4);
         let nim = Nim { players: 2 };
@@ -1172,7 +1215,13 @@ mod tests {
         // the search ran forever.
         let game = TicTacToe;
         let r = mcts(1)
-            .search(&game, &NoEval, &Ttt::default(), &Budget::nodes(1_000_000), StopFlag::new())
+            .search(
+                &game,
+                &NoEval,
+                &Ttt::default(),
+                &Budget::nodes(1_000_000),
+                StopFlag::new(),
+            )
             .unwrap();
         assert!(r.nodes < 1_000_000);
         // The same with the tree at its memory bound.
@@ -1182,7 +1231,13 @@ mod tests {
             ..Default::default()
         });
         let r = m
-            .search(&nim, &NoEval, &nim.start(500), &Budget::nodes(1_000_000), StopFlag::new())
+            .search(
+                &nim,
+                &NoEval,
+                &nim.start(500),
+                &Budget::nodes(1_000_000),
+                StopFlag::new(),
+            )
             .unwrap();
         assert!(r.nodes < 1_000_000);
     }

@@ -13,6 +13,7 @@ pub enum Error {
     Invalid(String),
 }
 
+/// The engine's `Result`.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl fmt::Display for Error {

@@ -31,6 +31,9 @@ pub enum Start<'a> {
 pub type FinalScores = Scores;
 
 /// Plays `n` random games and returns their final scores. `threads == 0` uses every core.
+///
+/// # Errors
+/// `Error::Invalid` when the thread pool cannot be started.
 pub fn random_playouts(
     start: &Start,
     n: usize,

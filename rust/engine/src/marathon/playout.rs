@@ -18,6 +18,9 @@ pub struct Playouts {
 
 /// Plays `n` games of uniformly random legal actions from `start` (the opening position when
 /// `None`) to the end. `threads == 0` uses every core.
+///
+/// # Errors
+/// `Error::Invalid` when the thread pool cannot be started.
 pub fn random_playouts(
     game: &Marathon,
     start: Option<&State>,

@@ -788,12 +788,10 @@ def test_wrong_types(pv, bad):
 def test_out_of_range_actions(pv):
     state = pv.Fish().new_state(seed=0)
     snap = _snapshot(state)
-    for a in [-1, state.num_actions, state.num_actions + 1, 2**40]:
-        with pytest.raises(pv.IllegalMoveError):
+    for a in [-1, state.num_actions, state.num_actions + 1, 2**40, 2**80]:
+        with pytest.raises(pv.InvalidMoveError, match="not in the action space"):
             state.play(a)
         _assert_unchanged(state, snap)
-    with pytest.raises((ValueError, OverflowError)):
-        state.play(2**80)
     _assert_unchanged(state, snap)
 
 

@@ -243,8 +243,13 @@ def test_observation_tensor_shows_every_piece_from_the_players_view(state, me):
     n = len(state.returns())
     me %= n
     planes = state.observation_tensor(me)
-    assert planes.dtype == np.float32 and planes.shape[0] == 10 + 9 * n
+    assert planes.dtype == np.float32 and planes.shape[0] == 11 + 10 * n
     facing, status = 1 + 3 * n, 10 + 3 * n
+    ply_plane, to_move = 10 + 9 * n, 11 + 9 * n
+    assert np.allclose(planes[ply_plane], state.ply / state.game.ply_limit)
+    for seat in range(n):
+        assert planes[to_move + seat].all() == (state.to_move == (me + seat) % n)
+    planes = planes[:ply_plane]
     assert set(np.unique(planes)) <= {0.0, 1.0}
     on_course = 0
     for p in state.pieces:

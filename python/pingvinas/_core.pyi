@@ -18,6 +18,7 @@ from typing import (
     ClassVar,
     Dict,
     List,
+    NoReturn,
     NamedTuple,
     Optional,
     Sequence,
@@ -45,12 +46,14 @@ __all__ = [
     "marathon_random_playouts",
     "Searcher",
     "fish_solve",
+    "ALGORITHMS",
 ]
 
 __version__: str
 
-# `(row, col)`: a tuple (a list is refused where a cell is read).
+# `(row, col)`; where a cell is read, any pair of ints (a tuple, a list, an array) is accepted.
 _Cell = Tuple[int, int]
+_CellLike = Union[Tuple[int, int], Sequence[int]]
 # A grid of fish counts, one list per row (0 = gap): nested lists/tuples or a 2-D int array.
 _Grid = Union[Sequence[Sequence[int]], npt.NDArray[np.integer[Any]]]
 # A config: a path to a TOML file, or a dict with the same keys (a dict, not any mapping).
@@ -71,20 +74,19 @@ def variants() -> List[str]:
 class Fish:
     """A Fish variant: the rules, and a fixed board or the standard board shuffled per game.
 
-    Equal variants compare equal; a ``Fish`` is not hashable.
+    Variants with equal rules and boards compare equal and hash alike; picklable.
     """
 
-    __hash__: ClassVar[None]  # type: ignore[assignment]
     def __new__(
         cls,
-        players: int = 2,
+        players: Optional[int] = None,
         *,
         penguins: Optional[int] = None,
         board: Optional[_Grid] = None,
         placement: str = "one-fish",
         order: str = "round-robin",
     ) -> Fish:
-        """``penguins``: per player (default: the standard number for ``players``);
+        """``players``: 2 to 4 (None: 2); ``penguins``: per player (default: the standard number for ``players``);
         ``board``: a fixed board (default: the standard board dealt afresh per game);
         ``placement``: ``"one-fish"`` or ``"any"``; ``order``: ``"round-robin"`` or ``"snake"``."""
     @staticmethod
@@ -93,9 +95,14 @@ class Fish:
     @staticmethod
     def from_config(source: _ConfigSource) -> Fish:
         """A variant from a TOML file (a path) or a dict with the same keys."""
+    def to_config(self) -> Dict[str, Any]:
+        """The config as a dict (what ``Fish.from_config`` reads)."""
     @property
     def name(self) -> Optional[str]:
         """The variant's name, if it came from a config that names it."""
+    @property
+    def description(self) -> Optional[str]:
+        """The variant's description, if its config has one."""
     @property
     def players(self) -> int: ...
     @property
@@ -114,23 +121,37 @@ class Fish:
     @property
     def num_actions(self) -> int:
         """Size of the fixed action space of this variant's board."""
+    @property
+    def observation_shape(self) -> Tuple[int, int, int]:
+        """Shape ``(planes, rows, cols)`` of ``state.observation_tensor()``."""
+    @property
+    def max_game_length(self) -> int:
+        """The most actions a game can last: placements plus one per floe."""
     def new_state(self, seed: Optional[int] = None) -> FishState:
-        """The opening position; ``seed`` deals the standard board (a random one when None);
-        a fixed board is used as it is."""
+        """The opening position; ``seed`` (any int, taken modulo 2**64) deals the standard
+        board (a random one when None); a fixed board is used as it is."""
     def position(
         self,
         board: Optional[_Grid] = None,
-        penguins: Optional[Sequence[Sequence[_Cell]]] = None,
-        to_move: int = 0,
+        penguins: Optional[Sequence[Sequence[_CellLike]]] = None,
+        to_move: Optional[int] = None,
         scores: Optional[Sequence[Tuple[int, int]]] = None,
     ) -> FishState:
         """A movement-phase position built from a board (default: the variant's fixed board),
-        the penguins of each player, the player to move and the ``(fish, floes)`` so far."""
+        the penguins of each player (any number each), the player to move (None: 0) and the
+        ``(fish, floes)`` so far."""
+    def __reduce__(self) -> Tuple[Callable[[Dict[str, Any]], Fish], Tuple[Dict[str, Any]]]: ...
 
 @final
 class FishMove:
     """A placement (``src`` is None) or a slide from ``src`` to ``dst``; ``str(move)`` is its
-    notation. Made by ``FishState`` (``legal_moves``, ``parse_move``), not constructed."""
+    notation. Made by ``FishState`` (``legal_moves``, ``parse_move``); ``FishMove(src, dst,
+    action)`` rebuilds one (pickle does)."""
+
+    def __new__(cls, src: Optional[_Cell], dst: _Cell, action: int) -> FishMove: ...
+    def __reduce__(
+        self,
+    ) -> Tuple[Callable[[Optional[_Cell], _Cell, int], FishMove], Tuple[Optional[_Cell], _Cell, int]]: ...
 
     @property
     def src(self) -> Optional[_Cell]: ...
@@ -158,6 +179,9 @@ class FishState:
     @staticmethod
     def from_json(text: str) -> FishState: ...
     def to_json(self) -> str: ...
+    @property
+    def game(self) -> Fish:
+        """The game of this state: its rules with this state's board."""
     @property
     def to_move(self) -> Optional[int]:
         """The player to move, None when the game is over."""
@@ -189,6 +213,8 @@ class FishState:
         """OpenSpiel's name: plays an int action (checked)."""
     def after(self, mv: _MoveLike) -> FishState:
         """A new state with the move played; this one is unchanged."""
+    def action_to_string(self, action: _MoveLike) -> str:
+        """The notation of a legal action."""
     def copy(self) -> FishState: ...
     def clone(self) -> FishState:
         """OpenSpiel's name for ``copy``."""
@@ -211,14 +237,16 @@ class FishState:
     @property
     def zobrist_hash(self) -> int: ...
     def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
-        """Planes ``(3 + players, rows, cols)`` from ``player``'s view (default: the player to
-        move): floes with 1, 2 and 3+ fish, then the penguins of ``player``, ``player + 1``..."""
+        """Planes ``game.observation_shape`` = ``(4 + 5 * players, rows, cols)`` from
+        ``player``'s view (default: the player to move): floes with 1, 2 and 3+ fish, the
+        penguins of each seat, then per seat fish and floes collected and penguins still to
+        place (scaled), the seat to move, and a placement-phase plane (README)."""
 
 def fish_random_playouts(
     n: int,
     *,
-    seed: int = 0,
-    threads: int = 1,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
     game: Optional[Fish] = None,
     state: Optional[FishState] = None,
     policy: str = "uniform",
@@ -304,6 +332,12 @@ class Marathon:
     @property
     def num_actions(self) -> int:
         """Size of the fixed action space: ``3 * (9 * cells + 1)``."""
+    @property
+    def observation_shape(self) -> Tuple[int, int, int]:
+        """Shape ``(planes, rows, cols)`` of ``state.observation_tensor()``."""
+    @property
+    def max_game_length(self) -> int:
+        """The most actions a game can last: the ply limit (the game is then a draw)."""
     def to_toml(self) -> str:
         """The config as TOML text (readable by ``Marathon.from_config``)."""
     def new_state(self, seed: Optional[int] = None) -> MarathonState:
@@ -321,7 +355,20 @@ class Marathon:
 @final
 class MarathonMove:
     """A move; ``str(move)`` is its notation. Made by ``MarathonState`` (``legal_moves``,
-    ``parse_move``), not constructed."""
+    ``parse_move``); the constructor rebuilds one from its parts (pickle does)."""
+
+    def __new__(
+        cls,
+        action: int,
+        player: int,
+        kind: str,
+        src: Optional[_Cell],
+        entry: Optional[_Cell],
+        direction: Optional[str],
+        dst: Optional[_Cell],
+        facing: Optional[str],
+    ) -> MarathonMove: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
 
     @property
     def action(self) -> int: ...
@@ -415,6 +462,8 @@ class MarathonState:
         """OpenSpiel's name: plays an int action (checked)."""
     def after(self, mv: _MarathonMoveLike) -> MarathonState:
         """A new state with the move played; this one is unchanged."""
+    def action_to_string(self, action: _MarathonMoveLike) -> str:
+        """The notation of a legal action."""
     def copy(self) -> MarathonState: ...
     def clone(self) -> MarathonState:
         """OpenSpiel's name for ``copy``."""
@@ -431,17 +480,18 @@ class MarathonState:
     def zobrist_hash(self) -> int:
         """The 64-bit Zobrist hash (pieces and the player to move; not the ply)."""
     def observation_tensor(self, player: Optional[int] = None) -> npt.NDArray[np.float32]:
-        """Planes ``(10 + 9 * players, rows, cols)`` over the course's bounding box from
-        ``player``'s view (default: the player to move; seats follow in turn order): the course
-        cells; where each piece stands (seat by seat: mama, papa, baby); lying pieces by facing
-        (N ... NW) and upright pieces; then per piece a plane of ones while it waits and one
-        once it has finished."""
+        """Planes ``game.observation_shape`` = ``(11 + 10 * players, rows, cols)`` over the
+        course's bounding box from ``player``'s view (default: the player to move; seats follow
+        in turn order): the course cells; where each piece stands (seat by seat: mama, papa,
+        baby); lying pieces by facing (N ... NW) and upright pieces; per piece a plane of ones
+        while it waits and one once it has finished; the ply over the ply limit; the seat to
+        move (README)."""
 
 def marathon_random_playouts(
     n: int,
     *,
-    seed: int = 0,
-    threads: int = 1,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
     game: Optional[Marathon] = None,
     state: Optional[MarathonState] = None,
 ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
@@ -459,13 +509,14 @@ class Searcher:
         cls,
         algorithm: str = "auto",
         *,
-        threads: int = 1,
-        seed: int = 0,
+        threads: Optional[int] = None,
+        seed: Optional[int] = None,
         exploration: Optional[float] = None,
         selection: str = "uct",
         playout: str = "auto",
         knowledge: bool = True,
-        tt_mb: int = 64,
+        tt_mb: Optional[int] = None,
+        memory_mb: Optional[int] = None,
         reuse: bool = True,
     ) -> Searcher: ...
     def search(
@@ -476,16 +527,21 @@ class Searcher:
         iterations: Optional[int] = None,
         nodes: Optional[int] = None,
         depth: Optional[int] = None,
-    ) -> Dict[str, Any]:
-        """A dict: best, value, pv, nodes, iterations, depth, time, visits, exact, interrupted,
-        algorithm, num_actions (``pingvinas.search.SearchResult`` is the typed form)."""
+    ) -> Tuple[Any, ...]:
+        """The fields of ``pingvinas.search.SearchResult``, in order (move, action, value, pv,
+        nodes, iterations, depth, time, visits, exact, interrupted, algorithm)."""
     def stop(self) -> None:
         """Asks a running search to stop now (it returns its best move so far). Thread-safe."""
     def clear(self) -> None:
         """Forgets the kept trees and transposition table."""
     @property
     def algorithm(self) -> str: ...
+    def __reduce__(self) -> NoReturn:  # type: ignore[override]
+        """Raises ``TypeError``: a searcher holds search trees and is not pickled."""
 
 def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> Dict[str, Any]:
     """The exact result of a small Fish position: a dict with scores, best (action, None when
     over), pv, value, nodes. Wrapped by ``pingvinas.search.solve_fish``."""
+
+#: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
+ALGORITHMS: Tuple[str, ...]

@@ -24,8 +24,8 @@ from . import _core
 
 __all__ = ["ALGORITHMS", "FishSolution", "SearchResult", "Searcher", "search", "solve_fish"]
 
-#: The names ``algorithm`` accepts.
-ALGORITHMS = ("auto", "mcts", "alphabeta", "greedy", "random")
+#: The names ``algorithm`` accepts, ``"auto"`` first (defined once, in the engine binding).
+ALGORITHMS: Tuple[str, ...] = tuple(_core.ALGORITHMS)
 
 
 def _move_of(state: Any, action: int) -> Any:
@@ -92,26 +92,6 @@ class SearchResult:
         return self.nodes / self.time if self.time > 0 else 0.0
 
 
-def _result(state: Any, raw: Dict[str, Any]) -> SearchResult:
-    visits = np.zeros(raw["num_actions"], dtype=np.int64)
-    for a, n in raw["visits"]:
-        visits[a] = n
-    return SearchResult(
-        move=_move_of(state, raw["best"]),
-        action=int(raw["best"]),
-        value=float(raw["value"]),
-        pv=_moves_along(state, raw["pv"]),
-        nodes=int(raw["nodes"]),
-        iterations=int(raw["iterations"]),
-        depth=int(raw["depth"]),
-        time=float(raw["time"]),
-        visits=visits,
-        exact=bool(raw["exact"]),
-        interrupted=bool(raw["interrupted"]),
-        algorithm=raw["algorithm"],
-    )
-
-
 def _check_int(name: str, value: Any) -> Optional[int]:
     if value is None:
         return None
@@ -146,6 +126,7 @@ class _Options(TypedDict):
     playout: str
     knowledge: bool
     tt_mb: int
+    memory_mb: int
     reuse: bool
 
 
@@ -158,15 +139,18 @@ class Searcher:
         now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
     :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
         (one thread is deterministic for a seed).
-    :param seed: seed of playouts and tie-breaks; one thread with an iteration budget always
-        gives the same result.
+    :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
+        with an iteration budget always gives the same result.
     :param exploration: MCTS exploration constant (default 1.0).
     :param selection: ``"uct"`` or ``"puct"`` (priors from the game's move ordering).
     :param playout: ``"auto"`` (the game's playout policy), ``"random"`` or ``"evaluate"``
         (value leaves with the evaluation, no playouts).
     :param knowledge: use the game's evaluation (Fish: regions solved exactly, territory,
         mobility; Marathon: turns still needed). ``False``: plain MCTS with random playouts.
-    :param tt_mb: alpha-beta transposition table size in MiB.
+    :param tt_mb: alpha-beta transposition table size in MiB (at most 4096, and the memory
+        available).
+    :param memory_mb: the most memory MCTS trees may take, in MiB; past it a search stops
+        expanding and goes on refining the tree it has.
     :param reuse: keep MCTS trees between moves.
     """
 
@@ -181,6 +165,7 @@ class Searcher:
         playout: str = "auto",
         knowledge: bool = True,
         tt_mb: int = 64,
+        memory_mb: int = 1024,
         reuse: bool = True,
     ) -> None:
         if algorithm not in ALGORITHMS:
@@ -194,10 +179,9 @@ class Searcher:
             playout=playout,
             knowledge=bool(knowledge),
             tt_mb=_require_int("tt_mb", tt_mb),
+            memory_mb=_require_int("memory_mb", memory_mb),
             reuse=bool(reuse),
         )
-        if self.options["seed"] < 0:
-            raise ValueError(f"seed = {seed}: expected a non-negative int")
         self._core = _core.Searcher(algorithm, **self.options)
 
     def search(
@@ -222,7 +206,7 @@ class Searcher:
             nodes=_check_int("nodes", nodes),
             depth=_check_int("depth", depth),
         )
-        return _result(state, raw)
+        return SearchResult(*raw)
 
     def stop(self) -> None:
         """Asks a running search to stop now; it returns its best move so far."""

@@ -14,7 +14,7 @@ use pingvinas_engine::{ActionList, Game};
 fn marathon_playouts(c: &mut Criterion) {
     let game = Marathon::standard();
     // Plies per game, to report plies per second (the games are the same each run: fixed seed).
-    let plies: u64 = random_playouts(&game, None, 1000, 7, 1)
+    let plies: u64 = random_playouts(&game, None, 1000, 7, 1, &Default::default())
         .unwrap()
         .plies
         .iter()
@@ -24,7 +24,7 @@ fn marathon_playouts(c: &mut Criterion) {
     group.throughput(Throughput::Elements(plies));
     group.bench_function(
         "random_playouts 1000 games (elements = plies), 1 thread",
-        |b| b.iter(|| black_box(random_playouts(&game, None, 1000, 7, 1).unwrap())),
+        |b| b.iter(|| black_box(random_playouts(&game, None, 1000, 7, 1, &Default::default()).unwrap())),
     );
     // Through the generic `Game` interface: legal_actions + apply, as search code uses it.
     let mut seed = 0;

@@ -32,7 +32,7 @@ fn fish_playouts(c: &mut Criterion) {
             format!("random_playouts {policy:?} batch of 1000, 1 thread"),
             |b| {
                 b.iter(|| {
-                    black_box(random_playouts(&Start::Standard(rules), 1000, 7, 1, policy).unwrap())
+                    black_box(random_playouts(&Start::Standard(rules), 1000, 7, 1, policy, &Default::default()).unwrap())
                 })
             },
         );

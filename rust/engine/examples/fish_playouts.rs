@@ -26,7 +26,7 @@ fn main() {
     for policy in policies {
         for &threads in &threads {
             let t = Instant::now();
-            let scores = random_playouts(&start, n, 1, threads, policy).unwrap();
+            let scores = random_playouts(&start, n, 1, threads, policy, &Default::default()).unwrap();
             let secs = t.elapsed().as_secs_f64();
             let fish: u64 = scores.iter().map(|s| (s[0].0 + s[1].0) as u64).sum();
             println!(

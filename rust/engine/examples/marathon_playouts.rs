@@ -22,7 +22,7 @@ fn main() {
         .unwrap();
     for threads in threads {
         let t = Instant::now();
-        let out = random_playouts(&game, None, n, 1, threads).unwrap();
+        let out = random_playouts(&game, None, n, 1, threads, &Default::default()).unwrap();
         let secs = t.elapsed().as_secs_f64();
         let plies: u64 = out.plies.iter().map(|&p| p as u64).sum();
         let draws = out.winners.iter().filter(|&&w| w < 0).count();

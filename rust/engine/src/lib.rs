@@ -6,9 +6,11 @@
 
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod error;
 pub mod fish;
 pub mod game;
+pub mod io;
 pub mod marathon;
 mod names;
 pub mod rng;
@@ -17,3 +19,4 @@ pub mod variants;
 
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
+pub use io::GameIo;

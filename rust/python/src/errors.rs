@@ -2,7 +2,7 @@
 
 use pingvinas_engine::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -23,6 +23,8 @@ pub fn to_py(err: Error) -> PyErr {
         Error::IllegalMove(m) => IllegalMoveError::new_err(m),
         Error::Parse(m) => InvalidMoveError::new_err(m),
         Error::Invalid(m) => PyValueError::new_err(m),
+        // Only a stop flag raised by Ctrl-C interrupts a call from Python.
+        Error::Interrupted(m) => PyKeyboardInterrupt::new_err(m),
     }
 }
 
@@ -35,17 +37,4 @@ impl<T> ToPyResult<T> for Result<T, Error> {
     fn py(self) -> PyResult<T> {
         self.map_err(to_py)
     }
-}
-
-/// The player an observation is made for: `player`, or else the player to move (seat 0 once
-/// the game is over); a clear error when there is no such player.
-pub fn viewer(player: Option<usize>, to_move: Option<usize>, players: usize) -> PyResult<usize> {
-    let me = player.or(to_move).unwrap_or(0);
-    if me >= players {
-        return Err(PyValueError::new_err(format!(
-            "player = {me}: players are numbered 0 to {}",
-            players - 1
-        )));
-    }
-    Ok(me)
 }

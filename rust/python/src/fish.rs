@@ -1,40 +1,43 @@
 //! Bindings of the Fish engine: `Fish` (a variant), `FishState`, `FishMove`, and the batch
-//! playouts. Python values are converted at the edge; the engine does the work.
+//! playouts. The methods both games share come from `state_class!`; this file holds what only
+//! Fish has.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use numpy::ndarray::{Array2, Array3};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray2};
 use pingvinas_engine::fish::playout::{random_playouts, Start};
+use pingvinas_engine::fish::rules::BoardSpec;
 use pingvinas_engine::fish::{
-    json, notation, Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
+    Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
 };
-use pingvinas_engine::{ActionList, Error, Game};
+use pingvinas_engine::batch;
+use pingvinas_engine::search::StopFlag;
+use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
-use crate::errors::{to_py, IllegalMoveError, ToPyResult};
+use crate::args;
+use crate::errors::{IllegalMoveError, ToPyResult};
+use crate::state::{state_class, Bind};
 use crate::variants;
 
-type Coords = (i64, i64);
-
 fn parse_placement(text: &str) -> PyResult<Placement> {
-    text.parse()
-        .map_err(|e| PyValueError::new_err(format!("placement = {e}")))
+    text.parse::<Placement>()
+        .map_err(|e| PyValueError::new_err(format!("placement = {}", args::cut(&e.to_string()))))
 }
 
 fn parse_order(text: &str) -> PyResult<Order> {
-    text.parse()
-        .map_err(|e| PyValueError::new_err(format!("order = {e}")))
+    text.parse::<Order>()
+        .map_err(|e| PyValueError::new_err(format!("order = {}", args::cut(&e.to_string()))))
 }
 
 /// A grid of fish counts from Python (lists, tuples or a numpy array), checked cell by cell.
 fn extract_grid(board: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
     let rows: Vec<Vec<i64>> = board.extract().map_err(|_| {
-        PyTypeError::new_err(
-            "board must be a grid of fish counts: a list of rows of ints (0 = gap)",
-        )
+        PyTypeError::new_err("board must be a grid of fish counts: a list of rows of ints (0 = gap)")
     })?;
     rows.iter()
         .enumerate()
@@ -62,24 +65,46 @@ pub struct PyFish {
     rules: Rules,
     /// A game on a fixed board; `None` deals a standard board for each new state.
     fixed: Option<Arc<FishGame>>,
+    /// The fixed game, or one standard deal: what sizes are read from.
+    sample: Arc<FishGame>,
     name: Option<String>,
+    description: Option<String>,
 }
 
 impl PyFish {
-    fn build(rules: Rules, grid: Option<Vec<Vec<u8>>>, name: Option<String>) -> PyResult<Self> {
+    fn build(rules: Rules, grid: Option<Vec<Vec<u8>>>) -> PyResult<Self> {
         let fixed = match grid {
-            Some(grid) => Some(Arc::new(FishGame::new(
-                rules,
-                Board::from_grid(&grid).py()?,
-            ))),
+            Some(grid) => Some(Arc::new(FishGame::new(rules, Board::from_grid(&grid).py()?))),
             None => None,
         };
-        Ok(PyFish { rules, fixed, name })
+        let sample = fixed
+            .clone()
+            .unwrap_or_else(|| Arc::new(FishGame::new(rules, Board::standard(0))));
+        Ok(PyFish {
+            rules,
+            fixed,
+            sample,
+            name: None,
+            description: None,
+        })
     }
 
     fn from_config_struct(config: Config) -> PyResult<Self> {
-        let rules = config.rules().py()?;
-        PyFish::build(rules, config.grid().py()?, config.name.clone())
+        let mut game = PyFish::build(config.rules().py()?, config.grid().py()?)?;
+        game.name = config.name;
+        game.description = config.description;
+        Ok(game)
+    }
+
+    /// The game of one board (what `state.game` gives).
+    pub fn of_game(game: Arc<FishGame>) -> Self {
+        PyFish {
+            rules: *game.rules(),
+            fixed: Some(game.clone()),
+            sample: game,
+            name: None,
+            description: None,
+        }
     }
 
     /// The game for a new state: the fixed board, or a standard board dealt from `seed`.
@@ -90,33 +115,46 @@ impl PyFish {
         }
     }
 
-    /// A representative board for sizes: the fixed one or the standard shape.
-    fn shape(&self) -> (usize, usize, usize) {
-        let game = self.game_for(0);
-        (game.board().rows(), game.board().cols(), game.num_actions())
+    fn config(&self) -> Config {
+        Config {
+            game: "fish".into(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+            players: self.rules.players(),
+            penguins: Some(self.rules.penguins as usize),
+            placement: self.rules.placement,
+            order: self.rules.order,
+            board: Some(match &self.fixed {
+                Some(game) => BoardSpec::Grid(game.board().grid()),
+                None => BoardSpec::Named("standard".into()),
+            }),
+        }
     }
 }
 
 #[pymethods]
 impl PyFish {
     #[new]
-    #[pyo3(signature = (players = 2, *, penguins = None, board = None, placement = "one-fish", order = "round-robin"))]
+    #[pyo3(signature = (players = None, *, penguins = None, board = None, placement = "one-fish", order = "round-robin"))]
     fn new(
-        players: usize,
-        penguins: Option<usize>,
+        players: Option<&Bound<'_, PyAny>>,
+        penguins: Option<&Bound<'_, PyAny>>,
         board: Option<&Bound<'_, PyAny>>,
         placement: &str,
         order: &str,
     ) -> PyResult<Self> {
-        let rules = Rules::new(
-            players,
-            penguins,
-            parse_placement(placement)?,
-            parse_order(order)?,
-        )
-        .py()?;
+        let players = match players {
+            Some(p) if !p.is_none() => args::count(p, "players", 0, 255)? as usize,
+            _ => 2,
+        };
+        let penguins = match penguins {
+            Some(p) if !p.is_none() => Some(args::count(p, "penguins", 0, 255)? as usize),
+            _ => None,
+        };
+        let rules =
+            Rules::new(players, penguins, parse_placement(placement)?, parse_order(order)?).py()?;
         let grid = board.map(extract_grid).transpose()?;
-        PyFish::build(rules, grid, None)
+        PyFish::build(rules, grid)
     }
 
     /// A bundled variant by name (see `pingvinas.variants()`).
@@ -132,7 +170,8 @@ impl PyFish {
         let config = if source.is_instance_of::<PyDict>() {
             let text: String = py
                 .import("json")?
-                .call_method1("dumps", (source,))?
+                .call_method1("dumps", (source,))
+                .map_err(|e| PyValueError::new_err(format!("Fish config dict: {e}")))?
                 .extract()?;
             Config::from_json(&text).py()?
         } else {
@@ -147,10 +186,22 @@ impl PyFish {
         PyFish::from_config_struct(config)
     }
 
+    /// The config as a dict (what `Fish.from_config` reads).
+    fn to_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = self.config().to_json();
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
     /// The variant's name, if it came from a config that names it.
     #[getter]
     fn name(&self) -> Option<String> {
         self.name.clone()
+    }
+
+    /// The variant's description, if its config has one.
+    #[getter]
+    fn description(&self) -> Option<String> {
+        self.description.clone()
     }
 
     #[getter]
@@ -158,7 +209,7 @@ impl PyFish {
         self.rules.players()
     }
 
-    /// Penguins per player.
+    /// Penguins per player (placed at the start).
     #[getter]
     fn penguins(&self) -> usize {
         self.rules.penguins as usize
@@ -176,39 +227,53 @@ impl PyFish {
 
     #[getter]
     fn rows(&self) -> usize {
-        self.shape().0
+        self.sample.board().rows()
     }
 
     #[getter]
     fn cols(&self) -> usize {
-        self.shape().1
+        self.sample.board().cols()
     }
 
     /// Size of the fixed action space of this variant's board.
     #[getter]
     fn num_actions(&self) -> usize {
-        self.shape().2
+        self.sample.num_actions()
     }
 
-    /// The opening position: placement phase, player 0 to place. `seed` deals the standard
-    /// board (a random one when `None`); a fixed board is used as it is.
+    /// Shape `(planes, rows, cols)` of `state.observation_tensor()`.
+    #[getter]
+    fn observation_shape(&self) -> (usize, usize, usize) {
+        let [p, r, c] = self.sample.observation_shape();
+        (p, r, c)
+    }
+
+    /// The most actions a game can last: placements plus one per floe.
+    #[getter]
+    fn max_game_length(&self) -> usize {
+        self.sample.max_game_length()
+    }
+
+    /// The opening position: placement phase, player 0 to place. `seed` (any int) deals the
+    /// standard board (a random one when `None`); a fixed board is used as it is.
     #[pyo3(signature = (seed = None))]
-    fn new_state(&self, seed: Option<u64>) -> PyFishState {
-        let game = self.game_for(seed.unwrap_or_else(rand_seed));
+    fn new_state(&self, seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyFishState> {
+        let game = self.game_for(args::seed_or_random(seed)?);
         let state = game.initial_state();
-        PyFishState { game, state }
+        Ok(PyFishState { game, state })
     }
 
     /// A movement-phase position: `board` (a grid of fish counts, 0 = gap; the variant's fixed
-    /// board when omitted), `penguins` (one list of `(row, col)` per player), the player to
-    /// move, and optionally `scores` so far as `(fish, floes)` per player. Unreachable floes are
-    /// removed and a stuck player to move lifts their penguins, as in play.
-    #[pyo3(signature = (board = None, penguins = None, to_move = 0, scores = None))]
+    /// board when omitted), `penguins` (one list of `(row, col)` per player, any number each,
+    /// none for a player already lifted), the player to move, and optionally `scores` so far
+    /// as `(fish, floes)` per player. Unreachable floes are removed and a stuck player to move
+    /// lifts their penguins, as in play.
+    #[pyo3(signature = (board = None, penguins = None, to_move = None, scores = None))]
     fn position(
         &self,
         board: Option<&Bound<'_, PyAny>>,
-        penguins: Option<Vec<Vec<Coords>>>,
-        to_move: usize,
+        penguins: Option<&Bound<'_, PyAny>>,
+        to_move: Option<&Bound<'_, PyAny>>,
         scores: Option<Vec<(u16, u8)>>,
     ) -> PyResult<PyFishState> {
         let game = match (board, &self.fixed) {
@@ -223,16 +288,25 @@ impl PyFish {
                 ))
             }
         };
-        let penguins = penguins.unwrap_or_else(|| vec![vec![]; self.rules.players()]);
+        let penguins = match penguins {
+            Some(p) if !p.is_none() => p
+                .try_iter()
+                .map_err(|_| PyTypeError::new_err("penguins must be one list of cells per player"))?
+                .enumerate()
+                .map(|(i, cells)| args::cells(&cells?, &format!("penguins[{i}]")))
+                .collect::<PyResult<Vec<_>>>()?,
+            _ => vec![vec![]; self.rules.players()],
+        };
+        let to_move = match to_move {
+            Some(t) if !t.is_none() => args::player(t, self.rules.players())?,
+            _ => 0,
+        };
         let state = game.position(&penguins, to_move, scores.as_deref()).py()?;
         Ok(PyFishState { game, state })
     }
 
     fn __repr__(&self) -> String {
-        let mut args = format!(
-            "players={}, penguins={}",
-            self.rules.players, self.rules.penguins
-        );
+        let mut args = format!("players={}, penguins={}", self.rules.players, self.rules.penguins);
         if self.rules.placement != Placement::OneFish {
             args += &format!(", placement={:?}", self.rules.placement.name());
         }
@@ -245,20 +319,34 @@ impl PyFish {
         format!("Fish({args})")
     }
 
+    /// Games are equal when their rules and boards are (names are labels).
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<PyFish>().is_ok_and(|o| {
             let o = o.get();
             o.rules == self.rules && o.fixed.as_deref() == self.fixed.as_deref()
         })
     }
-}
 
-fn rand_seed() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::time::SystemTime::now())
+    fn __hash__(&self) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.rules.hash(&mut h);
+        self.fixed.as_ref().map(|g| g.board().grid()).hash(&mut h);
+        h.finish()
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let config = slf.get().to_config(py)?;
+        let from_config = slf.get_type().getattr("from_config")?;
+        Ok((from_config, PyTuple::new(py, [config])?))
+    }
 }
 
 /// A move: `src` is `None` for a placement; `action` is its number in the action space.
+/// `FishMove(src, dst, action)` rebuilds one (pickle does); it means the slide or placement
+/// between those cells, whatever board it is played on.
 #[pyclass(module = "pingvinas", name = "FishMove", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyFishMove {
@@ -268,27 +356,38 @@ pub struct PyFishMove {
     dst: (usize, usize),
     #[pyo3(get)]
     action: u32,
-    text: String,
 }
 
 impl PyFishMove {
-    fn new(game: &FishGame, mv: FishMove, action: u32) -> Self {
+    fn of(game: &FishGame, action: Action) -> Self {
         let board = game.board();
-        let (src, dst) = match mv {
+        let (src, dst) = match game.move_of(action).expect("a legal action") {
             FishMove::Place(c) => (None, board.coords(c)),
             FishMove::Slide(a, b) => (Some(board.coords(a)), board.coords(b)),
         };
-        PyFishMove {
-            src,
-            dst,
-            action,
-            text: notation::move_name(board, mv),
+        PyFishMove { src, dst, action }
+    }
+
+    fn text(&self) -> String {
+        let cell = |(r, c): (usize, usize)| match u8::try_from(c).ok().filter(|&c| c < 26) {
+            Some(c) => format!("{}{}", (b'a' + c) as char, r + 1),
+            None => format!("({r}, {c})"),
+        };
+        match self.src {
+            None => cell(self.dst),
+            Some(src) => format!("{}-{}", cell(src), cell(self.dst)),
         }
     }
 }
 
 #[pymethods]
 impl PyFishMove {
+    #[new]
+    #[pyo3(signature = (src, dst, action))]
+    fn new(src: Option<(usize, usize)>, dst: (usize, usize), action: u32) -> Self {
+        PyFishMove { src, dst, action }
+    }
+
     /// `True` for a placement.
     #[getter]
     fn is_placement(&self) -> bool {
@@ -296,11 +395,44 @@ impl PyFishMove {
     }
 
     fn __str__(&self) -> String {
-        self.text.clone()
+        self.text()
     }
 
     fn __repr__(&self) -> String {
-        format!("<FishMove {} (action {})>", self.text, self.action)
+        format!("<FishMove {} (action {})>", self.text(), self.action)
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Option<(usize, usize)>, (usize, usize), u32))> {
+        let m = slf.get();
+        Ok((slf.get_type().into_any(), (m.src, m.dst, m.action)))
+    }
+}
+
+impl Bind for FishGame {
+    type Move = PyFishMove;
+    const MOVE_CLASS: &'static str = "FishMove";
+
+    fn py_move(&self, _s: &FishState, action: Action) -> PyFishMove {
+        PyFishMove::of(self, action)
+    }
+
+    fn move_object(&self, s: &FishState, obj: &Bound<'_, PyAny>) -> Option<PyResult<Action>> {
+        let m = obj.cast::<PyFishMove>().ok()?.get().clone();
+        let board = self.board();
+        let cell = |(r, c): (usize, usize)| {
+            board.cell(r as i64, c as i64).ok_or_else(|| {
+                IllegalMoveError::new_err(format!("move {} is off this board", m.text()))
+            })
+        };
+        let mv = (|| {
+            Ok(match m.src {
+                None => FishMove::Place(cell(m.dst)?),
+                Some(src) => FishMove::Slide(cell(src)?, cell(m.dst)?),
+            })
+        })();
+        Some(mv.and_then(|mv| self.check_move(s, mv).py()))
     }
 }
 
@@ -308,204 +440,18 @@ impl PyFishMove {
 #[pyclass(module = "pingvinas", name = "FishState")]
 #[derive(Clone)]
 pub struct PyFishState {
-    game: Arc<FishGame>,
-    state: FishState,
+    pub(crate) game: Arc<FishGame>,
+    pub(crate) state: FishState,
 }
 
-impl PyFishState {
-    /// The engine move meant by a Python value (FishMove, int action or notation), not yet
-    /// checked for legality.
-    fn to_engine_move(&self, mv: &Bound<'_, PyAny>) -> PyResult<FishMove> {
-        let board = self.game.board();
-        if let Ok(m) = mv.cast::<PyFishMove>() {
-            let m = m.get();
-            let cell = |(r, c): (usize, usize)| {
-                board.cell(r as i64, c as i64).ok_or_else(|| {
-                    IllegalMoveError::new_err(format!("move {} is off this board", m.text))
-                })
-            };
-            return Ok(match m.src {
-                None => FishMove::Place(cell(m.dst)?),
-                Some(src) => FishMove::Slide(cell(src)?, cell(m.dst)?),
-            });
-        }
-        if let Ok(text) = mv.cast::<PyString>() {
-            return notation::parse_move(board, &text.to_cow()?).py();
-        }
-        if mv.is_instance_of::<PyInt>() || mv.hasattr("__index__")? {
-            let n = self.game.num_actions();
-            return mv
-                .extract::<u32>()
-                .ok()
-                .filter(|&a| (a as usize) < n)
-                .and_then(|a| self.game.move_of(a))
-                .ok_or_else(|| {
-                    IllegalMoveError::new_err(format!(
-                        "action {mv} is not a move on this board (actions are 0 to {})",
-                        n - 1
-                    ))
-                });
-        }
-        Err(PyTypeError::new_err(format!(
-            "expected a FishMove, an int action or a move string, got {}",
-            mv.get_type().name()?
-        )))
-    }
-
-    /// The checked move: legal here, or `IllegalMoveError` naming it and why.
-    fn legal_move(&self, mv: &Bound<'_, PyAny>) -> PyResult<FishMove> {
-        let m = self.to_engine_move(mv)?;
-        match self.game.illegal_reason(&self.state, m) {
-            None => Ok(m),
-            Some(why) => {
-                let who = self
-                    .state
-                    .to_move()
-                    .map_or(String::new(), |p| format!(" for player {p}"));
-                Err(to_py(Error::IllegalMove(format!(
-                    "illegal move {:?}{who}: {why}",
-                    notation::move_name(self.game.board(), m)
-                ))))
-            }
-        }
-    }
-
-    fn py_move(&self, mv: FishMove) -> PyFishMove {
-        PyFishMove::new(
-            &self.game,
-            mv,
-            self.game.action_of(mv).expect("on the board"),
-        )
-    }
-
-    fn actions(&self) -> ActionList {
-        let mut out = ActionList::new();
-        self.game.legal_actions(&self.state, &mut out);
-        out
-    }
-}
+state_class!(PyFishState, FishGame, PyFish, PyFishMove);
 
 #[pymethods]
 impl PyFishState {
-    /// A state from its JSON (the same as `FishState.from_json`); used by pickle.
-    #[new]
-    fn new(json: &str) -> PyResult<Self> {
-        PyFishState::from_json(json)
-    }
-
-    /// The player to move, `None` when the game is over.
-    #[getter]
-    fn to_move(&self) -> Option<usize> {
-        self.state.to_move()
-    }
-
-    /// OpenSpiel's name: the player to move, or -4 (terminal) when the game is over.
-    fn current_player(&self) -> i64 {
-        self.state.to_move().map_or(-4, |p| p as i64)
-    }
-
     /// `"placement"`, `"movement"` or `"over"`.
     #[getter]
     fn phase(&self) -> &'static str {
         self.game.phase(&self.state).name()
-    }
-
-    #[getter]
-    fn is_over(&self) -> bool {
-        self.state.is_over()
-    }
-
-    /// OpenSpiel's name for `is_over`.
-    fn is_terminal(&self) -> bool {
-        self.state.is_over()
-    }
-
-    #[getter]
-    fn players(&self) -> usize {
-        self.game.num_players()
-    }
-
-    /// Size of this state's action space (it depends on the board's size).
-    #[getter]
-    fn num_actions(&self) -> usize {
-        self.game.num_actions()
-    }
-
-    /// The legal moves, in ascending action order.
-    fn legal_moves(&self) -> Vec<PyFishMove> {
-        self.actions()
-            .iter()
-            .map(|&a| PyFishMove::new(&self.game, self.game.move_of(a).expect("legal"), a))
-            .collect()
-    }
-
-    /// The legal actions, ascending (empty only when the game is over).
-    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        crate::ints::legal_action_list(py, &*self.game, &self.state)
-    }
-
-    /// A numpy bool array over the action space, `True` for legal actions.
-    fn legal_action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        crate::ints::legal_action_mask(py, &*self.game, &self.state)
-    }
-
-    /// Whether a move (FishMove, action or notation) is legal here.
-    fn is_legal(&self, mv: &Bound<'_, PyAny>) -> bool {
-        self.legal_move(mv).is_ok()
-    }
-
-    /// The legal move that a notation string (or action, or FishMove) denotes.
-    fn parse_move(&self, mv: &Bound<'_, PyAny>) -> PyResult<PyFishMove> {
-        Ok(self.py_move(self.legal_move(mv)?))
-    }
-
-    /// Plays a move: a FishMove, an int action or a notation string like `"c4"` or `"a1-c1"`.
-    /// Raises `IllegalMoveError` (and leaves the state unchanged) when it is illegal.
-    fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<()> {
-        // Fast path for the common case in learning loops: a legal int action.
-        if let Some(m) = mv
-            .cast_exact::<PyInt>()
-            .ok()
-            .and_then(|a| a.extract::<u32>().ok())
-            .and_then(|a| self.game.move_of(a))
-        {
-            if self.game.illegal_reason(&self.state, m).is_none() {
-                self.game.apply_move(&mut self.state, m);
-                return Ok(());
-            }
-        }
-        let m = self.legal_move(mv)?;
-        self.game.apply_move(&mut self.state, m);
-        Ok(())
-    }
-
-    /// OpenSpiel's name: plays an int action (checked).
-    fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.play(action)
-    }
-
-    /// A new state with the move played; this one is unchanged.
-    fn after(&self, mv: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut child = self.clone();
-        child.play(mv)?;
-        Ok(child)
-    }
-
-    fn copy(&self) -> Self {
-        self.clone()
-    }
-
-    /// OpenSpiel's name for `copy`.
-    fn clone(&self) -> Self {
-        Clone::clone(self)
-    }
-
-    fn __copy__(&self) -> Self {
-        self.clone()
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        self.clone()
     }
 
     /// `(fish, floes)` collected by each player so far.
@@ -514,19 +460,6 @@ impl PyFishState {
         (0..self.game.num_players())
             .map(|p| self.state.score(p))
             .collect()
-    }
-
-    /// Places per player, 1 = first: most fish, then most floes; equal players share a place
-    /// (`[1, 1, 3]`). Meaningful at the end; before it, the standings so far.
-    fn ranking(&self) -> Vec<usize> {
-        self.game.ranking(&self.state)
-    }
-
-    /// Zero-sum returns at the end: each player gets +1 per player ranked below and −1 per
-    /// player ranked above, divided by `players − 1` (two players: +1/−1, 0/0 for a draw).
-    /// All zeros before the end.
-    fn returns(&self) -> Vec<f64> {
-        self.game.returns(&self.state)[..self.game.num_players()].to_vec()
     }
 
     /// Fish on each remaining floe as a numpy int array (rows, cols); 0 for gaps and removed floes.
@@ -559,72 +492,6 @@ impl PyFishState {
             .collect()
     }
 
-    /// The 64-bit Zobrist hash of the position (floes, penguins, player to move).
-    #[getter]
-    fn zobrist_hash(&self) -> u64 {
-        self.state.hash()
-    }
-
-    /// Planes `(3 + players, rows, cols)` of float32 from `player`'s view (default: the player
-    /// to move): floes with 1, 2 and 3+ fish, then the penguins of `player`, `player + 1`, ...
-    #[pyo3(signature = (player = None))]
-    fn observation_tensor<'py>(
-        &self,
-        py: Python<'py>,
-        player: Option<usize>,
-    ) -> PyResult<Bound<'py, PyArray3<f32>>> {
-        let n = self.game.num_players();
-        let me = crate::errors::viewer(player, self.state.to_move(), n)?;
-        let board = self.game.board();
-        let planes = Array3::from_shape_fn((3 + n, board.rows(), board.cols()), |(k, r, c)| {
-            let cell = board.cell(r as i64, c as i64).expect("on the grid");
-            let on = if k < 3 {
-                self.state.floes().contains(cell) && (board.fish(cell) as usize).min(3) == k + 1
-            } else {
-                self.state.penguins((me + k - 3) % n).contains(cell)
-            };
-            on as u8 as f32
-        });
-        Ok(planes.into_pyarray(py))
-    }
-
-    fn to_json(&self) -> String {
-        json::to_json(&self.game, &self.state)
-    }
-
-    #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Self> {
-        let (game, state) = json::from_json(text).py()?;
-        Ok(PyFishState {
-            game: Arc::new(game),
-            state,
-        })
-    }
-
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
-        let json = slf.borrow().to_json();
-        Ok((slf.get_type().into_any(), PyTuple::new(slf.py(), [json])?))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyFishState>().is_ok_and(|o| {
-            let o = o.borrow();
-            o.state == self.state && (Arc::ptr_eq(&o.game, &self.game) || *o.game == *self.game)
-        })
-    }
-
-    fn __hash__(&self) -> u64 {
-        self.state.hash()
-            ^ (0..pingvinas_engine::fish::rules::MAX_FISH_PLAYERS)
-                .fold(0u64, |h, p| h.rotate_left(16) ^ self.state.fish(p) as u64)
-    }
-
-    fn __str__(&self) -> String {
-        crate::render::fish_text(&self.game, &self.state)
-    }
-
     fn __repr__(&self) -> String {
         let who = self
             .state
@@ -644,22 +511,27 @@ impl PyFishState {
 /// `policy`: `"uniform"` (every legal move equally likely) or `"fast"` (a random movable
 /// penguin, then a random open direction, then a random distance).
 #[pyfunction]
-#[pyo3(signature = (n, *, seed = 0, threads = 1, game = None, state = None, policy = "uniform"))]
+#[pyo3(signature = (n, *, seed = None, threads = None, game = None, state = None, policy = "uniform"))]
+#[allow(clippy::too_many_arguments)]
 pub fn fish_random_playouts<'py>(
     py: Python<'py>,
-    n: usize,
-    seed: u64,
-    threads: usize,
+    n: &Bound<'py, PyAny>,
+    seed: Option<&Bound<'py, PyAny>>,
+    threads: Option<&Bound<'py, PyAny>>,
     game: Option<PyRef<'py, PyFish>>,
     state: Option<PyRef<'py, PyFishState>>,
     policy: &str,
 ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<i32>>)> {
+    let n = args::count(n, "n", 0, batch::MAX_GAMES as u64)? as usize;
+    let seed = seed.map_or(Ok(0), args::seed)?;
+    let threads = threads.map_or(Ok(1), args::threads)?;
     let policy = match policy {
         "uniform" => Policy::Uniform,
         "fast" => Policy::Fast,
         _ => {
             return Err(PyValueError::new_err(format!(
-                "policy = {policy:?}: expected \"uniform\" or \"fast\""
+                "policy = {:?}: expected \"uniform\" or \"fast\"",
+                args::cut(policy)
             )))
         }
     };
@@ -677,9 +549,10 @@ pub fn fish_random_playouts<'py>(
         Start::Standard(r) => r.players(),
         Start::Opening(g) | Start::Position(g, _) => g.num_players(),
     };
-    let scores = py
-        .detach(|| random_playouts(&start, n, seed, threads, policy))
-        .py()?;
+    let scores = crate::detached::run(py, &StopFlag::new(), |stop| {
+        random_playouts(&start, n, seed, threads, policy, stop)
+    })?
+    .py()?;
     let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);
     let floes = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].1 as i32);
     Ok((fish.into_pyarray(py), floes.into_pyarray(py)))

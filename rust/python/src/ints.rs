@@ -2,8 +2,6 @@
 //! of small action spaces are made once and shared (learning loops call `legal_actions` every
 //! step), and the engine's list is read in place, never copied.
 
-use numpy::{IntoPyArray, PyArray1};
-use pingvinas_engine::game::{ActionList, Game};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyList;
@@ -24,30 +22,4 @@ pub fn action_list<'py>(py: Python<'py>, actions: &[u32]) -> PyResult<Bound<'py,
         return PyList::new(py, actions.iter().map(|&a| ints[a as usize].bind(py)));
     }
     PyList::new(py, actions)
-}
-
-/// The legal actions of `state`, ascending, as a Python list of ints.
-pub fn legal_action_list<'py, G: Game>(
-    py: Python<'py>,
-    game: &G,
-    state: &G::State,
-) -> PyResult<Bound<'py, PyList>> {
-    let mut actions = ActionList::new();
-    game.legal_actions(state, &mut actions);
-    action_list(py, &actions)
-}
-
-/// A numpy bool array over the action space of `game`, `True` for the legal actions of `state`.
-pub fn legal_action_mask<'py, G: Game>(
-    py: Python<'py>,
-    game: &G,
-    state: &G::State,
-) -> Bound<'py, PyArray1<bool>> {
-    let mut actions = ActionList::new();
-    game.legal_actions(state, &mut actions);
-    let mut mask = vec![false; game.num_actions()];
-    for &a in &actions {
-        mask[a as usize] = true;
-    }
-    mask.into_pyarray(py)
 }

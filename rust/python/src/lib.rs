@@ -1,11 +1,13 @@
 //! The `pingvinas._core` extension module: bindings only; the rules live in `pingvinas-engine`.
 
+mod args;
+mod detached;
 mod errors;
 mod fish;
 mod ints;
 mod marathon;
-mod render;
 mod search;
+mod state;
 mod variants;
 
 use pyo3::prelude::*;

@@ -4,18 +4,20 @@
 
 use std::sync::Arc;
 
-use numpy::ndarray::{Array3, Axis};
-use numpy::{IntoPyArray, PyArray1, PyArray3};
-use pingvinas_engine::marathon::json::{self, piece_from_parts};
+use numpy::{IntoPyArray, PyArray1};
+use pingvinas_engine::marathon::json::piece_from_parts;
 use pingvinas_engine::marathon::playout::random_playouts;
-use pingvinas_engine::marathon::{Config, Marathon, Move, Piece, Place, State};
-use pingvinas_engine::{ActionList, Game};
+use pingvinas_engine::marathon::{Config, Dir, Kind, Marathon, Move, Piece, Place, State};
+use pingvinas_engine::search::StopFlag;
+use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyInt, PyList, PySequence, PyString, PyTuple, PyType};
 
+use crate::args;
 use crate::errors::{IllegalMoveError, ToPyResult};
+use crate::state::{state_class, Bind};
 
 type Cell = (i32, i32);
 
@@ -202,6 +204,11 @@ pub struct PyMarathon {
 }
 
 impl PyMarathon {
+    /// The game of a state (what `state.game` gives).
+    pub fn of_game(game: Arc<Marathon>) -> Self {
+        PyMarathon { game }
+    }
+
     fn from_config_struct(config: Config) -> PyResult<Self> {
         Ok(PyMarathon {
             game: Arc::new(config.build().py()?),
@@ -339,20 +346,33 @@ impl PyMarathon {
         self.game.num_actions()
     }
 
+    /// Shape `(planes, rows, cols)` of `state.observation_tensor()`.
+    #[getter]
+    fn observation_shape(&self) -> (usize, usize, usize) {
+        let [p, r, c] = self.game.observation_shape();
+        (p, r, c)
+    }
+
+    /// The most actions a game can last: the ply limit (the game is then a draw).
+    #[getter]
+    fn max_game_length(&self) -> usize {
+        self.game.max_game_length()
+    }
+
     /// The config as TOML text (readable by `Marathon.from_config`).
     fn to_toml(&self) -> String {
         self.game.config().to_toml()
     }
 
-    /// The opening position: every piece waiting, player 0 to move. (`seed` is accepted for
-    /// symmetry with `Fish.new_state` and ignored: Marathon has no chance.)
+    /// The opening position: every piece waiting, player 0 to move. (`seed`, any int, is
+    /// accepted for symmetry with `Fish.new_state` and has no effect: Marathon has no chance.)
     #[pyo3(signature = (seed = None))]
-    fn new_state(&self, seed: Option<&Bound<'_, PyAny>>) -> PyMarathonState {
-        let _ = seed;
-        PyMarathonState {
+    fn new_state(&self, seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyMarathonState> {
+        args::seed_or_random(seed)?;
+        Ok(PyMarathonState {
             game: self.game.clone(),
             state: self.game.new_state(),
-        }
+        })
     }
 
     /// Any position, for tests and puzzles. `pieces`: a list of pieces, each a dict
@@ -443,8 +463,9 @@ impl PyMarathon {
     }
 }
 
+/// Games are equal when their rules are (course, players, ply limit); names are labels.
 fn same_game(a: &Arc<Marathon>, b: &Arc<Marathon>) -> bool {
-    Arc::ptr_eq(a, b) || a.config() == b.config()
+    Arc::ptr_eq(a, b) || **a == **b
 }
 
 /// A move. `str(move)` is its notation, e.g. `"B 0,1 S 3,1 SE"`.
@@ -545,6 +566,68 @@ impl PyMarathonMove {
     fn __repr__(&self) -> String {
         format!("<MarathonMove {} (action {})>", self.mv, self.mv.action)
     }
+
+    /// Rebuilds a move from its parts (what pickle does): `dst` None for a finish, `facing`
+    /// None when it ends upright, `direction` None for a stand.
+    #[new]
+    #[pyo3(signature = (action, player, kind, src, entry, direction, dst, facing))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        action: u32,
+        player: usize,
+        kind: &str,
+        src: Option<Cell>,
+        entry: Option<Cell>,
+        direction: Option<&str>,
+        dst: Option<Cell>,
+        facing: Option<&str>,
+    ) -> PyResult<Self> {
+        let dir = |text: &str| {
+            Dir::parse(text).ok_or_else(|| {
+                PyValueError::new_err(format!("{:?} is not a direction", crate::args::cut(text)))
+            })
+        };
+        let kind = Kind::parse(kind).ok_or_else(|| {
+            PyValueError::new_err(format!("{:?} is not a piece", crate::args::cut(kind)))
+        })?;
+        let place = match dst {
+            None => Place::Finished,
+            Some(cell) => Place::OnCourse {
+                cell,
+                facing: facing.map(dir).transpose()?,
+            },
+        };
+        Ok(PyMarathonMove {
+            mv: Move {
+                action,
+                player,
+                kind,
+                src,
+                entry,
+                dir: direction.map(dir).transpose()?,
+                place,
+            },
+        })
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let m = slf.get();
+        let parts = (
+            m.mv.action,
+            m.mv.player,
+            m.mv.kind.name(),
+            m.mv.src,
+            m.mv.entry,
+            m.mv.dir.map(|d| d.name()),
+            m.mv.dst(),
+            m.mv.facing().map(|d| d.name()),
+        );
+        Ok((
+            slf.get_type().into_any(),
+            parts.into_pyobject(slf.py())?,
+        ))
+    }
 }
 
 /// A Penguin Marathon position. Mutable: `play` changes it in place; `after` and `copy` make
@@ -552,94 +635,39 @@ impl PyMarathonMove {
 #[pyclass(module = "pingvinas", name = "MarathonState")]
 #[derive(Clone)]
 pub struct PyMarathonState {
-    game: Arc<Marathon>,
-    state: State,
+    pub(crate) game: Arc<Marathon>,
+    pub(crate) state: State,
 }
 
-impl PyMarathonState {
-    fn actions(&self) -> ActionList {
-        let mut out = ActionList::new();
-        self.game.legal_actions(&self.state, &mut out);
-        out
+impl Bind for Marathon {
+    type Move = PyMarathonMove;
+    const MOVE_CLASS: &'static str = "MarathonMove";
+
+    fn py_move(&self, s: &State, action: Action) -> PyMarathonMove {
+        PyMarathonMove {
+            mv: self.describe(s, action).expect("a legal action"),
+        }
     }
 
-    /// The legal engine move meant by a Python value (MarathonMove, int action or notation),
-    /// or `IllegalMoveError` / `InvalidMoveError` / `TypeError` saying why not.
-    fn legal_move(&self, mv: &Bound<'_, PyAny>) -> PyResult<Move> {
-        if let Ok(m) = mv.cast::<PyMarathonMove>() {
-            let m = m.get().mv;
-            let here = self.game.describe(&self.state, m.action).py()?;
-            if here != m {
-                return Err(IllegalMoveError::new_err(format!(
+    fn move_object(&self, s: &State, obj: &Bound<'_, PyAny>) -> Option<PyResult<Action>> {
+        let m = obj.cast::<PyMarathonMove>().ok()?.get().mv;
+        Some(self.describe(s, m.action).py().and_then(|here| {
+            if here == m {
+                Ok(m.action)
+            } else {
+                Err(IllegalMoveError::new_err(format!(
                     "illegal move {:?}: not a legal move in this position",
                     m.to_string()
-                )));
+                )))
             }
-            return Ok(m);
-        }
-        if let Ok(text) = mv.cast::<PyString>() {
-            return self.game.parse_move(&self.state, &text.to_cow()?).py();
-        }
-        if (mv.is_instance_of::<PyInt>() || mv.hasattr("__index__")?)
-            && !mv.is_instance_of::<pyo3::types::PyBool>()
-        {
-            let n = self.game.num_actions();
-            let action = mv
-                .extract::<i64>()
-                .ok()
-                .filter(|&a| (0..n as i64).contains(&a))
-                .ok_or_else(|| {
-                    IllegalMoveError::new_err(format!(
-                        "action {mv} is not in the action space (0 to {})",
-                        n - 1
-                    ))
-                })?;
-            return self.game.describe(&self.state, action as u32).py();
-        }
-        Err(PyTypeError::new_err(format!(
-            "expected a MarathonMove, an int action or a move string, got {}",
-            mv.get_type().name()?
-        )))
+        }))
     }
 }
+
+state_class!(PyMarathonState, Marathon, PyMarathon, PyMarathonMove);
 
 #[pymethods]
 impl PyMarathonState {
-    /// A state from its JSON (the same as `MarathonState.from_json`); used by pickle.
-    #[new]
-    fn new(json: &Bound<'_, PyAny>) -> PyResult<Self> {
-        PyMarathonState::from_json(json)
-    }
-
-    /// The game (variant) this state belongs to.
-    #[getter]
-    fn game(&self) -> PyMarathon {
-        PyMarathon {
-            game: self.game.clone(),
-        }
-    }
-
-    /// The player to move, `None` when the game is over.
-    #[getter]
-    fn to_move(&self) -> Option<usize> {
-        self.state.to_move()
-    }
-
-    /// OpenSpiel's name: the player to move, or -4 (terminal) when the game is over.
-    fn current_player(&self) -> i64 {
-        self.state.to_move().map_or(-4, |p| p as i64)
-    }
-
-    #[getter]
-    fn is_over(&self) -> bool {
-        self.game.is_over(&self.state)
-    }
-
-    /// OpenSpiel's name for `is_over`.
-    fn is_terminal(&self) -> bool {
-        self.game.is_over(&self.state)
-    }
-
     /// The player whose family came home first; None while the game is on or after a draw.
     #[getter]
     fn winner(&self) -> Option<usize> {
@@ -652,17 +680,6 @@ impl PyMarathonState {
         self.state.ply()
     }
 
-    #[getter]
-    fn players(&self) -> usize {
-        self.game.players()
-    }
-
-    /// Size of the action space (fixed per course).
-    #[getter]
-    fn num_actions(&self) -> usize {
-        self.game.num_actions()
-    }
-
     /// Every piece, by owner then kind, as `MarathonPiece(owner, kind, status, cell, facing)`
     /// named tuples.
     #[getter]
@@ -672,197 +689,6 @@ impl PyMarathonState {
             .iter()
             .map(|p| py_piece(py, p))
             .collect()
-    }
-
-    /// The legal moves, in ascending action order; each distinct (no two reach the same
-    /// position).
-    fn legal_moves(&self) -> Vec<PyMarathonMove> {
-        self.game
-            .legal_moves(&self.state)
-            .into_iter()
-            .map(|mv| PyMarathonMove { mv })
-            .collect()
-    }
-
-    /// The legal actions, ascending (empty only when the game is over).
-    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        crate::ints::legal_action_list(py, &*self.game, &self.state)
-    }
-
-    /// A numpy bool array over the action space, `True` for legal actions.
-    fn legal_action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        crate::ints::legal_action_mask(py, &*self.game, &self.state)
-    }
-
-    /// Whether a move (MarathonMove, action or notation) is legal here.
-    fn is_legal(&self, mv: &Bound<'_, PyAny>) -> bool {
-        self.legal_move(mv).is_ok()
-    }
-
-    /// The legal move that a notation string (or action, or MarathonMove) denotes.
-    fn parse_move(&self, mv: &Bound<'_, PyAny>) -> PyResult<PyMarathonMove> {
-        Ok(PyMarathonMove {
-            mv: self.legal_move(mv)?,
-        })
-    }
-
-    /// Plays a move: a MarathonMove, an int action or a notation string like
-    /// `"B 0,1 S 3,1 SE"`. Raises `IllegalMoveError` (and leaves the state unchanged) when it
-    /// is illegal.
-    fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<()> {
-        // Fast path for learning loops: a legal int action.
-        if let Some(action) = mv
-            .cast_exact::<PyInt>()
-            .ok()
-            .and_then(|a| a.extract::<u32>().ok())
-        {
-            if self.actions().binary_search(&action).is_ok() {
-                self.game.apply(&mut self.state, action);
-                return Ok(());
-            }
-        }
-        let m = self.legal_move(mv)?;
-        self.game.apply(&mut self.state, m.action);
-        Ok(())
-    }
-
-    /// OpenSpiel's name: plays an int action (checked).
-    fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.play(action)
-    }
-
-    /// A new state with the move played; this one is unchanged.
-    fn after(&self, mv: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut child = self.clone();
-        child.play(mv)?;
-        Ok(child)
-    }
-
-    fn copy(&self) -> Self {
-        self.clone()
-    }
-
-    /// OpenSpiel's name for `copy`.
-    fn clone(&self) -> Self {
-        Clone::clone(self)
-    }
-
-    fn __copy__(&self) -> Self {
-        self.clone()
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        self.clone()
-    }
-
-    /// Places per player, 1 = first: the winner 1 and everyone else 2; all 1 in a draw (and
-    /// while the game is on, when nobody is ahead yet).
-    fn ranking(&self) -> Vec<usize> {
-        self.game.ranking(&self.state)
-    }
-
-    /// Zero-sum returns: each player gets +1 per player ranked below and −1 per player ranked
-    /// above, divided by `players − 1` (the winner +1, the others −1/(players−1)); all zeros for
-    /// a draw and while the game is on.
-    fn returns(&self) -> Vec<f64> {
-        self.game.returns(&self.state)[..self.game.players()].to_vec()
-    }
-
-    /// Planes `(10 + 9 * players, rows, cols)` over the course's bounding box, from `player`'s
-    /// view (default: the player to move; seats follow in turn order from them): 0 the course
-    /// cells; `1 + 3 * seat + kind` where that piece stands (kinds mama, papa, baby); then 8
-    /// planes of lying pieces by facing (N, NE, ..., NW) and one of upright pieces; then per
-    /// piece, in the same order, a plane of ones while it waits and one once it has finished.
-    #[pyo3(signature = (player = None))]
-    fn observation_tensor<'py>(
-        &self,
-        py: Python<'py>,
-        player: Option<usize>,
-    ) -> PyResult<Bound<'py, PyArray3<f32>>> {
-        let n = self.game.players();
-        let me = crate::errors::viewer(player, self.state.to_move(), n)?;
-        let course = self.game.course();
-        let (rows, cols) = course.size();
-        let facing_planes = 1 + 3 * n;
-        let status_planes = facing_planes + 9;
-        let mut planes = Array3::<f32>::zeros((status_planes + 6 * n, rows, cols));
-        for &(r, c) in course.coords() {
-            planes[(0, r as usize, c as usize)] = 1.0;
-        }
-        for piece in self.game.pieces(&self.state) {
-            let seat = (piece.owner + n - me) % n;
-            let index = 3 * seat + piece.kind as usize;
-            match piece.place {
-                Place::OnCourse {
-                    cell: (r, c),
-                    facing,
-                } => {
-                    let (r, c) = (r as usize, c as usize);
-                    planes[(1 + index, r, c)] = 1.0;
-                    planes[(facing_planes + facing.map_or(8, |d| d.index()), r, c)] = 1.0;
-                }
-                Place::Waiting => planes
-                    .index_axis_mut(Axis(0), status_planes + 2 * index)
-                    .fill(1.0),
-                Place::Finished => planes
-                    .index_axis_mut(Axis(0), status_planes + 2 * index + 1)
-                    .fill(1.0),
-            }
-        }
-        Ok(planes.into_pyarray(py))
-    }
-
-    /// The 64-bit Zobrist hash of the position (pieces and the player to move; not the ply).
-    #[getter]
-    fn zobrist_hash(&self) -> u64 {
-        self.game.hash(&self.state)
-    }
-
-    fn to_json(&self) -> String {
-        json::to_json(&self.game, &self.state)
-    }
-
-    #[staticmethod]
-    fn from_json(text: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text = text
-            .cast::<PyString>()
-            .map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "from_json takes a str, not {}",
-                    text.get_type()
-                        .name()
-                        .map(|n| n.to_string())
-                        .unwrap_or_default()
-                ))
-            })?
-            .to_cow()?;
-        let (game, state) = json::from_json(&text).py()?;
-        Ok(PyMarathonState {
-            game: Arc::new(game),
-            state,
-        })
-    }
-
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
-        let json = slf.borrow().to_json();
-        Ok((slf.get_type().into_any(), PyTuple::new(slf.py(), [json])?))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyMarathonState>().is_ok_and(|o| {
-            let o = o.borrow();
-            o.state == self.state && same_game(&o.game, &self.game)
-        })
-    }
-
-    fn __hash__(&self) -> u64 {
-        self.game.hash(&self.state) ^ (self.state.ply() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-
-    fn __str__(&self) -> String {
-        self.game.render(&self.state)
     }
 
     fn __repr__(&self) -> String {
@@ -884,23 +710,27 @@ impl PyMarathonState {
 /// from `state`, or the opening of `game` (default: the standard 2-player game). Game `i` uses
 /// a generator derived from `(seed, i)`, so results do not depend on `threads` (0: every core).
 #[pyfunction]
-#[pyo3(signature = (n, *, seed = 0, threads = 1, game = None, state = None))]
+#[pyo3(signature = (n, *, seed = None, threads = None, game = None, state = None))]
 pub fn marathon_random_playouts<'py>(
     py: Python<'py>,
-    n: usize,
-    seed: u64,
-    threads: usize,
+    n: &Bound<'py, PyAny>,
+    seed: Option<&Bound<'py, PyAny>>,
+    threads: Option<&Bound<'py, PyAny>>,
     game: Option<PyRef<'py, PyMarathon>>,
     state: Option<PyRef<'py, PyMarathonState>>,
 ) -> PyResult<PlayoutArrays<'py>> {
+    let n = args::count(n, "n", 0, pingvinas_engine::batch::MAX_GAMES as u64)? as usize;
+    let seed = seed.map_or(Ok(0), args::seed)?;
+    let threads = threads.map_or(Ok(1), args::threads)?;
     let (game, start) = match (&state, &game) {
         (Some(s), _) => (s.game.clone(), Some(s.state)),
         (None, Some(g)) => (g.game.clone(), None),
         (None, None) => (Arc::new(Marathon::standard()), None),
     };
-    let out = py
-        .detach(|| random_playouts(&game, start.as_ref(), n, seed, threads))
-        .py()?;
+    let out = crate::detached::run(py, &StopFlag::new(), |stop| {
+        random_playouts(&game, start.as_ref(), n, seed, threads, stop)
+    })?
+    .py()?;
     Ok((out.winners.into_pyarray(py), out.plies.into_pyarray(py)))
 }
 

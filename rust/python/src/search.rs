@@ -1,78 +1,78 @@
 //! Bindings of the search: `Searcher` (a player that keeps its trees and transposition table
-//! between moves), and the exact Fish solver. Searches run on a worker thread with the GIL
-//! released; the calling thread polls for Ctrl-C and stops the search cleanly.
+//! between moves, for one game at a time), and the exact Fish solver. A search takes the state
+//! object itself (its shared game and `Copy` state, no JSON) and runs off the GIL on a worker
+//! thread that Ctrl-C stops (`detached`).
 
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, TryLockError};
 
+use numpy::{PyArray1, PyArrayMethods};
+use pingvinas_engine::fish::FishGame;
+use pingvinas_engine::marathon::Marathon;
+use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
+use pingvinas_engine::search::tt;
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
-use pingvinas_engine::fish::{json as fish_json, FishGame, FishState};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
-use pingvinas_engine::marathon::{json as marathon_json, Marathon, State as MarathonState};
-use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
-use pingvinas_engine::search::mcts::{Leaf, MctsConfig, Selection};
-use pingvinas_engine::search::{Budget, Choice, SearchResult, Searcher, StopFlag};
-use pingvinas_engine::{Error, Game};
+use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
+use pingvinas_engine::search::{
+    AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
+};
+use pingvinas_engine::Game;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList, PyTuple};
 
+use crate::args;
 use crate::errors::ToPyResult;
+use crate::fish::PyFishState;
+use crate::marathon::PyMarathonState;
+use crate::state::Bind;
 
-/// A position of either game, taken out of its Python object.
-enum Position {
-    Fish(FishGame, FishState),
-    Marathon(Marathon, MarathonState),
+/// The names `algorithm` accepts, `"auto"` first.
+pub fn algorithms() -> Vec<&'static str> {
+    std::iter::once("auto").chain(Choice::NAMES).collect()
 }
 
-impl Position {
-    fn game_name(&self) -> &'static str {
+/// `"auto"` or one algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Algorithm {
+    Auto,
+    Fixed(Choice),
+}
+
+impl Algorithm {
+    fn parse(text: &str) -> PyResult<Algorithm> {
+        if text == "auto" {
+            return Ok(Algorithm::Auto);
+        }
+        Choice::parse(text).map(Algorithm::Fixed).map_err(|_| {
+            PyValueError::new_err(format!(
+                "algorithm = {:?}: expected one of {}",
+                args::cut(text),
+                algorithms().join(", ")
+            ))
+        })
+    }
+
+    fn choice<G: AutoChoice>(self, game: &G) -> Choice {
         match self {
-            Position::Fish(..) => "Fish",
-            Position::Marathon(..) => "Marathon",
+            Algorithm::Auto => game.auto_choice(),
+            Algorithm::Fixed(c) => c,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Fixed(c) => c.name(),
         }
     }
 }
 
-/// Reads the engine position of a Python state object (`FishState` or `MarathonState`), through
-/// its JSON form (which the engine checks in full).
-fn position_of(state: &Bound<'_, PyAny>) -> PyResult<Position> {
-    let kind = state.get_type().name()?.to_string();
-    match kind.as_str() {
-        "FishState" => {
-            let text: String = state.call_method0("to_json")?.extract()?;
-            let (game, s) = fish_json::from_json(&text).py()?;
-            Ok(Position::Fish(game, s))
-        }
-        "MarathonState" => marathon_position(state),
-        _ => Err(PyTypeError::new_err(format!(
-            "expected a FishState or a MarathonState, got {kind}"
-        ))),
-    }
-}
-
-fn marathon_position(state: &Bound<'_, PyAny>) -> PyResult<Position> {
-    let text: String = state.call_method0("to_json")?.extract()?;
-    let (game, s) = marathon_json::from_json(&text).py()?;
-    Ok(Position::Marathon(game, s))
-}
-
-/// The algorithm `auto` picks (by measured strength, README "Strength"): for Fish alpha-beta
-/// with the Fish evaluation (paranoid with 3 or 4 players, where it also beats MCTS), for
-/// Marathon MCTS with the game's knowledge.
-fn auto_choice(game: &str) -> Choice {
-    if game == "Fish" {
-        Choice::AlphaBeta
-    } else {
-        Choice::Mcts
-    }
-}
-
-/// Settings as given from Python.
+/// Settings as given from Python, checked.
 #[derive(Clone, Debug)]
 struct Options {
-    algorithm: String,
+    algorithm: Algorithm,
     threads: usize,
     seed: u64,
     exploration: Option<f64>,
@@ -80,47 +80,28 @@ struct Options {
     playout: String,
     knowledge: bool,
     tt_mb: usize,
+    memory_mb: usize,
     reuse: bool,
 }
 
-/// The per-game searchers of one `Searcher`, created on first use.
-#[derive(Default)]
-struct Inner {
-    /// The game this searcher plays (set by its first search).
-    game: Option<&'static str>,
-    fish: Option<(Choice, Searcher<FishState>)>,
-    marathon: Option<(Choice, Searcher<MarathonState>)>,
-}
-
 impl Options {
-    fn choice(&self, game: &str) -> PyResult<Choice> {
-        if self.algorithm == "auto" {
-            Ok(auto_choice(game))
-        } else {
-            Choice::parse(&self.algorithm).py()
-        }
-    }
-
-    fn mcts(&self) -> MctsConfig {
-        MctsConfig {
-            exploration: self.exploration.unwrap_or(1.0),
-            selection: self.selection,
-            leaf: if self.playout == "evaluate" {
-                Leaf::Evaluate
-            } else {
-                Leaf::Playout
-            },
-            threads: self.threads,
-            reuse: self.reuse,
-            expand_after: 1,
-            seed: self.seed,
-        }
-    }
-
     fn searcher<S: Copy + PartialEq + Send>(&self, choice: Choice) -> Searcher<S> {
         Searcher::new(
             choice,
-            self.mcts(),
+            MctsConfig {
+                exploration: self.exploration.unwrap_or(1.0),
+                selection: self.selection,
+                leaf: if self.playout == "evaluate" {
+                    Leaf::Evaluate
+                } else {
+                    Leaf::Playout
+                },
+                threads: self.threads,
+                reuse: self.reuse,
+                expand_after: 1,
+                seed: self.seed,
+                memory_mb: self.memory_mb,
+            },
             AlphaBetaConfig {
                 tt_mb: self.tt_mb,
                 threads: self.threads,
@@ -130,75 +111,215 @@ impl Options {
     }
 }
 
-/// Runs `work` on a worker thread with the GIL released; every 10 ms checks for signals
-/// (Ctrl-C), and on one sets `stop`, waits for the worker to finish and raises.
-fn run_interruptible<T: Send>(
-    py: Python<'_>,
-    stop: &StopFlag,
-    work: impl FnOnce() -> T + Send,
-) -> PyResult<T> {
-    std::thread::scope(|scope| {
-        let handle = scope.spawn(work);
-        loop {
-            py.detach(|| {
-                for _ in 0..10 {
-                    if handle.is_finished() {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-            });
-            if handle.is_finished() {
-                return handle
-                    .join()
-                    .map_err(|_| PyRuntimeError::new_err("the search failed (an internal error)"));
-            }
-            if let Err(e) = py.check_signals() {
-                stop.stop();
-                let _ = handle.join();
-                return Err(e);
-            }
-        }
-    })
+/// What a searcher keeps for one game: the game it was made for (its trees and table mean
+/// nothing on another board or course), the game's evaluation and the engine searcher.
+struct Kept<G: Game, E> {
+    game: Arc<G>,
+    eval: Arc<E>,
+    choice: Choice,
+    searcher: Searcher<G::State>,
 }
 
-fn result_dict<'py>(
+/// The searcher kept for the game played last.
+#[derive(Default)]
+enum Inner {
+    #[default]
+    Empty,
+    Fish(Kept<FishGame, FishEval>),
+    Marathon(Kept<Marathon, MarathonEval>),
+}
+
+/// Recently built evaluations, by game and settings, newest first.
+type EvalCache<G, E> = Mutex<Vec<(Arc<G>, bool, Arc<E>)>>;
+
+/// How many evaluations [`EvalCache`] keeps per game type.
+const EVALS_KEPT: usize = 8;
+
+/// A game the search binding knows: how to reach its kept searcher and build its evaluation.
+trait Searchable: Bind + AutoChoice + Sized
+where
+    Self::State: Send,
+{
+    type Eval: Evaluate<Self> + Send + Sync;
+    fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, Self::Eval>>;
+    fn store(kept: Kept<Self, Self::Eval>) -> Inner;
+    /// The one setting the evaluation depends on: whether it uses the game's knowledge.
+    fn knows(options: &Options) -> bool;
+    fn build_eval(&self, knowledge: bool) -> Self::Eval;
+    fn evals() -> &'static EvalCache<Self, Self::Eval>;
+
+    /// The evaluation of this game, built once per game and settings: Marathon's computes
+    /// distance tables, which one-shot `pv.search` calls would otherwise redo every move.
+    fn eval(self: &Arc<Self>, options: &Options) -> Arc<Self::Eval> {
+        let knowledge = Self::knows(options);
+        let mut cache = Self::evals().lock().unwrap_or_else(|e| e.into_inner());
+        let hit = cache
+            .iter()
+            .position(|(g, k, _)| *k == knowledge && (Arc::ptr_eq(g, self) || **g == **self));
+        let entry = match hit {
+            Some(i) => cache.remove(i),
+            None => (self.clone(), knowledge, Arc::new(self.build_eval(knowledge))),
+        };
+        let eval = entry.2.clone();
+        cache.insert(0, entry);
+        cache.truncate(EVALS_KEPT);
+        eval
+    }
+}
+
+impl Searchable for FishGame {
+    type Eval = FishEval;
+    fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, FishEval>> {
+        match inner {
+            Inner::Fish(k) => Some(k),
+            _ => None,
+        }
+    }
+    fn store(kept: Kept<Self, FishEval>) -> Inner {
+        Inner::Fish(kept)
+    }
+    fn knows(options: &Options) -> bool {
+        options.knowledge
+    }
+    fn build_eval(&self, knowledge: bool) -> FishEval {
+        if knowledge {
+            FishEval::new(self, FishEvalConfig::default())
+        } else {
+            FishEval::plain(self)
+        }
+    }
+    fn evals() -> &'static EvalCache<Self, FishEval> {
+        static EVALS: EvalCache<FishGame, FishEval> = Mutex::new(Vec::new());
+        &EVALS
+    }
+}
+
+impl Searchable for Marathon {
+    type Eval = MarathonEval;
+    fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, MarathonEval>> {
+        match inner {
+            Inner::Marathon(k) => Some(k),
+            _ => None,
+        }
+    }
+    fn store(kept: Kept<Self, MarathonEval>) -> Inner {
+        Inner::Marathon(kept)
+    }
+    fn knows(options: &Options) -> bool {
+        options.knowledge && options.playout != "random"
+    }
+    fn build_eval(&self, knowledge: bool) -> MarathonEval {
+        let mut config = MarathonEvalConfig::default();
+        if !knowledge {
+            config.greedy = 0.0;
+        }
+        MarathonEval::new(self, config)
+    }
+    fn evals() -> &'static EvalCache<Self, MarathonEval> {
+        static EVALS: EvalCache<Marathon, MarathonEval> = Mutex::new(Vec::new());
+        &EVALS
+    }
+}
+
+/// The kept searcher for `game`, made afresh when the game (board, course, rules) or the
+/// algorithm differs from the last search's.
+fn kept<'a, G: Searchable>(
+    inner: &'a mut Inner,
+    game: &Arc<G>,
+    choice: Choice,
+    options: &Options,
+) -> &'a mut Kept<G, G::Eval>
+where
+    G::State: Send,
+{
+    let reusable = G::slot(inner)
+        .is_some_and(|k| k.choice == choice && (Arc::ptr_eq(&k.game, game) || *k.game == **game));
+    if !reusable {
+        *inner = G::store(Kept {
+            game: game.clone(),
+            eval: game.eval(options),
+            choice,
+            searcher: options.searcher(choice),
+        });
+    }
+    G::slot(inner).expect("just stored")
+}
+
+/// Checks a budget for `choice`: each algorithm honours only some limits, and a search with
+/// none it honours would not end.
+fn budget_for(choice: Choice, budget: Budget) -> PyResult<Budget> {
+    let given = budget.time.is_some()
+        || budget.iterations.is_some()
+        || budget.nodes.is_some()
+        || budget.depth.is_some();
+    match choice {
+        // One ply: any budget (or none) is enough.
+        Choice::Greedy | Choice::Random => Ok(budget),
+        _ if !given => Ok(Budget::time(1.0)),
+        Choice::AlphaBeta
+            if budget.time.is_none() && budget.nodes.is_none() && budget.depth.is_none() =>
+        {
+            Err(PyValueError::new_err(
+                "alpha-beta counts nodes and depth, not iterations: give time, nodes or depth \
+                 (for Fish, algorithm=\"auto\" is alpha-beta; use algorithm=\"mcts\" for an \
+                 iteration budget)",
+            ))
+        }
+        Choice::Mcts if budget.is_unbounded() => Err(PyValueError::new_err(
+            "an MCTS search needs time, iterations or nodes (depth alone does not bound it)",
+        )),
+        _ => Ok(budget),
+    }
+}
+
+/// The tuple `search.SearchResult` is built from.
+fn result_tuple<'py, G: Bind>(
     py: Python<'py>,
+    game: &G,
+    state: &G::State,
     r: &SearchResult,
-    algorithm: Choice,
-    num_actions: usize,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("best", r.best)?;
-    d.set_item("value", r.value)?;
-    d.set_item("pv", r.pv.clone())?;
-    d.set_item("nodes", r.nodes)?;
-    d.set_item("iterations", r.iterations)?;
-    d.set_item("depth", r.depth)?;
-    d.set_item("time", r.elapsed.as_secs_f64())?;
-    d.set_item("visits", r.visits.clone())?;
-    d.set_item("exact", r.exact)?;
-    d.set_item("interrupted", r.interrupted)?;
-    d.set_item("algorithm", algorithm.name())?;
-    d.set_item("num_actions", num_actions)?;
-    Ok(d)
+    choice: Choice,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let visits = PyArray1::<i64>::zeros(py, game.num_actions(), false);
+    {
+        // SAFETY: made just above, contiguous, not shared.
+        let out = unsafe { visits.as_slice_mut() }.expect("contiguous");
+        for &(a, n) in &r.visits {
+            out[a as usize] = n as i64;
+        }
+    }
+    let mut s = *state;
+    let pv = PyList::empty(py);
+    for &a in &r.pv {
+        if !game.is_legal(&s, a) {
+            break;
+        }
+        pv.append(game.move_object_py(py, &s, a)?)?;
+        game.apply(&mut s, a);
+    }
+    PyTuple::new(
+        py,
+        [
+            game.move_object_py(py, state, r.best)?,
+            r.best.into_pyobject(py)?.into_any(),
+            r.value.into_pyobject(py)?.into_any(),
+            pv.into_any(),
+            r.nodes.into_pyobject(py)?.into_any(),
+            r.iterations.into_pyobject(py)?.into_any(),
+            r.depth.into_pyobject(py)?.into_any(),
+            r.elapsed.as_secs_f64().into_pyobject(py)?.into_any(),
+            visits.into_any(),
+            pyo3::types::PyBool::new(py, r.exact).to_owned().into_any(),
+            pyo3::types::PyBool::new(py, r.interrupted).to_owned().into_any(),
+            choice.name().into_pyobject(py)?.into_any(),
+        ],
+    )
 }
 
 /// A search player. It keeps its MCTS trees and alpha-beta transposition table between calls
-/// (use one per seat in a game) and may be stopped from another thread with `stop()`.
-///
-/// Args:
-///     algorithm: "auto", "mcts", "alphabeta", "greedy" or "random".
-///     threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta (one
-///         thread is deterministic for a seed).
-///     seed: seed of playouts and tie-breaks (one thread and an iteration budget: same result).
-///     exploration: the MCTS exploration constant (default 1.0).
-///     selection: "uct" or "puct".
-///     playout: "auto" (the game's playout policy), "random", or "evaluate" (no playouts).
-///     knowledge: use the game's evaluation (regions, territory, turn counts); False gives
-///         plain random playouts and a blind evaluation.
-///     tt_mb: alpha-beta transposition table size in MiB.
-///     reuse: keep MCTS trees between moves.
+/// on the same game (use one per seat), starts afresh on another board or course, and may be
+/// stopped from another thread with `stop()`. One search runs at a time: a second thread
+/// calling `search` meanwhile gets `RuntimeError("Searcher is busy ...")`.
 #[pyclass(module = "pingvinas._core", name = "Searcher")]
 pub struct PySearcher {
     options: Options,
@@ -206,34 +327,75 @@ pub struct PySearcher {
     stop: StopFlag,
 }
 
+impl PySearcher {
+    fn run<'py, G: Searchable>(
+        &self,
+        py: Python<'py>,
+        game: Arc<G>,
+        state: G::State,
+        budget: Budget,
+    ) -> PyResult<Bound<'py, PyTuple>>
+    where
+        G::State: Send,
+    {
+        if game.is_over(&state) {
+            return Err(PyValueError::new_err("cannot search a finished game"));
+        }
+        let choice = self.options.algorithm.choice(&*game);
+        let budget = budget_for(choice, budget)?;
+        let mut inner = match self.inner.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::WouldBlock) => {
+                return Err(PyRuntimeError::new_err(
+                    "Searcher is busy: another thread is searching with it (use one Searcher per \
+                     thread)",
+                ))
+            }
+            // A search that failed midway leaves nothing worth keeping.
+            Err(TryLockError::Poisoned(e)) => {
+                let mut guard = e.into_inner();
+                *guard = Inner::Empty;
+                guard
+            }
+        };
+        self.stop.reset();
+        let options = &self.options;
+        let kept = kept(&mut inner, &game, choice, options);
+        let result = crate::detached::run(py, &self.stop, |stop| {
+            kept.searcher
+                .search(&*kept.game, &*kept.eval, &state, &budget, stop.clone())
+        })?
+        .py()?;
+        result_tuple(py, &*game, &state, &result, choice)
+    }
+}
+
 #[pymethods]
 impl PySearcher {
     #[new]
-    #[pyo3(signature = (algorithm = "auto", *, threads = 1, seed = 0, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = 64, reuse = true))]
+    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
-        threads: i64,
-        seed: u64,
+        threads: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
         exploration: Option<f64>,
         selection: &str,
         playout: &str,
         knowledge: bool,
-        tt_mb: i64,
+        tt_mb: Option<&Bound<'_, PyAny>>,
+        memory_mb: Option<&Bound<'_, PyAny>>,
         reuse: bool,
     ) -> PyResult<Self> {
-        if algorithm != "auto" {
-            Choice::parse(algorithm).py()?;
-        }
-        if !(1..=256).contains(&threads) {
-            return Err(PyValueError::new_err(format!(
-                "threads = {threads}: expected 1 to 256"
-            )));
-        }
+        let algorithm = Algorithm::parse(algorithm)?;
+        let threads = match threads {
+            Some(t) if !t.is_none() => args::count(t, "threads", 1, 256)? as usize,
+            _ => 1,
+        };
         if let Some(c) = exploration {
-            if !c.is_finite() || c < 0.0 || c > 1e6 {
+            if !c.is_finite() || !(0.0..=1e6).contains(&c) {
                 return Err(PyValueError::new_err(format!(
-                    "exploration = {c}: expected a finite number >= 0"
+                    "exploration = {c}: expected a finite number from 0 to 1e6"
                 )));
             }
         }
@@ -242,42 +404,51 @@ impl PySearcher {
             "puct" => Selection::Puct,
             _ => {
                 return Err(PyValueError::new_err(format!(
-                    "selection = {selection:?}: expected \"uct\" or \"puct\""
+                    "selection = {:?}: expected \"uct\" or \"puct\"",
+                    args::cut(selection)
                 )))
             }
         };
         if !["auto", "random", "evaluate"].contains(&playout) {
             return Err(PyValueError::new_err(format!(
-                "playout = {playout:?}: expected \"auto\", \"random\" or \"evaluate\""
+                "playout = {:?}: expected \"auto\", \"random\" or \"evaluate\"",
+                args::cut(playout)
             )));
         }
-        if !(1..=65536).contains(&tt_mb) {
-            return Err(PyValueError::new_err(format!(
-                "tt_mb = {tt_mb}: expected 1 to 65536 MiB"
-            )));
-        }
-        let options = Options {
-            algorithm: algorithm.to_string(),
-            threads: threads as usize,
-            seed,
-            exploration,
-            selection,
-            playout: playout.to_string(),
-            knowledge,
-            tt_mb: tt_mb as usize,
-            reuse,
+        let tt_mb = match tt_mb {
+            Some(t) if !t.is_none() => {
+                args::count(t, "tt_mb", 1, tt::MAX_TT_MB as u64)? as usize
+            }
+            _ => 64,
+        };
+        let memory_mb = match memory_mb {
+            Some(m) if !m.is_none() => {
+                args::count(m, "memory_mb", 1, mcts::MAX_MEMORY_MB as u64)? as usize
+            }
+            _ => mcts::DEFAULT_MEMORY_MB,
         };
         Ok(PySearcher {
-            options,
-            inner: Mutex::new(Inner::default()),
+            options: Options {
+                algorithm,
+                threads,
+                seed: seed.map_or(Ok(0), args::seed)?,
+                exploration,
+                selection,
+                playout: playout.to_string(),
+                knowledge,
+                tt_mb,
+                memory_mb,
+                reuse,
+            },
+            inner: Mutex::new(Inner::Empty),
             stop: StopFlag::new(),
         })
     }
 
-    /// Searches `state` and returns a dict: best (action), value (for the player to move, in
-    /// [-1, 1]), pv (actions), nodes, iterations, depth, time (s), visits ([(action, n)]),
-    /// exact, interrupted, algorithm, num_actions. Raises ValueError for a finished game or a
-    /// bad budget, KeyboardInterrupt on Ctrl-C (the search stops cleanly first).
+    /// Searches `state` (a FishState or MarathonState) and returns the tuple
+    /// `pingvinas.search.SearchResult` is made of. Raises ValueError for a finished game or a
+    /// budget the algorithm cannot honour, RuntimeError when another thread is searching with
+    /// this searcher, KeyboardInterrupt on Ctrl-C (the search stops cleanly first).
     #[pyo3(signature = (state, *, time = None, iterations = None, nodes = None, depth = None))]
     fn search<'py>(
         &self,
@@ -287,80 +458,26 @@ impl PySearcher {
         iterations: Option<i64>,
         nodes: Option<i64>,
         depth: Option<i64>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let mut budget = Budget::checked(time, iterations, nodes, depth).py()?;
-        let position = position_of(state)?;
-        let options = self.options.clone();
-        let choice = options.choice(position.game_name())?;
-        if budget.is_unbounded() && budget.depth.is_none() {
-            // Greedy and random need no budget; the others get a default second.
-            budget = if matches!(choice, Choice::Greedy | Choice::Random) {
-                Budget::iterations(1)
-            } else {
-                Budget::time(1.0)
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let budget = Budget::checked(time, iterations, nodes, depth).py()?;
+        if let Ok(s) = state.cast::<PyFishState>() {
+            let (game, s) = {
+                let s = s.borrow();
+                (s.game.clone(), s.state)
             };
+            return self.run(py, game, s, budget);
         }
-        if choice == Choice::Mcts && budget.is_unbounded() {
-            return Err(PyValueError::new_err(
-                "an MCTS search needs time, iterations or nodes (depth alone does not bound it)",
-            ));
+        if let Ok(s) = state.cast::<PyMarathonState>() {
+            let (game, s) = {
+                let s = s.borrow();
+                (s.game.clone(), s.state)
+            };
+            return self.run(py, game, s, budget);
         }
-        self.stop.reset();
-        let stop = self.stop.clone();
-        let mut inner = self
-            .inner
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("the searcher is broken"))?;
-        let inner = &mut *inner;
-        let name = position.game_name();
-        match inner.game {
-            Some(g) if g != name => {
-                return Err(PyValueError::new_err(format!(
-                    "this searcher plays {g}, not {name}: use one searcher (or agent) per game"
-                )))
-            }
-            _ => inner.game = Some(name),
-        }
-        let (result, num_actions) = run_interruptible(
-            py,
-            &self.stop,
-            move || -> Result<(SearchResult, usize), Error> {
-                match position {
-                    Position::Fish(game, s) => {
-                        if inner.fish.as_ref().is_none_or(|f| f.0 != choice) {
-                            inner.fish = Some((choice, options.searcher(choice)));
-                        }
-                        let slot = inner.fish.as_mut().expect("just set");
-                        let eval = if options.knowledge {
-                            FishEval::new(&game, FishEvalConfig::default())
-                        } else {
-                            FishEval::plain(&game)
-                        };
-                        Ok((
-                            slot.1.search(&game, &eval, &s, &budget, stop)?,
-                            game.num_actions(),
-                        ))
-                    }
-                    Position::Marathon(game, s) => {
-                        if inner.marathon.as_ref().is_none_or(|m| m.0 != choice) {
-                            inner.marathon = Some((choice, options.searcher(choice)));
-                        }
-                        let slot = inner.marathon.as_mut().expect("just set");
-                        let mut config = MarathonEvalConfig::default();
-                        if options.playout == "random" || !options.knowledge {
-                            config.greedy = 0.0;
-                        }
-                        let eval = MarathonEval::new(&game, config);
-                        Ok((
-                            slot.1.search(&game, &eval, &s, &budget, stop)?,
-                            game.num_actions(),
-                        ))
-                    }
-                }
-            },
-        )?
-        .py()?;
-        result_dict(py, &result, choice, num_actions)
+        Err(PyTypeError::new_err(format!(
+            "expected a FishState or a MarathonState, got {}",
+            state.get_type().name()?
+        )))
     }
 
     /// Asks a running search to stop now (it returns its best move so far). Thread-safe.
@@ -370,23 +487,36 @@ impl PySearcher {
 
     /// Forgets the kept trees and transposition table.
     fn clear(&self) -> PyResult<()> {
-        let mut inner = self
-            .inner
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("the searcher is broken"))?;
-        *inner = Inner::default();
+        match self.inner.try_lock() {
+            Ok(mut inner) => *inner = Inner::Empty,
+            Err(TryLockError::Poisoned(e)) => *e.into_inner() = Inner::Empty,
+            Err(TryLockError::WouldBlock) => {
+                return Err(PyRuntimeError::new_err(
+                    "Searcher is busy: another thread is searching with it",
+                ))
+            }
+        }
         Ok(())
     }
 
     #[getter]
-    fn algorithm(&self) -> String {
-        self.options.algorithm.clone()
+    fn algorithm(&self) -> &'static str {
+        self.options.algorithm.name()
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a Searcher cannot be pickled (it holds search trees); pickle its settings and make a \
+             new one",
+        ))
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Searcher({:?}, threads={}, seed={})",
-            self.options.algorithm, self.options.threads, self.options.seed
+            self.options.algorithm.name(),
+            self.options.threads,
+            self.options.seed
         )
     }
 }
@@ -402,18 +532,20 @@ pub fn fish_solve<'py>(
     state: &Bound<'py, PyAny>,
     max_nodes: i64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let Position::Fish(game, s) = position_of(state)? else {
-        return Err(PyTypeError::new_err("fish.solve needs a FishState"));
+    let state = state
+        .cast::<PyFishState>()
+        .map_err(|_| PyTypeError::new_err("fish.solve needs a FishState"))?;
+    let (game, s) = {
+        let s = state.borrow();
+        (s.game.clone(), s.state)
     };
     if max_nodes <= 0 {
         return Err(PyValueError::new_err(format!(
             "max_nodes = {max_nodes}: expected a positive number"
         )));
     }
-    let stop = StopFlag::new();
-    let flag = stop.clone();
-    let sol = run_interruptible(py, &stop, move || {
-        fish_solver::solve_with_stop(&game, &s, max_nodes as u64, Some(&flag))
+    let sol = crate::detached::run(py, &StopFlag::new(), |stop| {
+        fish_solver::solve_with_stop(&game, &s, max_nodes as u64, Some(stop))
     })?
     .py()?;
     let d = PyDict::new(py);
@@ -425,8 +557,13 @@ pub fn fish_solve<'py>(
     Ok(d)
 }
 
+/// The tuple of algorithm names, `"auto"` first (`pingvinas.search.ALGORITHMS`).
+fn register_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ALGORITHMS", PyTuple::new(m.py(), algorithms())?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySearcher>()?;
     m.add_function(wrap_pyfunction!(fish_solve, m)?)?;
-    Ok(())
+    register_names(m)
 }

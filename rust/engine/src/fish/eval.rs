@@ -925,3 +925,11 @@ pub(crate) mod tests {
         assert!(eval.evaluate(&game, &lead)[0] > eval.evaluate(&game, &t)[0] + 0.1);
     }
 }
+
+/// Alpha-beta with the Fish evaluation at every player count (paranoid with 3 or 4 players,
+/// where it also beats MCTS: README, "Strength").
+impl crate::search::AutoChoice for FishGame {
+    fn auto_choice(&self) -> crate::search::Choice {
+        crate::search::Choice::AlphaBeta
+    }
+}

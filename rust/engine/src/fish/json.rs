@@ -69,9 +69,17 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
 /// that breaks the rules or the engine's limits.
 pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
     let j: StateJson =
-        serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish state JSON: {e}")))?;
+        serde_json::from_str(text).map_err(|e| {
+            Error::Invalid(format!(
+                "Fish state JSON: {}",
+                crate::error::clip_message(&e.to_string())
+            ))
+        })?;
     if j.game != "fish" {
-        return invalid!("Fish state JSON: game = {:?}, expected \"fish\"", j.game);
+        return invalid!(
+            "Fish state JSON: game = {}, expected \"fish\"",
+            crate::error::quote(&j.game)
+        );
     }
     if j.version != 1 {
         return invalid!(
@@ -125,6 +133,7 @@ pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
             "Fish state JSON: the game is over (to_move = null) but penguins are on the board"
         );
     }
+    check_scores(&game, &s)?;
     s.hash = game.hash_from_scratch(&s);
     if let (false, Some(p)) = (placing, j.to_move) {
         game.normalize(&mut s, p);
@@ -156,10 +165,164 @@ fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> 
             return invalid!("Fish state JSON: player {q} has {} penguins after {} placement turns, expected {placed}", s.penguins[q].count(), j.turn);
         }
     }
+    if rules.placement == Placement::OneFish && !s.occupied().is_subset(game.board().one_fish()) {
+        let cell = (s.occupied() - game.board().one_fish()).into_iter().next().expect("not a subset");
+        let (r, c) = game.board().coords(cell);
+        return invalid!(
+            "Fish state JSON: during placement under the one-fish rule every penguin stands \
+             where it was placed, on a one-fish floe, but the penguin at ({r}, {c}) stands on \
+             {} fish",
+            game.board().fish(cell)
+        );
+    }
+    if let Some(p) = (0..rules.players()).find(|&p| s.score(p) != (0, 0)) {
+        let (fish, floes) = s.score(p);
+        return invalid!(
+            "Fish state JSON: nobody scores during placement, but player {p} has {fish} fish \
+             and {floes} floes"
+        );
+    }
     if game.placement_cells(s).is_empty() {
         return invalid!(
             "Fish state JSON: no floe is left to place on, so placement would be over"
         );
     }
     Ok(())
+}
+
+/// The scores must be what some sequence of moves could take from the floes removed so far:
+/// every floe taken is a removed floe (removed floes nobody took were unreachable), so in all
+/// at most as many floes as were removed, and each player's fish (and everyone's together)
+/// between the fish on the fewest-fish and the most-fish removed floes of that number.
+fn check_scores(game: &FishGame, s: &FishState) -> Result<()> {
+    let board = game.board();
+    let mut removed: Vec<u32> = (board.floes() - s.floes)
+        .into_iter()
+        .map(|c| board.fish(c) as u32)
+        .collect();
+    removed.sort_unstable();
+    let bounds = |taken: usize| -> Option<(u32, u32)> {
+        (taken <= removed.len()).then(|| {
+            (
+                removed[..taken].iter().sum(),
+                removed[removed.len() - taken..].iter().sum(),
+            )
+        })
+    };
+    let players = game.rules().players();
+    let scores: Vec<(u32, usize)> = (0..players)
+        .map(|p| {
+            let (f, t) = s.score(p);
+            (f as u32, t as usize)
+        })
+        .collect();
+    let total = scores
+        .iter()
+        .fold((0, 0), |(f, t), &(pf, pt)| (f + pf, t + pt));
+    for (who, (fish, taken)) in scores
+        .iter()
+        .enumerate()
+        .map(|(p, &sc)| (format!("player {p}"), sc))
+        .chain(std::iter::once(("the players together".to_string(), total)))
+    {
+        match bounds(taken) {
+            None => {
+                return invalid!(
+                    "Fish state JSON: {who} took {taken} floes, but only {} floes are gone \
+                     from the board",
+                    removed.len()
+                )
+            }
+            Some((lo, hi)) if !(lo..=hi).contains(&fish) => {
+                return invalid!(
+                    "Fish state JSON: {who} has {fish} fish from {taken} floes, but {taken} of \
+                     the floes gone from the board hold {lo} to {hi} fish"
+                )
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fish::board::Board;
+
+    /// `from_json` of `to_json(state)` with `edit` applied to the JSON value.
+    fn edited(
+        game: &FishGame,
+        s: &FishState,
+        edit: impl FnOnce(&mut serde_json::Value),
+    ) -> Result<(FishGame, FishState)> {
+        let mut v: serde_json::Value = serde_json::from_str(&to_json(game, s)).unwrap();
+        edit(&mut v);
+        from_json(&v.to_string())
+    }
+
+    #[test]
+    fn placement_states_must_be_reachable() {
+        let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(3));
+        let mut s = game.initial_state();
+        let one = game.board().one_fish().first().unwrap();
+        game.place(&mut s, one);
+        assert!(edited(&game, &s, |_| {}).is_ok());
+        // Moved onto a 3-fish floe: the one-fish rule forbids placing there.
+        let three = game.board().floes().into_iter().find(|&c| game.board().fish(c) == 3).unwrap();
+        let (r, c) = game.board().coords(three);
+        let e = edited(&game, &s, |v| v["penguins"][0] = serde_json::json!([[r, c]]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("one-fish floe") && e.contains("3 fish"), "{e}");
+        // The same under the any-floe rule is fine.
+        let any = FishGame::new(
+            Rules::new(2, None, Placement::Any, Order::RoundRobin).unwrap(),
+            Board::standard(3),
+        );
+        let mut t = any.initial_state();
+        any.place(&mut t, three);
+        assert!(edited(&any, &t, |_| {}).is_ok());
+        // Nobody scores during placement.
+        let e = edited(&game, &s, |v| v["scores"][1] = serde_json::json!([0, 0]))
+            .map(|_| ())
+            .and_then(|_| edited(&game, &s, |v| v["scores"][1] = serde_json::json!([3, 1])).map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nobody scores during placement"), "{e}");
+    }
+
+    #[test]
+    fn scores_must_come_from_removed_floes() {
+        let game = FishGame::new(
+            Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap(),
+            Board::from_grid(&[vec![1, 2, 3, 1], vec![3, 1, 2, 1]]).unwrap(),
+        );
+        let mut s = game.initial_state();
+        let moves = game.legal_moves(&s);
+        game.apply_move(&mut s, moves[0]);
+        let moves = game.legal_moves(&s);
+        game.apply_move(&mut s, moves[moves.len() - 1]);
+        let moves = game.legal_moves(&s);
+        game.apply_move(&mut s, moves[0]);
+        let (fish, taken) = s.score(0);
+        assert_eq!(taken, 1);
+        assert!(edited(&game, &s, |_| {}).is_ok());
+        let cases = [
+            (serde_json::json!([fish + 40, taken]), "fish from"),
+            (serde_json::json!([fish, taken + 9]), "floes are gone"),
+            (serde_json::json!([0, taken]), "fish from"),
+        ];
+        for (score, want) in cases {
+            let e = edited(&game, &s, |v| v["scores"][0] = score.clone())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{e}");
+        }
+        // Both players claiming the one floe gone.
+        let e = edited(&game, &s, |v| v["scores"][1] = serde_json::json!([fish, taken]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the players together"), "{e}");
+    }
 }

@@ -4,6 +4,7 @@ pub mod bitboard;
 pub mod board;
 pub mod eval;
 mod geometry;
+pub mod io;
 pub mod json;
 pub mod moves;
 pub mod notation;

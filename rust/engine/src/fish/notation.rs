@@ -5,7 +5,7 @@
 use super::bitboard::Cell;
 use super::board::Board;
 use super::moves::FishMove;
-use crate::error::{Error, Result};
+use crate::error::{quote, Error, Result};
 
 /// The name of a cell: its column letter and row counted from 1 (`(0, 0)` is `a1`).
 pub fn cell_name(board: &Board, cell: Cell) -> String {
@@ -28,7 +28,8 @@ pub fn move_name(board: &Board, mv: FishMove) -> String {
 pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let bad = || {
         Error::Parse(format!(
-            "invalid cell {text:?}: expected a column letter and a row number, like \"c4\""
+            "invalid cell {}: expected a column letter and a row number, like \"c4\"",
+            quote(text)
         ))
     };
     let mut chars = text.chars();
@@ -44,7 +45,8 @@ pub fn parse_cell(board: &Board, text: &str) -> Result<Cell> {
     let col = (letter as u8 - b'a') as i64;
     board.cell(row - 1, col).ok_or_else(|| {
         Error::Parse(format!(
-            "cell {text:?} is off the board ({} rows, columns a-{})",
+            "cell {} is off the board ({} rows, columns a-{})",
+            quote(text),
             board.rows(),
             (b'a' + board.cols() as u8 - 1) as char
         ))
@@ -83,5 +85,15 @@ mod tests {
         assert!(parse_cell(&board, "A1").is_err());
         assert!(parse_cell(&board, "a").is_err());
         assert!(parse_cell(&board, "a-1").is_err());
+    }
+
+    #[test]
+    fn errors_quote_little_of_a_huge_move() {
+        let board = Board::standard(0);
+        let huge = "x".repeat(1_400_000);
+        for text in [huge.clone(), format!("a1-{huge}"), format!("a{}", "9".repeat(100_000))] {
+            let e = parse_move(&board, &text).unwrap_err().to_string();
+            assert!(e.len() < 400, "{}", e.len());
+        }
     }
 }

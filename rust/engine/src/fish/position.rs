@@ -27,7 +27,9 @@ impl FishGame {
         Ok(cell)
     }
 
-    /// A movement-phase position: the penguins of each player and who is to move. Unreachable
+    /// A movement-phase position: the penguins of each player (any number, none for a player
+    /// already lifted: the variant's penguin count governs placement only) and who is to move.
+    /// Unreachable
     /// floes are removed at once, and a player to move who cannot move lifts their penguins as
     /// the rules say, so the result is a normal position of the game.
     ///
@@ -77,13 +79,6 @@ impl FishGame {
             turn: rules.placement_turns() as u8,
         };
         for (p, cells) in penguins.iter().enumerate() {
-            if cells.len() > rules.penguins as usize {
-                return invalid!(
-                    "player {p} has {} penguins, at most {} allowed",
-                    cells.len(),
-                    rules.penguins
-                );
-            }
             for &(r, c) in cells {
                 let cell = self.floe_at(r, c, &format!("a penguin of player {p}"))?;
                 if s.occupied().contains(cell) {

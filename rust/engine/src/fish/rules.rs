@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{
+    check_length, clip_message, quote, Error, Result, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
+};
 use crate::invalid;
 
 /// Which floes a penguin may be placed on.
@@ -188,7 +190,9 @@ impl Config {
     /// other than `"fish"`.
     pub fn from_toml(text: &str) -> Result<Config> {
         let config: Config =
-            toml::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+            toml::from_str(text).map_err(|e| {
+            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
+        })?;
         config.check_game()?;
         Ok(config)
     }
@@ -199,16 +203,26 @@ impl Config {
     /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str) -> Result<Config> {
         let config: Config =
-            serde_json::from_str(text).map_err(|e| Error::Invalid(format!("Fish config: {e}")))?;
+            serde_json::from_str(text).map_err(|e| {
+            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
+        })?;
         config.check_game()?;
         Ok(config)
     }
 
+    /// The config as JSON (what [`Config::from_json`] reads).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a config serializes")
+    }
+
     fn check_game(&self) -> Result<()> {
         if self.game != "fish" {
-            return invalid!("Fish config: game = {:?}, expected \"fish\"", self.game);
+            return invalid!("Fish config: game = {}, expected \"fish\"", quote(&self.game));
         }
-        Ok(())
+        let name = self.name.as_deref().unwrap_or("");
+        check_length("Fish config: name", name, MAX_NAME_CHARS)?;
+        let description = self.description.as_deref().unwrap_or("");
+        check_length("Fish config: description", description, MAX_DESCRIPTION_CHARS)
     }
 
     /// The rules this config sets.
@@ -228,7 +242,7 @@ impl Config {
             None => Ok(None),
             Some(BoardSpec::Named(name)) if name == "standard" => Ok(None),
             Some(BoardSpec::Named(name)) => {
-                invalid!("board = {name:?}: expected \"standard\" or a grid of fish counts (a list of rows)")
+                invalid!("board = {}: expected \"standard\" or a grid of fish counts (a list of rows)", quote(name))
             }
             Some(BoardSpec::Grid(grid)) => Ok(Some(grid.clone())),
         }
@@ -269,5 +283,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("marathon"), "{err}");
+    }
+
+    #[test]
+    fn names_and_descriptions_have_a_length_limit() {
+        let toml = |name: &str, description: &str| {
+            format!("game = \"fish\"\nname = {name:?}\ndescription = {description:?}\n")
+        };
+        assert!(Config::from_toml(&toml(&"n".repeat(200), &"d".repeat(2000))).is_ok());
+        let e = Config::from_toml(&toml(&"n".repeat(201), "")).unwrap_err().to_string();
+        assert!(e.contains("name has 201 characters, at most 200"), "{e}");
+        let e = Config::from_json(&format!(
+            "{{\"game\": \"fish\", \"description\": \"{}\"}}",
+            "d".repeat(100_000)
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("description has 100000 characters") && e.len() < 400, "{e}");
+        let huge = "x".repeat(1_000_000);
+        for e in [
+            Config::from_toml(&format!("game = {huge:?}")),
+            Config::from_toml(&format!("{huge} = 1")),
+            Config::from_json(&format!("{{\"game\": \"fish\", \"{huge}\": 1}}")),
+            Config::from_json(&format!("{{\"game\": \"fish\", \"board\": {huge:?}}}"))
+                .and_then(|c| c.grid().map(|_| c)),
+        ] {
+            let e = e.unwrap_err().to_string();
+            assert!(e.len() < 1000, "{}", e.len());
+        }
     }
 }

@@ -536,4 +536,10 @@ impl Game for FishGame {
     fn hash(&self, s: &FishState) -> u64 {
         s.hash
     }
+
+    /// Decodes the action and checks it, without listing every legal move.
+    fn is_legal(&self, s: &FishState, action: Action) -> bool {
+        self.move_of(action)
+            .is_some_and(|m| self.illegal_reason(s, m).is_none())
+    }
 }

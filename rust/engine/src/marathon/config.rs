@@ -7,6 +7,7 @@ use toml::Spanned;
 
 use super::course::Course;
 use super::{Marathon, DEFAULT_PLY_LIMIT, MAX_PLAYERS};
+use crate::error::{check_length, clip_message, quote, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
 use crate::{Error, Result};
 
 /// Short names of the bundled configs.
@@ -56,7 +57,8 @@ impl<C> RawConfig<C> {
         if let Some(game) = &self.game {
             if game != "marathon" {
                 return Err(Error::Invalid(format!(
-                    "{origin}: game = {game:?}, but this is a Penguin Marathon config (game = \"marathon\")"
+                    "{origin}: game = {}, but this is a Penguin Marathon config (game = \"marathon\")",
+                    quote(game)
                 )));
             }
         }
@@ -72,13 +74,15 @@ impl<C> RawConfig<C> {
                 "{origin}: ply_limit = {ply_limit}, but it must be a positive number of actions"
             )));
         }
-        Ok(Config {
+        let config = Config {
             name: self.name.unwrap_or_else(|| "custom".to_string()),
             description: self.description.unwrap_or_default(),
             players: players as usize,
             ply_limit: ply_limit as u32,
             course,
-        })
+        };
+        config.check_texts().map_err(|e| with_origin(origin, e))?;
+        Ok(config)
     }
 }
 
@@ -91,7 +95,8 @@ impl Config {
     /// naming `origin` and the place.
     pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
         let raw: RawConfig<Spanned<String>> =
-            toml::from_str(text).map_err(|e| Error::Invalid(format!("{origin}: {e}")))?;
+            toml::from_str(text)
+            .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
         let span = raw.course.span();
         let course = raw.course.get_ref().clone();
         let map_start = map_start_in_source(text, span, &course);
@@ -118,7 +123,8 @@ impl Config {
     /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str, origin: &str) -> Result<Config> {
         let raw: RawConfig<String> =
-            serde_json::from_str(text).map_err(|e| Error::Invalid(format!("{origin}: {e}")))?;
+            serde_json::from_str(text)
+            .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
         let course = raw.course.clone();
         Course::parse_located(&course, &|line, col| {
             format!("{origin}: course map line {}, column {}", line + 1, col + 1)
@@ -139,8 +145,9 @@ impl Config {
             .map_or(key.as_str(), |a| a.1);
         let variant = crate::variants::find("marathon", key).ok_or_else(|| {
             Error::Invalid(format!(
-                "unknown Penguin Marathon course {name:?}: choose marathon (or standard), \
-                 marathon-5 (5), marathon-l (l) or marathon-zigzag (zigzag)"
+                "unknown Penguin Marathon course {}: choose marathon (or standard), \
+                 marathon-5 (5), marathon-l (l) or marathon-zigzag (zigzag)",
+                quote(name)
             ))
         })?;
         Config::from_toml(variant.toml, &format!("{}.toml", variant.name))
@@ -151,11 +158,18 @@ impl Config {
     /// # Errors
     /// `Error::Invalid` when the course map or the player count is not valid.
     pub fn build(&self) -> Result<Marathon> {
+        self.check_texts()?;
         let course = Course::parse(&self.course)?;
         Ok(
             Marathon::new(&self.name, course, self.players, self.ply_limit)?
                 .with_description(&self.description),
         )
+    }
+
+    /// `name` and `description` within [`MAX_NAME_CHARS`] and [`MAX_DESCRIPTION_CHARS`].
+    fn check_texts(&self) -> Result<()> {
+        check_length("name", &self.name, MAX_NAME_CHARS)?;
+        check_length("description", &self.description, MAX_DESCRIPTION_CHARS)
     }
 
     /// The config as TOML, readable by [`Config::from_toml`].
@@ -207,5 +221,64 @@ fn with_origin(origin: &str, e: Error) -> Error {
     match e {
         Error::Invalid(m) if !m.starts_with(origin) => Error::Invalid(format!("{origin}: {m}")),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAP: &str = "SSS\n###\n###\n###\nFFF\n";
+
+    #[test]
+    fn names_and_descriptions_have_a_length_limit() {
+        let toml = |name: &str, description: &str| {
+            format!("name = {name:?}\ndescription = {description:?}\ncourse = {MAP:?}\n")
+        };
+        assert!(Config::from_toml(&toml(&"n".repeat(200), &"d".repeat(2000)), "x").is_ok());
+        let e = Config::from_toml(&toml(&"n".repeat(201), ""), "x").unwrap_err().to_string();
+        assert!(e.contains("name has 201 characters, at most 200") && e.len() < 400, "{e}");
+        let e = Config::from_toml(&toml("", &"d".repeat(100_000)), "x").unwrap_err().to_string();
+        assert!(e.contains("description has 100000 characters") && e.len() < 400, "{e}");
+        let config = Config {
+            name: "n".repeat(5000),
+            description: String::new(),
+            players: 2,
+            ply_limit: 10,
+            course: MAP.into(),
+        };
+        assert!(config.build().is_err());
+    }
+
+    #[test]
+    fn errors_quote_little_of_a_huge_input() {
+        let huge = "x".repeat(1_000_000);
+        for e in [
+            Config::from_toml(&format!("game = {huge:?}\ncourse = {MAP:?}\n"), "x"),
+            Config::from_toml(&format!("{huge} = 1"), "x"),
+            Config::from_json(&format!("{{\"game\": 1, \"{huge}\": 2}}"), "x"),
+            Config::from_json(&format!("{{\"course\": {MAP:?}, \"{huge}\": 2}}"), "x"),
+            Config::bundled(&huge),
+        ] {
+            let e = e.unwrap_err().to_string();
+            assert!(e.len() < 1000, "{}", e.len());
+        }
+        let game = Config::bundled("marathon").unwrap().build().unwrap();
+        let s = game.new_state();
+        for text in [
+            huge.clone(),
+            format!("B 0,0 {huge}"),
+            format!("{huge} 0,0 S"),
+            format!("B {huge} S"),
+            format!("B -1,1 S {huge}"),
+            format!("B -1,1 S 2,1 {huge}"),
+        ] {
+            let e = game.parse_move(&s, &text).unwrap_err().to_string();
+            assert!(e.len() < 1000, "{}: {}", e.len(), &e[..100]);
+        }
+        let e = crate::marathon::json::from_json(&format!("{{\"game\": {huge:?}}}"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 1000, "{}", e.len());
     }
 }

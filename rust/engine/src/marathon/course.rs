@@ -26,6 +26,14 @@
 //!
 //! A course must be made of whole 3×3 coasters joined edge to edge, hold at most 64 cells, and
 //! have one straight, unbroken start line and one finish line.
+//!
+//! # Limits
+//!
+//! A map is refused before anything is built from it if it has more than [`MAX_MAP_BYTES`]
+//! bytes (128 KiB), more than [`MAX_MAP_LINES`] lines or a line of more than
+//! [`MAX_MAP_COLUMNS`] characters (1,024 each), or more than [`MAX_CELLS`] cells. The cells must
+//! then span at most [`MAX_CELLS`] rows and columns (more cannot be joined edge to edge), so the
+//! grid of the bounding box never has more than 64 × 64 places.
 
 use std::fmt;
 
@@ -33,6 +41,15 @@ use crate::{Error, Result};
 
 /// The most cells a course may have: occupancy is one `u64`.
 pub const MAX_CELLS: usize = 64;
+
+/// The longest course map, in bytes (UTF-8 text, line ends included).
+pub const MAX_MAP_BYTES: usize = 128 * 1024;
+
+/// The most lines a course map may have.
+pub const MAX_MAP_LINES: usize = 1024;
+
+/// The most characters a line of a course map may have.
+pub const MAX_MAP_COLUMNS: usize = 1024;
 
 /// `Ray::end` when there is no end cell.
 pub(crate) const NO_CELL: u8 = 0xFF;
@@ -229,6 +246,19 @@ pub struct Course {
     pub(crate) entries: [Vec<EntryWay>; 3],
 }
 
+/// Two courses are equal when their maps are: the same cells, start line and finish line (the
+/// rest is computed from those).
+impl PartialEq for Course {
+    fn eq(&self, other: &Course) -> bool {
+        (self.rows, self.cols, self.start_dir, self.finish_dir) == (other.rows, other.cols, other.start_dir, other.finish_dir)
+            && self.grid == other.grid
+            && self.start_origins == other.start_origins
+            && self.finish_line == other.finish_line
+    }
+}
+
+impl Eq for Course {}
+
 impl Course {
     /// Reads a course map (see the module docs). Errors name the map line and column
     /// (1-based).
@@ -241,13 +271,39 @@ impl Course {
     /// As [`Course::parse`], with `locate` turning a 0-based `(line, column)` of the map into a
     /// place for error messages (so that a config file can report its own line numbers).
     pub(crate) fn parse_located(map: &str, locate: Locator<'_>) -> Result<Course> {
+        if map.len() > MAX_MAP_BYTES {
+            return Err(Error::Invalid(format!(
+                "the course map has {} bytes; at most {MAX_MAP_BYTES} (128 KiB) are supported",
+                map.len()
+            )));
+        }
+        let lines = map.split('\n').count();
+        if lines > MAX_MAP_LINES {
+            return Err(Error::Invalid(format!(
+                "the course map has {lines} lines; at most {MAX_MAP_LINES} are supported"
+            )));
+        }
         let mut cells: Vec<(usize, usize)> = Vec::new();
         let mut starts: Vec<(usize, usize)> = Vec::new();
         let mut finishes: Vec<(usize, usize)> = Vec::new();
         for (line, text) in map.split('\n').enumerate() {
             let text = text.strip_suffix('\r').unwrap_or(text);
             for (col, ch) in text.chars().enumerate() {
+                if col >= MAX_MAP_COLUMNS {
+                    return Err(Error::Invalid(format!(
+                        "{}: course map line {} is longer than {MAX_MAP_COLUMNS} characters",
+                        locate(line, col),
+                        line + 1
+                    )));
+                }
                 match ch {
+                    '#' if cells.len() == MAX_CELLS => {
+                        return Err(Error::Invalid(format!(
+                            "{}: the course has more than {MAX_CELLS} cells; at most \
+                             {MAX_CELLS} (7 coasters) are supported",
+                            locate(line, col)
+                        )))
+                    }
                     '#' => cells.push((line, col)),
                     'S' => starts.push((line, col)),
                     'F' => finishes.push((line, col)),
@@ -282,10 +338,24 @@ impl Course {
                 MAX_CELLS
             )));
         }
+        // Every place is within MAX_MAP_LINES × MAX_MAP_COLUMNS, so `i32` holds each coordinate.
         let row0 = cells.iter().map(|&(l, _)| l).min().unwrap();
         let col0 = cells.iter().map(|&(_, c)| c).min().unwrap();
-        let rows = (cells.iter().map(|&(l, _)| l).max().unwrap() - row0 + 1) as i32;
-        let cols = (cells.iter().map(|&(_, c)| c).max().unwrap() - col0 + 1) as i32;
+        let rows = cells.iter().map(|&(l, _)| l).max().unwrap() - row0 + 1;
+        let cols = cells.iter().map(|&(_, c)| c).max().unwrap() - col0 + 1;
+        if rows > cells.len() || cols > cells.len() {
+            // n cells joined edge to edge span at most n rows and n columns.
+            return Err(Error::Invalid(format!(
+                "the course cells are not connected: {} cells span {rows} rows and {cols} \
+                 columns, so they cannot all be joined edge to edge",
+                cells.len()
+            )));
+        }
+        let places = rows
+            .checked_mul(cols)
+            .filter(|&n| n <= MAX_CELLS * MAX_CELLS)
+            .expect("at most MAX_CELLS rows and columns");
+        let (rows, cols) = (rows as i32, cols as i32);
         let to_course = |(l, c): (usize, usize)| (l as i32 - row0 as i32, c as i32 - col0 as i32);
         let to_map = |(r, c): (i32, i32)| ((r + row0 as i32) as usize, (c + col0 as i32) as usize);
         let place = |rc: (i32, i32)| {
@@ -295,7 +365,7 @@ impl Course {
 
         // Cells are pushed in map order, which is row-major: that is the cell index order.
         let coords: Vec<(i32, i32)> = cells.iter().map(|&p| to_course(p)).collect();
-        let mut grid = vec![NO_CELL; (rows * cols) as usize];
+        let mut grid = vec![NO_CELL; places];
         for (i, &(r, c)) in coords.iter().enumerate() {
             grid[(r * cols + c) as usize] = i as u8;
         }
@@ -672,4 +742,51 @@ fn read_line(
         outside,
         toward_cell: d,
     })
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    fn err(map: &str) -> String {
+        Course::parse(map).map(|_| ()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn huge_maps_are_refused_before_allocating() {
+        // rows * cols overflowed an i32 here (a capacity-overflow panic).
+        let map = format!("SSS\n#{}{}#\nFFF\n", "\n".repeat(46341), " ".repeat(46341));
+        let e = err(&map);
+        assert!(e.contains("46345 lines"), "{e}");
+        let e = err(&format!("SSS\n{}\nFFF", " ".repeat(200_000)));
+        assert!(e.contains("200008 bytes") && e.contains("128 KiB"), "{e}");
+        // Within the byte limit but too many lines.
+        let map = format!("SSS\n#{}#\nFFF\n", "\n".repeat(20_000));
+        assert!(err(&map).contains("at most 1024 are supported"), "{}", err(&map));
+        // A line too long.
+        let map = format!("SSS\n#{}#\nFFF\n", " ".repeat(20_000));
+        assert!(err(&map).contains("longer than 1024"), "{}", err(&map));
+        // 1000 x 1000 bounding box from two cells: refused before the grid is built.
+        let map = format!("#{}\n{}#\n", "\n".repeat(998), " ".repeat(999));
+        let e = err(&map);
+        assert!(e.contains("not connected") && e.contains("1000 rows"), "{e}");
+        // More than 64 cells: refused as soon as the 65th is read.
+        let e = err(&"#".repeat(100_000));
+        assert!(e.contains("more than 64 cells"), "{e}");
+    }
+
+    #[test]
+    fn maps_at_the_limits_still_read() {
+        // The standard course padded with blank lines and spaces up to the limits.
+        let mut map = String::from("SSS\n");
+        for _ in 0..12 {
+            map.push_str("###\n");
+        }
+        map.push_str("FFF");
+        let padded = format!("{}\n{map}\n{}", "\n".repeat(500), " ".repeat(1000));
+        assert!(padded.split('\n').count() <= MAX_MAP_LINES);
+        let a = Course::parse(&map).unwrap();
+        let b = Course::parse(&padded).unwrap();
+        assert_eq!(a.to_map(), b.to_map());
+    }
 }

@@ -274,3 +274,10 @@ mod tests {
         }
     }
 }
+
+/// MCTS with the Marathon knowledge (turn counts in playouts).
+impl crate::search::AutoChoice for MarathonGame {
+    fn auto_choice(&self) -> crate::search::Choice {
+        crate::search::Choice::Mcts
+    }
+}

@@ -25,6 +25,17 @@ pub struct MarathonGame {
     pub(super) tables: movegen::Tables,
 }
 
+/// Games are equal when their rules are: the course, the players and the ply limit (the name
+/// and description are labels).
+impl PartialEq for MarathonGame {
+    fn eq(&self, other: &MarathonGame) -> bool {
+        (self.players, self.ply_limit) == (other.players, other.ply_limit)
+            && self.course == other.course
+    }
+}
+
+impl Eq for MarathonGame {}
+
 impl MarathonGame {
     /// A game on `course` for `players` (2 to 5) players with the given ply limit (at least 1).
     ///

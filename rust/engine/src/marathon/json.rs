@@ -129,9 +129,17 @@ pub fn piece_from_parts(
 /// rules or the engine's limits.
 pub fn from_json(text: &str) -> Result<(MarathonGame, MarathonState)> {
     let json: StateJson = serde_json::from_str(text)
-        .map_err(|e| Error::Invalid(format!("Marathon state JSON: {e}")))?;
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "Marathon state JSON: {}",
+                crate::error::clip_message(&e.to_string())
+            ))
+        })?;
     if json.game != "marathon" {
-        return invalid!("state JSON: game {:?}, expected \"marathon\"", json.game);
+        return invalid!(
+            "state JSON: game {}, expected \"marathon\"",
+            crate::error::quote(&json.game)
+        );
     }
     if json.version != 1 {
         return invalid!(

@@ -28,6 +28,7 @@ mod config;
 mod course;
 pub mod eval;
 mod game;
+pub mod io;
 pub mod json;
 mod movegen;
 mod moves;
@@ -39,7 +40,7 @@ mod state;
 mod tests;
 
 pub use config::{bundled_names, Config};
-pub use course::{Course, Dir, MAX_CELLS};
+pub use course::{Course, Dir, MAX_CELLS, MAX_MAP_BYTES, MAX_MAP_COLUMNS, MAX_MAP_LINES};
 pub use game::MarathonGame;
 pub use moves::{MarathonMove, Piece, Place};
 pub use state::{Kind, MarathonState, DEFAULT_PLY_LIMIT, MAX_PLAYERS, PIECES};

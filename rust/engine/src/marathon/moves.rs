@@ -304,7 +304,12 @@ impl MarathonGame {
     /// # Errors
     /// `Error::Parse` for badly formed text, `Error::IllegalMove` for a move the rules forbid here.
     pub fn parse_move(&self, s: &MarathonState, text: &str) -> Result<MarathonMove> {
-        let bad = |why: &str| Error::Parse(format!("cannot read move {text:?}: {why}"));
+        let bad = |why: &str| {
+            Error::Parse(format!(
+                "cannot read move {}: {why}",
+                crate::error::quote(text)
+            ))
+        };
         // "(3, 1)" → "3,1".
         let mut clean = String::with_capacity(text.len());
         for ch in text.chars() {
@@ -320,18 +325,28 @@ impl MarathonGame {
             return Err(bad("expected a piece letter, a cell, then 'stand' or a direction and where it ends, e.g. \"B 0,1 S 3,1 SE\""));
         }
         let kind = Kind::parse(words[0])
-            .ok_or_else(|| bad(&format!("{:?} is not a piece: use M, P or B", words[0])))?;
+            .ok_or_else(|| {
+                bad(&format!(
+                    "{} is not a piece: use M, P or B",
+                    crate::error::quote(words[0])
+                ))
+            })?;
         let parse_cell = |w: &str| -> Option<(i32, i32)> {
             let (a, b) = w.split_once(',')?;
             Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
         };
         let from = parse_cell(words[1]).ok_or_else(|| {
             bad(&format!(
-                "{:?} is not a cell: write row,col as in 3,1",
-                words[1]
+                "{} is not a cell: write row,col as in 3,1",
+                crate::error::quote(words[1])
             ))
         })?;
-        let illegal = |why: String| Error::IllegalMove(format!("illegal move {text:?}: {why}"));
+        let illegal = |why: String| {
+            Error::IllegalMove(format!(
+                "illegal move {}: {why}",
+                crate::error::quote(text)
+            ))
+        };
         let Some(p) = s.to_move() else {
             return Err(illegal("the game is over".into()));
         };
@@ -369,8 +384,8 @@ impl MarathonGame {
 
         let dir = Dir::parse(words[2]).ok_or_else(|| {
             bad(&format!(
-                "{:?} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)",
-                words[2]
+                "{} is neither 'stand' nor a direction (N, NE, E, SE, S, SW, W, NW)",
+                crate::error::quote(words[2])
             ))
         })?;
         let (ray, what) = match s.cell[slot] {
@@ -456,8 +471,8 @@ impl MarathonGame {
                 } else {
                     parse_cell(rest[0]).ok_or_else(|| {
                         bad(&format!(
-                            "{:?} is not a cell: write row,col as in 3,1",
-                            rest[0]
+                            "{} is not a cell: write row,col as in 3,1",
+                            crate::error::quote(rest[0])
                         ))
                     })?
                 };
@@ -478,8 +493,8 @@ impl MarathonGame {
                 } else {
                     Some(Dir::parse(rest[1]).ok_or_else(|| {
                         bad(&format!(
-                            "{:?} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'",
-                            rest[1]
+                            "{} is not a facing: use N, NE, E, SE, S, SW, W, NW or 'up'",
+                            crate::error::quote(rest[1])
                         ))
                     })?)
                 };

@@ -25,11 +25,16 @@ pub const WIN: i32 = 1_000_000;
 pub const EVAL_SCALE: i32 = 100_000;
 const INF: i32 = 2 * WIN;
 const MAX_PLY: usize = MAX_DEPTH as usize + 8;
+/// Nodes between two readings of the clock (time and stop flag): a search stops within this
+/// many nodes of its deadline or of the stop flag being set.
+pub const CLOCK_INTERVAL: u64 = 1024;
 
 /// Settings of an alpha-beta search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AlphaBetaConfig {
-    /// Transposition table size in MiB.
+    /// Transposition table size in MiB, at most [`super::tt::MAX_TT_MB`] (and the memory
+    /// available). The table is allocated at the first search, which fails cleanly
+    /// (`Error::Invalid`) if it cannot be.
     pub tt_mb: usize,
     /// Try killer moves (quiet moves that caused a cutoff at the same ply) early.
     pub killers: bool,
@@ -78,6 +83,8 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
     clock: Clock,
     node_limit: u64,
     nodes: u64,
+    /// The node count at which the clock is next read.
+    next_clock_check: u64,
     aborted: bool,
     /// Whether the current iteration cut any line short (so its value is an estimate).
     truncated: bool,
@@ -97,7 +104,7 @@ impl AlphaBeta {
         };
         AlphaBeta {
             config,
-            tt: Tt::new(config.tt_mb),
+            tt: Tt::unallocated(),
             workers: vec![worker; config.threads.max(1)],
         }
     }
@@ -134,6 +141,9 @@ impl AlphaBeta {
         if threads == 0 || threads > 1024 {
             return crate::invalid!("threads must be between 1 and 1024, got {threads}");
         }
+        if self.tt.is_unallocated() {
+            self.tt = Tt::new(self.config.tt_mb)?;
+        }
         let players = game.num_players();
         let num_actions = game.num_actions();
         for w in &mut self.workers {
@@ -169,6 +179,7 @@ impl AlphaBeta {
                     clock: $clock,
                     node_limit: $node_limit,
                     nodes: 0,
+                    next_clock_check: CLOCK_INTERVAL,
                     aborted: false,
                     truncated: false,
                     players,
@@ -182,12 +193,17 @@ impl AlphaBeta {
         // thread's among equals).
         let finished = StopFlag::new();
         let clock = || Clock::start(budget, stop.clone()).until_finished(finished.clone());
+        // A node budget is shared: each helper gets `nodes / threads`, the main thread the rest.
+        let helper_nodes = budget.nodes.map_or(u64::MAX, |n| n / threads as u64);
+        let main_nodes = budget.nodes.map_or(u64::MAX, |n| {
+            n - (threads as u64 - 1) * (n / threads as u64)
+        });
         std::thread::scope(|scope| {
             let helpers: Vec<_> = helpers
                 .iter_mut()
                 .enumerate()
                 .map(|(i, w)| {
-                    let mut helper = run!(w, clock(), u64::MAX);
+                    let mut helper = run!(w, clock(), helper_nodes);
                     let finished = finished.clone();
                     // Helpers skip every other depth (half from 2, half from 3): they run
                     // ahead of the main search and fill the table for it.
@@ -200,7 +216,7 @@ impl AlphaBeta {
                     })
                 })
                 .collect();
-            let mut main = run!(main, clock(), budget.nodes.unwrap_or(u64::MAX));
+            let mut main = run!(main, clock(), main_nodes);
             let result = main.iterate(state, 1, 1, max_depth, budget);
             finished.stop();
             let mut best = result?;
@@ -392,6 +408,11 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         ply: usize,
         p: usize,
     ) -> i32 {
+        // The node budget is checked exactly, before counting the node.
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+            return 0;
+        }
         self.nodes += 1;
         match self.game.to_move(child) {
             None => self.proven(&self.game.returns(child), p, ply),
@@ -424,8 +445,11 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         p: usize,
     ) -> i32 {
         self.w.pv[ply].clear();
-        if self.nodes & 1023 == 0 && (self.clock.expired() || self.nodes >= self.node_limit) {
-            self.aborted = true;
+        if self.nodes >= self.next_clock_check {
+            self.next_clock_check = self.nodes + CLOCK_INTERVAL;
+            if self.clock.expired() {
+                self.aborted = true;
+            }
         }
         if self.aborted {
             return 0;
@@ -862,6 +886,60 @@ mod tests {
                 StopFlag::new(),
             )
             .unwrap();
-        assert!(r.nodes < 5000 + 2048, "{}", r.nodes);
+        assert!(r.nodes <= 5000, "{}", r.nodes);
+    }
+
+    #[test]
+    fn node_budgets_are_exact() {
+        // `nodes=1` visited 12,288 nodes: the budget was only read every 1024 nodes.
+        let nim = Nim { players: 2 };
+        for threads in [1, 3] {
+            for n in [1, 2, 7, 100, 1025, 4096] {
+                let r = AlphaBeta::new(AlphaBetaConfig {
+                    tt_mb: 1,
+                    threads,
+                    ..Default::default()
+                })
+                .search(&nim, &NoEval, &nim.start(10_000), &Budget::nodes(n), StopFlag::new())
+                .unwrap();
+                assert!(r.nodes <= n, "{threads} threads, nodes={n}: {} nodes", r.nodes);
+                assert!(nim.is_legal(&nim.start(10_000), r.best));
+            }
+        }
+    }
+
+    #[test]
+    fn budgets_it_ignores_are_refused() {
+        let nim = Nim { players: 2 };
+        let e = ab()
+            .search(&nim, &NoEval, &nim.start(10), &Budget::iterations(10), StopFlag::new())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not iterations"), "{e}");
+        let r = ab().search(
+            &nim,
+            &NoEval,
+            &nim.start(10),
+            &Budget {
+                iterations: Some(10),
+                depth: Some(3),
+                ..Budget::default()
+            },
+            StopFlag::new(),
+        );
+        assert!(r.is_ok());
+    }
+
+    #[test]
+    fn a_table_too_large_is_an_error_not_an_abort() {
+        let nim = Nim { players: 2 };
+        let e = AlphaBeta::new(AlphaBetaConfig {
+            tt_mb: 65536,
+            ..Default::default()
+        })
+        .search(&nim, &NoEval, &nim.start(10), &Budget::depth(3), StopFlag::new())
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("at most 4096 MiB"), "{e}");
     }
 }

@@ -18,9 +18,24 @@ pub const MAX_NODES: u64 = 1 << 40;
 pub const MAX_DEPTH: u32 = 1000;
 
 /// Search limits. A search stops at the first limit it reaches; `None` means no limit of that
-/// kind. MCTS counts `iterations` (one selection, expansion, playout and backup each) and
-/// `nodes` (tree nodes allocated, a memory bound); alpha-beta counts `nodes` (positions visited)
-/// and `depth` (iterative deepening stops after this depth).
+/// kind. What each algorithm honours, exactly:
+///
+/// - **MCTS** counts `iterations` (one selection, expansion, playout and backup each; exact)
+///   and `nodes` (tree nodes held after the search, a memory bound: the search stops before an
+///   expansion that would take the tree beyond `nodes`, so it holds at most `nodes`, or only
+///   the root and its children when `nodes` is smaller); with `nodes` its only limit, it also
+///   stops once [`crate::search::mcts::STALE`] iterations in a row add no node (the tree is
+///   complete or at its memory bound). It ignores `depth`. It reads the clock
+///   (time and stop flag) every 16 iterations. Iteration and node budgets are shared between
+///   threads.
+/// - **Alpha-beta** counts `nodes` (positions visited, checked before each one: never more
+///   than `nodes`, summed over all threads) and `depth` (iterative deepening stops after this
+///   depth). It ignores `iterations`, and refuses a budget with no time, node or depth limit.
+///   It reads the clock every [`crate::search::alphabeta::CLOCK_INTERVAL`] (1024) nodes.
+/// - Greedy and random play one move whatever the budget (which is still checked).
+///
+/// A search given a time stops within one clock interval of its deadline, plus the time an
+/// exact evaluation (the Fish endgame solver) takes once started.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
     /// Wall-clock time.
@@ -177,6 +192,11 @@ impl Clock {
         self.stop.is_set()
             || self.finished.as_ref().is_some_and(StopFlag::is_set)
             || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether the budget has a time limit.
+    pub fn has_deadline(&self) -> bool {
+        self.deadline.is_some()
     }
 
     /// True when the stop flag (not the deadline) ended the search.

@@ -9,6 +9,16 @@
 //! a few plies below the old root. Several threads search independent trees (root parallelism)
 //! whose root statistics are summed; one thread with a given seed and an iteration budget always
 //! gives the same result.
+//!
+//! # Memory
+//!
+//! The trees of one searcher hold at most [`MctsConfig::memory_mb`] MiB of nodes (1 GiB by
+//! default), counted as [`NODE_BYTES`] per node (a node plus the returns a solved node keeps)
+//! and shared equally between the threads' trees. A tree that is full is not expanded further:
+//! the search goes on (until its time, iteration or node budget) with playouts from the
+//! existing leaves, so its statistics keep improving while its memory stays flat. The root is
+//! always expanded. Re-rooting a kept tree copies the reachable subtree into an arena of
+//! exactly its size and frees the rest.
 
 use crate::error::Result;
 use crate::game::{Action, ActionList, Game, Returns};
@@ -52,6 +62,29 @@ pub struct MctsConfig {
     pub expand_after: u32,
     /// The seed of the playouts and tie-breaks.
     pub seed: u64,
+    /// The memory the trees may hold, in MiB (see the module docs): 1 to [`MAX_MEMORY_MB`].
+    pub memory_mb: usize,
+}
+
+/// Iterations in a row without a new node after which a search with only a node budget stops.
+pub const STALE: u32 = 1024;
+
+/// The default [`MctsConfig::memory_mb`]: 1 GiB.
+pub const DEFAULT_MEMORY_MB: usize = 1024;
+
+/// The largest [`MctsConfig::memory_mb`]: 1 TiB.
+pub const MAX_MEMORY_MB: usize = 1 << 20;
+
+/// The bytes one tree node is counted as against [`MctsConfig::memory_mb`]: the node itself
+/// plus the returns a solved node keeps (the worst case).
+pub const NODE_BYTES: usize = std::mem::size_of::<Node>() + std::mem::size_of::<Returns>();
+
+impl MctsConfig {
+    /// The most nodes each of the `threads` trees may hold under `memory_mb`.
+    pub fn nodes_per_tree(&self) -> usize {
+        let bytes = self.memory_mb.min(MAX_MEMORY_MB) << 20;
+        (bytes / NODE_BYTES / self.threads.max(1)).clamp(1, u32::MAX as usize - 2048)
+    }
 }
 
 impl Default for MctsConfig {
@@ -64,6 +97,7 @@ impl Default for MctsConfig {
             reuse: true,
             expand_after: 1,
             seed: 0,
+            memory_mb: DEFAULT_MEMORY_MB,
         }
     }
 }
@@ -180,9 +214,21 @@ impl<S: Copy + PartialEq> Tree<S> {
             self.reset(*target);
             return false;
         };
-        // Copy the subtree into a fresh arena, breadth first (children stay contiguous).
-        let mut nodes = Vec::with_capacity(self.nodes.len());
-        let mut solved = Vec::new();
+        // Copy the subtree into a fresh arena of exactly its size, breadth first (children stay
+        // contiguous); the rest of the old tree is freed.
+        let mut size = 0usize;
+        let mut solved_size = 0usize;
+        let mut stack = vec![new_root];
+        while let Some(i) = stack.pop() {
+            size += 1;
+            match self.nodes[i].kind {
+                SOLVED => solved_size += 1,
+                EXPANDED => stack.extend(self.nodes[i].children()),
+                _ => {}
+            }
+        }
+        let mut nodes = Vec::with_capacity(size);
+        let mut solved = Vec::with_capacity(solved_size);
         let mut root_node = self.nodes[new_root];
         root_node.action = Action::MAX;
         root_node.mover = u8::MAX;
@@ -258,6 +304,12 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
         let threads = self.config.threads;
         if threads == 0 || threads > 1024 {
             return crate::invalid!("threads must be between 1 and 1024, got {threads}");
+        }
+        let memory_mb = self.config.memory_mb;
+        if !(1..=MAX_MEMORY_MB).contains(&memory_mb) {
+            return crate::invalid!(
+                "memory_mb = {memory_mb}: expected 1 to {MAX_MEMORY_MB} MiB for the MCTS trees"
+            );
         }
         let clock = Clock::start(budget, stop);
         while self.trees.len() < threads {
@@ -411,11 +463,21 @@ fn run<G: Game, E: Evaluate<G>>(
     let root_state = tree.root.expect("the tree has a root");
     let iter_limit = iterations.unwrap_or(u64::MAX);
     let node_limit = nodes.unwrap_or(u64::MAX).min(u32::MAX as u64 - 2048) as usize;
+    let memory_limit = config.nodes_per_tree();
     let mut path: Vec<usize> = Vec::with_capacity(256);
     let mut actions = ActionList::new();
     let mut done = 0u64;
     tree.max_depth = 0;
+    // With a node budget alone, a tree that cannot grow (every leaf solved, or the memory
+    // bound reached) would never end the search: it stops after STALE iterations in a row
+    // that add no node.
+    let nodes_only = iterations.is_none() && !clock.has_deadline();
+    let mut stale = 0u32;
     while done < iter_limit {
+        if nodes_only && stale >= STALE {
+            break;
+        }
+        let size = tree.nodes.len();
         if done > 0 && (tree.nodes.len() >= node_limit || (done % 16 == 0 && clock.expired())) {
             break;
         }
@@ -440,8 +502,20 @@ fn run<G: Game, E: Evaluate<G>>(
             classify(tree, i, game, eval, &s);
         }
         // Expansion.
-        if tree.nodes[i].kind == LEAF && tree.nodes[i].visits + 1 >= config.expand_after {
-            expand(tree, i, game, eval, &s, config, rng, &mut actions);
+        if tree.nodes[i].kind == LEAF
+            && tree.nodes[i].visits + 1 >= config.expand_after
+            && expand(tree, i, game, eval, &s, config, rng, &mut actions, memory_limit)
+        {
+            if i != 0 && tree.nodes.len() > node_limit {
+                // The node budget is spent: undo this expansion and stop.
+                let first = tree.nodes[i].first_child as usize;
+                tree.nodes.truncate(first);
+                tree.nodes[i].first_child = NONE;
+                tree.nodes[i].n_children = 0;
+                tree.nodes[i].kind = LEAF;
+                done -= 1;
+                break;
+            }
             let c = select(tree, i, config);
             game.apply(&mut s, tree.nodes[c].action);
             path.push(c);
@@ -457,6 +531,7 @@ fn run<G: Game, E: Evaluate<G>>(
             },
         };
         // Backup.
+        stale = if tree.nodes.len() == size { stale + 1 } else { 0 };
         tree.max_depth = tree.max_depth.max(path.len() as u32 - 1);
         for &j in &path {
             let n = &mut tree.nodes[j];
@@ -525,6 +600,8 @@ fn classify<G: Game, E: Evaluate<G>>(
     }
 }
 
+/// Expands leaf `i`; returns `false` (and leaves it a leaf) when its children would take the
+/// tree beyond `memory_limit` nodes (the root is always expanded) or cannot be allocated.
 #[allow(clippy::too_many_arguments)]
 fn expand<G: Game, E: Evaluate<G>>(
     tree: &mut Tree<G::State>,
@@ -535,10 +612,27 @@ fn expand<G: Game, E: Evaluate<G>>(
     config: &MctsConfig,
     rng: &mut Rng,
     actions: &mut ActionList,
-) {
+    memory_limit: usize,
+) -> bool {
     actions.clear();
     game.legal_actions(s, actions);
     eval.prune_actions(game, s, actions);
+    let needed = tree.nodes.len() + actions.len();
+    if i != 0 && needed > memory_limit {
+        return false;
+    }
+    if needed > tree.nodes.capacity() {
+        // Grow by doubling, but never past the memory limit.
+        let target = needed.max((2 * tree.nodes.capacity()).min(memory_limit));
+        if tree
+            .nodes
+            .try_reserve_exact(target - tree.nodes.len())
+            .is_err()
+            && tree.nodes.try_reserve_exact(actions.len()).is_err()
+        {
+            return false;
+        }
+    }
     let mover = game
         .to_move(s)
         .expect("a leaf that is not over has a player to move") as u8;
@@ -576,6 +670,7 @@ fn expand<G: Game, E: Evaluate<G>>(
     n.first_child = first;
     n.n_children = actions.len() as u16;
     n.kind = EXPANDED;
+    true
 }
 
 type ArrayHints = arrayvec::ArrayVec<i32, { crate::game::MAX_ACTIONS }>;
@@ -809,7 +904,8 @@ mod tests {
                 StopFlag::new(),
             )
             .unwrap();
-        assert!(r.nodes >= 1_000 && r.nodes < 1_000 + 10, "{}", r.nodes);
+        // At most the budget (it was exceeded by up to one expansion), and nearly all of it.
+        assert!(r.nodes <= 1_000 && r.nodes > 1_000 - 10, "{}", r.nodes);
     }
 
     #[test]
@@ -977,5 +1073,117 @@ mod tests {
                 StopFlag::new()
             )
             .is_err());
+    }
+
+    #[test]
+    fn memory_bounds_the_tree_and_the_search_goes_on() {
+        let nim = Nim { players: 2 };
+        let config = MctsConfig {
+            memory_mb: 1,
+            ..Default::default()
+        };
+        let cap = config.nodes_per_tree();
+        assert_eq!(cap, (1 << 20) / NODE_BYTES);
+        let mut m: Mcts<NimState> = Mcts::new(config);
+        let s = nim.start(200);
+        let r = m
+            .search(&nim, &NoEval, &s, &Budget::iterations(100_000), StopFlag::new())
+            .unwrap();
+        assert_eq!(r.iterations, 100_000, "the search goes on once the tree is full");
+        assert!(m.tree_size() <= cap, "{} nodes, cap {cap}", m.tree_size());
+        assert!(m.tree_size() + 3 > cap, "the tree fills up: {}", m.tree_size());
+        let bytes = m.trees[0].nodes.capacity() * std::mem::size_of::<Node>();
+        assert!(bytes <= 1 << 20, "{bytes} bytes");
+        // Two threads share the memory.
+        let mut m: Mcts<NimState> = Mcts::new(MctsConfig {
+            memory_mb: 1,
+            threads: 2,
+            ..Default::default()
+        });
+        m.search(&nim, &NoEval, &s, &Budget::iterations(100_000), StopFlag::new())
+            .unwrap();
+        assert!(m.tree_size() <= cap, "{} nodes, cap {cap}", m.tree_size());
+        // memory_mb out of range.
+        for memory_mb in [0, MAX_MEMORY_MB + 1] {
+            let mut m: Mcts<NimState> = Mcts::new(MctsConfig {
+                memory_mb,
+                ..Default::default()
+            });
+            assert!(m
+                .search(&nim, &NoEval, &s, &Budget::iterations(10), StopFlag::new())
+                .is_err());
+        }
+    }
+
+    #[test]
+    fn rerooting_frees_the_rest_of_the_tree() {
+        let game = TicTacToe;
+        let mut m: Mcts<Ttt> = mcts(3);
+        let s = Ttt::from_str(".........");
+        m.search(&game, &NoEval, &s, &Budget::iterations(20_000), StopFlag::new())
+            .unwrap();
+        let before = m.tree_size();
+        // The subtree below two moves.
+        let mut t = s;
+        game.apply(&mut t, 4);
+        game.apply(&mut t, 0);
+        let tree = &m.trees[0];
+        let a = tree.nodes[0]
+            .children()
+            .find(|&c| tree.nodes[c].action == 4)
+            .unwrap();
+        let b = tree.nodes[a]
+            .children()
+            .find(|&c| tree.nodes[c].action == 0)
+            .unwrap();
+        let mut subtree = 0;
+        let mut stack = vec![b];
+        while let Some(i) = stack.pop() {
+            subtree += 1;
+            if tree.nodes[i].kind == EXPANDED {
+                stack.extend(tree.nodes[i].children());
+            }
+        }
+        assert!(m.trees[0].reroot(&game, &t, 2));
+        assert_eq!(m.tree_size(), subtree);
+        assert!(subtree < before / 2, "{subtree} of {before}");
+        assert_eq!(m.trees[0].nodes.capacity(), subtree, "the arena has exactly its size");
+        // Many searches along a game keep the memory flat.
+        let mut m: Mcts<NimState> = mcts(4);
+        let nim = Nim { players: 2 };
+        let mut s = nim.start(3000);
+        let mut most = 0;
+        for _ in 0..2000 {
+            if nim.is_over(&s) {
+                break;
+            }
+            let r = m
+                .search(&nim, &NoEval, &s, &Budget::iterations(300), StopFlag::new())
+                .unwrap();
+            most = most.max(m.trees[0].nodes.capacity());
+            nim.apply(&mut s, r.best);
+        }
+        assert!(most < 20_000, "capacity grew to {most}");
+    }
+
+    #[test]
+    fn a_node_budget_ends_even_when_the_tree_cannot_grow() {
+        // Tic-tac-toe has fewer than 10,000 nodes; a full tree never reached the budget and
+        // the search ran forever.
+        let game = TicTacToe;
+        let r = mcts(1)
+            .search(&game, &NoEval, &Ttt::default(), &Budget::nodes(1_000_000), StopFlag::new())
+            .unwrap();
+        assert!(r.nodes < 1_000_000);
+        // The same with the tree at its memory bound.
+        let nim = Nim { players: 2 };
+        let mut m: Mcts<NimState> = Mcts::new(MctsConfig {
+            memory_mb: 1,
+            ..Default::default()
+        });
+        let r = m
+            .search(&nim, &NoEval, &nim.start(500), &Budget::nodes(1_000_000), StopFlag::new())
+            .unwrap();
+        assert!(r.nodes < 1_000_000);
     }
 }

@@ -135,10 +135,22 @@ pub fn check_start<G: Game>(
         return invalid!("cannot search a finished game");
     };
     if algorithm == Algorithm::Mcts && budget.is_unbounded() {
-        return invalid!("an MCTS search needs a time, iteration or node budget");
+        return invalid!(
+            "an MCTS search needs a time, iteration or node budget (MCTS does not count depth)"
+        );
     }
-    if algorithm == Algorithm::AlphaBeta && budget.is_unbounded() && budget.depth.is_none() {
-        return invalid!("an alpha-beta search needs a time, depth or node budget");
+    if algorithm == Algorithm::AlphaBeta
+        && budget.time.is_none()
+        && budget.nodes.is_none()
+        && budget.depth.is_none()
+    {
+        return if budget.iterations.is_some() {
+            invalid!(
+                "alpha-beta counts nodes and depth, not iterations: give time, nodes or depth"
+            )
+        } else {
+            invalid!("an alpha-beta search needs a time, depth or node budget")
+        };
     }
     Ok(player)
 }
@@ -156,18 +168,28 @@ pub enum Choice {
     Random,
 }
 
+/// What a game plays when asked for `"auto"`: the algorithm measured strongest for it at short
+/// times per move (README, "Strength"), with the game's own [`Evaluate`].
+pub trait AutoChoice: Game {
+    /// The algorithm `"auto"` stands for in this game (it may depend on the players).
+    fn auto_choice(&self) -> Choice;
+}
+
 impl Choice {
-    /// Reads an algorithm name: `mcts`, `alphabeta` (or `alpha-beta`, `ab`), `greedy`, `random`.
+    /// Every algorithm's name (`"auto"` aside).
+    pub const NAMES: [&'static str; 4] = ["mcts", "alphabeta", "greedy", "random"];
+
+    /// The algorithm of a name (`"alpha-beta"` and `"ab"` are read as `"alphabeta"`).
     ///
     /// # Errors
-    /// `Error::Invalid` for another name.
+    /// `Error::Invalid` for any other name.
     pub fn parse(text: &str) -> Result<Choice> {
         match text {
             "mcts" => Ok(Choice::Mcts),
             "alphabeta" | "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
             "greedy" => Ok(Choice::Greedy),
             "random" => Ok(Choice::Random),
-            _ => invalid!("algorithm = {text:?}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\""),
+            _ => invalid!("algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\"", crate::error::quote(text)),
         }
     }
 

@@ -1,9 +1,18 @@
 //! A transposition table of bounded size: buckets of four 16-byte entries (one cache line), the
 //! entry to replace chosen by depth and age. Its size is set in MiB and never grows.
+//!
+//! A table has at most [`MAX_TT_MB`] MiB, and on Linux at most the memory available
+//! (`MemAvailable` in `/proc/meminfo`); it is allocated fallibly, so a size that cannot be had
+//! is an `Error::Invalid`, never an abort.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::batch::available_bytes;
+use crate::error::{Error, Result};
 use crate::game::Action;
+
+/// The largest transposition table, in MiB (4 GiB).
+pub const MAX_TT_MB: usize = 4096;
 
 /// How the stored value bounds the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,18 +120,57 @@ pub struct Tt {
 }
 
 impl Tt {
-    /// A table of about `mb` MiB (at least one bucket).
-    pub fn new(mb: usize) -> Tt {
-        let bytes = mb.max(1).saturating_mul(1 << 20);
+    ///
+    /// # Errors
+    /// `Error::Invalid` when `mb` is above [`MAX_TT_MB`], above the memory available, or the
+    /// allocation fails.
+    pub fn new(mb: usize) -> Result<Tt> {
+        if mb > MAX_TT_MB {
+            return crate::invalid!(
+                "tt_mb = {mb}: the transposition table may have at most {MAX_TT_MB} MiB"
+            );
+        }
+        let bytes = mb.max(1) << 20;
         let mut n = 1usize;
         while n * 2 * std::mem::size_of::<Bucket>() <= bytes {
             n *= 2;
         }
-        Tt {
-            buckets: (0..n).map(|_| Bucket::default()).collect(),
+        let want_mib = (n * std::mem::size_of::<Bucket>()) >> 20;
+        if let Some(available) = available_bytes() {
+            if n * std::mem::size_of::<Bucket>() > available {
+                return crate::invalid!(
+                    "tt_mb = {mb}: the transposition table cannot allocate {want_mib} MiB: only \
+                     {} MiB of memory are available",
+                    available >> 20
+                );
+            }
+        }
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(n).map_err(|_| {
+            Error::Invalid(format!(
+                "tt_mb = {mb}: the transposition table cannot allocate {want_mib} MiB"
+            ))
+        })?;
+        buckets.resize_with(n, Bucket::default);
+        Ok(Tt {
+            buckets,
             mask: (n - 1) as u64,
             age: 0,
+        })
+    }
+
+    /// A table of no entries, to be replaced by [`Tt::new`] before use (probing it panics).
+    pub(crate) fn unallocated() -> Tt {
+        Tt {
+            buckets: Vec::new(),
+            mask: 0,
+            age: 0,
         }
+    }
+
+    /// Whether this is [`Tt::unallocated`].
+    pub(crate) fn is_unallocated(&self) -> bool {
+        self.buckets.is_empty()
     }
 
     /// The memory the table holds, in bytes.
@@ -246,7 +294,7 @@ mod tests {
     #[test]
     fn size_is_bounded() {
         for mb in [1, 2, 3, 16] {
-            let tt = Tt::new(mb);
+            let tt = Tt::new(mb).unwrap();
             assert!(
                 tt.bytes() <= mb << 20,
                 "{mb} MiB table holds {} bytes",
@@ -262,8 +310,23 @@ mod tests {
     }
 
     #[test]
+    fn sizes_beyond_the_limits_are_refused_not_aborted() {
+        // 64 GiB aborted the process ("memory allocation of 68719476736 bytes failed").
+        for mb in [65536, MAX_TT_MB + 1, usize::MAX >> 20, usize::MAX] {
+            let e = Tt::new(mb).map(|_| ()).unwrap_err().to_string();
+            assert!(e.contains("at most 4096 MiB"), "{e}");
+        }
+        if let Some(available) = available_bytes() {
+            if available < (MAX_TT_MB << 20) {
+                let e = Tt::new(MAX_TT_MB).map(|_| ()).unwrap_err().to_string();
+                assert!(e.contains("cannot allocate 4096 MiB"), "{e}");
+            }
+        }
+    }
+
+    #[test]
     fn store_probe_and_replace() {
-        let tt = Tt::new(1);
+        let tt = Tt::new(1).unwrap();
         let cap = tt.capacity();
         tt.store(12345, -7, 3, Bound::Lower, Some(9), false);
         assert_eq!(

@@ -1,0 +1,99 @@
+"""What the adapters share: the game from a name, shapes and bounds, and built-in opponents.
+
+Everything here reads the State API; no game logic.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from .. import _core
+from ..agents import Agent, as_agent
+from ..search import search
+
+Game = Union[_core.Fish, _core.Marathon]
+State = Union[_core.FishState, _core.MarathonState]
+
+#: The bounds of every observation plane (the planes are indicators and scaled counts).
+OBS_LOW, OBS_HIGH = 0.0, 1.0
+
+
+def resolve_game(game: Union[str, Game]) -> Game:
+    """A game object from a game object or a bundled variant's name (``"fish-3p"``)."""
+    if isinstance(game, (_core.Fish, _core.Marathon)):
+        return game
+    if isinstance(game, str):
+        from .. import load_game
+
+        return load_game(game)
+    raise TypeError(f"game must be a pingvinas Fish or Marathon, or a variant name, got {type(game).__name__}")
+
+
+def observation_shape(game: Game) -> Tuple[int, ...]:
+    """The shape of ``observation_tensor()`` for this variant."""
+    return tuple(game.observation_shape)
+
+
+def max_game_length(game: Game) -> int:
+    """The most actions one game of this variant can take."""
+    return int(game.max_game_length)
+
+
+def new_state(game: Game, rng: np.random.Generator) -> State:
+    """A new game; Fish deals its board from ``rng`` (Marathon has no chance)."""
+    return game.new_state(seed=int(rng.integers(0, 2**63 - 1)))
+
+
+def action_mask(state: State) -> np.ndarray:
+    """The legal-action mask as int8 (the dtype Gymnasium and PettingZoo expect)."""
+    return state.legal_action_mask().astype(np.int8)
+
+
+#: The fixed budget of each built-in opponent's move (deterministic for a seed: one thread,
+#: no time limit). ``"auto"`` is alpha-beta for Fish and MCTS for Marathon.
+OPPONENT_BUDGETS: Dict[str, Dict[str, Any]] = {
+    "greedy": {},
+    "mcts": {"iterations": 200},
+    "alphabeta": {"depth": 2, "tt_mb": 1},
+    "auto": {"iterations": 200, "depth": 2, "tt_mb": 1},
+}
+
+
+class Opponent:
+    """Plays the seats the learner does not: ``"random"`` (a uniform legal action from the
+    env's generator), ``"greedy"``, ``"mcts"``, ``"alphabeta"`` or ``"auto"`` (``pv.search``
+    with the small fixed budget of ``OPPONENT_BUDGETS``, seeded from the env's generator), a
+    :class:`pingvinas.agents.Agent` (a fresh copy per episode, seeded from the env's
+    generator) or a callable ``f(state) -> move`` (a move, an int action or notation)."""
+
+    def __init__(self, spec: Union[str, Agent, Callable[[Any], Any]], budget: Optional[Dict[str, Any]] = None) -> None:
+        self.spec = spec
+        self.agent: Optional[Agent] = None
+        if isinstance(spec, str):
+            if spec != "random" and spec not in OPPONENT_BUDGETS:
+                raise ValueError(
+                    f"opponent {spec!r}: expected random, greedy, mcts, alphabeta, auto, an Agent or a callable"
+                )
+            self.budget = dict(OPPONENT_BUDGETS.get(spec, {}), **(budget or {}))
+        else:
+            self.template = as_agent(spec)
+
+    def reset(self, rng: np.random.Generator) -> None:
+        """A new episode: agents get a fresh copy seeded from ``rng``."""
+        if not isinstance(self.spec, str):
+            self.agent = self.template.spawn(seed=int(rng.integers(0, 2**31 - 1)))
+            self.agent.reset()
+
+    def action(self, state: State, rng: np.random.Generator) -> int:
+        """The opponent's action in ``state`` (its player is to move)."""
+        if self.agent is not None:
+            move = self.agent.choose(state)
+            return int(move) if isinstance(move, (int, np.integer)) else int(state.parse_move(move).action)
+        if self.spec == "random":
+            legal = state.legal_actions()
+            return int(legal[int(rng.integers(len(legal)))])
+        assert isinstance(self.spec, str)
+        seed = int(rng.integers(0, 2**31 - 1))
+        return int(search(state, self.spec, seed=seed, **self.budget).action)

@@ -1,0 +1,155 @@
+"""The Gymnasium adapter: one seat learns, built-in opponents play the others."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError('pingvinas.envs.gym_env needs Gymnasium: pip install "pingvinas[gymnasium]"') from e
+
+from . import _common
+
+__all__ = ["PingvinasEnv"]
+
+
+class PingvinasEnv(gymnasium.Env[Dict[str, Any], np.int64]):
+    """A single-agent :class:`gymnasium.Env` over one seat of a Fish or Marathon game.
+
+    Made by :func:`pingvinas.envs.gym_env` (see there for the parameters).
+
+    - ``observation_space``: ``Dict(observation=Box(0, 1, observation shape, float32),
+      action_mask=Box(0, 1, (num_actions,), int8))``; the observation is
+      ``state.observation_tensor(player=seat)``, from the learner's view.
+    - ``action_space``: ``Discrete(num_actions)``, the game's action numbers.
+    - ``reward``: 0 until the game ends, then the learner's ``state.returns()[seat]``.
+    - ``terminated`` when the game is over (a Marathon game that reaches its ply limit is a draw
+      by the rules, so it terminates too); ``truncated`` is always False.
+    - ``info``: ``legal_actions`` (the learner's, an ascending list of ints; empty at the end),
+      and at the end ``returns`` (every player's). The values keep their types from step to
+      step, so Gymnasium's own vector envs (``gymnasium.make_vec``) stack them.
+    - ``env.state`` is the underlying pingvinas state (read it, do not change it).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        game: Union[str, _common.Game],
+        opponent: Any = "random",
+        *,
+        seat: int = 0,
+        render_mode: Optional[str] = None,
+        illegal_action: str = "raise",
+        opponent_budget: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        self.game = _common.resolve_game(game)
+        players = self.game.players
+        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
+            raise ValueError(f"seat = {seat!r}: expected an int in 0..{players - 1}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode = {render_mode!r}: expected None, 'ansi' or 'human'")
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action = {illegal_action!r}: expected 'raise' or 'lose'")
+        self.seat = int(seat)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        others = [p for p in range(players) if p != self.seat]
+        if isinstance(opponent, (list, tuple)):
+            if len(opponent) != len(others):
+                raise ValueError(f"expected {len(others)} opponents (one per other seat), got {len(opponent)}")
+            specs: Sequence[Any] = opponent
+        else:
+            specs = [opponent] * len(others)
+        self.opponents = {p: _common.Opponent(spec, opponent_budget) for p, spec in zip(others, specs)}
+        n = self.game.num_actions
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    _common.OBS_LOW, _common.OBS_HIGH, _common.observation_shape(self.game), np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (n,), np.int8),
+            }
+        )
+        self.action_space = spaces.Discrete(n)
+        self.state: Optional[_common.State] = None
+        self._done = False
+
+    # --- Gymnasium API ---------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
+        """A new game: Fish deals its board from the env's generator (``seed`` reseeds it);
+        opponents seated before the learner move first."""
+        super().reset(seed=seed)
+        self.state = _common.new_state(self.game, self.np_random)
+        for opp in self.opponents.values():
+            opp.reset(self.np_random)
+        self._play_opponents()
+        self._done = self.state.is_over
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> Tuple[Dict[str, np.ndarray], float, bool, bool, Dict[str, Any]]:
+        """Plays the learner's ``action``, then the opponents' moves up to the learner's next
+        turn or the end.
+
+        :raises pingvinas.IllegalMoveError: ``action`` is not legal here (with the default
+            ``illegal_action="raise"``; the state is unchanged); ``InvalidMoveError`` for a
+            number outside the action space. With ``"lose"`` the episode
+            ends instead, with reward -1 and ``info["illegal_action"] = True``.
+        """
+        state = self._require_state()
+        if self._done:
+            raise RuntimeError("the episode is over: call reset()")
+        action = int(action)
+        if self.illegal_action == "lose" and not (0 <= action < self.game.num_actions and state.is_legal(action)):
+            info = self._info()
+            info["illegal_action"] = True
+            self._done = True
+            return self._observation(), -1.0, True, False, info
+        state.apply_action(action)
+        self._play_opponents()
+        self._done = state.is_over
+        reward = float(state.returns()[self.seat]) if state.is_over else 0.0
+        return self._observation(), reward, bool(state.is_over), False, self._info()
+
+    def render(self) -> Optional[str]:
+        """``"ansi"``: returns the text board (``str(state)``); ``"human"``: prints it."""
+        if self.render_mode == "ansi":
+            return str(self._require_state())
+        if self.render_mode == "human":
+            print(self._require_state())
+        return None
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _require_state(self) -> _common.State:
+        if self.state is None:
+            raise RuntimeError("call reset() first")
+        return self.state
+
+    def _play_opponents(self) -> None:
+        state = self._require_state()
+        while not state.is_over and state.to_move is not None and state.to_move != self.seat:
+            opp = self.opponents[state.to_move]
+            state.apply_action(opp.action(state, self.np_random))
+
+    def _observation(self) -> Dict[str, np.ndarray]:
+        state = self._require_state()
+        mask = _common.action_mask(state) if not state.is_over else np.zeros(self.game.num_actions, np.int8)
+        return {"observation": state.observation_tensor(player=self.seat), "action_mask": mask}
+
+    def _info(self) -> Dict[str, Any]:
+        state = self._require_state()
+        info: Dict[str, Any] = {"legal_actions": list(state.legal_actions())}
+        if state.is_over:
+            info["returns"] = list(state.returns())
+        return info
+
+    def __repr__(self) -> str:
+        return f"<PingvinasEnv {getattr(self.game, 'name', None) or type(self.game).__name__} seat={self.seat}>"

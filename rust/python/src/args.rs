@@ -1,0 +1,153 @@
+//! Python arguments read the same way in every call: ints that are not bools, seeds of any
+//! size, counts with a limit, players, and cells as any pair of ints.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyString};
+
+/// At most this many characters of a bad input are quoted back in an error message.
+pub const QUOTE: usize = 200;
+
+/// `repr(value)`, cut to [`QUOTE`] characters.
+pub fn quote(value: &Bound<'_, PyAny>) -> String {
+    let text = value
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "<unprintable>".into());
+    cut(&text)
+}
+
+/// `text`, cut to [`QUOTE`] characters with a note of how much was left out.
+pub fn cut(text: &str) -> String {
+    match text.char_indices().nth(QUOTE) {
+        None => text.to_string(),
+        Some((end, _)) => format!(
+            "{}... ({} characters)",
+            &text[..end],
+            text.chars().count()
+        ),
+    }
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default()
+}
+
+/// `value` as a Python int (anything with `__index__`, such as numpy ints), refusing bools.
+pub fn int<'py>(value: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyInt>> {
+    if value.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int, not a bool"
+        )));
+    }
+    if let Ok(i) = value.cast::<PyInt>() {
+        return Ok(i.clone());
+    }
+    if value.hasattr("__index__")? && !value.is_instance_of::<PyString>() {
+        return Ok(value.call_method0("__index__")?.cast_into::<PyInt>()?);
+    }
+    Err(PyTypeError::new_err(format!(
+        "{what} must be an int, not {}",
+        type_name(value)
+    )))
+}
+
+/// A seed: any Python int, taken modulo 2**64 (so -1 is 2**64 - 1, and seeds that differ by
+/// a multiple of 2**64 are the same seed).
+pub fn seed(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let i = int(value, "seed")?;
+    i.bitand(u64::MAX)?.extract()
+}
+
+/// An optional seed; `None` draws a fresh one.
+pub fn seed_or_random(value: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    match value {
+        Some(v) if !v.is_none() => seed(v),
+        _ => Ok(fresh_seed()),
+    }
+}
+
+/// A seed from the operating system's randomness (through std's hasher keys) and the clock.
+pub fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+/// A count in `min..=max`, with a `ValueError` that names the limit.
+pub fn count(value: &Bound<'_, PyAny>, what: &str, min: u64, max: u64) -> PyResult<u64> {
+    let i = int(value, what)?;
+    match i.extract::<i128>() {
+        Ok(n) if (min as i128..=max as i128).contains(&n) => Ok(n as u64),
+        _ => Err(PyValueError::new_err(format!(
+            "{what} = {}: expected {min} to {max}",
+            cut(&i.to_string())
+        ))),
+    }
+}
+
+/// A player number below `players`.
+pub fn player(value: &Bound<'_, PyAny>, players: usize) -> PyResult<usize> {
+    Ok(count(value, "player", 0, players as u64 - 1)? as usize)
+}
+
+/// The player an observation is made for: `player`, or else the player to move (seat 0 once
+/// the game is over).
+pub fn viewer(
+    player_arg: Option<&Bound<'_, PyAny>>,
+    to_move: Option<usize>,
+    players: usize,
+) -> PyResult<usize> {
+    match player_arg {
+        Some(p) if !p.is_none() => player(p, players),
+        _ => Ok(to_move.unwrap_or(0)),
+    }
+}
+
+/// Threads for a parallel call: 0 means every core; at most 256.
+pub fn threads(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(count(value, "threads", 0, 256)? as usize)
+}
+
+/// A cell: any pair of ints (a tuple, a list from JSON, a numpy array).
+pub fn cell(value: &Bound<'_, PyAny>, what: &str) -> PyResult<(i64, i64)> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "{what}: a cell is a pair of ints (row, col), not {}",
+            quote(value)
+        ))
+    };
+    if value.is_instance_of::<PyString>() {
+        return Err(bad());
+    }
+    let items: Vec<Bound<'_, PyAny>> = value
+        .try_iter()
+        .map_err(|_| bad())?
+        .collect::<PyResult<_>>()
+        .map_err(|_| bad())?;
+    let [r, c] = items.as_slice() else {
+        return Err(bad());
+    };
+    let coord = |v: &Bound<'_, PyAny>| -> PyResult<i64> {
+        int(v, what)
+            .map_err(|_| bad())?
+            .extract::<i64>()
+            .map_err(|_| bad())
+    };
+    Ok((coord(r)?, coord(c)?))
+}
+
+/// A list of cells.
+pub fn cells(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<(i64, i64)>> {
+    if value.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!("{what} must be a list of cells")));
+    }
+    value
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err(format!("{what} must be a list of cells")))?
+        .map(|c| cell(&c?, what))
+        .collect()
+}

@@ -1,0 +1,70 @@
+//! Long calls run with the GIL released on a worker thread while the calling thread waits on a
+//! condition variable, waking every 50 ms to check for signals: Ctrl-C sets the call's stop flag, waits
+//! for the worker to wind down and raises `KeyboardInterrupt`.
+
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use pingvinas_engine::search::StopFlag;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+/// How often the waiting thread checks for signals.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
+/// Runs `work(stop)` off the GIL; see the module docs. A panic in `work` becomes a
+/// `RuntimeError` (it never reaches Python as a `PanicException`).
+pub fn run<T: Send>(
+    py: Python<'_>,
+    stop: &StopFlag,
+    work: impl FnOnce(&StopFlag) -> T + Send,
+) -> PyResult<T> {
+    /// Set by the worker when it is done (normally or by a panic).
+    struct Done(Mutex<bool>, Condvar);
+    impl Done {
+        fn set(&self) {
+            *self.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            self.1.notify_all();
+        }
+    }
+    /// Marks the work done even when it panics.
+    struct OnDrop<'a>(&'a Done);
+    impl Drop for OnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.set();
+        }
+    }
+
+    let done = Done(Mutex::new(false), Condvar::new());
+    std::thread::scope(|scope| {
+        let flag = stop.clone();
+        let done = &done;
+        let handle = scope.spawn(move || {
+            let _mark = OnDrop(done);
+            work(&flag)
+        });
+        loop {
+            let finished = py.detach(|| {
+                let guard = done.0.lock().unwrap_or_else(|e| e.into_inner());
+                let (guard, _) = done
+                    .1
+                    .wait_timeout_while(guard, SIGNAL_CHECK, |finished| !*finished)
+                    .unwrap_or_else(|e| e.into_inner());
+                *guard
+            });
+            if finished {
+                let joined = py.detach(|| handle.join());
+                return joined.map_err(|_| {
+                    PyRuntimeError::new_err(
+                        "the engine failed (an internal error); please report it",
+                    )
+                });
+            }
+            if let Err(e) = py.check_signals() {
+                stop.stop();
+                let _ = py.detach(|| handle.join());
+                return Err(e);
+            }
+        }
+    })
+}

@@ -1,8 +1,8 @@
 //! Penguin Marathon (rules: `RULES.md`, game 2).
 //!
-//! A [`MarathonGame`] holds the rules (course, players, ply limit); a [`MarathonState`] is a small `Copy`
-//! value: occupancy as a `u64` bitboard over the course's cells, each piece's cell and facing, the
-//! ply, the player to move, the winner and an incremental Zobrist-style hash.
+//! A [`MarathonGame`] holds the rules (course, players, ply limit); a [`MarathonState`] is a
+//! small `Copy` value: occupancy as a `u64` bitboard over the course's cells, each piece's cell
+//! and facing, the ply, the player to move, the winner and an incremental Zobrist-style hash.
 //!
 //! # Action encoding
 //!
@@ -18,7 +18,8 @@
 //!        = 9 n                       finished
 //! ```
 //!
-//! so [`MarathonGame::num_actions`](crate::Game::num_actions) is `3 R` (975 on the standard course).
+//! so [`MarathonGame::num_actions`](crate::Game::num_actions) is `3 R` (975 on the standard
+//! course).
 //!
 //! # Notation
 //!

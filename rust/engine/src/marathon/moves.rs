@@ -1,5 +1,5 @@
-//! Moves described for people: the action ↔ move bijection, the text notation (see [`MarathonMove`]),
-//! and positions built from a list of pieces.
+//! Moves described for people: the action ↔ move bijection, the text notation (see
+//! [`MarathonMove`]), and positions built from a list of pieces.
 
 use std::fmt;
 

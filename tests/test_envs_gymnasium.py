@@ -151,3 +151,13 @@ def test_gymnasium_sync_vector_env():
         assert not truncations.any()
     assert ended >= 3
     vec.close()
+
+
+def test_rgb_array_renders_the_picture():
+    pytest.importorskip("cairosvg")
+    for game in ("fish", "marathon"):
+        env = envs.gym_env(game, render_mode="rgb_array")
+        env.reset(seed=1)
+        frame = env.render()
+        assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+        assert frame.min() < 255  # something is drawn on the white background

@@ -111,3 +111,11 @@ def test_render():
     env.reset()
     assert env.render() == str(env.state)
     assert str(env) == "pingvinas_marathon_v0"
+
+
+def test_rgb_array_renders_the_picture():
+    pytest.importorskip("cairosvg")
+    env = envs.pettingzoo_env("fish", render_mode="rgb_array")
+    env.reset(seed=2)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.shape[2] == 3

@@ -38,7 +38,7 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
     - ``env.state`` is the underlying pingvinas state (read it, do not change it).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -55,7 +55,9 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
         if not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
             raise ValueError(f"seat = {seat!r}: expected an int in 0..{players - 1}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode = {render_mode!r}: expected None, 'ansi' or 'human'")
+            raise ValueError(
+                f"render_mode = {render_mode!r}: expected None, 'ansi', 'human' or 'rgb_array'"
+            )
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action = {illegal_action!r}: expected 'raise' or 'lose'")
         self.seat = int(seat)
@@ -130,12 +132,18 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
         reward = float(state.returns()[self.seat]) if state.is_over else 0.0
         return self._observation(), reward, bool(state.is_over), False, self._info()
 
-    def render(self) -> Optional[str]:
-        """``"ansi"``: returns the text board (``str(state)``); ``"human"``: prints it."""
+    def render(self) -> Any:
+        """``"ansi"``: returns the text board (``str(state)``); ``"human"``: prints it;
+        ``"rgb_array"``: the SVG picture's pixels, ``(height, width, 3)`` uint8 (needs the
+        ``png`` extra)."""
         if self.render_mode == "ansi":
             return str(self._require_state())
         if self.render_mode == "human":
             print(self._require_state())
+        if self.render_mode == "rgb_array":
+            from .. import svg
+
+            return svg.to_array(self._require_state().svg())
         return None
 
     # --- helpers ---------------------------------------------------------------------------

@@ -37,11 +37,12 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
     - An illegal action raises :class:`pingvinas.IllegalMoveError` (the state is unchanged;
       ``InvalidMoveError`` for a number outside the action space).
     - ``reset(seed=...)`` seeds the env's generator, which deals the Fish board.
-    - ``render()`` with ``render_mode="ansi"`` returns the text board; ``"human"`` prints it.
+    - ``render()`` with ``render_mode="ansi"`` returns the text board; ``"human"`` prints it;
+      ``"rgb_array"`` returns the picture's pixels (needs the ``png`` extra).
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "pingvinas_v0",
         "is_parallelizable": False,
     }
@@ -51,8 +52,10 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         self.game = _common.resolve_game(game)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode = {render_mode!r}: expected None, 'ansi' or 'human'")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(
+                f"render_mode = {render_mode!r}: expected None, 'ansi', 'human' or 'rgb_array'"
+            )
         self.render_mode = render_mode
         name = getattr(self.game, "name", None) or type(self.game).__name__.lower()
         self.metadata = dict(self.metadata, name=f"pingvinas_{name.replace('-', '_')}_v0")
@@ -120,7 +123,7 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self._agent_to_move()
         self._accumulate_rewards()
 
-    def render(self) -> Optional[str]:
+    def render(self) -> Any:
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "render() without a render_mode: make the env with render_mode='ansi'"
@@ -129,6 +132,10 @@ class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
         if self.render_mode == "human":
             print(self._require_state())
             return None
+        if self.render_mode == "rgb_array":
+            from .. import svg
+
+            return svg.to_array(self._require_state().svg())
         return str(self._require_state())
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ pub enum Error {
     Interrupted(String),
 }
 
+/// The engine's `Result`.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl fmt::Display for Error {

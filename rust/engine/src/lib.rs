@@ -4,6 +4,8 @@
 //! Both games implement [`game::Game`]: a game value (rules, board, course) plus a small `Copy`
 //! state, so search copies states freely and is written once for both games.
 
+#![warn(missing_docs)]
+
 pub mod batch;
 pub mod error;
 pub mod fish;

@@ -17,6 +17,7 @@ pub struct Rng {
 }
 
 impl Rng {
+    /// A generator seeded from `seed` (any value; the state is spread by SplitMix64).
     pub fn new(seed: u64) -> Self {
         let mut z = seed;
         let mut s = [0; 4];
@@ -35,6 +36,7 @@ impl Rng {
         ))
     }
 
+    /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         let result = (self.s[0].wrapping_add(self.s[3]))

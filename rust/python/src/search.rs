@@ -366,10 +366,17 @@ impl PySearcher {
         self.stop.reset();
         let options = &self.options;
         let kept = kept(&mut inner, &game, choice, options);
-        let result = crate::detached::run(py, &self.stop, |stop| {
+        let mut search = |stop: &StopFlag| {
             kept.searcher
                 .search(&*kept.game, &*kept.eval, &state, &budget, stop.clone())
-        })?
+        };
+        // Greedy and random look one ply ahead: microseconds, not worth a worker thread.
+        let result = if matches!(choice, Choice::Greedy | Choice::Random) {
+            let stop = self.stop.clone();
+            py.detach(move || search(&stop))
+        } else {
+            crate::detached::run(py, &self.stop, search)?
+        }
         .py()?;
         result_tuple(py, &*game, &state, &result, choice)
     }

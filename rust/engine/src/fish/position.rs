@@ -9,6 +9,9 @@ use crate::invalid;
 
 impl FishGame {
     /// The cell at `(row, col)` if it holds a floe of this board, with errors naming the cell.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a cell off the grid or without a floe.
     pub fn floe_at(&self, row: i64, col: i64, what: &str) -> Result<Cell> {
         let board = self.board();
         let Some(cell) = board.cell(row, col) else {
@@ -29,6 +32,11 @@ impl FishGame {
     /// Unreachable
     /// floes are removed at once, and a player to move who cannot move lifts their penguins as
     /// the rules say, so the result is a normal position of the game.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a position the rules or the engine's limits do not allow: cells off
+    /// the board or without a floe, two penguins on one floe, too many penguins, a bad player
+    /// to move, scores out of range.
     pub fn position(
         &self,
         penguins: &[Vec<(i64, i64)>],
@@ -110,6 +118,9 @@ impl FishGame {
 }
 
 /// Checks a board grid and rules together (used by configs and JSON).
+///
+/// # Errors
+/// `Error::Invalid` for a bad grid (see [`Board::from_grid`]).
 pub fn make_game(rules: Rules, grid: &[Vec<u8>]) -> Result<FishGame> {
     Ok(FishGame::new(rules, Board::from_grid(grid)?))
 }

@@ -89,6 +89,10 @@ impl<C> RawConfig<C> {
 impl Config {
     /// Reads a TOML config; `origin` (a file name, say) starts error messages. The course is
     /// checked here, and its errors give the line and column in the TOML text.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for bad TOML, an unknown key, a value out of range or a bad course map,
+    /// naming `origin` and the place.
     pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
         let raw: RawConfig<Spanned<String>> = toml::from_str(text)
             .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
@@ -113,6 +117,9 @@ impl Config {
     }
 
     /// Reads a JSON config with the same keys (for configs given as Python dicts).
+    ///
+    /// # Errors
+    /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str, origin: &str) -> Result<Config> {
         let raw: RawConfig<String> = serde_json::from_str(text)
             .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
@@ -125,6 +132,9 @@ impl Config {
     }
 
     /// A bundled config by name or short name (`standard`, `5`, `l`, `zigzag`), any case.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for an unknown name (the message lists the choices).
     pub fn bundled(name: &str) -> Result<Config> {
         let key = name.trim().to_ascii_lowercase();
         let key = ALIASES
@@ -142,6 +152,9 @@ impl Config {
     }
 
     /// The game this config describes.
+    ///
+    /// # Errors
+    /// `Error::Invalid` when the course map or the player count is not valid.
     pub fn build(&self) -> Result<Marathon> {
         self.check_texts()?;
         let course = Course::parse(&self.course)?;

@@ -130,6 +130,9 @@ impl Dir {
     }
 
     /// Reads `"N"`, `"ne"`, … (case-insensitive).
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a map that is not a valid course.
     pub fn parse(text: &str) -> Option<Dir> {
         Dir::NAMES
             .iter()

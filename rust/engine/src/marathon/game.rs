@@ -38,6 +38,9 @@ impl Eq for MarathonGame {}
 
 impl MarathonGame {
     /// A game on `course` for `players` (2 to 5) players with the given ply limit (at least 1).
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a player count outside 2 to 5 or a zero ply limit.
     pub fn new(name: &str, course: Course, players: usize, ply_limit: u32) -> Result<MarathonGame> {
         if !(2..=MAX_PLAYERS).contains(&players) {
             return crate::invalid!("Penguin Marathon is for 2 to 5 players, not {players}");
@@ -65,17 +68,26 @@ impl MarathonGame {
 
     /// A bundled variant by name or alias (`"marathon"`/`"standard"`, `"marathon-5"`/`"5"`,
     /// `"marathon-l"`/`"l"`, `"marathon-zigzag"`/`"zigzag"`).
+    ///
+    /// # Errors
+    /// `Error::Invalid` for an unknown name.
     pub fn variant(name: &str) -> Result<MarathonGame> {
         Config::bundled(name)?.build()
     }
 
     /// A copy for another number of players.
+    ///
+    /// # Errors
+    /// As [`MarathonGame::new`].
     pub fn with_players(&self, players: usize) -> Result<MarathonGame> {
         MarathonGame::new(&self.name, self.course.clone(), players, self.ply_limit)
             .map(|m| m.with_description(&self.description))
     }
 
     /// A copy with another ply limit.
+    ///
+    /// # Errors
+    /// As [`MarathonGame::new`].
     pub fn with_ply_limit(&self, ply_limit: u32) -> Result<MarathonGame> {
         MarathonGame::new(&self.name, self.course.clone(), self.players, ply_limit)
             .map(|m| m.with_description(&self.description))
@@ -381,6 +393,9 @@ impl MarathonGame {
     }
 
     /// Plays `action` after checking that it is legal; on error the state is unchanged.
+    ///
+    /// # Errors
+    /// `Error::IllegalMove` (with the reason) when `action` is not legal in `s`.
     pub fn play(&self, s: &mut MarathonState, action: Action) -> Result<()> {
         if !self.is_legal(s, action) {
             return Err(Error::IllegalMove(self.why_illegal(s, action)));

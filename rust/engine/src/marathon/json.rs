@@ -75,6 +75,9 @@ pub fn to_json(game: &MarathonGame, s: &MarathonState) -> String {
 
 /// A piece from its fields as people write them (`kind` "mama"/"M", `status` "waiting" /
 /// "on course" / "finished", `facing` "N".."NW" or none for upright); `what` names it in errors.
+///
+/// # Errors
+/// `Error::Invalid` for an unknown kind, status or facing, or fields that do not fit together.
 pub fn piece_from_parts(
     what: &str,
     owner: usize,

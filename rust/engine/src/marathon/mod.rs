@@ -1,8 +1,8 @@
 //! Penguin Marathon (rules: `RULES.md`, game 2).
 //!
-//! A [`Marathon`] holds the rules (course, players, ply limit); a [`State`] is a small `Copy`
-//! value: occupancy as a `u64` bitboard over the course's cells, each piece's cell and facing, the
-//! ply, the player to move, the winner and an incremental Zobrist-style hash.
+//! A [`MarathonGame`] holds the rules (course, players, ply limit); a [`MarathonState`] is a
+//! small `Copy` value: occupancy as a `u64` bitboard over the course's cells, each piece's cell
+//! and facing, the ply, the player to move, the winner and an incremental Zobrist-style hash.
 //!
 //! # Action encoding
 //!
@@ -18,11 +18,12 @@
 //!        = 9 n                       finished
 //! ```
 //!
-//! so [`Marathon::num_actions`](crate::Game::num_actions) is `3 R` (975 on the standard course).
+//! so [`MarathonGame::num_actions`](crate::Game::num_actions) is `3 R` (975 on the standard
+//! course).
 //!
 //! # Notation
 //!
-//! See [`Move`]: `B 0,1 S 3,1 SE`, `P 4,1 stand`, `M -1,0 SE 0,1 E`, `B 10,1 S finish`.
+//! See [`MarathonMove`]: `B 0,1 S 3,1 SE`, `P 4,1 stand`, `M -1,0 SE 0,1 E`, `B 10,1 S finish`.
 
 mod config;
 mod course;

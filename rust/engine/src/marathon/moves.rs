@@ -1,5 +1,5 @@
-//! Moves described for people: the action ↔ move bijection, the text notation (see [`MarathonMove`]),
-//! and positions built from a list of pieces.
+//! Moves described for people: the action ↔ move bijection, the text notation (see
+//! [`MarathonMove`]), and positions built from a list of pieces.
 
 use std::fmt;
 
@@ -17,7 +17,9 @@ pub enum Place {
     Waiting,
     /// On `cell` (`(row, col)`), lying pointed at `facing`, or upright when `None`.
     OnCourse {
+        /// `(row, col)` of the cell.
         cell: (i32, i32),
+        /// Where a lying piece points; `None` when upright.
         facing: Option<Dir>,
     },
     /// Across the finish line.
@@ -182,6 +184,9 @@ impl MarathonGame {
     }
 
     /// The action that moves the player to move's `kind` to `place` (legal or not).
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a place that is not on this course.
     pub fn action_of(&self, kind: Kind, place: Place) -> Result<Action> {
         let n = self.course.len() as u32;
         let result = match place {
@@ -206,6 +211,9 @@ impl MarathonGame {
     }
 
     /// The move of a legal `action`: the canonical way to play it.
+    ///
+    /// # Errors
+    /// `Error::IllegalMove` when `action` is not legal in `s`.
     pub fn describe(&self, s: &MarathonState, action: Action) -> Result<MarathonMove> {
         if !self.is_legal(s, action) {
             return Err(Error::IllegalMove(self.why_illegal(s, action)));
@@ -274,6 +282,9 @@ impl MarathonGame {
     }
 
     /// Plays a move (checked against the position: it must be the legal move it describes).
+    ///
+    /// # Errors
+    /// `Error::IllegalMove` when `mv` is not a legal move of `s`.
     pub fn play_move(&self, s: &mut MarathonState, mv: &MarathonMove) -> Result<()> {
         let here = self.describe(s, mv.action)?;
         if here != *mv {
@@ -289,6 +300,9 @@ impl MarathonGame {
     /// Reads a move in the notation (see the module docs) and checks that it is legal.
     /// Badly formed text is an `Error::Parse`; a well-formed move the rules forbid here is an
     /// `Error::IllegalMove` with the reason.
+    ///
+    /// # Errors
+    /// `Error::Parse` for badly formed text, `Error::IllegalMove` for a move the rules forbid here.
     pub fn parse_move(&self, s: &MarathonState, text: &str) -> Result<MarathonMove> {
         let bad = |why: &str| {
             Error::Parse(format!(
@@ -509,6 +523,10 @@ impl MarathonGame {
     /// has no legal action the turn passes on as in play; the game is over (and `to_move`
     /// ignored) when a family is home, when `ply` has reached the ply limit, or when nobody can
     /// move.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for pieces the rules or the course do not allow (a cell off the course,
+    /// two pieces on one cell, a piece listed twice, a bad player).
     pub fn position(&self, pieces: &[Piece], to_move: usize, ply: u32) -> Result<MarathonState> {
         let mut s = self.new_state();
         let mut listed = [false; super::MAX_PLAYERS * PIECES];
@@ -590,6 +608,9 @@ impl MarathonGame {
     }
 
     /// The move for an action as text, or an error if it is not legal here.
+    ///
+    /// # Errors
+    /// `Error::IllegalMove` when `action` is not legal in `s`.
     pub fn action_to_notation(&self, s: &MarathonState, action: Action) -> Result<String> {
         Ok(self.describe(s, action)?.to_string())
     }

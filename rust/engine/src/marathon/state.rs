@@ -92,7 +92,7 @@ impl std::str::FromStr for Kind {
 
 /// A position: small and `Copy` (56 bytes).
 ///
-/// Equality compares everything, the ply included; [`Game::hash`] covers the pieces and the
+/// Equality compares everything, the ply included; [`Game::hash`](crate::Game::hash) covers the pieces and the
 /// player to move (or the game being over) but not the ply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MarathonState {

@@ -89,7 +89,9 @@ pub fn random_playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng) -> Ret
 /// Which search to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algorithm {
+    /// Monte Carlo tree search ([`mcts`]).
     Mcts,
+    /// Alpha-beta ([`alphabeta`]).
     AlphaBeta,
 }
 
@@ -109,6 +111,7 @@ pub struct SearchResult {
     pub iterations: u64,
     /// Alpha-beta: the last completed iteration depth; MCTS: the depth of the deepest leaf.
     pub depth: u32,
+    /// Wall-clock time the search took.
     pub elapsed: Duration,
     /// MCTS: visit count of each root action (ascending action order); alpha-beta: empty.
     pub visits: Vec<(Action, u64)>,
@@ -153,7 +156,9 @@ pub fn check_start<G: Game>(
 /// The algorithms a [`Searcher`] can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
+    /// Monte Carlo tree search ([`mcts`]).
     Mcts,
+    /// Alpha-beta with iterative deepening ([`alphabeta`]).
     AlphaBeta,
     /// One ply: the move with the largest [`Evaluate::order_hint`], ties broken at random.
     Greedy,
@@ -186,6 +191,7 @@ impl Choice {
         }
     }
 
+    /// The name [`Choice::parse`] reads.
     pub fn name(self) -> &'static str {
         match self {
             Choice::Mcts => "mcts",
@@ -198,6 +204,7 @@ impl Choice {
 
 /// A player that keeps its search state (MCTS trees, the transposition table) between moves.
 pub struct Searcher<S> {
+    /// The algorithm it runs.
     pub choice: Choice,
     mcts: mcts::Mcts<S>,
     ab: Option<alphabeta::AlphaBeta>,
@@ -206,6 +213,8 @@ pub struct Searcher<S> {
 }
 
 impl<S: Copy + PartialEq + Send> Searcher<S> {
+    /// A player running `choice`, with these settings for MCTS and alpha-beta (the alpha-beta
+    /// table is allocated on its first search).
     pub fn new(
         choice: Choice,
         mcts: mcts::MctsConfig,

@@ -203,6 +203,7 @@ impl Tt {
         ((hash & self.mask) as usize, (hash >> 32) as u32 | 1)
     }
 
+    /// The entry stored for `hash`, if its bucket still holds one.
     pub fn probe(&self, hash: u64) -> Option<Hit> {
         let (i, check) = self.split(hash);
         self.buckets[i]
@@ -223,6 +224,8 @@ impl Tt {
             })
     }
 
+    /// Stores a search result for `hash`, replacing the entry of the same position or the least
+    /// valuable one of its bucket (older searches and shallower depths go first).
     pub fn store(
         &self,
         hash: u64,

@@ -248,6 +248,7 @@ pub enum Reward {
 /// Which seat the learner plays in single-agent mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Learner {
+    /// This seat in every game.
     Seat(usize),
     /// A seat drawn per game from the game's seed.
     Random,
@@ -258,9 +259,11 @@ pub enum Learner {
 pub struct Options<G> {
     /// Threads for a step; 0 for every core.
     pub threads: usize,
+    /// What a step rewards.
     pub reward: Reward,
     /// Single-agent mode: the agent playing every seat but the learner's.
     pub opponent: Option<AgentMaker<G>>,
+    /// The learner's seat in single-agent mode.
     pub learner: Learner,
 }
 
@@ -278,9 +281,11 @@ impl<G> Default for Options<G> {
 /// An integer type for the compact legal actions (`i16` when the action space allows, else
 /// `i32`); rows are padded with -1.
 pub trait ActionInt: Copy + Send + Sync + 'static {
+    /// The padding after a row's legal actions: -1.
     const PAD: Self;
     /// The largest action it holds.
     const MAX: usize;
+    /// An action (or a count) that fits.
     fn of(value: usize) -> Self;
 }
 
@@ -305,13 +310,17 @@ impl ActionInt for i32 {
 /// The sizes of one env's rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dims {
+    /// Envs in the vector env.
     pub num_envs: usize,
     /// `f32`s per observation.
     pub observation: usize,
+    /// `(planes, rows, cols)` of one observation.
     pub observation_shape: [usize; 3],
+    /// Size of the action space (of one mask row).
     pub num_actions: usize,
     /// Width of the compact legal-action rows.
     pub legal_width: usize,
+    /// Players of the game.
     pub players: usize,
     /// Rewards per env: `players`, or 1 in single-agent mode.
     pub rewards: usize,
@@ -335,7 +344,9 @@ pub struct Outputs<'a, A> {
     pub to_move: &'a mut [i32],
     /// `rewards` per env.
     pub rewards: &'a mut [f32],
+    /// One per env: whether its game ended in this step.
     pub terminated: &'a mut [bool],
+    /// One per env: always false (no game is cut short).
     pub truncated: &'a mut [bool],
     /// Whether the env's game ended in this step (the rows of `final_*` that hold data).
     pub ended: &'a mut [bool],
@@ -710,10 +721,12 @@ impl<G: VectorGame> VectorEnv<G> {
         Ok(env)
     }
 
+    /// The sizes of every output row.
     pub fn dims(&self) -> &Dims {
         &self.shared.dims
     }
 
+    /// The number of envs.
     pub fn num_envs(&self) -> usize {
         self.slots.len()
     }
@@ -807,7 +820,8 @@ impl<G: VectorGame> VectorEnv<G> {
         }
     }
 
-    /// Starts a new game in every env (see [`VectorEnv::restart`]) and writes the outputs:
+    /// Starts a new game in every env (game 0 of each env's stream from `seed` when given, else
+    /// each env's next game) and writes the outputs:
     /// observations, legal actions and players to move; zero rewards, no terminations.
     ///
     /// # Errors

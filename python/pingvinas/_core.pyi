@@ -226,6 +226,10 @@ class FishState:
     def board(self) -> npt.NDArray[np.int32]:
         """Fish on each remaining floe, shape ``(rows, cols)``; 0 for gaps and removed floes."""
     @property
+    def start_board(self) -> npt.NDArray[np.int32]:
+        """The board at the start of the game, shape ``(rows, cols)``: fish on every floe,
+        those gone since included; 0 for gaps."""
+    @property
     def penguins(self) -> list[list[_Cell]]:
         """Penguins on the board, one list of ``(row, col)`` per player."""
     @property

@@ -357,8 +357,8 @@ def _fish_svg(
     root = _root(width, height, size)
     owner = {tuple(p): i for i, cells in enumerate(penguins) for p in cells}
     # The floes of the deal that are gone (taken or removed): a faint outline, nothing inside.
-    dealt = state.game.to_config().get("board")
-    if isinstance(dealt, list):
+    dealt = state.start_board.tolist()
+    if dealt:
         gone = _el(root, "g", class_="removed")
         for r, row in enumerate(dealt[:rows]):
             for c, fish in enumerate(row[:cols]):

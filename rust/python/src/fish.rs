@@ -495,6 +495,18 @@ impl PyFishState {
         grid.into_pyarray(py)
     }
 
+    /// The board as it was at the start of the game: fish on every floe, those gone since
+    /// included, as a numpy int array (rows, cols); 0 for gaps.
+    #[getter]
+    fn start_board<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let grid = self.game.board().grid();
+        let rows: Vec<Vec<i32>> = grid
+            .iter()
+            .map(|row| row.iter().map(|&f| f as i32).collect())
+            .collect();
+        Ok(PyArray2::from_vec2(py, &rows)?)
+    }
+
     /// Penguins on the board, one list of `(row, col)` per player.
     #[getter]
     fn penguins(&self) -> Vec<Vec<(usize, usize)>> {

@@ -92,11 +92,12 @@ pub fn play<G: Bind>(game: &G, s: &mut G::State, mv: &Bound<'_, PyAny>) -> PyRes
     Ok(())
 }
 
-/// The legal actions of `s` (ascending).
-pub fn actions<G: Bind>(game: &G, s: &G::State) -> ActionList {
+/// `f` of the legal actions of `s` (ascending), read in place: the list is 4 KiB, and copying
+/// it out of a function cost more than making it.
+pub fn with_actions<G: Bind, T>(game: &G, s: &G::State, f: impl FnOnce(&[Action]) -> T) -> T {
     let mut out = ActionList::new();
     game.legal_actions(s, &mut out);
-    out
+    f(&out)
 }
 
 /// The observation tensor of `s` from the view of `player` (default: the player to move),
@@ -120,9 +121,11 @@ pub fn mask<'py, G: Bind>(py: Python<'py>, game: &G, s: &G::State) -> Bound<'py,
     let array = PyArray1::<bool>::zeros(py, game.num_actions(), false);
     // SAFETY: as in `observation`.
     let out = unsafe { array.as_slice_mut() }.expect("a new array is contiguous");
-    for &a in &actions(game, s) {
-        out[a as usize] = true;
-    }
+    with_actions(game, s, |actions| {
+        for &a in actions {
+            out[a as usize] = true;
+        }
+    });
     array
 }
 
@@ -201,10 +204,12 @@ macro_rules! state_class {
 
             /// The legal moves, in ascending action order.
             fn legal_moves(&self) -> Vec<$move> {
-                $crate::state::actions(&*self.game, &self.state)
-                    .iter()
-                    .map(|&a| self.game.py_move(&self.state, a))
-                    .collect()
+                $crate::state::with_actions(&*self.game, &self.state, |actions| {
+                    actions
+                        .iter()
+                        .map(|&a| self.game.py_move(&self.state, a))
+                        .collect()
+                })
             }
 
             /// The legal actions, ascending (empty only when the game is over).
@@ -212,7 +217,9 @@ macro_rules! state_class {
                 &self,
                 py: Python<'py>,
             ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-                $crate::ints::action_list(py, &$crate::state::actions(&*self.game, &self.state))
+                $crate::state::with_actions(&*self.game, &self.state, |actions| {
+                    $crate::ints::action_list(py, actions)
+                })
             }
 
             /// A numpy bool array over the action space, `True` for legal actions.

@@ -65,12 +65,14 @@ sdist = tarfile.open(sys.argv[2]).getnames()
 def need(names, suffix, where):
     if not any(n.endswith(suffix) for n in names):
         sys.exit(f"wheels: {suffix} missing from the {where}")
-for suffix in ("pingvinas/_core.pyi", "pingvinas/py.typed", "pingvinas/variants/fish.toml",
-               "pingvinas/variants/marathon.toml", "pingvinas/web/static/index.html",
+# The bundled variants are compiled into the extension (rust/engine/variants/, read by the
+# engine's table), so the sdist must carry them and the wheel needs no copy.
+for suffix in ("pingvinas/_core.pyi", "pingvinas/py.typed", "pingvinas/web/static/index.html",
                "pingvinas/web/static/app.js", "pingvinas/web/static/style.css", "/LICENSE"):
     need(wheel, suffix, "wheel")
 for suffix in ("/LICENSE", "/Cargo.lock", "/pyproject.toml", "/rust/engine/Cargo.toml",
-               "pingvinas/variants/fish.toml", "pingvinas/web/static/app.js"):
+               "rust/engine/variants/fish.toml", "rust/engine/variants/marathon.toml",
+               "pingvinas/web/static/app.js"):
     need(sdist, suffix, "sdist")
 print(f"wheels: {len(wheel)} files in the wheel, {len(sdist)} in the sdist")
 PY

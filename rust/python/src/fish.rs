@@ -3,7 +3,7 @@
 //! Fish has.
 
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
@@ -67,8 +67,9 @@ pub struct PyFish {
     rules: Rules,
     /// A game on a fixed board; `None` deals a standard board for each new state.
     fixed: Option<Arc<FishGame>>,
-    /// The fixed game, or one standard deal: what sizes are read from.
-    sample: Arc<FishGame>,
+    /// The fixed game, or one standard deal: what sizes are read from (made when first asked:
+    /// learning loops make a `Fish()` per game and never ask).
+    sample: OnceLock<Arc<FishGame>>,
     name: Option<String>,
     description: Option<String>,
 }
@@ -82,13 +83,10 @@ impl PyFish {
             ))),
             None => None,
         };
-        let sample = fixed
-            .clone()
-            .unwrap_or_else(|| Arc::new(FishGame::dealt(rules, 0)));
         Ok(PyFish {
             rules,
             fixed,
-            sample,
+            sample: OnceLock::new(),
             name: None,
             description: None,
         })
@@ -107,10 +105,19 @@ impl PyFish {
         PyFish {
             rules: *game.rules(),
             fixed: (!game.is_dealt()).then(|| game.clone()),
-            sample: game,
+            sample: OnceLock::from(game),
             name: None,
             description: None,
         }
+    }
+
+    /// The fixed game, or one standard deal.
+    fn sample(&self) -> &FishGame {
+        self.sample.get_or_init(|| {
+            self.fixed
+                .clone()
+                .unwrap_or_else(|| Arc::new(FishGame::dealt(self.rules, 0)))
+        })
     }
 
     /// The game for a new state: the fixed board, or a standard board dealt from `seed`.
@@ -238,31 +245,31 @@ impl PyFish {
 
     #[getter]
     fn rows(&self) -> usize {
-        self.sample.board().rows()
+        self.sample().board().rows()
     }
 
     #[getter]
     fn cols(&self) -> usize {
-        self.sample.board().cols()
+        self.sample().board().cols()
     }
 
     /// Size of the fixed action space of this variant's board.
     #[getter]
     fn num_actions(&self) -> usize {
-        self.sample.num_actions()
+        self.sample().num_actions()
     }
 
     /// Shape `(planes, rows, cols)` of `state.observation_tensor()`.
     #[getter]
     fn observation_shape(&self) -> (usize, usize, usize) {
-        let [p, r, c] = self.sample.observation_shape();
+        let [p, r, c] = self.sample().observation_shape();
         (p, r, c)
     }
 
     /// The most actions a game can last: placements plus one per floe.
     #[getter]
     fn max_game_length(&self) -> usize {
-        self.sample.max_game_length()
+        self.sample().max_game_length()
     }
 
     /// The opening position: placement phase, player 0 to place. `seed` (any int) deals the

@@ -251,3 +251,18 @@ def check_rejected(
 def _short(value: Any) -> str:
     text = repr(value) if not isinstance(value, BaseException) else str(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_state(state: Any) -> None:
+    """The state-only checks at once: actions, children, round trips, one illegal and two
+    out-of-range actions refused, and the end."""
+    check_actions(state)
+    check_children(state)
+    check_round_trips(state)
+    legal = set(state.legal_actions())
+    illegal = next(a for a in range(state.num_actions) if a not in legal)
+    check_rejected(state, illegal, rejection_error(state, illegal))
+    for bad in (state.num_actions, -1):
+        check_rejected(state, bad, ValueError)
+    if state.is_over:
+        check_terminal(state)

@@ -1023,16 +1023,7 @@ def _key(move):
 @PROPERTY_SETTINGS
 @given(custom_states())
 def test_contract_on_custom_games(state):
-    contract.check_actions(state)
-    contract.check_children(state)
-    contract.check_round_trips(state)
-    legal = set(state.legal_actions())
-    illegal = next(a for a in range(state.num_actions) if a not in legal)
-    contract.check_rejected(state, illegal, contract.rejection_error(state, illegal))
-    for bad in (state.num_actions, -1):
-        contract.check_rejected(state, bad, ValueError)
-    if state.is_over:
-        contract.check_terminal(state)
+    contract.check_state(state)
 
 
 @PROPERTY_SETTINGS

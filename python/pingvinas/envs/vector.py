@@ -40,6 +40,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .. import _core
+from ._common import resolve_game
 
 __all__ = ["PingvinasVectorEnv", "gym_vector_env", "register"]
 
@@ -47,18 +48,6 @@ Game = Union[_core.Fish, _core.Marathon]
 
 #: The ids this module gives a vector entry point, with their default game.
 IDS = {"pingvinas/Fish-v0": "fish", "pingvinas/Marathon-v0": "marathon"}
-
-
-def _game(game: Union[str, Game]) -> Game:
-    if isinstance(game, (_core.Fish, _core.Marathon)):
-        return game
-    if isinstance(game, str):
-        from .. import load_game
-
-        return load_game(game)
-    raise TypeError(
-        f"game must be a pingvinas Fish or Marathon, or a variant name, got {type(game).__name__}"
-    )
 
 
 class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
@@ -81,7 +70,7 @@ class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
     ) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode = {render_mode!r}: expected None or 'ansi'")
-        self.game = _game(game)
+        self.game = resolve_game(game)
         self.env = _core.VectorEnv(
             self.game,
             num_envs,

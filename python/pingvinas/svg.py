@@ -86,6 +86,30 @@ def _points(pts: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{_num(x)},{_num(y)}" for x, y in pts)
 
 
+def _player_disc(parent: ET.Element, x: float, y: float, player: int, r: float) -> None:
+    """A player's disc in a legend: their colour with their letter (text 1 unit larger than
+    the radius)."""
+    _el(
+        parent,
+        "circle",
+        cx=x,
+        cy=y,
+        r=r,
+        fill=PALETTE[player % 5],
+        stroke=_INK,
+        stroke_width=1.0,
+    )
+    _text(
+        parent,
+        x,
+        y,
+        _LETTERS[player % 5],
+        r + 1.0,
+        fill=_ON_PALETTE[player % 5],
+        font_weight="bold",
+    )
+
+
 def _text(parent: ET.Element, x: float, y: float, s: str, size: float, **attrs: Any) -> ET.Element:
     attrs.setdefault("text_anchor", "middle")
     attrs.setdefault("fill", _INK)
@@ -491,25 +515,7 @@ def _fish_svg(
                     points=_points([(x, y - 5), (x + 7, y), (x, y + 5)]),
                     fill=_INK,
                 )
-            _el(
-                legend_g,
-                "circle",
-                cx=x + 18,
-                cy=y,
-                r=8.0,
-                fill=PALETTE[player % 5],
-                stroke=_INK,
-                stroke_width=1.0,
-            )
-            _text(
-                legend_g,
-                x + 18,
-                y,
-                _LETTERS[player % 5],
-                9.0,
-                fill=_ON_PALETTE[player % 5],
-                font_weight="bold",
-            )
+            _player_disc(legend_g, x + 18, y, player, 8.0)
             fish, nfloes = scores[player]
             _text(legend_g, x + 31, y, f"{fish} fish, {nfloes} floes", 12.0, text_anchor="start")
         phase = state.phase
@@ -839,25 +845,7 @@ def _marathon_svg(
                 points=_points([(px + 2, y - 5), (px + 9, y), (px + 2, y + 5)]),
                 fill=_INK,
             )
-        _el(
-            table,
-            "circle",
-            cx=px + 20,
-            cy=y,
-            r=9.0,
-            fill=PALETTE[player % 5],
-            stroke=_INK,
-            stroke_width=1.0,
-        )
-        _text(
-            table,
-            px + 20,
-            y,
-            _LETTERS[player % 5],
-            10.0,
-            fill=_ON_PALETTE[player % 5],
-            font_weight="bold",
-        )
+        _player_disc(table, px + 20, y, player, 9.0)
         for p in state.pieces:
             if p.owner != player or p.status == "on course":
                 continue

@@ -13,7 +13,7 @@ use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyInt, PyList, PySequence, PyString, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PySequence, PyString, PyTuple, PyType};
 
 use crate::args;
 use crate::errors::{IllegalMoveError, ToPyResult};
@@ -57,53 +57,19 @@ fn py_piece<'py>(py: Python<'py>, p: &Piece) -> PyResult<Bound<'py, PyAny>> {
     ))
 }
 
-/// A non-negative int that fits `T`, or a ValueError/TypeError naming `what`.
-fn small_int<T: TryFrom<i64>>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
-    if !(value.is_instance_of::<PyInt>() || value.hasattr("__index__")?)
-        || value.is_instance_of::<pyo3::types::PyBool>()
-    {
-        return Err(PyTypeError::new_err(format!(
-            "{what} must be an int, not {}",
-            value.get_type().name()?
-        )));
-    }
-    let n: i64 = value
-        .extract()
-        .map_err(|_| PyValueError::new_err(format!("{what} = {value} is out of range")))?;
-    if n < 0 {
-        return Err(PyValueError::new_err(format!(
-            "{what} = {n} must not be negative"
-        )));
-    }
-    T::try_from(n).map_err(|_| PyValueError::new_err(format!("{what} = {n} is out of range")))
-}
-
+/// A cell, or `None`: any pair of ints (`args::cell`) that fits the course's coordinates.
 fn cell_of(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Cell>> {
     if value.is_none() {
         return Ok(None);
     }
-    let bad = || {
-        PyValueError::new_err(format!(
-            "{what}: cell must be None or (row, col), not {value:?}"
-        ))
-    };
-    if value.is_instance_of::<PyString>() {
-        return Err(bad());
+    let (r, c) = args::cell(value, what)?;
+    match (i32::try_from(r), i32::try_from(c)) {
+        (Ok(r), Ok(c)) => Ok(Some((r, c))),
+        _ => Err(PyValueError::new_err(format!(
+            "{what}: cell {} is not on the course",
+            args::quote(value)
+        ))),
     }
-    let seq = value.cast::<PySequence>().map_err(|_| bad())?;
-    if seq.len()? != 2 {
-        return Err(bad());
-    }
-    let coord = |i: usize| -> PyResult<i32> {
-        let v = seq.get_item(i)?;
-        if !v.is_instance_of::<PyInt>() || v.is_instance_of::<pyo3::types::PyBool>() {
-            return Err(bad());
-        }
-        v.extract::<i32>().map_err(|_| {
-            PyValueError::new_err(format!("{what}: cell {value:?} is not on the course"))
-        })
-    };
-    Ok(Some((coord(0)?, coord(1)?)))
 }
 
 fn opt_str(value: Option<Bound<'_, PyAny>>, what: &str, field: &str) -> PyResult<Option<String>> {
@@ -177,7 +143,7 @@ fn extract_piece(value: &Bound<'_, PyAny>, i: usize) -> PyResult<Piece> {
             value.get_type().name()?
         )));
     };
-    let owner: usize = small_int(&owner, &format!("{what}: owner"))?;
+    let owner = args::count(&owner, &format!("{what}: owner"), 0, usize::MAX as u64)? as usize;
     let kind = opt_str(Some(kind), &what, "kind")?.unwrap_or_default();
     let cell = match cell {
         Some(c) => cell_of(&c, &what)?,
@@ -229,8 +195,10 @@ impl PyMarathon {
         course: &str,
         ply_limit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let players: usize = players.map_or(Ok(2), |p| small_int(p, "players"))?;
-        let ply_limit: u32 = ply_limit.map_or(Ok(500), |p| small_int(p, "ply_limit"))?;
+        let players =
+            players.map_or(Ok(2), |p| args::count(p, "players", 0, usize::MAX as u64))? as usize;
+        let ply_limit =
+            ply_limit.map_or(Ok(500), |p| args::count(p, "ply_limit", 0, u32::MAX as u64))? as u32;
         let mut config = if course.contains('#') {
             Config {
                 name: "custom".into(),
@@ -403,11 +371,11 @@ impl PyMarathon {
             }
         }
         let to_move: usize = match to_move {
-            Some(t) if !t.is_none() => small_int(t, "to_move")?,
+            Some(t) if !t.is_none() => args::count(t, "to_move", 0, usize::MAX as u64)? as usize,
             _ => 0,
         };
         let ply: u32 = match ply {
-            Some(p) if !p.is_none() => small_int(p, "ply")?,
+            Some(p) if !p.is_none() => args::count(p, "ply", 0, u32::MAX as u64)? as u32,
             _ => 0,
         };
         let state = self.game.position(&list, to_move, ply).py()?;

@@ -249,30 +249,17 @@ where
     G::slot(inner).expect("just stored")
 }
 
-/// Checks a budget for `choice`: each algorithm honours only some limits, and a search with
-/// none it honours would not end.
-fn budget_for(choice: Choice, budget: Budget) -> PyResult<Budget> {
+/// The budget of a search: as given, or one second when none is given to an algorithm that
+/// needs one (greedy and random look one ply ahead and need none). Whether the algorithm can
+/// honour it is the engine's check (`search::check_start`).
+fn budget_for(choice: Choice, budget: Budget) -> Budget {
     let given = budget.time.is_some()
         || budget.iterations.is_some()
         || budget.nodes.is_some()
         || budget.depth.is_some();
     match choice {
-        // One ply: any budget (or none) is enough.
-        Choice::Greedy | Choice::Random => Ok(budget),
-        _ if !given => Ok(Budget::time(1.0)),
-        Choice::AlphaBeta
-            if budget.time.is_none() && budget.nodes.is_none() && budget.depth.is_none() =>
-        {
-            Err(PyValueError::new_err(
-                "alpha-beta counts nodes and depth, not iterations: give time, nodes or depth \
-                 (for Fish, algorithm=\"auto\" is alpha-beta; use algorithm=\"mcts\" for an \
-                 iteration budget)",
-            ))
-        }
-        Choice::Mcts if budget.is_unbounded() => Err(PyValueError::new_err(
-            "an MCTS search needs time, iterations or nodes (depth alone does not bound it)",
-        )),
-        _ => Ok(budget),
+        Choice::Mcts | Choice::AlphaBeta if !given => Budget::time(1.0),
+        _ => budget,
     }
 }
 
@@ -344,11 +331,8 @@ impl PySearcher {
     where
         G::State: Send,
     {
-        if game.is_over(&state) {
-            return Err(PyValueError::new_err("cannot search a finished game"));
-        }
         let choice = self.options.algorithm.choice(&*game);
-        let budget = budget_for(choice, budget)?;
+        let budget = budget_for(choice, budget);
         let mut inner =
             match self.inner.try_lock() {
                 Ok(guard) => guard,

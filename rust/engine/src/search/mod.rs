@@ -145,7 +145,10 @@ pub fn check_start<G: Game>(
         && budget.depth.is_none()
     {
         return if budget.iterations.is_some() {
-            invalid!("alpha-beta counts nodes and depth, not iterations: give time, nodes or depth")
+            invalid!(
+                "alpha-beta counts nodes and depth, not iterations: give time, nodes or depth \
+                 (or use MCTS, which counts iterations)"
+            )
         } else {
             invalid!("an alpha-beta search needs a time, depth or node budget")
         };

@@ -249,10 +249,8 @@ fn uniform_playout_values_match_mcts_puct_statistics() {
     let seeds = 200;
     let iterations = 400;
     let (mut share_puct, mut share_mcts) = (0.0, 0.0);
-    let (mut best_puct, mut best_mcts) = (
-        std::collections::BTreeMap::new(),
-        std::collections::BTreeMap::new(),
-    );
+    let mut best_puct = std::collections::BTreeMap::<u32, i32>::new();
+    let mut best_mcts = best_puct.clone();
     for seed in 0..seeds {
         let mut rng = Rng::new(1000 + seed);
         let mut ev = PerLeaf {

@@ -990,6 +990,94 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
     }
 }
 
+/// A search driven in rounds by an outside evaluator: [`Forest`], and the self-play driver.
+/// Each round: [`Stepped::gather`] writes rows, the caller values them, [`Stepped::backup`]
+/// takes the answers (also after a round of 0 rows), until [`Stepped::is_done`].
+pub trait Stepped<G: Game>: Send {
+    /// Numbers of `f32`s in one observation row.
+    fn obs_len(&self) -> usize;
+    /// The game's action space (mask and policy row length).
+    fn num_actions(&self) -> usize;
+    /// The game's players (values row length).
+    fn num_players(&self) -> usize;
+    /// The most rows one round may write.
+    fn capacity(&self) -> usize;
+    /// Writes the next round's rows; returns their number.
+    fn gather(&mut self, obs: &mut [f32], mask: &mut [bool]) -> usize;
+    /// The positions of the last round's rows.
+    fn pending_states(&self) -> Vec<G::State>;
+    /// Takes the answers for the last round's rows.
+    fn backup(&mut self, policy: &[f32], values: &[f32]);
+    /// Whether the work is done.
+    fn is_done(&self) -> bool;
+    /// Drops the pending rows and stops (after an evaluator error).
+    fn abort(&mut self);
+}
+
+impl<G: GameIo, E: Evaluate<G>> Stepped<G> for Forest<G, E> {
+    fn obs_len(&self) -> usize {
+        self.trees.first().map_or(0, |t| t.game.observation_len())
+    }
+    fn num_actions(&self) -> usize {
+        self.trees.first().map_or(0, |t| t.game.num_actions())
+    }
+    fn num_players(&self) -> usize {
+        self.trees.first().map_or(0, |t| t.game.num_players())
+    }
+    fn capacity(&self) -> usize {
+        Forest::capacity(self)
+    }
+    fn gather(&mut self, obs: &mut [f32], mask: &mut [bool]) -> usize {
+        Forest::gather(self, obs, mask)
+    }
+    fn pending_states(&self) -> Vec<G::State> {
+        Forest::pending_states(self)
+    }
+    fn backup(&mut self, policy: &[f32], values: &[f32]) {
+        Forest::backup(self, policy, values)
+    }
+    fn is_done(&self) -> bool {
+        Forest::is_done(self)
+    }
+    fn abort(&mut self) {
+        Forest::abort(self)
+    }
+}
+
+/// Drives `work` with `evaluator` until it is done.
+///
+/// # Errors
+/// The evaluator's error (the work is aborted first).
+pub fn drive<G: Game, W: Stepped<G>, B: BatchEvaluator<G>>(
+    work: &mut W,
+    evaluator: &mut B,
+) -> Result<()> {
+    let (obs_len, a_len, n) = (work.obs_len(), work.num_actions(), work.num_players());
+    let cap = work.capacity();
+    let mut obs = vec![0.0f32; cap * obs_len];
+    let mut mask = vec![false; cap * a_len];
+    let mut policy = vec![0.0f32; cap * a_len];
+    let mut values = vec![0.0f32; cap * n];
+    while !work.is_done() {
+        let rows = work.gather(&mut obs, &mut mask);
+        if rows > 0 {
+            let states = work.pending_states();
+            if let Err(e) = evaluator.evaluate(
+                &states,
+                &obs[..rows * obs_len],
+                &mask[..rows * a_len],
+                &mut policy[..rows * a_len],
+                &mut values[..rows * n],
+            ) {
+                work.abort();
+                return Err(e);
+            }
+        }
+        work.backup(&policy, &values);
+    }
+    Ok(())
+}
+
 /// Searches `states` (tree `i` on `states[i]`) with `evaluator` until every tree is done; see
 /// [`Forest`].
 ///
@@ -1003,36 +1091,7 @@ pub fn run<G: GameIo, E: Evaluate<G>, B: BatchEvaluator<G>>(
     evaluator: &mut B,
 ) -> Result<Vec<SearchResult>> {
     forest.start(states, budget, stop)?;
-    let Some(first) = forest.trees.first() else {
-        return Ok(Vec::new());
-    };
-    let (obs_len, a_len, n) = (
-        first.game.observation_len(),
-        first.game.num_actions(),
-        first.game.num_players(),
-    );
-    let cap = forest.capacity();
-    let mut obs = vec![0.0f32; cap * obs_len];
-    let mut mask = vec![false; cap * a_len];
-    let mut policy = vec![0.0f32; cap * a_len];
-    let mut values = vec![0.0f32; cap * n];
-    while !forest.is_done() {
-        let rows = forest.gather(&mut obs, &mut mask);
-        if rows > 0 {
-            let states = forest.pending_states();
-            if let Err(e) = evaluator.evaluate(
-                &states,
-                &obs[..rows * obs_len],
-                &mask[..rows * a_len],
-                &mut policy[..rows * a_len],
-                &mut values[..rows * n],
-            ) {
-                forest.abort();
-                return Err(e);
-            }
-        }
-        forest.backup(&policy, &values);
-    }
+    drive(forest, evaluator)?;
     Ok(forest.results())
 }
 

@@ -250,6 +250,12 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         &self.config
     }
 
+    /// Sets the Dirichlet noise of the next searches (self-play turns it off for fast
+    /// searches).
+    pub fn set_dirichlet(&mut self, dirichlet: Option<(f64, f64)>) {
+        self.config.dirichlet = dirichlet;
+    }
+
     /// Nodes held.
     pub fn size(&self) -> usize {
         self.nodes.len()

@@ -32,6 +32,7 @@ from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchA
 from .match import play_match
 from .record import GameRecord
 from .search import Searcher, SearchResult, search, search_many
+from .selfplay import SelfPlayData, selfplay
 
 
 def _quote(text: str) -> str:
@@ -96,6 +97,7 @@ __all__ = [
     "SearchAgent",
     "SearchResult",
     "Searcher",
+    "SelfPlayData",
     "VectorEnv",
     "__version__",
     "fish",
@@ -105,6 +107,7 @@ __all__ = [
     "record",
     "search",
     "search_many",
+    "selfplay",
     "svg",
     "variants",
 ]

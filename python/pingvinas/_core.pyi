@@ -41,6 +41,7 @@ __all__ = [
     "Searcher",
     "fish_solve",
     "search_many",
+    "selfplay",
     "ALGORITHMS",
 ]
 
@@ -592,6 +593,28 @@ def search_many(
 ) -> list[tuple[Any, ...]]:
     """PUCT searches of many states, one tree each, every round's leaves of all trees in one
     evaluator call; one result tuple per state. Wrapped by ``pingvinas.search.search_many``."""
+
+def selfplay(
+    game: Fish | Marathon,
+    games: Sequence[int],
+    *,
+    simulations: int,
+    evaluator: _Evaluator | None = None,
+    temperature: float = 1.0,
+    temperature_moves: int | None = None,
+    dirichlet: tuple[float, float] | None = None,
+    batch_size: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    resign: float | None = None,
+    playout_cap: tuple[float, int] | None = None,
+    exploration: float | None = None,
+    max_live: int | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> dict[str, npt.NDArray[Any]]:
+    """Self-play games as a dict of numpy arrays (the fields of
+    ``pingvinas.selfplay.SelfPlayData``, plus ``game_list``, ``game_lengths`` and
+    ``game_resigned`` per game). Wrapped by ``pingvinas.selfplay.selfplay``."""
 
 #: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
 ALGORITHMS: tuple[str, ...]

@@ -20,7 +20,8 @@
 //!   recorded).
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
 use crate::game::{returns_from_places, Action, ActionList, Game, Returns};
@@ -540,7 +541,9 @@ impl<G: VectorGame, E: Evaluate<G>> Stepped<G> for SelfPlay<G, E> {
     }
 }
 
-/// Plays the games `ids` with plain MCTS on `threads` threads ([`crate::batch::run`]).
+/// Plays the games `ids` with plain MCTS on `threads` threads (`0`: every core), each
+/// thread taking the next game as it finishes one; `finished` counts the games done (for a
+/// progress display).
 ///
 /// # Errors
 /// `Error::Invalid` for bad settings or threads; `Error::Interrupted` when `stop` is raised.
@@ -550,22 +553,61 @@ pub fn play_many_mcts<G: VectorGame, E: Evaluate<G>>(
     ids: &[u64],
     threads: usize,
     stop: &StopFlag,
+    finished: &AtomicUsize,
 ) -> Result<Vec<GameRecord>> {
     config.check()?;
-    let records = crate::batch::run(ids.len(), threads, stop, |i| {
+    let threads = crate::batch::resolve_threads(threads)?
+        .min(ids.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<GameRecord>>> = ids.iter().map(|_| Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= ids.len() || stop.is_set() {
+            return;
+        }
         let id = ids[i];
         let (deal, tree_seed, move_seed) = game_seeds(config.seed, id);
         let (game, eval) = maker(deal);
-        play_mcts(&*game, &*eval, config, id, tree_seed, move_seed, stop)
-    })?;
-    let mut out = Vec::with_capacity(records.len());
-    for r in records {
-        match r {
+        match play_mcts(&*game, &*eval, config, id, tree_seed, move_seed, stop) {
+            Some(r) => {
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                finished.fetch_add(1, Ordering::Relaxed);
+            }
+            None => return,
+        }
+    };
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
+    let mut out = Vec::with_capacity(ids.len());
+    for slot in slots {
+        match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some(r) => out.push(r),
-            None => return Err(crate::Error::Interrupted("self-play interrupted".into())),
+            None => {
+                return Err(crate::Error::Interrupted(format!(
+                    "self-play interrupted after {} of {} games",
+                    finished.load(Ordering::Relaxed),
+                    ids.len()
+                )))
+            }
         }
     }
     Ok(out)
+}
+
+/// Games played so far by a [`SelfPlay`].
+impl<G: Game, E> SelfPlay<G, E> {
+    /// The number of games finished.
+    pub fn finished(&self) -> usize {
+        self.finished.len()
+    }
 }
 
 #[cfg(test)]
@@ -646,8 +688,16 @@ mod tests {
     fn mcts_games_do_not_depend_on_threads() {
         let maker = fish_maker(3);
         let stop = StopFlag::new();
-        let a = play_many_mcts(&config(), &maker, &[0, 1, 2], 1, &stop).unwrap();
-        let b = play_many_mcts(&config(), &maker, &[2], 2, &stop).unwrap();
+        let a = play_many_mcts(
+            &config(),
+            &maker,
+            &[0, 1, 2],
+            1,
+            &stop,
+            &AtomicUsize::new(0),
+        )
+        .unwrap();
+        let b = play_many_mcts(&config(), &maker, &[2, 0], 2, &stop, &AtomicUsize::new(0)).unwrap();
         assert_eq!(a[2], b[0]);
         assert!(a.iter().all(|r| r.len() > 5));
         let m = Arc::new(Marathon::standard().with_players(3).unwrap());
@@ -658,7 +708,7 @@ mod tests {
             temperature_moves: Some(4),
             ..config()
         };
-        let r = play_many_mcts(&cfg, &maker, &[0], 1, &stop).unwrap();
+        let r = play_many_mcts(&cfg, &maker, &[0], 1, &stop, &AtomicUsize::new(0)).unwrap();
         assert!(r[0].len() > 10);
     }
 

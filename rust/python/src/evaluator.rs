@@ -157,11 +157,14 @@ fn check_answers(
 /// Drives `work` with the Python `evaluator` until it is done. `obs_shape` is one
 /// observation's `(planes, rows, cols)`. Ctrl-C raises `KeyboardInterrupt` (the work is
 /// aborted first); an exception in `evaluator` propagates; a bad answer raises `ValueError`.
+///
+/// `after_round` runs after each round with the GIL held (a progress display).
 pub fn drive<G: Game, W: Stepped<G>>(
     py: Python<'_>,
     work: &mut W,
     obs_shape: [usize; 3],
     evaluator: &Bound<'_, PyAny>,
+    mut after_round: impl FnMut(&W) -> PyResult<()>,
 ) -> PyResult<()> {
     let np = py.import("numpy")?;
     let cap = work.capacity().max(1);
@@ -242,6 +245,9 @@ pub fn drive<G: Game, W: Stepped<G>>(
         let done = py.detach(|| catch_unwind(AssertUnwindSafe(|| work.backup(&policy, &values))));
         if done.is_err() {
             return fail::<G, W>(work, internal());
+        }
+        if let Err(e) = after_round(work) {
+            return fail::<G, W>(work, e);
         }
     }
 }

@@ -449,7 +449,7 @@ where
     let shape = first.game().observation_shape();
     let mut forest = Forest::new(trees).py()?;
     forest.start(states, budget, stop.clone()).py()?;
-    crate::evaluator::drive(py, &mut forest, shape, evaluator)?;
+    crate::evaluator::drive(py, &mut forest, shape, evaluator, |_| Ok(()))?;
     let results = forest.results();
     Ok((results, forest.trees))
 }
@@ -696,7 +696,7 @@ impl PySearcher {
 }
 
 /// `dirichlet`: None, or a pair (alpha, fraction).
-fn dirichlet_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(f64, f64)>> {
+pub fn dirichlet_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(f64, f64)>> {
     let Some(v) = value.filter(|v| !v.is_none()) else {
         return Ok(None);
     };

@@ -41,6 +41,7 @@ __all__ = [
     "Searcher",
     "fish_solve",
     "search_many",
+    "_search_many_native",
     "selfplay",
     "ALGORITHMS",
 ]
@@ -593,6 +594,16 @@ def search_many(
 ) -> list[tuple[Any, ...]]:
     """PUCT searches of many states, one tree each, every round's leaves of all trees in one
     evaluator call; one result tuple per state. Wrapped by ``pingvinas.search.search_many``."""
+
+def _search_many_native(
+    states: Sequence[FishState] | Sequence[MarathonState],
+    *,
+    iterations: int,
+    batch_size: int,
+    seed: int = 0,
+) -> float:
+    """For benchmarks: ``search_many`` driven by a Rust evaluator (zero logits and values);
+    returns the seconds the searches took."""
 
 def selfplay(
     game: Fish | Marathon,

@@ -182,8 +182,6 @@ pub fn drive<G: Game, W: Stepped<G>>(
     let mask = unsafe { mask_array.as_slice_mut() }.map_err(|_| internal())?;
     let obs_any = obs_array.as_any();
     let mask_any = mask_array.as_any();
-    let mut policy = vec![0.0f32; cap * a_len];
-    let mut values = vec![0.0f32; cap * n];
     let mut views = Views {
         rows: usize::MAX,
         obs: None,
@@ -230,21 +228,24 @@ pub fn drive<G: Game, W: Stepped<G>>(
                 Ok(pair) => pair,
                 Err(e) => return fail::<G, W>(work, e),
             };
+            // The answers are read in place (no copy), checked and backed up off the GIL.
             let (p, v) = (pair.0.readonly(), pair.1.readonly());
             let (p, v) = (p.as_slice()?, v.as_slice()?);
-            policy[..rows * a_len].copy_from_slice(p);
-            values[..rows * n].copy_from_slice(v);
             let m = &mask[..rows * a_len];
-            let checked = py.detach(|| {
-                check_answers(&policy[..rows * a_len], &values[..rows * n], m, a_len, n)
+            let step = py.detach(|| {
+                check_answers(p, v, m, a_len, n)?;
+                catch_unwind(AssertUnwindSafe(|| work.backup(p, v))).map_err(|_| String::new())
             });
-            if let Err(message) = checked {
-                return fail::<G, W>(work, PyValueError::new_err(message));
+            match step {
+                Ok(()) => {}
+                Err(message) if message.is_empty() => return fail::<G, W>(work, internal()),
+                Err(message) => return fail::<G, W>(work, PyValueError::new_err(message)),
             }
-        }
-        let done = py.detach(|| catch_unwind(AssertUnwindSafe(|| work.backup(&policy, &values))));
-        if done.is_err() {
-            return fail::<G, W>(work, internal());
+        } else {
+            let done = py.detach(|| catch_unwind(AssertUnwindSafe(|| work.backup(&[], &[]))));
+            if done.is_err() {
+                return fail::<G, W>(work, internal());
+            }
         }
         if let Err(e) = after_round(work) {
             return fail::<G, W>(work, e);

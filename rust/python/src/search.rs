@@ -14,7 +14,7 @@ use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
-use pingvinas_engine::search::puct::{Forest, PuctConfig, PuctTree, MAX_BATCH};
+use pingvinas_engine::search::puct::{BatchEvaluator, Forest, PuctConfig, PuctTree, MAX_BATCH};
 use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
@@ -800,6 +800,91 @@ where
     Ok(())
 }
 
+/// For benchmarks: `search_many` driven by a Rust evaluator (zero logits and values) instead
+/// of a Python one, so that the protocol's cost can be told from the search's own. Returns
+/// the seconds the searches took.
+#[pyfunction]
+#[pyo3(signature = (states, *, iterations, batch_size, seed = 0))]
+fn _search_many_native(
+    py: Python<'_>,
+    states: &Bound<'_, PyAny>,
+    iterations: i64,
+    batch_size: usize,
+    seed: u64,
+) -> PyResult<f64> {
+    struct Zero;
+    impl<G: Game> BatchEvaluator<G> for Zero {
+        fn evaluate(
+            &mut self,
+            _s: &[G::State],
+            _o: &[f32],
+            _m: &[bool],
+            policy: &mut [f32],
+            values: &mut [f32],
+        ) -> pingvinas_engine::Result<()> {
+            policy.fill(0.0);
+            values.fill(0.0);
+            Ok(())
+        }
+    }
+    fn go<G: Searchable>(
+        py: Python<'_>,
+        list: &[(Arc<G>, G::State)],
+        options: &Options,
+        budget: &Budget,
+    ) -> PyResult<f64>
+    where
+        G::State: Send,
+    {
+        let config = options.puct();
+        let trees = list
+            .iter()
+            .enumerate()
+            .map(|(i, (g, _))| {
+                PuctTree::new(
+                    g.clone(),
+                    g.eval(options),
+                    config,
+                    tree_seed(options.seed, i),
+                )
+            })
+            .collect();
+        let states: Vec<G::State> = list.iter().map(|(_, s)| *s).collect();
+        let mut forest = Forest::new(trees).py()?;
+        py.detach(|| {
+            let t = std::time::Instant::now();
+            pingvinas_engine::search::puct::run(
+                &mut forest,
+                &states,
+                budget,
+                StopFlag::new(),
+                &mut Zero,
+            )
+            .map(|_| t.elapsed().as_secs_f64())
+        })
+        .py()
+    }
+    let options = Options {
+        algorithm: Algorithm::Puct,
+        threads: 1,
+        seed,
+        exploration: None,
+        selection: Selection::Puct,
+        playout: "auto".into(),
+        knowledge: true,
+        tt_mb: 1,
+        memory_mb: mcts::DEFAULT_MEMORY_MB,
+        reuse: false,
+        batch_size: batch_size.clamp(1, MAX_BATCH),
+        dirichlet: None,
+    };
+    let budget = Budget::checked(None, Some(iterations), None, None).py()?;
+    match states_of(states)? {
+        States::Fish(list) => go(py, &list, &options, &budget),
+        States::Marathon(list) => go(py, &list, &options, &budget),
+    }
+}
+
 /// Solves a small Fish position exactly. Returns a dict: scores ([(fish, floes)] per player
 /// after optimal play), best (action, None when over), pv (actions), value ((fish, floes)
 /// difference for the player to move), nodes. Raises ValueError for a finished game or a
@@ -845,5 +930,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySearcher>()?;
     m.add_function(wrap_pyfunction!(fish_solve, m)?)?;
     m.add_function(wrap_pyfunction!(search_many, m)?)?;
+    m.add_function(wrap_pyfunction!(_search_many_native, m)?)?;
     register_names(m)
 }

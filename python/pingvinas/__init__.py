@@ -31,7 +31,8 @@ from ._core import (
 from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
 from .match import play_match
 from .record import GameRecord
-from .search import Searcher, SearchResult, search
+from .search import Searcher, SearchResult, search, search_many
+from .selfplay import SelfPlayData, selfplay
 
 
 def _quote(text: str) -> str:
@@ -96,6 +97,7 @@ __all__ = [
     "SearchAgent",
     "SearchResult",
     "Searcher",
+    "SelfPlayData",
     "VectorEnv",
     "__version__",
     "fish",
@@ -104,6 +106,8 @@ __all__ = [
     "play_match",
     "record",
     "search",
+    "search_many",
+    "selfplay",
     "svg",
     "variants",
 ]

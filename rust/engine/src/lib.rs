@@ -15,6 +15,7 @@ pub mod marathon;
 mod names;
 pub mod rng;
 pub mod search;
+pub mod selfplay;
 pub mod variants;
 pub mod vector;
 

@@ -3,10 +3,12 @@
 mod args;
 mod detached;
 mod errors;
+mod evaluator;
 mod fish;
 mod ints;
 mod marathon;
 mod search;
+mod selfplay;
 mod state;
 mod variants;
 mod vector_env;
@@ -29,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Each further game or tool registers itself here, one line each:
     marathon::register(m)?;
     search::register(m)?;
+    selfplay::register(m)?;
     vector_env::register(m)?;
     Ok(())
 }

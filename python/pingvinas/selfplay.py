@@ -1,0 +1,209 @@
+"""Self-play training data at engine speed: games played by the search against itself.
+
+With an evaluator, every live game's PUCT tree adds its leaves to one evaluator call per round
+(so a network sees large batches); without one, plain MCTS with random playouts plays the
+games on ``threads`` threads. Either way the games run in Rust and come back as numpy arrays.
+
+>>> import pingvinas as pv
+>>> data = pv.selfplay(pv.Fish(), games=2, simulations=8, seed=1)
+>>> len(data) == len(data.policies) == len(data.observations)
+True
+>>> sorted(set(data.game_ids.tolist()))
+[0, 1]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _core
+from .search import Evaluator
+
+__all__ = ["SelfPlayData", "selfplay"]
+
+
+@dataclass(frozen=True)
+class SelfPlayData:
+    """Training samples: one row per recorded position, ordered by game id, then move number.
+
+    :ivar observations: float32 ``(N, C, H, W)``: ``observation_tensor()`` from the view of the
+        player to move.
+    :ivar legal_masks: bool ``(N, A)``.
+    :ivar policies: float32 ``(N, A)``: the root visit-count distribution of the search.
+    :ivar to_move: int8 ``(N,)``: the player to move.
+    :ivar returns: float32 ``(N, players)``: the game's final returns in absolute player order
+        (a resigning player places last, the others share first).
+    :ivar game_ids: int64 ``(N,)``: the game index of each sample.
+    :ivar move_numbers: int32 ``(N,)``: the ply of each sample (0: the opening position).
+    """
+
+    observations: np.ndarray
+    legal_masks: np.ndarray
+    policies: np.ndarray
+    to_move: np.ndarray
+    returns: np.ndarray
+    game_ids: np.ndarray
+    move_numbers: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.to_move.shape[0])
+
+    def value_targets(self) -> np.ndarray:
+        """``(N, players)`` returns rolled to seat order from the player to move:
+        ``[i, k]`` is the return of player ``(to_move[i] + k) % players``, what an
+        evaluator's ``values`` predict."""
+        n = self.returns.shape[1] if self.returns.ndim == 2 else 0
+        if len(self) == 0 or n == 0:
+            return self.returns.copy()
+        seats = (self.to_move.astype(np.int64)[:, None] + np.arange(n)[None, :]) % n
+        return np.take_along_axis(self.returns, seats, axis=1)
+
+    def save(self, path: Union[str, os.PathLike[str]]) -> None:
+        """Writes the arrays to an ``.npz`` file (uncompressed)."""
+        np.savez(path, **{f.name: getattr(self, f.name) for f in fields(self)})
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike[str]]) -> SelfPlayData:
+        """Reads a file :meth:`save` wrote.
+
+        :raises ValueError: a file without the arrays of self-play data.
+        """
+        with np.load(path, allow_pickle=False) as f:
+            missing = [x.name for x in fields(cls) if x.name not in f.files]
+            if missing:
+                raise ValueError(f"{os.fspath(path)!r} is no self-play data: no {missing}")
+            return cls(**{x.name: f[x.name] for x in fields(cls)})
+
+    @classmethod
+    def concatenate(cls, parts: Iterable[SelfPlayData]) -> SelfPlayData:
+        """The samples of all ``parts`` in one, ordered by game id, then move number.
+
+        :raises ValueError: no parts, or parts of different shapes.
+        """
+        parts = list(parts)
+        if not parts:
+            raise ValueError("concatenate needs at least one SelfPlayData")
+        joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)}
+        order = np.lexsort((joined["move_numbers"], joined["game_ids"]))
+        return cls(**{k: v[order] for k, v in joined.items()})
+
+
+def _game_indices(games: Union[int, range, Sequence[int]]) -> list[int]:
+    if isinstance(games, bool):
+        raise TypeError("games must be an int or a sequence of game indices, not a bool")
+    if isinstance(games, (int, np.integer)):
+        if games < 0:
+            raise ValueError(f"games = {games}: expected a count of 0 or more")
+        return list(range(int(games)))
+    try:
+        ids = [int(g) for g in games]
+    except TypeError:
+        raise TypeError(
+            f"games must be an int or a sequence of game indices, got {type(games).__name__}"
+        ) from None
+    if len(set(ids)) != len(ids):
+        raise ValueError("games: each game index at most once")
+    return ids
+
+
+def selfplay(
+    game: Any,
+    *,
+    games: Union[int, range, Sequence[int]] = 1,
+    simulations: int = 100,
+    evaluator: Optional[Evaluator] = None,
+    temperature: float = 1.0,
+    temperature_moves: Optional[int] = None,
+    dirichlet: Optional[tuple[float, float]] = (0.3, 0.25),
+    batch_size: int = 8,
+    seed: int = 0,
+    threads: int = 1,
+    resign: Optional[float] = None,
+    playout_cap: Optional[tuple[float, int]] = None,
+    progress: bool = False,
+    backend: str = "local",
+    address: Optional[str] = None,
+) -> SelfPlayData:
+    """Plays games with the search against itself and returns the samples.
+
+    :param game: a ``Fish`` or ``Marathon`` game (a Fish game without a fixed board deals a
+        board per game).
+    :param games: a count ``n`` (game indices ``0..n``) or a ``range``/sequence of indices.
+        Game ``g`` is dealt, searched and played from seeds derived from ``(seed, g)`` alone:
+        any subset of indices, played anywhere, gives the same samples for those indices.
+    :param simulations: search iterations per move (PUCT leaves, or MCTS playouts).
+    :param evaluator: ``fn(observations, legal_mask) -> (policy_logits, values)`` (see
+        :mod:`pingvinas.search`): PUCT with it, all live games' leaves in one call per round.
+        ``None``: plain MCTS with random playouts.
+    :param temperature: moves are drawn with probability proportional to
+        ``visits ** (1 / temperature)``; 0 plays the most visited move.
+    :param temperature_moves: plies played with the temperature (then the most visited
+        move); ``None``: the whole game.
+    :param dirichlet: ``(alpha, fraction)`` of root noise in full PUCT searches, or ``None``.
+    :param batch_size: PUCT: the most leaves one game sends per round.
+    :param threads: MCTS: games played at once (``0``: every core).
+    :param resign: a player whose root value falls below this resigns (last place, the
+        others share first); 10% of the games never resign, to check the threshold.
+    :param playout_cap: ``(p, fast)``: KataGo's playout-cap randomisation: a move gets a full
+        search (recorded) with probability ``p``, else ``fast`` simulations, without noise,
+        unrecorded.
+    :param progress: draw a progress bar on stderr.
+    :param backend: ``"local"`` or ``"ray"`` (``pingvinas[ray]``; the games are spread over a
+        Ray cluster at ``address``, results identical to ``"local"``).
+    :raises ValueError: a bad setting or evaluator output; an evaluator's own exception
+        propagates.
+    """
+    if backend == "ray":
+        from .distributed import selfplay_ray
+
+        return selfplay_ray(  # type: ignore[no-any-return]
+            game,
+            games=games,
+            simulations=simulations,
+            evaluator=evaluator,
+            temperature=temperature,
+            temperature_moves=temperature_moves,
+            dirichlet=dirichlet,
+            batch_size=batch_size,
+            seed=seed,
+            threads=threads,
+            resign=resign,
+            playout_cap=playout_cap,
+            progress=progress,
+            address=address,
+        )
+    if backend != "local":
+        raise ValueError(f"backend = {backend!r}: expected 'local' or 'ray'")
+    ids = _game_indices(games)
+    bar = None
+    if progress:
+        from .match import _Progress
+
+        bar = _Progress(len(ids), True)
+
+    def tick(k: int) -> None:
+        assert bar is not None
+        for _ in range(k):
+            bar.tick()
+
+    raw = _core.selfplay(
+        game,
+        ids,
+        simulations=simulations,
+        evaluator=evaluator,
+        temperature=float(temperature),
+        temperature_moves=temperature_moves,
+        dirichlet=dirichlet,
+        batch_size=batch_size,
+        seed=seed,
+        threads=threads,
+        resign=None if resign is None else float(resign),
+        playout_cap=playout_cap,
+        progress=tick if bar is not None else None,
+    )
+    return SelfPlayData(**{f.name: raw[f.name] for f in fields(SelfPlayData)})

@@ -1,0 +1,332 @@
+//! `pingvinas.selfplay`'s engine call: games played by PUCT with a Python evaluator (every
+//! live game's leaves in one call per round) or by plain MCTS on threads, returned as numpy
+//! arrays.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use numpy::{PyArray1, PyArrayMethods};
+use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
+use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
+use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
+use pingvinas_engine::marathon::Marathon;
+use pingvinas_engine::search::puct::{PuctConfig, MAX_BATCH};
+use pingvinas_engine::search::{Evaluate, StopFlag};
+use pingvinas_engine::selfplay::{
+    game_seeds, play_many_mcts, GameRecord, Maker, SelfPlay, SelfPlayConfig,
+};
+use pingvinas_engine::vector::VectorGame;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::args;
+use crate::errors::ToPyResult;
+use crate::fish::PyFish;
+use crate::marathon::{PyMarathon, PyMarathonState};
+
+/// The game makers of a Python game object: with and without the game's knowledge.
+enum Makers {
+    Fish(Maker<FishGame, FishEval>, Maker<FishGame, FishEval>),
+    Marathon(Maker<Marathon, MarathonEval>, Maker<Marathon, MarathonEval>),
+}
+
+fn makers(py: Python<'_>, game: &Bound<'_, PyAny>) -> PyResult<Makers> {
+    if let Ok(fish) = game.cast::<PyFish>() {
+        let config = fish.call_method0("to_config")?;
+        let text: String = py
+            .import("json")?
+            .call_method1("dumps", (config,))?
+            .extract()?;
+        let config = FishConfig::from_json(&text).py()?;
+        let rules = config.rules().py()?;
+        let fixed = match config.grid().py()? {
+            Some(grid) => Some(Arc::new(FishGame::new(
+                rules,
+                Board::from_grid(&grid).py()?,
+            ))),
+            None => None,
+        };
+        let maker = move |knowledge: bool| -> Maker<FishGame, FishEval> {
+            let eval = move |g: &FishGame| {
+                Arc::new(if knowledge {
+                    FishEval::new(g, FishEvalConfig::default())
+                } else {
+                    FishEval::plain(g)
+                })
+            };
+            match fixed.clone() {
+                Some(g) => {
+                    let e = eval(&g);
+                    Arc::new(move |_| (g.clone(), e.clone()))
+                }
+                None => Arc::new(move |seed| {
+                    let g = Arc::new(FishGame::dealt(rules, seed));
+                    let e = eval(&g);
+                    (g, e)
+                }),
+            }
+        };
+        return Ok(Makers::Fish(maker(true), maker(false)));
+    }
+    if let Ok(m) = game.cast::<PyMarathon>() {
+        let state = m.call_method0("new_state")?;
+        let game: Arc<Marathon> = state.cast::<PyMarathonState>()?.borrow().game.clone();
+        let maker = |greedy: bool| -> Maker<Marathon, MarathonEval> {
+            let mut config = MarathonEvalConfig::default();
+            if !greedy {
+                config.greedy = 0.0;
+            }
+            let e = Arc::new(MarathonEval::new(&game, config));
+            let g = game.clone();
+            Arc::new(move |_| (g.clone(), e.clone()))
+        };
+        return Ok(Makers::Marathon(maker(true), maker(false)));
+    }
+    Err(PyTypeError::new_err(format!(
+        "game must be a pingvinas Fish or Marathon game, got {}",
+        game.get_type().name()?
+    )))
+}
+
+/// The records as a dict of numpy arrays (see `pingvinas.selfplay.SelfPlayData`).
+fn arrays<'py>(
+    py: Python<'py>,
+    records: &[GameRecord],
+    shape: [usize; 3],
+    a_len: usize,
+    players: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let n: usize = records.iter().map(GameRecord::len).sum();
+    let mut obs = Vec::with_capacity(n * shape.iter().product::<usize>());
+    let mut masks = Vec::with_capacity(n * a_len);
+    let mut policies = Vec::with_capacity(n * a_len);
+    let mut to_move = Vec::with_capacity(n);
+    let mut returns = Vec::with_capacity(n * players);
+    let mut game_ids = Vec::with_capacity(n);
+    let mut move_numbers = Vec::with_capacity(n);
+    for r in records {
+        obs.extend_from_slice(&r.observations);
+        masks.extend_from_slice(&r.masks);
+        policies.extend_from_slice(&r.policies);
+        to_move.extend_from_slice(&r.to_move);
+        move_numbers.extend_from_slice(&r.move_numbers);
+        for _ in 0..r.len() {
+            returns.extend(r.returns[..players].iter().map(|&x| x as f32));
+            game_ids.push(r.game_id as i64);
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item(
+        "observations",
+        PyArray1::from_vec(py, obs).reshape([n, shape[0], shape[1], shape[2]])?,
+    )?;
+    d.set_item(
+        "legal_masks",
+        PyArray1::from_vec(py, masks).reshape([n, a_len])?,
+    )?;
+    d.set_item(
+        "policies",
+        PyArray1::from_vec(py, policies).reshape([n, a_len])?,
+    )?;
+    d.set_item("to_move", PyArray1::from_vec(py, to_move))?;
+    d.set_item(
+        "returns",
+        PyArray1::from_vec(py, returns).reshape([n, players])?,
+    )?;
+    d.set_item("game_ids", PyArray1::from_vec(py, game_ids))?;
+    d.set_item("move_numbers", PyArray1::from_vec(py, move_numbers))?;
+    let lengths: Vec<i64> = records.iter().map(|r| r.length as i64).collect();
+    let resigned: Vec<i8> = records
+        .iter()
+        .map(|r| r.resigned.map_or(-1, |p| p as i8))
+        .collect();
+    let ids: Vec<i64> = records.iter().map(|r| r.game_id as i64).collect();
+    d.set_item("game_lengths", PyArray1::from_vec(py, lengths))?;
+    d.set_item("game_resigned", PyArray1::from_vec(py, resigned))?;
+    d.set_item("game_list", PyArray1::from_vec(py, ids))?;
+    Ok(d)
+}
+
+fn internal() -> PyErr {
+    PyRuntimeError::new_err("the engine failed (an internal error); please report it")
+}
+
+/// Calls `progress(k)` with the games finished since the last call.
+fn report(progress: Option<&Bound<'_, PyAny>>, done: usize, reported: &mut usize) -> PyResult<()> {
+    if let Some(p) = progress {
+        if done > *reported {
+            p.call1((done - *reported,))?;
+            *reported = done;
+        }
+    }
+    Ok(())
+}
+
+fn run<'py, G: VectorGame, E: Evaluate<G> + 'static>(
+    py: Python<'py>,
+    config: SelfPlayConfig,
+    puct_maker: Maker<G, E>,
+    mcts_maker: Maker<G, E>,
+    ids: &[u64],
+    evaluator: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let first = ids.first().copied().unwrap_or(0);
+    let (sample, _) = puct_maker(game_seeds(config.seed, first).0);
+    let (shape, a_len, players) = (
+        sample.observation_shape(),
+        sample.num_actions(),
+        sample.num_players(),
+    );
+    let mut reported = 0;
+    let records = match evaluator {
+        Some(evaluator) => {
+            let mut sp = SelfPlay::new(config, puct_maker, ids).py()?;
+            crate::evaluator::drive(py, &mut sp, shape, evaluator, |sp| {
+                report(progress, sp.finished(), &mut reported)
+            })?;
+            sp.into_records()
+        }
+        None => {
+            config.check().py()?;
+            let stop = StopFlag::new();
+            let finished = AtomicUsize::new(0);
+            std::thread::scope(|scope| -> PyResult<Vec<GameRecord>> {
+                let handle = scope
+                    .spawn(|| play_many_mcts(&config, &mcts_maker, ids, threads, &stop, &finished));
+                loop {
+                    let ended = py.detach(|| {
+                        let t0 = std::time::Instant::now();
+                        while !handle.is_finished() && t0.elapsed() < Duration::from_millis(50) {
+                            std::thread::sleep(Duration::from_millis(2));
+                        }
+                        handle.is_finished()
+                    });
+                    let checked = py.check_signals().and_then(|_| {
+                        report(progress, finished.load(Ordering::Relaxed), &mut reported)
+                    });
+                    if let Err(e) = checked {
+                        stop.stop();
+                        let _ = py.detach(|| handle.join());
+                        return Err(e);
+                    }
+                    if ended {
+                        let result = py.detach(|| handle.join()).map_err(|_| internal())?;
+                        return result.py();
+                    }
+                }
+            })?
+        }
+    };
+    let mut records = records;
+    records.sort_by_key(|r| r.game_id);
+    let done = records.len();
+    report(progress, done, &mut reported)?;
+    arrays(py, &records, shape, a_len, players)
+}
+
+/// Self-play games (see `pingvinas.selfplay.selfplay`): returns a dict of numpy arrays.
+#[pyfunction]
+#[pyo3(signature = (game, games, *, simulations, evaluator = None, temperature = 1.0, temperature_moves = None, dirichlet = None, batch_size = None, seed = None, threads = None, resign = None, playout_cap = None, exploration = None, max_live = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn selfplay<'py>(
+    py: Python<'py>,
+    game: &Bound<'py, PyAny>,
+    games: Vec<i64>,
+    simulations: &Bound<'py, PyAny>,
+    evaluator: Option<&Bound<'py, PyAny>>,
+    temperature: f64,
+    temperature_moves: Option<&Bound<'py, PyAny>>,
+    dirichlet: Option<&Bound<'py, PyAny>>,
+    batch_size: Option<&Bound<'py, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
+    threads: Option<&Bound<'py, PyAny>>,
+    resign: Option<f64>,
+    playout_cap: Option<(f64, i64)>,
+    exploration: Option<f64>,
+    max_live: Option<&Bound<'py, PyAny>>,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let evaluator = match evaluator.filter(|e| !e.is_none()) {
+        Some(e) => Some(crate::evaluator::check_evaluator(e)?.into_bound(py)),
+        None => None,
+    };
+    let mut ids = Vec::with_capacity(games.len());
+    for g in games {
+        if g < 0 {
+            return Err(PyValueError::new_err(format!(
+                "game indices must not be negative, got {g}"
+            )));
+        }
+        ids.push(g as u64);
+    }
+    let count = |v: Option<&Bound<'py, PyAny>>, what: &str, max: u64, default: u64| match v {
+        Some(v) if !v.is_none() => args::count(v, what, 1, max),
+        _ => Ok(default),
+    };
+    let simulations = args::count(
+        simulations,
+        "simulations",
+        1,
+        pingvinas_engine::search::budget::MAX_ITERATIONS,
+    )?;
+    let batch_size = count(batch_size, "batch_size", MAX_BATCH as u64, 8)? as usize;
+    let max_live = count(max_live, "max_live", 1 << 20, 256)? as usize;
+    let threads = match threads {
+        Some(t) if !t.is_none() => args::count(t, "threads", 0, 256)? as usize,
+        _ => 1,
+    };
+    let temperature_moves = match temperature_moves {
+        Some(t) if !t.is_none() => {
+            Some(args::count(t, "temperature_moves", 0, u32::MAX as u64)? as usize)
+        }
+        _ => None,
+    };
+    let playout_cap = match playout_cap {
+        Some((p, fast)) if fast <= 0 => {
+            return Err(PyValueError::new_err(format!(
+                "playout_cap = ({p}, {fast}): the fast searches need 1 or more simulations"
+            )))
+        }
+        Some((p, fast)) => Some((p, fast as u64)),
+        None => None,
+    };
+    let mut exploration_value = PuctConfig::default().exploration;
+    if let Some(c) = exploration {
+        exploration_value = c;
+    }
+    let config = SelfPlayConfig {
+        simulations,
+        temperature,
+        temperature_moves,
+        puct: PuctConfig {
+            exploration: exploration_value,
+            batch_size,
+            dirichlet: crate::search::dirichlet_arg(dirichlet)?,
+            reuse: true,
+            ..PuctConfig::default()
+        },
+        resign,
+        playout_cap,
+        seed: seed.map_or(Ok(0), args::seed)?,
+        max_live,
+        ..SelfPlayConfig::default()
+    };
+    config.check().py()?;
+    let evaluator = evaluator.as_ref();
+    match makers(py, game)? {
+        Makers::Fish(with, without) => run(
+            py, config, with, without, &ids, evaluator, threads, progress,
+        ),
+        Makers::Marathon(with, without) => run(
+            py, config, with, without, &ids, evaluator, threads, progress,
+        ),
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(selfplay, m)?)
+}

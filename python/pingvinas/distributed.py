@@ -287,8 +287,8 @@ def selfplay_ray(
         or games_per_task < 1
     ):
         raise ValueError(f"games_per_task = {games_per_task!r}: expected a positive int")
-    data_class: Any = getattr(pingvinas, "SelfPlayData")  # noqa: B009
     indices = _game_indices(games)
+    data_class: Any = getattr(pingvinas, "SelfPlayData")  # noqa: B009
     ray = init(address)
     if games_per_task is None:
         games_per_task = max(1, math.ceil(len(indices) / (2 * _cluster_cpus(ray))))
@@ -363,7 +363,7 @@ def shared_evaluator(
     evaluator: Any,
     *,
     num_gpus: float = 0,
-    num_cpus: float = 1,
+    num_cpus: float = 0,
     factory: Optional[bool] = None,
     address: Optional[str] = None,
 ) -> SharedEvaluator:

@@ -550,7 +550,7 @@ def shared(
     evaluator: Union[Evaluator, Callable[[], Evaluator]],
     *,
     num_gpus: float = 0,
-    num_cpus: float = 1,
+    num_cpus: float = 0,
     factory: Optional[bool] = None,
     address: Optional[str] = None,
 ) -> Evaluator:
@@ -563,7 +563,8 @@ def shared(
         factory that the actor calls once to build it (for example one that loads a model onto
         the GPU there).
     :param num_gpus: GPUs the actor reserves (``1`` for a GPU evaluator).
-    :param num_cpus: CPUs the actor reserves.
+    :param num_cpus: CPUs the actor reserves (default none: a worker waiting for the actor's
+        answer leaves its own CPU idle meanwhile; reserve some for a busy CPU model).
     :param factory: whether ``evaluator`` is a factory; default: a plain function or class
         taking no argument is taken as one (evaluators take two).
     :param address: where Ray runs, as for :func:`pingvinas.distributed.init`.

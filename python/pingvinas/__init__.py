@@ -13,7 +13,7 @@ import os
 import re
 from typing import Union
 
-from . import fish, marathon, record, svg
+from . import evaluators, fish, marathon, record, svg
 from ._core import (
     Fish,
     FishMove,
@@ -98,6 +98,7 @@ __all__ = [
     "Searcher",
     "VectorEnv",
     "__version__",
+    "evaluators",
     "fish",
     "load_game",
     "marathon",

@@ -74,6 +74,16 @@ def test_match_on_ray_raises_the_workers_error(local_ray):
         play_match(pv.Fish(), [CallableAgent(broken), "random"], games=3, backend="ray")
 
 
+def test_cli_match_on_ray(local_ray, capsys):
+    from pingvinas import cli
+
+    argv = ["match", "--agents", "greedy", "random", "--games", "2", "--quiet", "--seed", "5"]
+    cli.main(argv)
+    local = capsys.readouterr().out
+    cli.main(argv + ["--backend", "ray"])
+    assert capsys.readouterr().out == local  # the same table
+
+
 def test_match_backend_arguments():
     with pytest.raises(ValueError, match="backend"):
         play_match(pv.Fish(), ["random", "random"], games=1, backend="dask")

@@ -184,7 +184,7 @@ def test_selfplay_on_ray_without_evaluator_and_with_a_shared_one(local_ray):
     same_data(pv.selfplay(game, evaluator=shared, backend="ray", **plain), local)
 
 
-def test_worker_evaluator_is_built_once_per_process(local_ray):
+def test_worker_objects_are_built_once_per_process(local_ray):
     """A factory runs once per worker process and run (the cache key is the run's object)."""
     box = [ray.put(object)]  # a factory of distinct objects
     first = distributed._worker_evaluator(box, True)
@@ -192,3 +192,7 @@ def test_worker_evaluator_is_built_once_per_process(local_ray):
     other = distributed._worker_evaluator([ray.put(object)], True)  # a new run builds again
     assert other is not first
     assert distributed._worker_evaluator(None, True) is None
+    agents = [ray.put([RandomAgent(seed=1)])]
+    assert distributed._cached("agents", agents, None) is distributed._cached(
+        "agents", agents, None
+    )

@@ -115,7 +115,7 @@ def _task_cpus(agents: Sequence[Any]) -> int:
 
 def _play_game(
     game: Any,
-    agents: Sequence[Any],
+    agents_box: list[Any],
     seats: list[int],
     index: int,
     seed: int,
@@ -123,10 +123,13 @@ def _play_game(
     max_moves: Optional[int],
     names: Optional[list[str]],
 ) -> Any:
-    """A Ray task: one game of a match, exactly as the local backend plays it."""
+    """A Ray task: one game of a match, exactly as the local backend plays it (the agents
+    spawn fresh copies for each game, as locally; a worker unpickles them once per match)."""
     from .match import _play_one
 
-    return _play_one(game, agents, seats, index, seed, deal, max_moves, names)
+    return _play_one(
+        game, _cached("agents", agents_box, None), seats, index, seed, deal, max_moves, names
+    )
 
 
 def play_games(
@@ -150,14 +153,14 @@ def play_games(
     """
     ray = init(address)
     # Put once, shared by every task (not serialised again per game).
-    game_ref, agents_ref = ray.put(game), ray.put(list(agents))
+    game_ref, agents_box = ray.put(game), [ray.put(list(agents))]
     task = ray.remote(_play_game).options(num_cpus=_task_cpus(agents), max_retries=0)
     window = workers if workers is not None else 2 * _cluster_cpus(ray)
     records: list[Any] = [None] * len(jobs)
 
     def submit(i: int) -> Any:
         seats, index, deal = jobs[i]
-        return task.remote(game_ref, agents_ref, seats, index, seed, deal, max_moves, names)
+        return task.remote(game_ref, agents_box, seats, index, seed, deal, max_moves, names)
 
     def done(i: int, record: Any) -> None:
         records[i] = record
@@ -168,28 +171,32 @@ def play_games(
     return records
 
 
-# --- evaluators on workers --------------------------------------------------------------------
+# --- objects kept by worker processes ----------------------------------------------------------
 
-#: The evaluator a worker process built or unpickled last, by the id of the Ray object it came
-#: from: the tasks of one run that land on the same worker share it (one model load per worker).
-_WORKER_EVALUATOR: dict[str, Any] = {}
+#: Per kind (``"agents"``, ``"evaluator"``): the id of the Ray object a worker process built or
+#: unpickled last, and the result. The tasks of one run that land on the same worker share it:
+#: one model load per worker, not per task. One entry per kind (a worker outlives runs).
+_WORKER_CACHE: dict[str, tuple[str, Any]] = {}
+
+
+def _cached(kind: str, box: Optional[list[Any]], build: Optional[Callable[[Any], Any]]) -> Any:
+    """The object in ``[ObjectRef]`` (boxed, so that Ray passes the reference, whose id is the
+    cache key, and not the value), passed through ``build`` once per worker process."""
+    if box is None:
+        return None
+    ref = box[0]
+    key = ref.hex()
+    hit = _WORKER_CACHE.get(kind)
+    if hit is None or hit[0] != key:
+        value = _ray().get(ref)
+        hit = (key, build(value) if build is not None else value)
+        _WORKER_CACHE[kind] = hit
+    return hit[1]
 
 
 def _worker_evaluator(box: Optional[list[Any]], is_factory: bool) -> Any:
-    """The evaluator of a self-play task, from ``[ObjectRef]`` (boxed, so Ray does not resolve
-    it: its id is the cache key)."""
-    if box is None:
-        return None
-    ray = _ray()
-    ref = box[0]
-    key = ref.hex()
-    cached = _WORKER_EVALUATOR.get(key)
-    if cached is None:
-        payload = ray.get(ref)
-        cached = payload() if is_factory else payload
-        _WORKER_EVALUATOR.clear()  # keep only the current run's (a worker outlives runs)
-        _WORKER_EVALUATOR[key] = cached
-    return cached
+    """A self-play task's evaluator: unpickled, or built by its factory, once per worker."""
+    return _cached("evaluator", box, (lambda factory: factory()) if is_factory else None)
 
 
 def _selfplay_chunk(

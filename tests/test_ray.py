@@ -26,7 +26,13 @@ def local_ray():
     """One local Ray instance for the module, shut down after it."""
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        # A small object store: the tests move little data, and CI machines have small /dev/shm.
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            object_store_memory=200 * 2**20,
+        )
     yield ray
     if started:
         ray.shutdown()

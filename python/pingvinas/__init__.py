@@ -31,7 +31,7 @@ from ._core import (
 from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
 from .match import play_match
 from .record import GameRecord
-from .search import Searcher, SearchResult, search
+from .search import Searcher, SearchResult, search, search_many
 
 
 def _quote(text: str) -> str:
@@ -105,6 +105,7 @@ __all__ = [
     "play_match",
     "record",
     "search",
+    "search_many",
     "svg",
     "variants",
 ]

@@ -40,6 +40,7 @@ __all__ = [
     "marathon_random_playouts",
     "Searcher",
     "fish_solve",
+    "search_many",
     "ALGORITHMS",
 ]
 
@@ -52,6 +53,8 @@ _CellLike = tuple[int, int] | Sequence[int]
 _Grid = Sequence[Sequence[int]] | npt.NDArray[np.integer[Any]]
 # A config: a path to a TOML file, or a dict with the same keys (a dict, not any mapping).
 _ConfigSource = str | PathLike[str] | dict[str, Any]
+# fn(observations, legal_mask) -> (policy_logits, values): see pingvinas.search.
+_Evaluator = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], tuple[Any, Any]]
 
 class IllegalMoveError(ValueError):
     """A well-formed move that the rules forbid in this position."""
@@ -545,6 +548,9 @@ class Searcher:
         tt_mb: int | None = None,
         memory_mb: int | None = None,
         reuse: bool = True,
+        evaluator: _Evaluator | None = None,
+        batch_size: int | None = None,
+        dirichlet: tuple[float, float] | None = None,
     ) -> Searcher: ...
     def search(
         self,
@@ -569,6 +575,23 @@ class Searcher:
 def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> dict[str, Any]:
     """The exact result of a small Fish position: a dict with scores, best (action, None when
     over), pv, value, nodes. Wrapped by ``pingvinas.search.solve_fish``."""
+
+def search_many(
+    states: Sequence[FishState] | Sequence[MarathonState],
+    *,
+    evaluator: _Evaluator,
+    time: float | None = None,
+    iterations: int | None = None,
+    nodes: int | None = None,
+    batch_size: int | None = None,
+    seed: int | None = None,
+    exploration: float | None = None,
+    dirichlet: tuple[float, float] | None = None,
+    knowledge: bool = True,
+    memory_mb: int | None = None,
+) -> list[tuple[Any, ...]]:
+    """PUCT searches of many states, one tree each, every round's leaves of all trees in one
+    evaluator call; one result tuple per state. Wrapped by ``pingvinas.search.search_many``."""
 
 #: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
 ALGORITHMS: tuple[str, ...]

@@ -11,19 +11,57 @@ True
 
 The search itself runs in Rust with the GIL released; Ctrl-C stops it cleanly (and raises
 ``KeyboardInterrupt``).
+
+**Learned evaluators.** ``algorithm="puct"`` is AlphaZero's search with an *evaluator*, any
+callable ``fn(observations, legal_mask) -> (policy_logits, values)``:
+
+- ``observations``: float32 ``(B, *game.observation_shape)``, each row the position's
+  ``observation_tensor()`` from the view of the player to move; ``legal_mask``: bool
+  ``(B, game.num_actions)``. Both are buffers the search reuses, passed read-only: copy what
+  you keep.
+- ``policy_logits``: ``(B, num_actions)`` (illegal entries are ignored; the priors are a
+  softmax over the legal ones); ``values``: ``(B, players)``, ``values[b, k]`` the expected
+  final return of *seat* ``k``, the player ``(to_move + k) % players``, clipped to
+  ``[-1, 1]``. Any float (or int) array-like of exactly these shapes is read as float32.
+- Output of another shape or dtype, NaN or infinite values raise ``ValueError`` naming the
+  problem; an exception raised by ``fn`` propagates unchanged.
+
+The search gathers up to ``batch_size`` leaves per call (with virtual loss), values finished
+and solved positions exactly without the evaluator, and backs values up per player, so any
+player count works. :func:`search_many` searches many positions with one evaluator call per
+round for all their trees.
+
+>>> def uniform(obs, mask):
+...     return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+>>> r = search(state, "puct", evaluator=uniform, iterations=64, batch_size=8)
+>>> int(r.visits.sum()), r.algorithm
+(64, 'puct')
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, TypedDict
+from typing import Any, Callable, Optional, TypedDict
 
 import numpy as np
 
 from . import _core
 
-__all__ = ["ALGORITHMS", "FishSolution", "SearchResult", "Searcher", "search", "solve_fish"]
+__all__ = [
+    "ALGORITHMS",
+    "Evaluator",
+    "FishSolution",
+    "SearchResult",
+    "Searcher",
+    "search",
+    "search_many",
+    "solve_fish",
+]
+
+#: An evaluator: ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module
+#: docs).
+Evaluator = Callable[[np.ndarray, np.ndarray], Any]
 
 #: The names ``algorithm`` accepts, ``"auto"`` first (defined once, in the engine binding).
 ALGORITHMS: tuple[str, ...] = tuple(_core.ALGORITHMS)
@@ -62,13 +100,14 @@ class SearchResult:
     :ivar move: the move to play (a ``FishMove`` or ``MarathonMove``).
     :ivar action: the same as an int in the game's action space.
     :ivar value: its value for the player to move, in ``[-1, 1]`` (MCTS: mean return of the
-        playouts through it; alpha-beta: the minimax value, exact when ``exact``).
+        playouts through it; PUCT: mean value backed up through it; alpha-beta: the minimax
+        value, exact when ``exact``).
     :ivar pv: the principal variation (expected line of play), starting with ``move``.
     :ivar nodes: MCTS: tree nodes; alpha-beta: positions searched.
-    :ivar iterations: MCTS playouts (0 for alpha-beta).
+    :ivar iterations: MCTS playouts; PUCT: leaves valued below the root (0 for alpha-beta).
     :ivar depth: alpha-beta: last completed depth; MCTS: deepest tree line.
     :ivar time: seconds used.
-    :ivar visits: MCTS visit count of every action (an int64 array of size
+    :ivar visits: MCTS and PUCT visit count of every action (an int64 array of size
         ``num_actions``, zeros for illegal actions); all zeros for other algorithms.
     :ivar exact: the value is proven.
     :ivar interrupted: ``stop()`` ended the search early.
@@ -129,6 +168,9 @@ class _Options(TypedDict):
     tt_mb: int
     memory_mb: int
     reuse: bool
+    evaluator: Optional[Evaluator]
+    batch_size: int
+    dirichlet: Optional[tuple[float, float]]
 
 
 class Searcher:
@@ -153,7 +195,12 @@ class Searcher:
         available).
     :param memory_mb: the most memory MCTS trees may take, in MiB; past it a search stops
         expanding and goes on refining the tree it has.
-    :param reuse: keep MCTS trees between moves.
+    :param reuse: keep MCTS and PUCT trees between moves.
+    :param evaluator: ``algorithm="puct"`` only, and required there: the evaluator
+        ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module docs).
+    :param batch_size: PUCT: the most leaves sent to the evaluator in one call.
+    :param dirichlet: PUCT: ``(alpha, fraction)`` of Dirichlet noise mixed into the root's
+        priors (for self-play), or ``None``.
     """
 
     def __init__(
@@ -169,6 +216,9 @@ class Searcher:
         tt_mb: int = 64,
         memory_mb: int = 1024,
         reuse: bool = True,
+        evaluator: Optional[Evaluator] = None,
+        batch_size: int = 16,
+        dirichlet: Optional[tuple[float, float]] = None,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm = {algorithm!r}: expected one of {', '.join(ALGORITHMS)}")
@@ -183,6 +233,9 @@ class Searcher:
             tt_mb=_require_int("tt_mb", tt_mb),
             memory_mb=_require_int("memory_mb", memory_mb),
             reuse=bool(reuse),
+            evaluator=evaluator,
+            batch_size=_require_int("batch_size", batch_size),
+            dirichlet=dirichlet,
         )
         self._core = _core.Searcher(algorithm, **self.options)
 
@@ -237,14 +290,16 @@ def search(
 ) -> SearchResult:
     """Searches ``state`` once and returns a :class:`SearchResult`.
 
-    :param algorithm: ``"auto"``, ``"mcts"``, ``"alphabeta"``, ``"greedy"`` or ``"random"``.
+    :param algorithm: ``"auto"``, ``"mcts"``, ``"alphabeta"``, ``"greedy"``, ``"random"``
+        or ``"puct"`` (with ``evaluator=``).
     :param time: seconds (a float); ``iterations`` (MCTS playouts), ``depth`` (alpha-beta
         plies) and ``nodes`` bound the search too; the first limit reached ends it. With no
         limit at all the search takes one second.
     :param threads: threads searching at once (MCTS and alpha-beta).
     :param seed: the search's seed (same seed, one thread, iteration budget: same result).
     :param options: further :class:`Searcher` settings (``exploration``, ``selection``,
-        ``playout``, ``knowledge``, ``tt_mb``).
+        ``playout``, ``knowledge``, ``tt_mb``; for PUCT ``evaluator``, ``batch_size`` and
+        ``dirichlet``).
     :raises ValueError: for a finished game, a negative or absurd budget, or a bad option.
 
     >>> import pingvinas as pv
@@ -255,6 +310,55 @@ def search(
     """
     searcher = Searcher(algorithm, threads=threads, seed=seed, reuse=False, **options)
     return searcher.search(state, time=time, iterations=iterations, depth=depth, nodes=nodes)
+
+
+def search_many(
+    states: Sequence[Any],
+    *,
+    evaluator: Evaluator,
+    time: Optional[float] = None,
+    iterations: Optional[int] = None,
+    nodes: Optional[int] = None,
+    batch_size: int = 16,
+    seed: int = 0,
+    exploration: Optional[float] = None,
+    dirichlet: Optional[tuple[float, float]] = None,
+    knowledge: bool = True,
+    memory_mb: int = 1024,
+    algorithm: str = "puct",
+) -> list[SearchResult]:
+    """PUCT searches of many positions at once: one tree per state; each round every tree
+    adds up to ``batch_size`` leaves and all of them go to ONE call of ``evaluator``, so a
+    network sees large batches. Tree ``i`` is seeded from ``(seed, i)``: its result does not
+    depend on the other states (``search_many([s], seed=k)[0]`` is ``search(s, "puct",
+    seed=k)``). ``iterations`` and ``nodes`` are per tree; ``time`` is for all.
+
+    :param states: states of one game (Fish boards may differ, their shapes may not).
+    :raises ValueError: a finished game, a bad budget or option, or a bad evaluator output.
+
+    >>> import pingvinas as pv
+    >>> def uniform(obs, mask):
+    ...     return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+    >>> states = [pv.Fish().new_state(seed=k) for k in range(3)]
+    >>> [int(r.visits.sum()) for r in search_many(states, evaluator=uniform, iterations=32)]
+    [32, 32, 32]
+    """
+    if algorithm != "puct":
+        raise ValueError(f"search_many runs PUCT only, not algorithm = {algorithm!r}")
+    raws = _core.search_many(
+        list(states),
+        evaluator=evaluator,
+        time=_check_time(time),
+        iterations=_check_int("iterations", iterations),
+        nodes=_check_int("nodes", nodes),
+        batch_size=_require_int("batch_size", batch_size),
+        seed=_require_int("seed", seed),
+        exploration=exploration,
+        dirichlet=dirichlet,
+        knowledge=bool(knowledge),
+        memory_mb=_require_int("memory_mb", memory_mb),
+    )
+    return [SearchResult(*raw) for raw in raws]
 
 
 @dataclass(frozen=True)

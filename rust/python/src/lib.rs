@@ -3,6 +3,7 @@
 mod args;
 mod detached;
 mod errors;
+mod evaluator;
 mod fish;
 mod ints;
 mod marathon;

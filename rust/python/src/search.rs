@@ -11,8 +11,10 @@ use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::fish::FishGame;
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
+use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
+use pingvinas_engine::search::puct::{Forest, PuctConfig, PuctTree, MAX_BATCH};
 use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
@@ -28,22 +30,29 @@ use crate::fish::PyFishState;
 use crate::marathon::PyMarathonState;
 use crate::state::Bind;
 
-/// The names `algorithm` accepts, `"auto"` first.
+/// The names `algorithm` accepts, `"auto"` first, `"puct"` (which needs an evaluator) last.
 pub fn algorithms() -> Vec<&'static str> {
-    std::iter::once("auto").chain(Choice::NAMES).collect()
+    std::iter::once("auto")
+        .chain(Choice::NAMES)
+        .chain(std::iter::once("puct"))
+        .collect()
 }
 
-/// `"auto"` or one algorithm.
+/// `"auto"`, one of the engine's own algorithms, or PUCT with an evaluator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Algorithm {
     Auto,
     Fixed(Choice),
+    Puct,
 }
 
 impl Algorithm {
     fn parse(text: &str) -> PyResult<Algorithm> {
         if text == "auto" {
             return Ok(Algorithm::Auto);
+        }
+        if text == "puct" {
+            return Ok(Algorithm::Puct);
         }
         Choice::parse(text).map(Algorithm::Fixed).map_err(|_| {
             PyValueError::new_err(format!(
@@ -58,6 +67,8 @@ impl Algorithm {
         match self {
             Algorithm::Auto => game.auto_choice(),
             Algorithm::Fixed(c) => c,
+            // PUCT is searched apart (`PySearcher::run_puct`); MCTS is its nearest kin.
+            Algorithm::Puct => Choice::Mcts,
         }
     }
 
@@ -65,6 +76,7 @@ impl Algorithm {
         match self {
             Algorithm::Auto => "auto",
             Algorithm::Fixed(c) => c.name(),
+            Algorithm::Puct => "puct",
         }
     }
 }
@@ -82,9 +94,23 @@ struct Options {
     tt_mb: usize,
     memory_mb: usize,
     reuse: bool,
+    batch_size: usize,
+    dirichlet: Option<(f64, f64)>,
 }
 
 impl Options {
+    fn puct(&self) -> PuctConfig {
+        PuctConfig {
+            exploration: self
+                .exploration
+                .unwrap_or(PuctConfig::default().exploration),
+            batch_size: self.batch_size,
+            dirichlet: self.dirichlet,
+            reuse: self.reuse,
+            memory_mb: self.memory_mb,
+        }
+    }
+
     fn searcher<S: Copy + PartialEq + Send>(&self, choice: Choice) -> Searcher<S> {
         Searcher::new(
             choice,
@@ -127,6 +153,8 @@ enum Inner {
     Empty,
     Fish(Kept<FishGame, FishEval>),
     Marathon(Kept<Marathon, MarathonEval>),
+    FishPuct(PuctTree<FishGame, FishEval>),
+    MarathonPuct(PuctTree<Marathon, MarathonEval>),
 }
 
 /// Recently built evaluations, by game and settings, newest first.
@@ -143,6 +171,9 @@ where
     type Eval: Evaluate<Self> + Send + Sync;
     fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, Self::Eval>>;
     fn store(kept: Kept<Self, Self::Eval>) -> Inner;
+    /// The kept PUCT tree, taken out of `inner`.
+    fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, Self::Eval>>;
+    fn store_puct(tree: PuctTree<Self, Self::Eval>) -> Inner;
     /// The one setting the evaluation depends on: whether it uses the game's knowledge.
     fn knows(options: &Options) -> bool;
     fn build_eval(&self, knowledge: bool) -> Self::Eval;
@@ -182,6 +213,15 @@ impl Searchable for FishGame {
     fn store(kept: Kept<Self, FishEval>) -> Inner {
         Inner::Fish(kept)
     }
+    fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, FishEval>> {
+        match std::mem::take(inner) {
+            Inner::FishPuct(t) => Some(t),
+            _ => None,
+        }
+    }
+    fn store_puct(tree: PuctTree<Self, FishEval>) -> Inner {
+        Inner::FishPuct(tree)
+    }
     fn knows(options: &Options) -> bool {
         options.knowledge
     }
@@ -208,6 +248,15 @@ impl Searchable for Marathon {
     }
     fn store(kept: Kept<Self, MarathonEval>) -> Inner {
         Inner::Marathon(kept)
+    }
+    fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, MarathonEval>> {
+        match std::mem::take(inner) {
+            Inner::MarathonPuct(t) => Some(t),
+            _ => None,
+        }
+    }
+    fn store_puct(tree: PuctTree<Self, MarathonEval>) -> Inner {
+        Inner::MarathonPuct(tree)
     }
     fn knows(options: &Options) -> bool {
         options.knowledge && options.playout != "random"
@@ -269,7 +318,7 @@ fn result_tuple<'py, G: Bind>(
     game: &G,
     state: &G::State,
     r: &SearchResult,
-    choice: Choice,
+    algorithm: &str,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let visits = PyArray1::<i64>::zeros(py, game.num_actions(), false);
     {
@@ -304,7 +353,7 @@ fn result_tuple<'py, G: Bind>(
             pyo3::types::PyBool::new(py, r.interrupted)
                 .to_owned()
                 .into_any(),
-            choice.name().into_pyobject(py)?.into_any(),
+            algorithm.into_pyobject(py)?.into_any(),
         ],
     )
 }
@@ -316,11 +365,132 @@ fn result_tuple<'py, G: Bind>(
 #[pyclass(module = "pingvinas._core", name = "Searcher")]
 pub struct PySearcher {
     options: Options,
+    /// PUCT's evaluator.
+    evaluator: Option<Py<PyAny>>,
     inner: Mutex<Inner>,
     stop: StopFlag,
 }
 
+/// The kept searcher state, or `RuntimeError` when another thread is searching with it.
+fn lock(inner: &Mutex<Inner>) -> PyResult<std::sync::MutexGuard<'_, Inner>> {
+    match inner.try_lock() {
+        Ok(guard) => Ok(guard),
+        Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err(
+            "Searcher is busy: another thread (or its own evaluator) is searching with it (use \
+             one Searcher per thread)",
+        )),
+        // A search that failed midway leaves nothing worth keeping.
+        Err(TryLockError::Poisoned(e)) => {
+            let mut guard = e.into_inner();
+            *guard = Inner::Empty;
+            Ok(guard)
+        }
+    }
+}
+
+/// The seed of tree `i` of a PUCT search seeded with `seed` (`pv.search` is tree 0).
+pub fn tree_seed(seed: u64, i: usize) -> u64 {
+    Rng::for_item(seed, i as u64).next_u64()
+}
+
+/// The states of a list, all of one game type, with their games.
+enum States {
+    Fish(Vec<(Arc<FishGame>, <FishGame as Game>::State)>),
+    Marathon(Vec<(Arc<Marathon>, <Marathon as Game>::State)>),
+}
+
+fn states_of(states: &Bound<'_, PyAny>) -> PyResult<States> {
+    let mut fish = Vec::new();
+    let mut marathon = Vec::new();
+    for (i, item) in states.try_iter()?.enumerate() {
+        let item = item?;
+        if let Ok(s) = item.cast::<PyFishState>() {
+            let s = s.borrow();
+            fish.push((s.game.clone(), s.state));
+        } else if let Ok(s) = item.cast::<PyMarathonState>() {
+            let s = s.borrow();
+            marathon.push((s.game.clone(), s.state));
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "states[{i}]: expected a FishState or a MarathonState, got {}",
+                item.get_type().name()?
+            )));
+        }
+        if !fish.is_empty() && !marathon.is_empty() {
+            return Err(PyTypeError::new_err(
+                "states must all be of one game: Fish and Marathon states are mixed",
+            ));
+        }
+    }
+    Ok(if marathon.is_empty() {
+        States::Fish(fish)
+    } else {
+        States::Marathon(marathon)
+    })
+}
+
+/// PUCT over `states` (one tree each, the trees given or new ones seeded `(seed, i)`), driven
+/// by the Python `evaluator`; the trees come back with the results.
+#[allow(clippy::type_complexity)]
+fn puct_search<G: Searchable>(
+    py: Python<'_>,
+    trees: Vec<PuctTree<G, G::Eval>>,
+    states: &[G::State],
+    budget: &Budget,
+    stop: &StopFlag,
+    evaluator: &Bound<'_, PyAny>,
+) -> PyResult<(Vec<SearchResult>, Vec<PuctTree<G, G::Eval>>)>
+where
+    G::State: Send,
+{
+    let Some(first) = trees.first() else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let shape = first.game().observation_shape();
+    let mut forest = Forest::new(trees).py()?;
+    forest.start(states, budget, stop.clone()).py()?;
+    crate::evaluator::drive(py, &mut forest, shape, evaluator)?;
+    let results = forest.results();
+    Ok((results, forest.trees))
+}
+
 impl PySearcher {
+    /// A PUCT search of `state`, keeping the tree for the next move.
+    fn run_puct<'py, G: Searchable>(
+        &self,
+        py: Python<'py>,
+        game: Arc<G>,
+        state: G::State,
+        budget: Budget,
+    ) -> PyResult<Bound<'py, PyTuple>>
+    where
+        G::State: Send,
+    {
+        let evaluator = self
+            .evaluator
+            .as_ref()
+            .expect("checked when the searcher was made")
+            .bind(py);
+        let budget = budget_for(Choice::Mcts, budget);
+        let mut inner = lock(&self.inner)?;
+        self.stop.reset();
+        let tree = match G::take_puct(&mut inner) {
+            Some(t) if Arc::ptr_eq(t.game(), &game) || **t.game() == *game => t,
+            _ => PuctTree::new(
+                game.clone(),
+                game.eval(&self.options),
+                self.options.puct(),
+                tree_seed(self.options.seed, 0),
+            ),
+        };
+        let (results, mut trees) =
+            puct_search(py, vec![tree], &[state], &budget, &self.stop, evaluator)?;
+        if let Some(tree) = trees.pop() {
+            *inner = G::store_puct(tree);
+        }
+        result_tuple(py, &*game, &state, &results[0], "puct")
+    }
+
     fn run<'py, G: Searchable>(
         &self,
         py: Python<'py>,
@@ -331,22 +501,12 @@ impl PySearcher {
     where
         G::State: Send,
     {
+        if self.options.algorithm == Algorithm::Puct {
+            return self.run_puct(py, game, state, budget);
+        }
         let choice = self.options.algorithm.choice(&*game);
         let budget = budget_for(choice, budget);
-        let mut inner =
-            match self.inner.try_lock() {
-                Ok(guard) => guard,
-                Err(TryLockError::WouldBlock) => return Err(PyRuntimeError::new_err(
-                    "Searcher is busy: another thread is searching with it (use one Searcher per \
-                     thread)",
-                )),
-                // A search that failed midway leaves nothing worth keeping.
-                Err(TryLockError::Poisoned(e)) => {
-                    let mut guard = e.into_inner();
-                    *guard = Inner::Empty;
-                    guard
-                }
-            };
+        let mut inner = lock(&self.inner)?;
         self.stop.reset();
         let options = &self.options;
         let kept = kept(&mut inner, &game, choice, options);
@@ -362,14 +522,14 @@ impl PySearcher {
             crate::detached::run(py, &self.stop, search)?
         }
         .py()?;
-        result_tuple(py, &*game, &state, &result, choice)
+        result_tuple(py, &*game, &state, &result, choice.name())
     }
 }
 
 #[pymethods]
 impl PySearcher {
     #[new]
-    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true))]
+    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -382,8 +542,33 @@ impl PySearcher {
         tt_mb: Option<&Bound<'_, PyAny>>,
         memory_mb: Option<&Bound<'_, PyAny>>,
         reuse: bool,
+        evaluator: Option<&Bound<'_, PyAny>>,
+        batch_size: Option<&Bound<'_, PyAny>>,
+        dirichlet: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let algorithm = Algorithm::parse(algorithm)?;
+        let evaluator = evaluator.filter(|e| !e.is_none());
+        let evaluator = match (algorithm, evaluator) {
+            (Algorithm::Puct, Some(e)) => Some(crate::evaluator::check_evaluator(e)?),
+            (Algorithm::Puct, None) => {
+                return Err(PyValueError::new_err(
+                    "algorithm = \"puct\" needs an evaluator: a callable fn(observations, \
+                     legal_mask) -> (policy_logits, values)",
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(PyValueError::new_err(format!(
+                    "an evaluator is only used by algorithm = \"puct\", not {:?}",
+                    algorithm.name()
+                )))
+            }
+            (_, None) => None,
+        };
+        let batch_size = match batch_size {
+            Some(b) if !b.is_none() => args::count(b, "batch_size", 1, MAX_BATCH as u64)? as usize,
+            _ => 16,
+        };
+        let dirichlet = dirichlet_arg(dirichlet)?;
         let threads = match threads {
             Some(t) if !t.is_none() => args::count(t, "threads", 1, 256)? as usize,
             _ => 1,
@@ -433,7 +618,10 @@ impl PySearcher {
                 tt_mb,
                 memory_mb,
                 reuse,
+                batch_size,
+                dirichlet,
             },
+            evaluator,
             inner: Mutex::new(Inner::Empty),
             stop: StopFlag::new(),
         })
@@ -481,15 +669,7 @@ impl PySearcher {
 
     /// Forgets the kept trees and transposition table.
     fn clear(&self) -> PyResult<()> {
-        match self.inner.try_lock() {
-            Ok(mut inner) => *inner = Inner::Empty,
-            Err(TryLockError::Poisoned(e)) => *e.into_inner() = Inner::Empty,
-            Err(TryLockError::WouldBlock) => {
-                return Err(PyRuntimeError::new_err(
-                    "Searcher is busy: another thread is searching with it",
-                ))
-            }
-        }
+        *lock(&self.inner)? = Inner::Empty;
         Ok(())
     }
 
@@ -513,6 +693,111 @@ impl PySearcher {
             self.options.seed
         )
     }
+}
+
+/// `dirichlet`: None, or a pair (alpha, fraction).
+fn dirichlet_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(f64, f64)>> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let pair: (f64, f64) = v.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "dirichlet must be None or a pair (alpha, fraction) of numbers, got {}",
+            args::quote(v)
+        ))
+    })?;
+    let (alpha, fraction) = pair;
+    if !alpha.is_finite() || !(1e-3..=1e3).contains(&alpha) {
+        return Err(PyValueError::new_err(format!(
+            "dirichlet alpha = {alpha}: expected a number from 0.001 to 1000"
+        )));
+    }
+    if !fraction.is_finite() || !(0.0..=1.0).contains(&fraction) {
+        return Err(PyValueError::new_err(format!(
+            "dirichlet fraction = {fraction}: expected a number from 0 to 1"
+        )));
+    }
+    Ok(Some(pair))
+}
+
+/// PUCT searches of many states at once, one tree each, all trees' leaves valued in one
+/// evaluator call per round (see `pingvinas.search.search_many`). Returns one result tuple per
+/// state (as `Searcher.search`).
+#[pyfunction]
+#[pyo3(signature = (states, *, evaluator, time = None, iterations = None, nodes = None, batch_size = None, seed = None, exploration = None, dirichlet = None, knowledge = true, memory_mb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn search_many<'py>(
+    py: Python<'py>,
+    states: &Bound<'py, PyAny>,
+    evaluator: &Bound<'py, PyAny>,
+    time: Option<f64>,
+    iterations: Option<i64>,
+    nodes: Option<i64>,
+    batch_size: Option<&Bound<'py, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
+    exploration: Option<f64>,
+    dirichlet: Option<&Bound<'py, PyAny>>,
+    knowledge: bool,
+    memory_mb: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let searcher = PySearcher::new(
+        "puct",
+        None,
+        seed,
+        exploration,
+        "uct",
+        "auto",
+        knowledge,
+        None,
+        memory_mb,
+        false,
+        Some(evaluator),
+        batch_size,
+        dirichlet,
+    )?;
+    let budget = budget_for(
+        Choice::Mcts,
+        Budget::checked(time, iterations, nodes, None).py()?,
+    );
+    let options = &searcher.options;
+    let out = PyList::empty(py);
+    match states_of(states)? {
+        States::Fish(list) => many(py, &list, options, &budget, evaluator, &out)?,
+        States::Marathon(list) => many(py, &list, options, &budget, evaluator, &out)?,
+    }
+    Ok(out)
+}
+
+fn many<'py, G: Searchable>(
+    py: Python<'py>,
+    list: &[(Arc<G>, G::State)],
+    options: &Options,
+    budget: &Budget,
+    evaluator: &Bound<'py, PyAny>,
+    out: &Bound<'py, PyList>,
+) -> PyResult<()>
+where
+    G::State: Send,
+{
+    let config = options.puct();
+    let trees = list
+        .iter()
+        .enumerate()
+        .map(|(i, (g, _))| {
+            PuctTree::new(
+                g.clone(),
+                g.eval(options),
+                config,
+                tree_seed(options.seed, i),
+            )
+        })
+        .collect();
+    let states: Vec<G::State> = list.iter().map(|(_, s)| *s).collect();
+    let (results, _) = puct_search(py, trees, &states, budget, &StopFlag::new(), evaluator)?;
+    for ((g, s), r) in list.iter().zip(&results) {
+        out.append(result_tuple(py, &**g, s, r, "puct")?)?;
+    }
+    Ok(())
 }
 
 /// Solves a small Fish position exactly. Returns a dict: scores ([(fish, floes)] per player
@@ -559,5 +844,6 @@ fn register_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySearcher>()?;
     m.add_function(wrap_pyfunction!(fish_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(search_many, m)?)?;
     register_names(m)
 }

@@ -8,6 +8,7 @@
 pub mod alphabeta;
 pub mod budget;
 pub mod mcts;
+pub mod puct;
 pub mod tt;
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use crate::rng::splitmix64;
 
 /// Nim with one pile: take 1, 2 or 3 stones (actions 0, 1, 2); whoever takes the last stone wins.
 /// For two players, a pile that is a multiple of 4 loses for the player to move.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Nim {
     pub players: usize,
 }
@@ -66,6 +67,7 @@ impl Game for Nim {
 }
 
 /// Tic-tac-toe: cells 0..9 row by row; X (player 0) starts. A draw with perfect play.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TicTacToe;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -163,6 +165,95 @@ pub fn minimax<G: Game>(game: &G, s: &G::State) -> f64 {
             } else {
                 values.fold(f64::MAX, f64::min)
             }
+        }
+    }
+}
+
+/// Observations for the toys, so that PUCT (which needs [`crate::io::GameIo`]) runs on them;
+/// the rest of their I/O is never used.
+mod io {
+    use super::*;
+    use crate::error::Result;
+    use crate::io::GameIo;
+
+    impl GameIo for Nim {
+        const NAME: &'static str = "nim";
+        fn parse_action(&self, _s: &NimState, text: &str) -> Result<Action> {
+            crate::invalid!("no notation: {text}")
+        }
+        fn check_action(&self, s: &NimState, a: Action) -> Result<()> {
+            if self.is_legal(s, a) {
+                Ok(())
+            } else {
+                crate::invalid!("illegal")
+            }
+        }
+        fn action_name(&self, _s: &NimState, a: Action) -> String {
+            format!("take {}", a + 1)
+        }
+        fn to_json(&self, s: &NimState) -> String {
+            format!("{s:?}")
+        }
+        fn from_json(_text: &str) -> Result<(Self, NimState)> {
+            crate::invalid!("no JSON")
+        }
+        /// Plane 0: stones (scaled), plane 1: stones modulo 4 (one-hot over 4 columns).
+        fn observation_shape(&self) -> [usize; 3] {
+            [2, 1, 4]
+        }
+        fn write_observation(&self, s: &NimState, _player: usize, out: &mut [f32]) {
+            out.fill(0.0);
+            out[..4].fill(s.stones as f32 / 100.0);
+            out[4 + (s.stones % 4) as usize] = 1.0;
+        }
+        fn ranking(&self, s: &NimState) -> Vec<usize> {
+            let keys: Vec<u8> = (0..self.players)
+                .map(|p| (p == s.winner as usize) as u8)
+                .collect();
+            crate::game::places(&keys)
+        }
+        fn render(&self, s: &NimState) -> String {
+            format!("{s:?}")
+        }
+    }
+
+    impl GameIo for TicTacToe {
+        const NAME: &'static str = "tictactoe";
+        fn parse_action(&self, _s: &Ttt, text: &str) -> Result<Action> {
+            crate::invalid!("no notation: {text}")
+        }
+        fn check_action(&self, s: &Ttt, a: Action) -> Result<()> {
+            if self.is_legal(s, a) {
+                Ok(())
+            } else {
+                crate::invalid!("illegal")
+            }
+        }
+        fn action_name(&self, _s: &Ttt, a: Action) -> String {
+            a.to_string()
+        }
+        fn to_json(&self, s: &Ttt) -> String {
+            format!("{s:?}")
+        }
+        fn from_json(_text: &str) -> Result<(Self, Ttt)> {
+            crate::invalid!("no JSON")
+        }
+        /// The viewer's marks, then the other's.
+        fn observation_shape(&self) -> [usize; 3] {
+            [2, 3, 3]
+        }
+        fn write_observation(&self, s: &Ttt, player: usize, out: &mut [f32]) {
+            for (k, o) in out.iter_mut().enumerate() {
+                let p = (player + k / 9) % 2;
+                *o = (s.marks[p] >> (k % 9) & 1) as f32;
+            }
+        }
+        fn ranking(&self, s: &Ttt) -> Vec<usize> {
+            let r = self.returns(s);
+            crate::game::places(&r[..2])
+        }
+        fn render(&self, s: &Ttt) -> String {
+            format!("{s:?}")
         }
     }
 }

@@ -1,0 +1,604 @@
+use super::*;
+use crate::fish::{FishGame, Rules};
+use crate::marathon::Marathon;
+use crate::search::mcts::{Mcts, MctsConfig, Selection};
+use crate::search::toys::{minimax, Nim, NimState, TicTacToe, Ttt};
+use crate::search::{random_playout, NoEval};
+
+/// Zero logits; values from one random playout of each leaf (the leaf's position is known in
+/// Rust), or zeros.
+struct Uniform {
+    playouts: bool,
+    calls: usize,
+    rows: usize,
+}
+
+impl Uniform {
+    fn new(playouts: bool, _seed: u64) -> Uniform {
+        Uniform {
+            playouts,
+            calls: 0,
+            rows: 0,
+        }
+    }
+}
+
+/// A [`BatchEvaluator`] of `game` from a closure on one leaf: (logits by action, returns).
+struct PerLeaf<'a, G: Game, F> {
+    game: &'a G,
+    f: F,
+}
+
+impl<G: Game, F: FnMut(&G, &G::State) -> (Vec<f32>, Returns)> BatchEvaluator<G>
+    for PerLeaf<'_, G, F>
+{
+    fn evaluate(
+        &mut self,
+        states: &[G::State],
+        _obs: &[f32],
+        _mask: &[bool],
+        policy: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
+        let (a, n) = (self.game.num_actions(), self.game.num_players());
+        for (row, s) in states.iter().enumerate() {
+            let (logits, r) = (self.f)(self.game, s);
+            policy[row * a..(row + 1) * a].copy_from_slice(&logits);
+            let p = self.game.to_move(s).unwrap();
+            for k in 0..n {
+                values[row * n + k] = r[(p + k) % n] as f32;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<G: Game> BatchEvaluator<G> for Uniform {
+    fn evaluate(
+        &mut self,
+        states: &[G::State],
+        obs: &[f32],
+        mask: &[bool],
+        policy: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
+        self.calls += 1;
+        self.rows += states.len();
+        assert_eq!(obs.len() / states.len() * states.len(), obs.len());
+        assert_eq!(mask.len(), policy.len());
+        policy.fill(0.0);
+        values.fill(0.0);
+        if self.playouts {
+            // The game is not at hand here: the caller's closure is; see `playout_values`.
+            unreachable!("use PerLeaf for playouts")
+        }
+        Ok(())
+    }
+}
+
+fn tree<G: GameIo>(game: &G, config: PuctConfig, seed: u64) -> PuctTree<G, NoEval> {
+    PuctTree::new(Arc::new(game.clone()), Arc::new(NoEval), config, seed)
+}
+
+fn search_one<G: GameIo, B: BatchEvaluator<G>>(
+    game: &G,
+    state: &G::State,
+    config: PuctConfig,
+    seed: u64,
+    iterations: u64,
+    evaluator: &mut B,
+) -> SearchResult {
+    let mut forest = Forest::new(vec![tree(game, config, seed)]).unwrap();
+    run(
+        &mut forest,
+        &[*state],
+        &Budget::iterations(iterations),
+        StopFlag::new(),
+        evaluator,
+    )
+    .unwrap()
+    .pop()
+    .unwrap()
+}
+
+/// Nim's exact values and the winning move as the only prior.
+fn nim_perfect(players: usize) -> impl FnMut(&Nim, &NimState) -> (Vec<f32>, Returns) {
+    move |_g: &Nim, s: &NimState| {
+        let mut r = [0.0; MAX_PLAYERS];
+        if players == 2 {
+            let win = s.stones % 4 != 0;
+            r[s.to_move as usize] = if win { 1.0 } else { -1.0 };
+            r[1 - s.to_move as usize] = -r[s.to_move as usize];
+        }
+        let mut logits = vec![0.0; 3];
+        if s.stones % 4 != 0 {
+            logits[(s.stones % 4 - 1) as usize] = 5.0;
+        }
+        (logits, r)
+    }
+}
+
+#[test]
+fn a_perfect_evaluator_finds_the_winning_move_at_tiny_budgets() {
+    let nim = Nim { players: 2 };
+    for stones in [5, 6, 7, 9, 10, 11, 13, 30, 31] {
+        for batch_size in [1, 4] {
+            let config = PuctConfig {
+                batch_size,
+                ..Default::default()
+            };
+            let mut ev = PerLeaf {
+                game: &nim,
+                f: nim_perfect(2),
+            };
+            let r = search_one(&nim, &nim.start(stones), config, 1, 8, &mut ev);
+            assert_eq!(r.best + 1, stones % 4, "{stones} stones: {r:?}");
+            assert!(r.value > 0.9, "{r:?}");
+            assert_eq!(r.iterations, 8);
+            assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), 8);
+        }
+    }
+}
+
+#[test]
+fn tictactoe_with_exact_values_blocks_and_wins() {
+    // Values from the brute-force minimax oracle, priors uniform.
+    let game = TicTacToe;
+    let perfect = |g: &TicTacToe, s: &Ttt| {
+        let v = minimax(g, s);
+        let mut r = [0.0; MAX_PLAYERS];
+        r[0] = v;
+        r[1] = -v;
+        (vec![0.0; 9], r)
+    };
+    for (pos, want) in [("XX./.O./...", 2), ("XX./OO./...", 2), ("X../.O./..X", 1)] {
+        let s = Ttt::from_str(pos);
+        let mut ev = PerLeaf {
+            game: &game,
+            f: perfect,
+        };
+        let r = search_one(&game, &s, PuctConfig::default(), 3, 30, &mut ev);
+        if pos == "X../.O./..X" {
+            // O must take an edge, not a corner.
+            assert!([1, 3, 5, 7].contains(&r.best), "{pos}: {r:?}");
+        } else {
+            assert_eq!(r.best, want, "{pos}: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn three_players_back_up_per_player() {
+    // Three-player Nim with 1..=3 stones: the player to move takes them all. Values from
+    // playouts, uniform priors.
+    let nim = Nim { players: 3 };
+    let mut rng = Rng::new(5);
+    for stones in 1..=3 {
+        let mut ev = PerLeaf {
+            game: &nim,
+            f: |g: &Nim, s: &NimState| (vec![0.0; 3], random_playout(g, s, &mut rng)),
+        };
+        let r = search_one(
+            &nim,
+            &nim.start(stones),
+            PuctConfig::default(),
+            2,
+            200,
+            &mut ev,
+        );
+        assert_eq!(r.best + 1, stones, "{r:?}");
+        assert!(r.value > 0.99, "{r:?}");
+    }
+}
+
+#[test]
+fn visits_add_up_and_batches_use_virtual_loss() {
+    let game = TicTacToe;
+    for batch_size in [1, 3, 8, 64] {
+        let config = PuctConfig {
+            batch_size,
+            ..Default::default()
+        };
+        let mut ev = Uniform::new(false, 0);
+        let r = search_one(&game, &Ttt::default(), config, 7, 500, &mut ev);
+        assert_eq!(r.iterations, 500);
+        assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), 500);
+        assert_eq!(r.visits.len(), 9);
+        // One call for the root, then batches of up to `batch_size` distinct leaves.
+        assert!(ev.rows <= 501, "{} rows", ev.rows);
+        if batch_size >= 8 {
+            assert!(
+                ev.calls < 500 / 4,
+                "{} calls of batch {batch_size}",
+                ev.calls
+            );
+        }
+    }
+    // The first batch after the root holds nine different children.
+    let mut t = tree(
+        &game,
+        PuctConfig {
+            batch_size: 9,
+            ..Default::default()
+        },
+        1,
+    );
+    t.start(&Ttt::default(), &Budget::iterations(100)).unwrap();
+    let mut obs = vec![0.0; 9 * 18];
+    let mut mask = vec![false; 9 * 9];
+    assert_eq!(t.gather(&mut obs, &mut mask), 1);
+    t.backup(&[0.0; 9], &[0.0; 2]);
+    assert_eq!(t.gather(&mut obs, &mut mask), 9);
+    let states: std::collections::HashSet<Ttt> = t.pending_states().copied().collect();
+    assert_eq!(states.len(), 9);
+    // Observations from the view of the player to move (O): X's mark is in plane 1.
+    assert_eq!(obs[..18].iter().sum::<f32>(), 1.0);
+    assert_eq!(mask[..9].iter().filter(|&&m| m).count(), 8);
+    t.backup(&[0.0; 81], &[0.0; 18]);
+    assert_eq!(t.iterations(), 9);
+    assert!(t.nodes.iter().all(|n| n.pending == 0));
+}
+
+#[test]
+fn uniform_playout_values_match_mcts_puct_statistics() {
+    // PUCT with uniform priors and one random playout per leaf, against the MCTS with PUCT
+    // selection and random playouts: the mean visit share of the most visited root move, over
+    // many seeds, agrees (the two differ in where a playout starts, not in what it measures).
+    let game = TicTacToe;
+    let s = Ttt::from_str("X../.O./...");
+    let seeds = 200;
+    let iterations = 400;
+    let (mut share_puct, mut share_mcts) = (0.0, 0.0);
+    let mut best_puct = std::collections::BTreeMap::<u32, i32>::new();
+    let mut best_mcts = best_puct.clone();
+    for seed in 0..seeds {
+        let mut rng = Rng::new(1000 + seed);
+        let mut ev = PerLeaf {
+            game: &game,
+            f: |g: &TicTacToe, s: &Ttt| (vec![0.0; 9], random_playout(g, s, &mut rng)),
+        };
+        let config = PuctConfig {
+            exploration: 1.0,
+            batch_size: 1,
+            ..Default::default()
+        };
+        let r = search_one(&game, &s, config, seed, iterations, &mut ev);
+        let top = r.visits.iter().map(|v| v.1).max().unwrap();
+        share_puct += top as f64 / iterations as f64;
+        *best_puct.entry(r.best).or_insert(0) += 1;
+        let mut m: Mcts<Ttt> = Mcts::new(MctsConfig {
+            selection: Selection::Puct,
+            exploration: 1.0,
+            seed,
+            ..Default::default()
+        });
+        let r = m
+            .search(
+                &game,
+                &NoEval,
+                &s,
+                &Budget::iterations(iterations),
+                StopFlag::new(),
+            )
+            .unwrap();
+        let top = r.visits.iter().map(|v| v.1).max().unwrap();
+        share_mcts += top as f64 / iterations as f64;
+        *best_mcts.entry(r.best).or_insert(0) += 1;
+    }
+    let (a, b) = (share_puct / seeds as f64, share_mcts / seeds as f64);
+    eprintln!("mean top share: PUCT {a:.3}, MCTS {b:.3}; {best_puct:?} {best_mcts:?}");
+    assert!((a - b).abs() < 0.1, "PUCT {a:.3}, MCTS {b:.3}");
+    // Both prefer the same moves: the distributions of the chosen move are close (total
+    // variation distance; measured 0.045).
+    let tv: i32 = (0..9)
+        .map(|a| (best_puct.get(&a).unwrap_or(&0) - best_mcts.get(&a).unwrap_or(&0)).abs())
+        .sum();
+    assert!(
+        (tv as f64 / 2.0 / seeds as f64) < 0.15,
+        "{best_puct:?} {best_mcts:?}"
+    );
+}
+
+#[test]
+fn forest_results_do_not_depend_on_the_other_trees() {
+    let game = TicTacToe;
+    let states = [
+        Ttt::default(),
+        Ttt::from_str("X../..../...."),
+        Ttt::from_str("XX./.O./..."),
+        Ttt::from_str("X../.O./..X"),
+    ];
+    let config = PuctConfig {
+        batch_size: 4,
+        dirichlet: Some((0.3, 0.25)),
+        ..Default::default()
+    };
+    let mut noisy = |g: &TicTacToe, s: &Ttt| {
+        // Deterministic per position (not per call order), so that trees do not share state.
+        let h = g.hash(s);
+        let mut r = [0.0; MAX_PLAYERS];
+        r[0] = ((h % 200) as f64 - 100.0) / 100.0;
+        r[1] = -r[0];
+        ((0..9).map(|a| ((h >> a) & 7) as f32).collect(), r)
+    };
+    let seed = |i: usize| crate::rng::splitmix64(17 ^ i as u64);
+    let mut forest = Forest::new(
+        (0..states.len())
+            .map(|i| tree(&game, config, seed(i)))
+            .collect(),
+    )
+    .unwrap();
+    let all = run(
+        &mut forest,
+        &states,
+        &Budget::iterations(200),
+        StopFlag::new(),
+        &mut PerLeaf {
+            game: &game,
+            f: &mut noisy,
+        },
+    )
+    .unwrap();
+    for (i, s) in states.iter().enumerate() {
+        let one = search_one(
+            &game,
+            s,
+            config,
+            seed(i),
+            200,
+            &mut PerLeaf {
+                game: &game,
+                f: &mut noisy,
+            },
+        );
+        assert_eq!(
+            (one.best, &one.visits, &one.pv, one.value),
+            (all[i].best, &all[i].visits, &all[i].pv, all[i].value),
+            "tree {i}"
+        );
+    }
+}
+
+#[test]
+fn deterministic_for_a_seed_and_noise_changes_the_root() {
+    let game = TicTacToe;
+    let go = |seed: u64, dirichlet: Option<(f64, f64)>| {
+        let config = PuctConfig {
+            dirichlet,
+            batch_size: 8,
+            ..Default::default()
+        };
+        let mut rng = Rng::new(9);
+        search_one(
+            &game,
+            &Ttt::default(),
+            config,
+            seed,
+            300,
+            &mut PerLeaf {
+                game: &game,
+                f: |g: &TicTacToe, s: &Ttt| (vec![0.0; 9], random_playout(g, s, &mut rng)),
+            },
+        )
+    };
+    let a = go(1, None);
+    assert_eq!(a.visits, go(1, None).visits);
+    let b = go(1, Some((0.3, 0.25)));
+    assert_eq!(b.visits, go(1, Some((0.3, 0.25))).visits);
+    assert_ne!(a.visits, b.visits);
+    // Gamma deviates have mean alpha.
+    let mut rng = Rng::new(3);
+    for alpha in [0.03, 0.3, 1.0, 2.5] {
+        let n = 20_000;
+        let mean = (0..n).map(|_| gamma(&mut rng, alpha)).sum::<f64>() / n as f64;
+        assert!(
+            (mean - alpha).abs() < 0.1 * alpha.max(0.3),
+            "{alpha}: {mean}"
+        );
+    }
+}
+
+#[test]
+fn trees_are_kept_between_moves() {
+    let game = TicTacToe;
+    let mut t = tree(&game, PuctConfig::default(), 4);
+    let s0 = Ttt::default();
+    let mut ev = Uniform::new(false, 0);
+    let mut obs = vec![0.0; 16 * 18];
+    let mut mask = vec![false; 16 * 9];
+    let mut policy = vec![0.0; 16 * 9];
+    let mut values = vec![0.0; 16 * 2];
+    let mut search = |t: &mut PuctTree<TicTacToe, NoEval>, s: &Ttt| {
+        t.start(s, &Budget::iterations(300)).unwrap();
+        while !t.is_done() {
+            let n = t.gather(&mut obs, &mut mask);
+            let states: Vec<Ttt> = t.pending_states().copied().collect();
+            BatchEvaluator::<TicTacToe>::evaluate(
+                &mut ev,
+                &states,
+                &obs[..n * 18],
+                &mask[..n * 9],
+                &mut policy[..n * 9],
+                &mut values[..n * 2],
+            )
+            .unwrap();
+            t.backup(&policy, &values);
+        }
+        t.result(Default::default())
+    };
+    let r = search(&mut t, &s0);
+    let mut s = s0;
+    game.apply(&mut s, r.pv[0]);
+    let before = t.size();
+    t.advance(r.pv[0], &s);
+    let kept = t.size();
+    assert!(kept > 10 && kept < before, "{kept} of {before}");
+    let visits_kept = t.nodes[0].visits;
+    let r2 = search(&mut t, &s);
+    assert_eq!(
+        r2.visits.iter().map(|v| v.1).sum::<u64>() + 1,
+        visits_kept as u64 + 300,
+        "{r2:?}"
+    );
+    // A search of a position two plies down finds its subtree by itself.
+    let mut s2 = s;
+    game.apply(&mut s2, r2.pv[0]);
+    game.apply(&mut s2, r2.pv[1]);
+    t.start(&s2, &Budget::iterations(10)).unwrap();
+    assert!(t.nodes[0].visits > 1);
+}
+
+#[test]
+fn fish_and_marathon_for_every_player_count() {
+    let mut cases: Vec<(usize, bool)> = (2..=4).map(|p| (p, true)).collect();
+    cases.extend((2..=5).map(|p| (p, false)));
+    for (players, fish) in cases {
+        let mut rng = Rng::new(players as u64);
+        let config = PuctConfig {
+            batch_size: 8,
+            dirichlet: Some((0.3, 0.25)),
+            ..Default::default()
+        };
+        if fish {
+            let game = FishGame::dealt(Rules::standard(players).unwrap(), 3);
+            let mut s = game.initial_state();
+            // Into the movement phase.
+            let mut actions = ActionList::new();
+            for _ in 0..game.rules().placement_turns() + 3 {
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            let mut ev = PerLeaf {
+                game: &game,
+                f: |g: &FishGame, s: &crate::fish::FishState| {
+                    (vec![0.0; g.num_actions()], random_playout(g, s, &mut rng))
+                },
+            };
+            let r = search_one(&game, &s, config, 1, 100, &mut ev);
+            assert!(game.is_legal(&s, r.best), "fish {players}: {r:?}");
+            assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), 100);
+        } else {
+            let game = Marathon::standard().with_players(players).unwrap();
+            let mut s = game.new_state();
+            let mut actions = ActionList::new();
+            for _ in 0..3 * players {
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            let mut ev = Uniform::new(false, 0);
+            let r = search_one(&game, &s, config, 1, 100, &mut ev);
+            assert!(game.is_legal(&s, r.best), "marathon {players}: {r:?}");
+            assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), 100);
+        }
+    }
+}
+
+#[test]
+fn exact_leaves_need_no_evaluator_and_errors_stop_the_search() {
+    // Nim with the exact evaluation: every child of the root is solved at once.
+    struct NimExact;
+    impl Evaluate<Nim> for NimExact {
+        fn exact(&self, _g: &Nim, s: &NimState) -> Option<Returns> {
+            let mut r = [0.0; MAX_PLAYERS];
+            r[s.to_move as usize] = if s.stones % 4 != 0 { 1.0 } else { -1.0 };
+            r[1 - s.to_move as usize] = -r[s.to_move as usize];
+            Some(r)
+        }
+    }
+    let nim = Nim { players: 2 };
+    let t = PuctTree::new(
+        Arc::new(nim.clone()),
+        Arc::new(NimExact),
+        PuctConfig::default(),
+        0,
+    );
+    let mut forest = Forest::new(vec![t]).unwrap();
+    let mut ev = Uniform::new(false, 0);
+    let r = run(
+        &mut forest,
+        &[nim.start(10)],
+        &Budget::iterations(1000),
+        StopFlag::new(),
+        &mut ev,
+    )
+    .unwrap();
+    assert_eq!(ev.calls, 1, "only the root goes to the evaluator");
+    assert_eq!(r[0].best, 1);
+    assert!(r[0].exact && r[0].value == 1.0, "{:?}", r[0]);
+    // An evaluator error ends the search with it, and the tree is left clean.
+    struct Failing;
+    impl BatchEvaluator<TicTacToe> for Failing {
+        fn evaluate(
+            &mut self,
+            _s: &[Ttt],
+            _o: &[f32],
+            _m: &[bool],
+            _p: &mut [f32],
+            _v: &mut [f32],
+        ) -> Result<()> {
+            crate::invalid!("no")
+        }
+    }
+    let game = TicTacToe;
+    let mut forest = Forest::new(vec![tree(&game, PuctConfig::default(), 0)]).unwrap();
+    let e = run(
+        &mut forest,
+        &[Ttt::default()],
+        &Budget::iterations(10),
+        StopFlag::new(),
+        &mut Failing,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no"));
+    // Bad settings and budgets.
+    for config in [
+        PuctConfig {
+            batch_size: 0,
+            ..Default::default()
+        },
+        PuctConfig {
+            exploration: f64::NAN,
+            ..Default::default()
+        },
+        PuctConfig {
+            dirichlet: Some((0.0, 0.25)),
+            ..Default::default()
+        },
+    ] {
+        let mut t = tree(&game, config, 0);
+        assert!(t.start(&Ttt::default(), &Budget::iterations(5)).is_err());
+    }
+    let mut t = tree(&game, PuctConfig::default(), 0);
+    assert!(t.start(&Ttt::default(), &Budget::depth(5)).is_err());
+    assert!(t
+        .start(&Ttt::from_str("XXX/OO./..."), &Budget::iterations(5))
+        .is_err());
+}
+
+#[test]
+fn a_time_budget_ends_the_search_after_the_root() {
+    let nim = Nim { players: 2 };
+    let mut forest = Forest::new(vec![tree(&nim, PuctConfig::default(), 0)]).unwrap();
+    let stop = StopFlag::new();
+    stop.stop();
+    let r = run(
+        &mut forest,
+        &[nim.start(50)],
+        &Budget::time(10.0),
+        stop,
+        &mut Uniform::new(false, 0),
+    )
+    .unwrap();
+    assert!(r[0].interrupted && r[0].iterations == 0 && r[0].visits.len() == 3);
+    let mut forest = Forest::new(vec![tree(&nim, PuctConfig::default(), 0)]).unwrap();
+    let t0 = std::time::Instant::now();
+    let r = run(
+        &mut forest,
+        &[nim.start(5000)],
+        &Budget::time(0.05),
+        StopFlag::new(),
+        &mut Uniform::new(false, 0),
+    )
+    .unwrap();
+    assert!(t0.elapsed().as_secs_f64() < 1.0 && r[0].iterations > 10 && !r[0].interrupted);
+}

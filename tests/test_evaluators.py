@@ -82,8 +82,9 @@ def make_model(
         "bp": rng.normal(0, 0.1, actions).astype(np.float32),
         "Wv": rng.normal(0, 0.1, (f, players)).astype(np.float32),
         "bv": rng.normal(0, 0.1, players).astype(np.float32),
-        "low": np.array(-1e9, dtype=np.float32),
     }
+    if mask:
+        w["low"] = np.array(-1e9, dtype=np.float32)
     nodes = [
         helper.make_node("Flatten", ["obs"], ["flat"], axis=1),
         helper.make_node("MatMul", ["flat", "Wp"], ["lp"]),

@@ -11,8 +11,16 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import distributed, evaluators
-from pingvinas.agents import AlphaBetaAgent, CallableAgent, GreedyAgent, MCTSAgent, RandomAgent
+from pingvinas.agents import (
+    AlphaBetaAgent,
+    CallableAgent,
+    GreedyAgent,
+    MCTSAgent,
+    RandomAgent,
+    SearchAgent,
+)
 from pingvinas.match import play_match
+from pingvinas.search import ALGORITHMS
 
 ray = pytest.importorskip("ray", reason='ray is not installed (pip install "pingvinas[ray]")')
 
@@ -63,6 +71,24 @@ def test_match_on_ray_is_the_local_match(local_ray, tmp_path, game, agents, game
     for a, b in zip(local.records, remote.records):
         assert a.game.actions == b.game.actions  # the same moves, one by one
         assert a.game.players == b.game.players
+
+
+@pytest.mark.skipif("puct" not in ALGORITHMS, reason="the search has no 'puct' algorithm yet")
+def test_puct_match_on_ray_is_the_local_match(local_ray):
+    """PUCT agents with an evaluator: pickled with the agents, or one shared actor."""
+    game = pv.Fish(players=3)
+    uniform = evaluators.uniform(game)
+
+    def agents(evaluator):
+        puct = SearchAgent("puct", iterations=24, evaluator=evaluator, batch_size=4, name="puct")
+        return [puct, MCTSAgent(iterations=24), GreedyAgent()]
+
+    local = play_match(game, agents(uniform), games=3, seed=2, progress=False)
+    remote = play_match(game, agents(uniform), games=3, seed=2, progress=False, backend="ray")
+    assert facts(remote) == facts(local)
+    shared = evaluators.shared(uniform)
+    on_actor = play_match(game, agents(shared), games=3, seed=2, progress=False, backend="ray")
+    assert facts(on_actor) == facts(local)
 
 
 def test_match_on_ray_progress_and_workers(local_ray, capsys):

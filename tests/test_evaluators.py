@@ -235,6 +235,11 @@ def test_missing_optional_packages_name_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(ImportError, match=r'pip install "pingvinas\[torch\]"'):
         evaluators.torch(object())
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r'pip install "pingvinas\[ray\]"'):
+        pv.play_match(pv.Fish(), ["random", "random"], games=1, backend="ray")
+    with pytest.raises(ImportError, match=r'pip install "pingvinas\[ray\]"'):
+        evaluators.shared(evaluators.uniform(pv.Fish()))
 
 
 def test_onnx_drives_the_puct_search(onnx_mod):

@@ -185,21 +185,20 @@ def test_selfplay_on_ray_is_the_local_selfplay(local_ray):
     uniform = evaluators.uniform(game)
     local = pv.selfplay(game, games=5, evaluator=uniform, **settings)
     assert list(np.unique(local.game_ids)) == [0, 1, 2, 3, 4]
-    # Split over tasks in different ways, the evaluator sent as an object or built per worker.
-    one_each = pv.selfplay(
-        game, games=5, evaluator=uniform, backend="ray", games_per_task=1, **settings
-    )
+    same_data(pv.selfplay(game, games=5, evaluator=uniform, backend="ray", **settings), local)
+    # Split over tasks in other ways, the evaluator sent as an object or built per worker.
+    one_each = distributed.selfplay_ray(game, 5, evaluator=uniform, games_per_task=1, **settings)
     same_data(one_each, local)
-    factory = pv.selfplay(
+    factory = distributed.selfplay_ray(
         game,
-        games=5,
+        range(5),
         evaluator_factory=functools.partial(evaluators.uniform, game),
-        backend="ray",
+        games_per_task=2,
         **settings,
     )
     same_data(factory, local)
     # A subset of the indices, anywhere: the same games.
-    part = pv.selfplay(game, games=[4, 1], evaluator=uniform, backend="ray", **settings)
+    part = distributed.selfplay_ray(game, [4, 1], evaluator=uniform, **settings)
     keep = np.isin(local.game_ids, [1, 4])
     assert np.array_equal(part.game_ids, local.game_ids[keep])
     assert np.array_equal(part.policies, local.policies[keep])

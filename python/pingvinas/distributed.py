@@ -294,6 +294,7 @@ def selfplay_ray(
         or games_per_task < 1
     ):
         raise ValueError(f"games_per_task = {games_per_task!r}: expected a positive int")
+    kwargs.pop("backend", None)  # the tasks run the local backend
     indices = _game_indices(games)
     data_class: Any = getattr(pingvinas, "SelfPlayData")  # noqa: B009
     ray = init(address)

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from pingvinas.agents import Agent
 
 #: The agent names ``--agents`` takes: the search algorithms (``random`` and ``greedy`` are
-#: among them), defined once in :data:`pingvinas.search.ALGORITHMS`.
-AGENTS = tuple(ALGORITHMS)
+#: among them), defined once in :data:`pingvinas.search.ALGORITHMS`, but ``puct``, which needs
+#: an evaluator that a command line cannot give.
+AGENTS = tuple(a for a in ALGORITHMS if a != "puct")
 #: ``pingvinas play`` also seats people.
 PLAY_AGENTS = AGENTS + ("human",)
 

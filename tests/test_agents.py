@@ -1,5 +1,6 @@
 """Agents and the match runner."""
 
+import pickle
 import random
 
 import pytest
@@ -59,6 +60,30 @@ def test_spawn_copies_settings_not_state():
     assert a.spawn().choose(s) == b.choose(s)
     c = a.spawn(seed=99)
     assert c.options["seed"] == 99
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        RandomAgent(seed=3),
+        GreedyAgent(seed=3),
+        MCTSAgent(iterations=200, seed=3, exploration=0.7),
+        AlphaBetaAgent(depth=2, tt_mb=8),
+        SearchAgent("auto", depth=2, name="custom"),
+    ],
+    ids=repr,
+)
+def test_agents_pickle_as_their_settings(agent):
+    """A pickled agent (as ``play_match(..., backend="ray")`` ships them) is a fresh agent with
+    the same settings: it plays what a spawned copy plays."""
+    s = some_states(3)[2]
+    agent.choose(s)  # a search agent now holds trees and a last result
+    copy = pickle.loads(pickle.dumps(agent))
+    assert type(copy) is type(agent) and repr(copy) == repr(agent) and copy.name == agent.name
+    if isinstance(agent, SearchAgent):
+        assert copy.searcher is not agent.searcher and copy.last is None
+        assert copy.options == agent.options and copy.budget == agent.budget
+    assert copy.spawn(seed=11).choose(s) == agent.spawn(seed=11).choose(s)
 
 
 def test_search_agent_keeps_its_last_result():

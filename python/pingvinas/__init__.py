@@ -13,7 +13,7 @@ import os
 import re
 from typing import Union
 
-from . import fish, marathon, record, svg
+from . import evaluators, fish, marathon, record, svg
 from ._core import (
     Fish,
     FishMove,
@@ -100,6 +100,7 @@ __all__ = [
     "SelfPlayData",
     "VectorEnv",
     "__version__",
+    "evaluators",
     "fish",
     "load_game",
     "marathon",

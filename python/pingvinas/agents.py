@@ -10,6 +10,9 @@ True
 
 Every agent can :meth:`~Agent.spawn` a fresh copy of itself for another game (the match runner
 plays games in parallel, each with its own copies), and :meth:`~Agent.reset` between games.
+Agents pickle (a search agent as its settings, its copy starting afresh), so that
+``play_match(..., backend="ray")`` can ship them to other processes; a :class:`CallableAgent`
+pickles when its callable does (Ray's serializer also takes lambdas and closures).
 """
 
 from __future__ import annotations
@@ -123,6 +126,19 @@ class SearchAgent(Agent):
     def stop(self) -> None:
         """Stops a search running in another thread."""
         self.searcher.stop()
+
+    # The Searcher holds native search trees and does not pickle: a pickled agent keeps its
+    # settings, and its copy starts with a fresh Searcher (as after ``reset``). This is what
+    # ships agents to other processes (``play_match(..., backend="ray")``).
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["searcher"]
+        state["last"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.searcher = Searcher(self.algorithm, **self.options)
 
     def spawn(self, seed: Optional[int] = None) -> SearchAgent:
         options = dict(self.options)

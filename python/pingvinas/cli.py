@@ -150,6 +150,8 @@ def cmd_match(args: argparse.Namespace) -> None:
         workers=args.workers,
         progress=not args.quiet,
         save=args.save,
+        backend=args.backend,
+        address=args.address,
     )
     print(result)
     if args.save:
@@ -277,7 +279,22 @@ def build_parser() -> argparse.ArgumentParser:
     game_options(p)
     p.add_argument("--games", type=_int_in(1, MAX_MATCH_GAMES), default=20)
     p.add_argument(
-        "--workers", type=_int_in(1, MAX_WORKERS), default=1, help="games played at once"
+        "--workers",
+        type=_int_in(1, MAX_WORKERS),
+        default=None,
+        help="games played at once (default 1; with --backend ray: twice the cluster's CPUs)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help='where the games run: here, or on Ray (pip install "pingvinas[ray]")',
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="with --backend ray: the cluster (auto, ray://HOST:10001; default: RAY_ADDRESS, "
+        "else a local Ray instance)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(

@@ -166,9 +166,9 @@ class _Progress:
         self.every, self.last = every, float("-inf")
         self._draw()
 
-    def tick(self) -> None:
+    def tick(self, games: int = 1) -> None:
         with self.lock:
-            self.done += 1
+            self.done += games
             self._draw()
 
     def _draw(self) -> None:
@@ -255,10 +255,12 @@ def play_match(
     games: int = 100,
     seed: int = 0,
     swap_seats: bool = True,
-    workers: int = 1,
+    workers: Optional[int] = None,
     progress: bool = True,
     max_moves: Optional[int] = None,
     save: Union[str, os.PathLike[str], None] = None,
+    backend: str = "local",
+    address: Optional[str] = None,
 ) -> MatchResult:
     """Plays ``games`` games between ``agents`` and tabulates the results.
 
@@ -271,12 +273,22 @@ def play_match(
     :param swap_seats: rotate the agents through the seats: game ``i`` puts agent ``a`` in seat
         ``(a + i) mod n``, and the ``n`` games of a rotation share one deal, so that no agent
         gains from its seat or its boards.
-    :param workers: games played at once, on threads (the searches release the GIL).
+    :param workers: games played at once: locally, threads (the searches release the GIL;
+        default 1); with Ray, the most games in flight (default: twice the cluster's CPUs).
     :param progress: draw a progress bar on stderr.
     :param max_moves: stop a game after this many moves (it is then scored as it stands).
     :param save: a path: write every game there as a JSON Lines file of game records
         (:mod:`pingvinas.record`, in game order, with the search facts of each move), and keep
         each in ``result.records[i].game``.
+    :param backend: ``"local"`` (this process) or ``"ray"`` (``pip install
+        "pingvinas[ray]"``): every game a Ray task, on a local Ray instance or a cluster, each
+        reserving as many CPUs as its agents' most search ``threads``. The agents are pickled
+        to the workers (a search agent as its settings), and each game is played exactly as
+        locally: the same records for the same seed (with iteration or depth budgets; a
+        callable agent must not keep state between games). See :mod:`pingvinas.distributed`.
+    :param address: with ``backend="ray"``: ``None`` (Ray already started here, else
+        ``RAY_ADDRESS``, else a new local instance), ``"auto"`` (the cluster this machine is a
+        node of) or ``"ray://host:10001"``.
     :returns: a :class:`MatchResult`: wins, draws, losses, score rate with its 95% confidence
         interval, and average scores per seat, for each agent.
     """
@@ -284,8 +296,14 @@ def play_match(
     n = len(agents)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games = {games!r}: expected a positive int")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
         raise ValueError(f"workers = {workers!r}: expected a positive int")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend = {backend!r}: expected 'local' or 'ray'")
+    if address is not None and backend != "ray":
+        raise ValueError('address is for backend="ray"')
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed = {seed!r}: expected a non-negative int")
     probe = _new_state(game, 0)
@@ -314,7 +332,21 @@ def play_match(
         bar.tick()
         return rec
 
-    if workers == 1:
+    if backend == "ray":
+        from . import distributed
+
+        records = distributed.play_games(
+            game,
+            agents,
+            jobs,
+            seed=seed,
+            max_moves=max_moves,
+            names=names if save is not None else None,
+            address=address,
+            workers=workers,
+            on_game=bar.tick,
+        )
+    elif workers is None or workers == 1:
         records = [run(j) for j in jobs]
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -1,0 +1,229 @@
+"""The Ray backend (``pingvinas.distributed``): matches and self-play on a local Ray instance
+(two CPUs), compared game for game with the local backend.
+
+Small on purpose: a local instance takes a few seconds to start, and the machine has two cores.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+
+import pingvinas as pv
+from pingvinas import distributed, evaluators
+from pingvinas.agents import (
+    AlphaBetaAgent,
+    CallableAgent,
+    GreedyAgent,
+    MCTSAgent,
+    RandomAgent,
+    SearchAgent,
+)
+from pingvinas.match import play_match
+from pingvinas.search import ALGORITHMS
+
+ray = pytest.importorskip("ray", reason='ray is not installed (pip install "pingvinas[ray]")')
+
+needs_selfplay = pytest.mark.skipif(
+    not hasattr(pv, "selfplay"), reason="pv.selfplay is not in this build yet (issue 12, PUCT)"
+)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray instance for the module, shut down after it."""
+    started = not ray.is_initialized()
+    if started:
+        # A small object store: the tests move little data, and CI machines have small /dev/shm.
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            object_store_memory=200 * 2**20,
+        )
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+def facts(result):
+    """Everything a match's records say about each game (not the time it took)."""
+    return [
+        (r.index, r.seed, r.seats, r.ranking, r.returns, r.scores, r.moves) for r in result.records
+    ]
+
+
+MATCHES = [
+    (pv.Fish(), [MCTSAgent(iterations=60), AlphaBetaAgent(depth=2)], 4),
+    (pv.Fish(players=3), [RandomAgent(), GreedyAgent(), MCTSAgent(iterations=30)], 3),
+    (pv.Marathon(players=2), [MCTSAgent(iterations=30, seed=4), "random"], 2),
+]
+
+
+@pytest.mark.parametrize("game, agents, games", MATCHES, ids=lambda x: repr(x)[:20])
+def test_match_on_ray_is_the_local_match(local_ray, tmp_path, game, agents, games):
+    local = play_match(game, agents, games=games, seed=5, progress=False, save=tmp_path / "a")
+    remote = play_match(
+        game, agents, games=games, seed=5, progress=False, save=tmp_path / "b", backend="ray"
+    )
+    assert facts(remote) == facts(local)
+    assert str(remote) == str(local)  # the same table
+    for a, b in zip(local.records, remote.records):
+        assert a.game.actions == b.game.actions  # the same moves, one by one
+        assert a.game.players == b.game.players
+
+
+@pytest.mark.skipif("puct" not in ALGORITHMS, reason="the search has no 'puct' algorithm yet")
+def test_puct_match_on_ray_is_the_local_match(local_ray):
+    """PUCT agents with an evaluator: pickled with the agents, or one shared actor."""
+    game = pv.Fish(players=3)
+    uniform = evaluators.uniform(game)
+
+    def agents(evaluator):
+        puct = SearchAgent("puct", iterations=24, evaluator=evaluator, batch_size=4, name="puct")
+        return [puct, MCTSAgent(iterations=24), GreedyAgent()]
+
+    local = play_match(game, agents(uniform), games=3, seed=2, progress=False)
+    remote = play_match(game, agents(uniform), games=3, seed=2, progress=False, backend="ray")
+    assert facts(remote) == facts(local)
+    shared = evaluators.shared(uniform)
+    on_actor = play_match(game, agents(shared), games=3, seed=2, progress=False, backend="ray")
+    assert facts(on_actor) == facts(local)
+
+
+def test_match_on_ray_progress_and_workers(local_ray, capsys):
+    agents = [RandomAgent(seed=1), GreedyAgent(seed=2)]
+    result = play_match(pv.Fish(), agents, games=5, seed=2, backend="ray", workers=1)
+    assert "5/5 games" in capsys.readouterr().err
+    assert facts(result) == facts(play_match(pv.Fish(), agents, games=5, seed=2, progress=False))
+
+
+def test_match_on_ray_raises_the_workers_error(local_ray):
+    def broken(state):
+        raise RuntimeError("this agent gives up")
+
+    with pytest.raises(RuntimeError, match="this agent gives up"):
+        play_match(pv.Fish(), [CallableAgent(broken), "random"], games=3, backend="ray")
+
+
+def test_cli_match_on_ray(local_ray, capsys):
+    from pingvinas import cli
+
+    argv = ["match", "--agents", "greedy", "random", "--games", "2", "--quiet", "--seed", "5"]
+    cli.main(argv)
+    local = capsys.readouterr().out
+    cli.main(argv + ["--backend", "ray"])
+    assert capsys.readouterr().out == local  # the same table
+
+
+def test_match_backend_arguments():
+    with pytest.raises(ValueError, match="backend"):
+        play_match(pv.Fish(), ["random", "random"], games=1, backend="dask")
+    with pytest.raises(ValueError, match="address"):
+        play_match(pv.Fish(), ["random", "random"], games=1, address="auto")
+
+
+def test_shared_evaluator(local_ray):
+    """One actor answers the driver and the tasks alike, with the evaluator's own outputs."""
+    game = pv.Fish(players=3)
+    state = game.new_state(seed=2)
+    obs = np.stack([state.observation_tensor()] * 3)
+    mask = np.stack([state.legal_action_mask()] * 3)
+    obs.flags.writeable = mask.flags.writeable = False
+
+    def fn(o, m):  # values depend on the input, to see that they went through
+        return np.where(m, 1.0, 0.0), np.full((len(o), 3), float(o.sum()) / 1e4)
+
+    want = fn(obs, mask)
+    for shared in (evaluators.shared(fn), evaluators.shared(lambda: fn)):
+        got = shared(obs, mask)
+        assert np.array_equal(got[0], want[0]) and np.allclose(got[1], want[1])
+
+        @ray.remote
+        def use(f, o, m):
+            return f(o, m)
+
+        remote = ray.get(use.remote(shared, obs, mask))
+        assert np.array_equal(remote[0], want[0])
+        assert "shared" in repr(shared)
+
+
+def test_selfplay_ray_arguments(local_ray):
+    game = pv.Fish()
+    with pytest.raises(ValueError, match="not both"):
+        distributed.selfplay_ray(
+            game, 2, evaluator=evaluators.uniform(game), evaluator_factory=lambda: None
+        )
+    with pytest.raises(ValueError, match="repeat"):
+        distributed.selfplay_ray(game, [1, 2, 1])
+    with pytest.raises(ValueError, match="games"):
+        distributed.selfplay_ray(game, 0)
+    with pytest.raises(ValueError, match="games_per_task"):
+        distributed.selfplay_ray(game, 2, games_per_task=0)
+
+
+def same_data(a, b):
+    """Two ``SelfPlayData`` hold the same samples, field by field."""
+    assert len(a) == len(b) > 0
+    for name in (
+        "observations",
+        "legal_masks",
+        "policies",
+        "to_move",
+        "returns",
+        "game_ids",
+        "move_numbers",
+    ):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+
+
+@needs_selfplay
+def test_selfplay_on_ray_is_the_local_selfplay(local_ray):
+    game = pv.Fish()
+    settings = dict(simulations=16, seed=3, batch_size=4)
+    uniform = evaluators.uniform(game)
+    local = pv.selfplay(game, games=5, evaluator=uniform, **settings)
+    assert list(np.unique(local.game_ids)) == [0, 1, 2, 3, 4]
+    same_data(pv.selfplay(game, games=5, evaluator=uniform, backend="ray", **settings), local)
+    # Split over tasks in other ways, the evaluator sent as an object or built per worker.
+    one_each = distributed.selfplay_ray(game, 5, evaluator=uniform, games_per_task=1, **settings)
+    same_data(one_each, local)
+    factory = distributed.selfplay_ray(
+        game,
+        range(5),
+        evaluator_factory=functools.partial(evaluators.uniform, game),
+        games_per_task=2,
+        **settings,
+    )
+    same_data(factory, local)
+    # A subset of the indices, anywhere: the same games.
+    part = distributed.selfplay_ray(game, [4, 1], evaluator=uniform, **settings)
+    keep = np.isin(local.game_ids, [1, 4])
+    assert np.array_equal(part.game_ids, local.game_ids[keep])
+    assert np.array_equal(part.policies, local.policies[keep])
+
+
+@needs_selfplay
+def test_selfplay_on_ray_without_evaluator_and_with_a_shared_one(local_ray):
+    game = pv.Fish(players=3)
+    plain = dict(games=3, simulations=12, seed=1)
+    same_data(pv.selfplay(game, backend="ray", **plain), pv.selfplay(game, **plain))
+    uniform = evaluators.uniform(game)
+    local = pv.selfplay(game, evaluator=uniform, **plain)
+    shared = evaluators.shared(uniform)
+    same_data(pv.selfplay(game, evaluator=shared, backend="ray", **plain), local)
+
+
+def test_worker_objects_are_built_once_per_process(local_ray):
+    """A factory runs once per worker process and run (the cache key is the run's object)."""
+    box = [ray.put(object)]  # a factory of distinct objects
+    first = distributed._worker_evaluator(box, True)
+    assert distributed._worker_evaluator(box, True) is first
+    other = distributed._worker_evaluator([ray.put(object)], True)  # a new run builds again
+    assert other is not first
+    assert distributed._worker_evaluator(None, True) is None
+    agents = [ray.put([RandomAgent(seed=1)])]
+    assert distributed._cached("agents", agents, None) is distributed._cached(
+        "agents", agents, None
+    )

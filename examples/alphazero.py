@@ -55,7 +55,7 @@ class Block(nn.Module):
 class Net(nn.Module):
     """Observation planes in; policy logits over the action space and per-seat values out."""
 
-    def __init__(self, game: Any, channels: int = 32, blocks: int = 3) -> None:
+    def __init__(self, game: Any, channels: int = 32, blocks: int = 2) -> None:
         super().__init__()
         planes, rows, cols = game.observation_shape
         area = rows * cols
@@ -89,19 +89,11 @@ class Net(nn.Module):
 
 
 def export(net: Net, game: Any, path: Path) -> Any:
-    """Writes the net as ONNX (dynamic batch) and returns an ONNX evaluator on it."""
+    """Writes the net as ONNX (dynamic batch) and returns an ONNX evaluator on it (one
+    onnxruntime thread: the search and the evaluator take turns on the cores)."""
     net.eval()
-    dummy = torch.zeros((1, *game.observation_shape), dtype=torch.float32)
-    torch.onnx.export(
-        net,
-        (dummy,),
-        str(path),
-        input_names=["observations"],
-        output_names=["policy_logits", "values"],
-        dynamic_axes={"observations": {0: "batch"}, "policy_logits": {0: "batch"}, "values": {0: "batch"}},
-        dynamo=False,
-    )
-    return evaluators.onnx(str(path), threads=1)
+    evaluators.export_onnx(net, game, path)
+    return evaluators.onnx(path, threads=1, game=game)
 
 
 def distil(game: Any, games: int, nodes: int, seed: int) -> dict[str, np.ndarray]:
@@ -219,8 +211,8 @@ def _seconds_per_move(game: Any, evaluator: Any, simulations: int, batch_size: i
 def rate(result: pv.MatchResult) -> str:
     """The net's score rate with its 95% interval."""
     net = result.agents[0]
-    lo, hi = net.ci95()
-    return f"{100 * net.score_rate():5.1f}% [{100 * lo:.0f}-{100 * hi:.0f}]"
+    lo, hi = net.ci95
+    return f"{100 * net.score_rate:5.1f}% [{100 * lo:.0f}-{100 * hi:.0f}]"
 
 
 def main() -> None:
@@ -228,17 +220,17 @@ def main() -> None:
     ap.add_argument("--game", choices=["fish", "marathon"], default="fish")
     ap.add_argument("--minutes", type=float, default=60.0, help="total time budget")
     ap.add_argument("--simulations", type=int, default=64, help="PUCT simulations per move")
-    ap.add_argument("--games", type=int, default=64, help="self-play games per round")
+    ap.add_argument("--games", type=int, default=48, help="self-play games per round")
     ap.add_argument("--batch-size", type=int, default=8, help="leaves per tree per round")
-    ap.add_argument("--distil-games", type=int, default=200)
+    ap.add_argument("--distil-games", type=int, default=300)
     ap.add_argument("--distil-nodes", type=int, default=2000)
-    ap.add_argument("--train-steps", type=int, default=200)
-    ap.add_argument("--window", type=int, default=6, help="rounds of samples kept")
+    ap.add_argument("--train-steps", type=int, default=100)
+    ap.add_argument("--window", type=int, default=8, help="rounds of samples kept")
     ap.add_argument("--eval-every", type=int, default=2)
     ap.add_argument("--eval-games", type=int, default=40)
     ap.add_argument("--final-games", type=int, default=200)
     ap.add_argument("--channels", type=int, default=32)
-    ap.add_argument("--blocks", type=int, default=3)
+    ap.add_argument("--blocks", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("runs/alphazero"))
     args = ap.parse_args()

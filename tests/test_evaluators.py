@@ -5,6 +5,7 @@ MatMul + bias for the policy logits and MatMul + bias + Tanh for the values, so 
 computation with the same weights gives the expected outputs.
 """
 
+import functools
 import pickle
 import random
 import sys
@@ -48,6 +49,30 @@ def test_uniform():
         assert not logits.any() and not values.any()
         again = pickle.loads(pickle.dumps(fn))
         assert np.array_equal(again(o, m)[1], values)
+
+
+def test_per_worker_builds_at_the_first_call_and_pickles_as_its_factory():
+    game = pv.Fish()
+    built = []
+
+    def factory():
+        built.append(1)
+        return evaluators.uniform(game)
+
+    fn = evaluators.per_worker(factory)
+    assert not built
+    o, m = batch(game)
+    assert fn(o, m)[0].shape == (5, game.num_actions) and fn(o, m)[1].shape == (5, 2)
+    assert len(built) == 1  # once, then kept
+    copy = pickle.loads(pickle.dumps(evaluators.per_worker(functools.partial(uniform_of, game))))
+    assert copy._evaluator is None and copy(o, m)[1].shape == (5, 2)
+    assert "per_worker" in repr(fn)
+    with pytest.raises(TypeError, match="callable"):
+        evaluators.per_worker(3)
+
+
+def uniform_of(game):
+    return evaluators.uniform(game)
 
 
 # --- ONNX ---------------------------------------------------------------------------------------

@@ -197,6 +197,8 @@ def test_selfplay_on_ray_is_the_local_selfplay(local_ray):
         **settings,
     )
     same_data(factory, local)
+    per_worker = evaluators.per_worker(functools.partial(evaluators.uniform, game))
+    same_data(pv.selfplay(game, games=5, evaluator=per_worker, backend="ray", **settings), local)
     # A subset of the indices, anywhere: the same games.
     part = distributed.selfplay_ray(game, [4, 1], evaluator=uniform, **settings)
     keep = np.isin(local.game_ids, [1, 4])
@@ -216,13 +218,14 @@ def test_selfplay_on_ray_without_evaluator_and_with_a_shared_one(local_ray):
 
 
 def test_worker_objects_are_built_once_per_process(local_ray):
-    """A factory runs once per worker process and run (the cache key is the run's object)."""
-    box = [ray.put(object)]  # a factory of distinct objects
-    first = distributed._worker_evaluator(box, True)
-    assert distributed._worker_evaluator(box, True) is first
-    other = distributed._worker_evaluator([ray.put(object)], True)  # a new run builds again
-    assert other is not first
-    assert distributed._worker_evaluator(None, True) is None
+    """A worker unpickles a run's evaluator (and a per-worker one builds its model) once."""
+    box = [ray.put(evaluators.per_worker(object))]  # a factory of distinct objects
+    first = distributed._worker_evaluator(box)
+    assert distributed._worker_evaluator(box) is first
+    assert first._evaluator is None  # built at its first call only
+    other = distributed._worker_evaluator([ray.put(evaluators.per_worker(object))])
+    assert other is not first  # a new run: a new object
+    assert distributed._worker_evaluator(None) is None
     agents = [ray.put([RandomAgent(seed=1)])]
     assert distributed._cached("agents", agents, None) is distributed._cached(
         "agents", agents, None

@@ -15,10 +15,10 @@ evaluator's packages (onnxruntime, torch).
 Evaluators on Ray, two ways:
 
 - **Per worker**: pass a picklable evaluator (``evaluators.onnx(path)`` keeps the model's bytes,
-  so workers need no file), or a zero-argument ``evaluator_factory`` that builds one (a model
-  loaded from a path every node has, a torch module). Each worker process builds or unpickles
-  it once and keeps it for the tasks it runs. Good for CPU models: every worker evaluates its
-  own batches, and the cluster's cores all work.
+  so workers need no file), or ``evaluators.per_worker(factory)``, which each worker builds with
+  a zero-argument ``factory`` (a model loaded from a path every node has, a torch module). Each
+  worker process unpickles or builds it once and keeps it for the tasks it runs. Good for CPU
+  models: every worker evaluates its own batches, and the cluster's cores all work.
 - **One shared actor**: ``evaluator=evaluators.shared(factory, num_gpus=1)`` starts one Ray
   actor that holds the model (on the GPU) and answers every worker's batches, one batch at a
   time. Good when there is one GPU: the workers run the search and send their leaves (all of a
@@ -194,23 +194,23 @@ def _cached(kind: str, box: Optional[list[Any]], build: Optional[Callable[[Any],
     return hit[1]
 
 
-def _worker_evaluator(box: Optional[list[Any]], is_factory: bool) -> Any:
-    """A self-play task's evaluator: unpickled, or built by its factory, once per worker."""
-    return _cached("evaluator", box, (lambda factory: factory()) if is_factory else None)
+def _worker_evaluator(box: Optional[list[Any]]) -> Any:
+    """A self-play task's evaluator, unpickled once per worker (an ``evaluators.per_worker``
+    one then builds its model once per worker too)."""
+    return _cached("evaluator", box, None)
 
 
 def _selfplay_chunk(
     game: Any,
     indices: list[int],
     box: Optional[list[Any]],
-    is_factory: bool,
     threads: int,
     kwargs: dict[str, Any],
 ) -> Any:
     """A Ray task: self-play of some game indices, with the local backend."""
     import pingvinas
 
-    evaluator = _worker_evaluator(box, is_factory)
+    evaluator = _worker_evaluator(box)
     selfplay: Any = getattr(pingvinas, "selfplay")  # noqa: B009
     return selfplay(
         game,
@@ -269,7 +269,8 @@ def selfplay_ray(
         ``evaluators.shared(...)``); sent once, and unpickled once per worker process.
     :param evaluator_factory: instead of ``evaluator``, a zero-argument callable that builds
         the evaluator, called once per worker process (for a model loaded from a path every
-        node has, or a torch module built there).
+        node has, or a torch module built there): the same as
+        ``evaluator=evaluators.per_worker(evaluator_factory)``, which ``pv.selfplay`` takes.
     :param threads: ``pv.selfplay``'s threads per task; each task reserves that many CPUs.
     :param games_per_task: games per task (default: the games spread over twice the cluster's
         CPUs). Larger tasks batch more leaves per evaluator call; smaller ones balance better.
@@ -301,15 +302,18 @@ def selfplay_ray(
     if games_per_task is None:
         games_per_task = max(1, math.ceil(len(indices) / (2 * _cluster_cpus(ray))))
     runs = [indices[i : i + games_per_task] for i in range(0, len(indices), games_per_task)]
-    payload = evaluator_factory if evaluator_factory is not None else evaluator
-    box = None if payload is None else [ray.put(payload)]
+    if evaluator_factory is not None:
+        from .evaluators import per_worker
+
+        evaluator = per_worker(evaluator_factory)
+    box = None if evaluator is None else [ray.put(evaluator)]
     task = ray.remote(_selfplay_chunk).options(num_cpus=threads, max_retries=0)
     game_ref = ray.put(game)
     parts: list[Any] = [None] * len(runs)
     bar = _Progress(len(indices), progress)
 
     def submit(i: int) -> Any:
-        return task.remote(game_ref, runs[i], box, evaluator_factory is not None, threads, kwargs)
+        return task.remote(game_ref, runs[i], box, threads, kwargs)
 
     def done(i: int, part: Any) -> None:
         parts[i] = part

@@ -29,6 +29,8 @@ The adapters, each an optional extra:
   other processes and to Ray workers.
 - :func:`torch`: a ``torch.nn.Module`` (``pip install "pingvinas[torch]"``); picklable when the
   module is. :func:`export_onnx` writes such a module as an ONNX model that :func:`onnx` reads.
+- :func:`per_worker`: an evaluator each process builds for itself from a factory (a model
+  loaded on each Ray worker).
 - :func:`shared`: one evaluator in one Ray actor (for example on the one GPU), called by every
   worker of a Ray run (``pip install "pingvinas[ray]"``; see :mod:`pingvinas.distributed`).
 """
@@ -49,10 +51,12 @@ import numpy.typing as npt
 __all__ = [
     "Evaluator",
     "OnnxEvaluator",
+    "PerWorker",
     "TorchEvaluator",
     "UniformEvaluator",
     "export_onnx",
     "onnx",
+    "per_worker",
     "shared",
     "torch",
     "uniform",
@@ -544,6 +548,56 @@ def export_onnx(
         warnings.simplefilter("ignore", DeprecationWarning)
         torch_.onnx.export(module, args, os.fspath(path), **kwargs)
     return OnnxEvaluator(path, game=game)
+
+
+class PerWorker:
+    """An evaluator built by a factory at its first call, in each process that calls it: its
+    pickle holds only the factory. Made by :func:`per_worker`."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        if not callable(factory):
+            raise TypeError(f"factory = {type(factory).__name__}: expected a callable")
+        self.factory = factory
+        self._lock = threading.Lock()
+        self._evaluator: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"factory": self.factory}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.factory = state["factory"]
+        self._lock = threading.Lock()
+        self._evaluator = None
+
+    def __call__(self, observations: np.ndarray, legal_mask: np.ndarray) -> Any:
+        evaluator = self._evaluator
+        if evaluator is None:
+            with self._lock:
+                if self._evaluator is None:
+                    self._evaluator = self.factory()
+                evaluator = self._evaluator
+        return evaluator(observations, legal_mask)
+
+    def __repr__(self) -> str:
+        what = getattr(self.factory, "__name__", None) or repr(self.factory)
+        return f"evaluators.per_worker({what})"
+
+
+def per_worker(factory: Callable[[], Any]) -> PerWorker:
+    """An evaluator that each process builds for itself: ``factory()`` (no arguments) is called
+    at the first evaluation in a process, and its pickle carries only the factory. On Ray
+    (``pv.selfplay(..., evaluator=evaluators.per_worker(factory), backend="ray")``) every worker
+    process builds it once and keeps it for all its tasks: for a model loaded from a path every
+    node has, or a torch module built on the worker (its own device, its own threads).
+
+    >>> import pingvinas as pv
+    >>> from pingvinas import evaluators
+    >>> fn = evaluators.per_worker(lambda: evaluators.uniform(pv.Fish()))
+    >>> s = pv.Fish().new_state(seed=1)
+    >>> fn(s.observation_tensor()[None], s.legal_action_mask()[None])[0].shape
+    (1, 2752)
+    """
+    return PerWorker(factory)
 
 
 def shared(

@@ -4,9 +4,10 @@
 
 needs ``pip install "pingvinas[onnx]" torch``. The loop:
 
-1. Distil (optional, ``--distil-games``): games of the alpha-beta ``auto`` player give a first
-   policy (its chosen moves) and value (the outcomes), so self-play starts from a net that
-   already knows the game a little.
+1. Distil (optional, ``--distil-games``): self-play games of plain MCTS at
+   ``--teacher-simulations`` playouts a move (:func:`pingvinas.selfplay` without an evaluator,
+   at engine speed) give a first policy (the visit counts) and value (the outcomes), so the
+   network's self-play starts from a net that already knows the game a little.
 2. Rounds until the time is up: export the net to ONNX, play ``--games`` self-play games with
    PUCT at ``--simulations`` simulations per move (:func:`pingvinas.selfplay`, all games' leaves
    batched into one call of the ONNX evaluator), then train on a window of the latest samples.
@@ -96,39 +97,15 @@ def export(net: Net, game: Any, path: Path) -> Any:
     return evaluators.onnx(path, threads=1, game=game)
 
 
-def distil(game: Any, games: int, nodes: int, seed: int) -> dict[str, np.ndarray]:
-    """Samples from games of the alpha-beta ``auto`` player: one-hot policy on its move, the
-    final returns as values. The first moves are random now and then, for variety."""
-    rng = np.random.default_rng(seed)
-    obs, masks, policies, targets = [], [], [], []
-    for g in range(games):
-        searcher = pv.Searcher("auto", seed=seed + g, tt_mb=16)
-        state = game.new_state(seed=seed * 1_000_003 + g)
-        rows = []
-        move = 0
-        while not state.is_over:
-            mover = state.to_move
-            legal = state.legal_actions()
-            if move < 6 and rng.random() < 0.5:
-                action = int(rng.choice(legal))
-            else:
-                action = searcher.search(state, nodes=nodes).action
-            pi = np.zeros(game.num_actions, dtype=np.float32)
-            pi[action] = 1.0
-            obs.append(state.observation_tensor())
-            masks.append(state.legal_action_mask())
-            policies.append(pi)
-            rows.append(mover)
-            state.apply_action(action)
-            move += 1
-        final = np.asarray(state.returns(), dtype=np.float32)
-        targets.extend(np.roll(final, -mover) for mover in rows)
-    return {
-        "observations": np.stack(obs),
-        "legal_masks": np.stack(masks).astype(bool),
-        "policies": np.stack(policies),
-        "values": np.stack(targets),
-    }
+def distil(game: Any, games: int, simulations: int, seed: int, threads: int) -> dict[str, np.ndarray]:
+    """Samples from self-play of plain MCTS at ``simulations`` playouts a move (the visit
+    counts as policy targets, the outcomes as values): a teacher that costs no network
+    evaluation and runs at engine speed on every core."""
+    data = pv.selfplay(
+        game, games=games, simulations=simulations, seed=seed + 1, threads=threads,
+        temperature_moves=12,
+    )
+    return as_samples(data)
 
 
 def as_samples(data: pv.SelfPlayData) -> dict[str, np.ndarray]:
@@ -222,8 +199,10 @@ def main() -> None:
     ap.add_argument("--simulations", type=int, default=64, help="PUCT simulations per move")
     ap.add_argument("--games", type=int, default=48, help="self-play games per round")
     ap.add_argument("--batch-size", type=int, default=8, help="leaves per tree per round")
-    ap.add_argument("--distil-games", type=int, default=300)
-    ap.add_argument("--distil-nodes", type=int, default=2000)
+    ap.add_argument("--distil-games", type=int, default=1000, help="0: no distillation")
+    ap.add_argument("--teacher-simulations", type=int, default=400)
+    ap.add_argument("--distil-steps", type=int, default=1500)
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--train-steps", type=int, default=100)
     ap.add_argument("--window", type=int, default=8, help="rounds of samples kept")
     ap.add_argument("--eval-every", type=int, default=2)
@@ -250,10 +229,14 @@ def main() -> None:
 
     print(f"{game}: observation {game.observation_shape}, {game.num_actions} actions")
     if args.distil_games:
-        window.append(distil(game, args.distil_games, args.distil_nodes, args.seed))
-        lp, lv = train(net, opt, window, 4 * args.train_steps, 256, rng)
+        teacher = distil(
+            game, args.distil_games, args.teacher_simulations, args.seed, args.threads
+        )
+        window.append(teacher)
+        lp, lv = train(net, opt, window, args.distil_steps, 256, rng)
         print(
-            f"[{clock()} min] distilled {args.distil_games} alpha-beta games "
+            f"[{clock()} min] distilled {args.distil_games} games of MCTS at "
+            f"{args.teacher_simulations} playouts "
             f"({len(window[0]['observations'])} samples): policy loss {lp:.3f}, value loss {lv:.3f}"
         )
 
@@ -272,6 +255,7 @@ def main() -> None:
             temperature_moves=12,
             batch_size=args.batch_size,
             seed=args.seed,
+            threads=args.threads,
         )
         next_game += args.games
         window.append(as_samples(data))

@@ -97,12 +97,18 @@ def export(net: Net, game: Any, path: Path) -> Any:
     return evaluators.onnx(path, threads=1, game=game)
 
 
-def distil(game: Any, games: int, simulations: int, seed: int, threads: int) -> dict[str, np.ndarray]:
+def distil(
+    game: Any, games: int, simulations: int, seed: int, threads: int
+) -> dict[str, np.ndarray]:
     """Samples from self-play of plain MCTS at ``simulations`` playouts a move (the visit
     counts as policy targets, the outcomes as values): a teacher that costs no network
     evaluation and runs at engine speed on every core."""
     data = pv.selfplay(
-        game, games=games, simulations=simulations, seed=seed + 1, threads=threads,
+        game,
+        games=games,
+        simulations=simulations,
+        seed=seed + 1,
+        threads=threads,
         temperature_moves=12,
     )
     return as_samples(data)
@@ -169,7 +175,9 @@ def evaluate(
     return equal_sims, equal_time, per_move
 
 
-def _seconds_per_move(game: Any, evaluator: Any, simulations: int, batch_size: int, seed: int) -> float:
+def _seconds_per_move(
+    game: Any, evaluator: Any, simulations: int, batch_size: int, seed: int
+) -> float:
     """The mean time of one PUCT search over the positions of a few random games."""
     searcher = pv.Searcher("puct", evaluator=evaluator, batch_size=batch_size, seed=seed)
     rng = np.random.default_rng(seed)
@@ -229,9 +237,7 @@ def main() -> None:
 
     print(f"{game}: observation {game.observation_shape}, {game.num_actions} actions")
     if args.distil_games:
-        teacher = distil(
-            game, args.distil_games, args.teacher_simulations, args.seed, args.threads
-        )
+        teacher = distil(game, args.distil_games, args.teacher_simulations, args.seed, args.threads)
         window.append(teacher)
         lp, lv = train(net, opt, window, args.distil_steps, 256, rng)
         print(
@@ -240,12 +246,14 @@ def main() -> None:
             f"({len(window[0]['observations'])} samples): policy loss {lp:.3f}, value loss {lv:.3f}"
         )
 
-    header = "round  minutes  samples  policy loss  value loss  vs MCTS @ equal sims  vs MCTS @ equal time"
-    print(header)
+    print(
+        "round  minutes  samples  policy loss  value loss  "
+        "vs MCTS @ equal sims  vs MCTS @ equal time"
+    )
     rnd = 0
     next_game = 0
     evaluator = export(net, game, args.out / "net-0.onnx")
-    while time.monotonic() < deadline:
+    while rnd == 0 or time.monotonic() < deadline:  # at least one round
         rnd += 1
         data = pv.selfplay(
             game,

@@ -23,8 +23,10 @@ callable ``fn(observations, legal_mask) -> (policy_logits, values)``:
   softmax over the legal ones); ``values``: ``(B, players)``, ``values[b, k]`` the expected
   final return of *seat* ``k``, the player ``(to_move + k) % players``, clipped to
   ``[-1, 1]``. Any float (or int) array-like of exactly these shapes is read as float32.
-- Output of another shape or dtype, NaN or infinite values raise ``ValueError`` naming the
-  problem; an exception raised by ``fn`` propagates unchanged.
+- Output of another shape or dtype, NaN or infinite values, or NaN or ``+inf`` logits of
+  legal actions raise ``ValueError`` naming the problem (``-inf`` logits are allowed, as long
+  as one legal action per row has a finite logit); an exception raised by ``fn`` propagates
+  unchanged.
 
 The search gathers up to ``batch_size`` leaves per call (with virtual loss), values finished
 and solved positions exactly without the evaluator, and backs values up per player, so any

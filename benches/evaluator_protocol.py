@@ -103,6 +103,10 @@ def torch_rows(state, iterations: int) -> list[tuple[str, float, float]]:
     except ImportError:
         print("torch is not installed: the torch benchmark is skipped")
         return []
+    import warnings
+
+    # The observations are read-only buffers the search reuses; the net only reads them.
+    warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
     torch.set_num_threads(1)
     c, h, w = state.observation_tensor().shape
     a = state.num_actions

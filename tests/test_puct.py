@@ -450,3 +450,11 @@ def test_ctrl_c_stops_a_puct_search():
     threading.Timer(0.2, searcher.stop).start()
     r = searcher.search(s, time=30.0)
     assert r.interrupted and r.move in s.legal_moves()
+
+
+def test_buffers_too_large_are_refused_before_allocating():
+    s = movement_state(pv.Fish(), seed=1)
+    with pytest.raises(ValueError, match="memory available"):
+        search_many([s] * 4000, evaluator=uniform(2), iterations=1, batch_size=65536)
+    with pytest.raises(ValueError, match="memory available"):
+        pv.selfplay(pv.Fish(), games=100_000, evaluator=uniform(2), batch_size=65536)

@@ -192,6 +192,19 @@ pub fn drive<G: Game, W: Stepped<G>>(
     let np = py.import("numpy")?;
     let cap = work.capacity().max(1);
     let (a_len, n) = (work.num_actions(), work.num_players());
+    // The buffers for the largest round, checked before they are allocated.
+    let bytes = cap
+        .saturating_mul(work.obs_len().saturating_mul(4).saturating_add(a_len))
+        .saturating_add(cap.saturating_mul(a_len + n).saturating_mul(4));
+    let available = pingvinas_engine::batch::available_bytes().unwrap_or(usize::MAX);
+    if bytes > available / 2 || bytes > isize::MAX as usize / 2 {
+        return Err(PyValueError::new_err(format!(
+            "a round of {cap} leaves (the trees or games times batch_size) needs {} MiB of \
+             buffers, more than half the memory available: use a smaller batch_size or fewer \
+             at once",
+            bytes >> 20
+        )));
+    }
     let obs_array = PyArrayDyn::<f32>::zeros(
         py,
         [cap, obs_shape[0], obs_shape[1], obs_shape[2]].as_slice(),

@@ -184,7 +184,8 @@ class Searcher:
         best-looking move
         now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
     :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
-        (one thread is deterministic for a seed).
+        (one thread is deterministic for a seed); PUCT searches one tree on the calling
+        thread (the evaluator is the bottleneck) and ignores it.
     :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
         with an iteration budget always gives the same result.
     :param exploration: MCTS exploration constant (default 1.0).

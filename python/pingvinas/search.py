@@ -188,7 +188,7 @@ class Searcher:
         thread (the evaluator is the bottleneck) and ignores it.
     :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
         with an iteration budget always gives the same result.
-    :param exploration: MCTS exploration constant (default 1.0).
+    :param exploration: the exploration constant `c` (MCTS: default 1.0; PUCT: 1.25).
     :param selection: ``"uct"`` or ``"puct"`` (priors from the game's move ordering).
     :param playout: ``"auto"`` (the game's playout policy), ``"random"`` or ``"evaluate"``
         (value leaves with the evaluation, no playouts).

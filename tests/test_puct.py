@@ -106,6 +106,19 @@ def test_values_are_read_per_seat_from_the_player_to_move(kind, players):
     assert r.value == -1.0 and (r.visits[s.legal_action_mask()] == 1).all()
 
 
+def test_illegal_entries_are_ignored():
+    s = movement_state(pv.Fish(), seed=2)
+
+    def fn(obs, mask):
+        p = np.where(mask, 0.0, np.nan).astype(np.float32)
+        p[~mask] = np.inf
+        return p, np.zeros((len(obs), 2), np.float32)
+
+    r = search(s, "puct", evaluator=fn, iterations=20, seed=3)
+    ref = search(s, "puct", evaluator=uniform(2), iterations=20, seed=3)
+    assert (r.visits == ref.visits).all()
+
+
 def test_outputs_of_any_float_dtype_or_lists_are_read():
     s = movement_state(pv.Fish(), seed=2)
     for convert in (
@@ -139,7 +152,7 @@ def bad_outputs():
 
     def nan(obs, mask):
         p = np.zeros(mask.shape, np.float32)
-        p[:, 0] = np.nan
+        p[mask] = np.nan
         return p, np.zeros((len(obs), 2), np.float32)
 
     def inf_value(obs, mask):
@@ -437,3 +450,11 @@ def test_ctrl_c_stops_a_puct_search():
     threading.Timer(0.2, searcher.stop).start()
     r = searcher.search(s, time=30.0)
     assert r.interrupted and r.move in s.legal_moves()
+
+
+def test_buffers_too_large_are_refused_before_allocating():
+    s = movement_state(pv.Fish(), seed=1)
+    with pytest.raises(ValueError, match="memory available"):
+        search_many([s] * 4000, evaluator=uniform(2), iterations=1, batch_size=65536)
+    with pytest.raises(ValueError, match="memory available"):
+        pv.selfplay(pv.Fish(), games=100_000, evaluator=uniform(2), batch_size=65536)

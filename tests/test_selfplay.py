@@ -87,6 +87,8 @@ def test_concatenate_save_and_load(tmp_path):
     full.save(path)
     back = SelfPlayData.load(path)
     assert same(back, full) and len(back) == len(full)
+    assert back == full and joined == full and not (back != full)
+    assert full != parts[0] and full != "data"
     np.savez(tmp_path / "other.npz", x=np.zeros(3))
     with pytest.raises(ValueError, match="no self-play data"):
         SelfPlayData.load(tmp_path / "other.npz")

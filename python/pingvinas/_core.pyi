@@ -601,6 +601,7 @@ def _search_many_native(
     iterations: int,
     batch_size: int,
     seed: int = 0,
+    knowledge: bool = True,
 ) -> float:
     """For benchmarks: ``search_many`` driven by a Rust evaluator (zero logits and values);
     returns the seconds the searches took."""

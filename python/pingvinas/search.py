@@ -23,8 +23,10 @@ callable ``fn(observations, legal_mask) -> (policy_logits, values)``:
   softmax over the legal ones); ``values``: ``(B, players)``, ``values[b, k]`` the expected
   final return of *seat* ``k``, the player ``(to_move + k) % players``, clipped to
   ``[-1, 1]``. Any float (or int) array-like of exactly these shapes is read as float32.
-- Output of another shape or dtype, NaN or infinite values raise ``ValueError`` naming the
-  problem; an exception raised by ``fn`` propagates unchanged.
+- Output of another shape or dtype, NaN or infinite values, or NaN or ``+inf`` logits of
+  legal actions raise ``ValueError`` naming the problem (``-inf`` logits are allowed, as long
+  as one legal action per row has a finite logit); an exception raised by ``fn`` propagates
+  unchanged.
 
 The search gathers up to ``batch_size`` leaves per call (with virtual loss), values finished
 and solved positions exactly without the evaluator, and backs values up per player, so any
@@ -182,10 +184,11 @@ class Searcher:
         best-looking move
         now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
     :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
-        (one thread is deterministic for a seed).
+        (one thread is deterministic for a seed); PUCT searches one tree on the calling
+        thread (the evaluator is the bottleneck) and ignores it.
     :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
         with an iteration budget always gives the same result.
-    :param exploration: MCTS exploration constant (default 1.0).
+    :param exploration: the exploration constant `c` (MCTS: default 1.0; PUCT: 1.25).
     :param selection: ``"uct"`` or ``"puct"`` (priors from the game's move ordering).
     :param playout: ``"auto"`` (the game's playout policy), ``"random"`` or ``"evaluate"``
         (value leaves with the evaluation, no playouts).

@@ -27,7 +27,7 @@ from .search import Evaluator
 __all__ = ["SelfPlayData", "selfplay"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SelfPlayData:
     """Training samples: one row per recorded position, ordered by game id, then move number.
 
@@ -52,6 +52,18 @@ class SelfPlayData:
 
     def __len__(self) -> int:
         return int(self.to_move.shape[0])
+
+    def __eq__(self, other: object) -> bool:
+        """Equal arrays (values, shapes and dtypes) in every field."""
+        if not isinstance(other, SelfPlayData):
+            return NotImplemented
+        return all(
+            getattr(self, f.name).dtype == getattr(other, f.name).dtype
+            and np.array_equal(getattr(self, f.name), getattr(other, f.name))
+            for f in fields(self)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     def value_targets(self) -> np.ndarray:
         """``(N, players)`` returns rolled to seat order from the player to move:

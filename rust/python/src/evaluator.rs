@@ -114,8 +114,8 @@ fn output<'py>(
         .cast_into::<PyArray2<f32>>()?)
 }
 
-/// Checks a round's answers: values finite; logits without NaN or +inf, and a finite logit
-/// for some legal action of every row.
+/// Checks a round's answers: values finite; the logits of legal actions without NaN or +inf,
+/// and a finite one in every row (illegal entries are ignored, as the search ignores them).
 fn check_answers(
     policy: &[f32],
     values: &[f32],
@@ -123,10 +123,13 @@ fn check_answers(
     a_len: usize,
     n: usize,
 ) -> Result<(), String> {
-    if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+    // A branch-free scan first (it vectorises); the loop that names the culprit runs only
+    // when it fails.
+    if values.iter().fold(false, |bad, v| bad | !v.is_finite()) {
+        let i = values.iter().position(|v| !v.is_finite()).unwrap_or(0);
         return Err(format!(
             "the evaluator's values must be finite: row {} holds {}",
-            i / n,
+            i / n.max(1),
             values[i]
         ));
     }
@@ -135,17 +138,37 @@ fn check_answers(
         .zip(mask.chunks_exact(a_len))
         .enumerate()
     {
-        if let Some(a) = logits
-            .iter()
-            .position(|x| x.is_nan() || *x == f32::INFINITY)
-        {
-            return Err(format!(
-                "the evaluator's policy_logits must not hold NaN or +inf: row {row}, action {a} \
-                 holds {}",
-                logits[a]
-            ));
+        let mut finite = false;
+        // Legal actions are few: skip the mask eight entries at a time.
+        let mut check = |a: usize| -> Result<(), String> {
+            let x = logits[a];
+            if x.is_nan() || x == f32::INFINITY {
+                return Err(format!(
+                    "the evaluator's policy_logits must not hold NaN or +inf for legal actions: \
+                     row {row}, action {a} holds {x}"
+                ));
+            }
+            finite |= x.is_finite();
+            Ok(())
+        };
+        let mut chunks = legal.chunks_exact(8);
+        for (k, chunk) in chunks.by_ref().enumerate() {
+            let word = u64::from_ne_bytes(std::array::from_fn(|i| chunk[i] as u8));
+            if word != 0 {
+                for (i, &l) in chunk.iter().enumerate() {
+                    if l {
+                        check(8 * k + i)?;
+                    }
+                }
+            }
         }
-        if !logits.iter().zip(legal).any(|(x, &l)| l && x.is_finite()) {
+        let base = a_len - chunks.remainder().len();
+        for (i, &l) in chunks.remainder().iter().enumerate() {
+            if l {
+                check(base + i)?;
+            }
+        }
+        if !finite {
             return Err(format!(
                 "the evaluator's policy_logits of row {row} are -inf for every legal action"
             ));
@@ -169,6 +192,19 @@ pub fn drive<G: Game, W: Stepped<G>>(
     let np = py.import("numpy")?;
     let cap = work.capacity().max(1);
     let (a_len, n) = (work.num_actions(), work.num_players());
+    // The buffers for the largest round, checked before they are allocated.
+    let bytes = cap
+        .saturating_mul(work.obs_len().saturating_mul(4).saturating_add(a_len))
+        .saturating_add(cap.saturating_mul(a_len + n).saturating_mul(4));
+    let available = pingvinas_engine::batch::available_bytes().unwrap_or(usize::MAX);
+    if bytes > available / 2 || bytes > isize::MAX as usize / 2 {
+        return Err(PyValueError::new_err(format!(
+            "a round of {cap} leaves (the trees or games times batch_size) needs {} MiB of \
+             buffers, more than half the memory available: use a smaller batch_size or fewer \
+             at once",
+            bytes >> 20
+        )));
+    }
     let obs_array = PyArrayDyn::<f32>::zeros(
         py,
         [cap, obs_shape[0], obs_shape[1], obs_shape[2]].as_slice(),

@@ -14,7 +14,7 @@ use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
-use pingvinas_engine::search::puct::{BatchEvaluator, Forest, PuctConfig, PuctTree, MAX_BATCH};
+use pingvinas_engine::search::puct::{Forest, PuctConfig, PuctTree, Stepped, MAX_BATCH};
 use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
@@ -804,29 +804,15 @@ where
 /// of a Python one, so that the protocol's cost can be told from the search's own. Returns
 /// the seconds the searches took.
 #[pyfunction]
-#[pyo3(signature = (states, *, iterations, batch_size, seed = 0))]
+#[pyo3(signature = (states, *, iterations, batch_size, seed = 0, knowledge = true))]
 fn _search_many_native(
     py: Python<'_>,
     states: &Bound<'_, PyAny>,
     iterations: i64,
     batch_size: usize,
     seed: u64,
+    knowledge: bool,
 ) -> PyResult<f64> {
-    struct Zero;
-    impl<G: Game> BatchEvaluator<G> for Zero {
-        fn evaluate(
-            &mut self,
-            _s: &[G::State],
-            _o: &[f32],
-            _m: &[bool],
-            policy: &mut [f32],
-            values: &mut [f32],
-        ) -> pingvinas_engine::Result<()> {
-            policy.fill(0.0);
-            values.fill(0.0);
-            Ok(())
-        }
-    }
     fn go<G: Searchable>(
         py: Python<'_>,
         list: &[(Arc<G>, G::State)],
@@ -853,14 +839,24 @@ fn _search_many_native(
         let mut forest = Forest::new(trees).py()?;
         py.detach(|| {
             let t = std::time::Instant::now();
-            pingvinas_engine::search::puct::run(
-                &mut forest,
-                &states,
-                budget,
-                StopFlag::new(),
-                &mut Zero,
-            )
-            .map(|_| t.elapsed().as_secs_f64())
+            forest.start(&states, budget, StopFlag::new())?;
+            // The evaluator's answers: zeros, never written (as the benchmark's trivial
+            // Python evaluator returns preallocated zeros).
+            let (obs_len, a_len, n) = (
+                forest.obs_len(),
+                Stepped::num_actions(&forest),
+                Stepped::num_players(&forest),
+            );
+            let cap = forest.capacity();
+            let mut obs = vec![0.0f32; cap * obs_len];
+            let mut mask = vec![false; cap * a_len];
+            let policy = vec![0.0f32; cap * a_len];
+            let values = vec![0.0f32; cap * n];
+            while !forest.is_done() {
+                forest.gather(&mut obs, &mut mask);
+                forest.backup(&policy, &values);
+            }
+            Ok(t.elapsed().as_secs_f64())
         })
         .py()
     }
@@ -871,7 +867,7 @@ fn _search_many_native(
         exploration: None,
         selection: Selection::Puct,
         playout: "auto".into(),
-        knowledge: true,
+        knowledge,
         tt_mb: 1,
         memory_mb: mcts::DEFAULT_MEMORY_MB,
         reuse: false,

@@ -164,6 +164,7 @@ fn report(progress: Option<&Bound<'_, PyAny>>, done: usize, reported: &mut usize
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run<'py, G: VectorGame, E: Evaluate<G> + 'static>(
     py: Python<'py>,
     config: SelfPlayConfig,

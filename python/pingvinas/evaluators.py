@@ -48,6 +48,8 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
+from .search import Evaluator
+
 __all__ = [
     "Evaluator",
     "OnnxEvaluator",
@@ -61,9 +63,6 @@ __all__ = [
     "torch",
     "uniform",
 ]
-
-#: The evaluator protocol: ``fn(observations, legal_mask) -> (policy_logits, values)``.
-Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 _Float32 = npt.NDArray[np.float32]
 

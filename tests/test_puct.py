@@ -458,3 +458,22 @@ def test_buffers_too_large_are_refused_before_allocating():
         search_many([s] * 4000, evaluator=uniform(2), iterations=1, batch_size=65536)
     with pytest.raises(ValueError, match="memory available"):
         pv.selfplay(pv.Fish(), games=100_000, evaluator=uniform(2), batch_size=65536)
+
+
+def test_a_searcher_in_a_cycle_with_its_evaluator_is_collected():
+    import gc
+    import weakref
+
+    class Player:
+        def __init__(self):
+            self.searcher = pv.Searcher("puct", evaluator=self.evaluate)
+
+        def evaluate(self, obs, mask):
+            return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+
+    player = Player()
+    player.searcher.search(pv.Fish().new_state(seed=1), iterations=8)
+    ref = weakref.ref(player)
+    del player
+    gc.collect()
+    assert ref() is None

@@ -466,11 +466,12 @@ impl PySearcher {
     where
         G::State: Send,
     {
-        let evaluator = self
-            .evaluator
-            .as_ref()
-            .expect("checked when the searcher was made")
-            .bind(py);
+        // Set when the searcher was made; gone only after the garbage collector cleared it.
+        let Some(evaluator) = self.evaluator.as_ref().map(|e| e.bind(py)) else {
+            return Err(PyRuntimeError::new_err(
+                "this Searcher's evaluator was cleared by the garbage collector",
+            ));
+        };
         let budget = budget_for(Choice::Mcts, budget);
         let mut inner = lock(&self.inner)?;
         self.stop.reset();
@@ -528,6 +529,19 @@ impl PySearcher {
 
 #[pymethods]
 impl PySearcher {
+    // The evaluator may refer back to the searcher (a bound method of an object holding it):
+    // show it to the garbage collector so that such cycles are freed.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if let Some(e) = &self.evaluator {
+            visit.call(e)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.evaluator = None;
+    }
+
     #[new]
     #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None))]
     #[allow(clippy::too_many_arguments)]

@@ -74,7 +74,7 @@ pub trait VectorGame: GameIo + 'static {
     }
 }
 
-impl VectorGame for FishGame {
+impl<W: crate::fish::Word> VectorGame for FishGame<W> {
     fn opening(&self) -> Self::State {
         self.initial_state()
     }

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, TryLockError};
 use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
-use pingvinas_engine::fish::FishGame;
+use pingvinas_engine::fish::{FishGame, W1024};
+use pingvinas_engine::with_fish_state;
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
@@ -126,6 +127,10 @@ enum Inner {
     #[default]
     Empty,
     Fish(Kept<FishGame, FishEval>),
+    /// Fish on boards of 65 to 128 cells.
+    Fish128(Kept<FishGame<u128>, FishEval<u128>>),
+    /// Fish on boards of more than 128 cells.
+    FishWide(Kept<FishGame<W1024>, FishEval<W1024>>),
     Marathon(Kept<Marathon, MarathonEval>),
 }
 
@@ -171,32 +176,41 @@ where
     }
 }
 
-impl Searchable for FishGame {
-    type Eval = FishEval;
-    fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, FishEval>> {
-        match inner {
-            Inner::Fish(k) => Some(k),
-            _ => None,
+/// Fish is searched on the bitboard word of its board: one impl per word.
+macro_rules! fish_searchable {
+    ($w:ty, $variant:ident) => {
+        impl Searchable for FishGame<$w> {
+            type Eval = FishEval<$w>;
+            fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, Self::Eval>> {
+                match inner {
+                    Inner::$variant(k) => Some(k),
+                    _ => None,
+                }
+            }
+            fn store(kept: Kept<Self, Self::Eval>) -> Inner {
+                Inner::$variant(kept)
+            }
+            fn knows(options: &Options) -> bool {
+                options.knowledge
+            }
+            fn build_eval(&self, knowledge: bool) -> Self::Eval {
+                if knowledge {
+                    FishEval::new(self, FishEvalConfig::default())
+                } else {
+                    FishEval::plain(self)
+                }
+            }
+            fn evals() -> &'static EvalCache<Self, Self::Eval> {
+                static EVALS: EvalCache<FishGame<$w>, FishEval<$w>> = Mutex::new(Vec::new());
+                &EVALS
+            }
         }
-    }
-    fn store(kept: Kept<Self, FishEval>) -> Inner {
-        Inner::Fish(kept)
-    }
-    fn knows(options: &Options) -> bool {
-        options.knowledge
-    }
-    fn build_eval(&self, knowledge: bool) -> FishEval {
-        if knowledge {
-            FishEval::new(self, FishEvalConfig::default())
-        } else {
-            FishEval::plain(self)
-        }
-    }
-    fn evals() -> &'static EvalCache<Self, FishEval> {
-        static EVALS: EvalCache<FishGame, FishEval> = Mutex::new(Vec::new());
-        &EVALS
-    }
+    };
 }
+
+fish_searchable!(u64, Fish);
+fish_searchable!(u128, Fish128);
+fish_searchable!(W1024, FishWide);
 
 impl Searchable for Marathon {
     type Eval = MarathonEval;
@@ -459,7 +473,13 @@ impl PySearcher {
                 let s = s.borrow();
                 (s.game.clone(), s.state)
             };
-            return self.run(py, game, s, budget);
+            // Searched on the board's own word (and small states): one dispatch here.
+            return with_fish_state!(
+                &*game,
+                s,
+                |g, s| self.run(py, g.clone(), s, budget),
+                Err(PyTypeError::new_err("a Fish state of another board"))
+            );
         }
         if let Ok(s) = state.cast::<PyMarathonState>() {
             let (game, s) = {
@@ -539,7 +559,14 @@ pub fn fish_solve<'py>(
         )));
     }
     let sol = crate::detached::run(py, &StopFlag::new(), |stop| {
-        fish_solver::solve_with_stop(&game, &s, max_nodes as u64, Some(stop))
+        with_fish_state!(
+            &*game,
+            s,
+            |g, s| fish_solver::solve_with_stop(&**g, &s, max_nodes as u64, Some(stop)),
+            Err(pingvinas_engine::Error::Invalid(
+                "a Fish state of another board".into()
+            ))
+        )
     })?
     .py()?;
     let d = PyDict::new(py);

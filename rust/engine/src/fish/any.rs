@@ -78,6 +78,8 @@ pub trait Width: Word {
     fn any_state(state: FishState<Self>) -> AnyFishState;
     /// The state of this width, if `state` has it.
     fn state_of(state: &AnyFishState) -> Option<&FishState<Self>>;
+    /// The game of this width, if `game` has it.
+    fn game_of(game: &AnyFish) -> Option<&Arc<FishGame<Self>>>;
 }
 
 macro_rules! width {
@@ -92,6 +94,12 @@ macro_rules! width {
             fn state_of(state: &AnyFishState) -> Option<&FishState<Self>> {
                 match state {
                     AnyFishState::$variant(s) => Some(s),
+                    _ => None,
+                }
+            }
+            fn game_of(game: &AnyFish) -> Option<&Arc<FishGame<Self>>> {
+                match game {
+                    AnyFish::$variant(g) => Some(g),
                     _ => None,
                 }
             }

@@ -8,15 +8,15 @@ use std::sync::{Arc, OnceLock};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
 use pingvinas_engine::batch;
+use pingvinas_engine::fish::notation::column_name;
 use pingvinas_engine::fish::playout::{random_playouts, Start};
 use pingvinas_engine::fish::rules::BoardSpec;
-use pingvinas_engine::fish::notation::column_name;
 use pingvinas_engine::fish::{
-    AnyFish, AnyFishState, Config, FishGame, FishMove, FishState, Order, Placement, Policy,
-    Rules, Width, Word,
+    AnyFish, AnyFishState, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
+    Width, Word,
 };
-use pingvinas_engine::{with_fish, with_fish_state};
 use pingvinas_engine::search::StopFlag;
+use pingvinas_engine::{with_fish, with_fish_state};
 use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -554,7 +554,11 @@ impl PyFishState {
             &*self.game,
             &self.state,
             |g, s| (0..g.num_players())
-                .map(|p| s.penguins(p).into_iter().map(|c| g.board().coords(c)).collect())
+                .map(|p| s
+                    .penguins(p)
+                    .into_iter()
+                    .map(|c| g.board().coords(c))
+                    .collect())
                 .collect(),
             Vec::new()
         )

@@ -9,7 +9,6 @@ use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::fish::{FishGame, W1024};
-use pingvinas_engine::with_fish_state;
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
@@ -18,6 +17,7 @@ use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
 };
+use pingvinas_engine::with_fish_state;
 use pingvinas_engine::Game;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -10,9 +10,7 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::fish::{
-    AnyFish, Config as FishConfig, FishGame, Width,
-};
+use pingvinas_engine::fish::{AnyFish, Config as FishConfig, FishGame, Width};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::{Budget, Choice, Evaluate};
@@ -342,9 +340,15 @@ fn fish_env(
     let rules = config.rules().py()?;
     match config.grid().py()? {
         Some(grid) => match AnyFish::new(rules, &grid).py()? {
-            AnyFish::Narrow(g) => fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name),
-            AnyFish::Wide(g) => fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name),
-            AnyFish::Huge(g) => fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name),
+            AnyFish::Narrow(g) => {
+                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+            }
+            AnyFish::Wide(g) => {
+                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+            }
+            AnyFish::Huge(g) => {
+                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+            }
         },
         None => {
             let deal = Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed))));

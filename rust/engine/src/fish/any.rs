@@ -31,7 +31,10 @@ pub enum AnyFish {
     Huge(Arc<FishGame<W1024>>),
 }
 
-/// A state of an [`AnyFish`] game: the state of the same width.
+/// A state of an [`AnyFish`] game: the state of the same width. As large as the widest state
+/// (states are `Copy`, so nothing is boxed): hold one per position object, and search and batch
+/// on the concrete state instead.
+#[allow(clippy::large_enum_variant)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum AnyFishState {
     /// A state of [`AnyFish::Narrow`].

@@ -112,6 +112,9 @@ impl<W: Word> FishPlanes<W> {
     }
 }
 
+/// The most floes of a region [`HaulSolver::haul`] tries to solve under a finite limit.
+pub const MAX_HAUL_FLOES: u32 = 64;
+
 /// The single-agent solver for regions one player owns: the best haul of a set of penguins on a
 /// set of floes. Results are memoized; the memo is bounded (cleared when full).
 pub struct HaulSolver<W: Word = u64> {
@@ -146,7 +149,8 @@ impl<W: Word> HaulSolver<W> {
     }
 
     /// The best haul of `pens` (a set of one player's penguins, all in `floes`) on `floes`, or
-    /// `None` if it needs more than `limit` component searches.
+    /// `None` if it needs more than `limit` component searches (at once when the region has
+    /// more than [`MAX_HAUL_FLOES`] floes and `limit` is finite).
     pub fn haul(
         &mut self,
         board: &Board<W>,
@@ -162,6 +166,11 @@ impl<W: Word> HaulSolver<W> {
             self.memo.clear();
             self.too_big.clear();
             self.board = planes.id;
+        }
+        // Larger regions (only on boards beyond the standard one) need far more component
+        // searches than a search's limit allows, and each try would spend the whole limit.
+        if limit != u64::MAX && floes.count() > MAX_HAUL_FLOES {
+            return None;
         }
         if self
             .too_big

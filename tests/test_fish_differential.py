@@ -110,7 +110,7 @@ def random_board(rng, shape=None):
         cols = rng.randint(1, 10)
     else:
         rows = rng.randint(1, 64)
-        cols = max(1, min(128, rng.choice([64, 128]) // rows))
+        cols = max(1, min(64, rng.choice([64, 128]) // rows))
         cols = rng.choice([cols, cols, rng.randint(1, cols)])
     gap = rng.choice([0.0, 0.05, 0.15, 0.3, 0.5])
     top = rng.choice([1, 2, 3, 3, 3, 4, 9])
@@ -128,8 +128,8 @@ def random_board(rng, shape=None):
 
 
 #: Board shapes of the ``large`` category: the shapes the engine promises, and the extremes of
-#: its limits (1,024 cells, 128 rows or columns).
-LARGE_SHAPES = [(20, 20), (32, 32), (50, 2), (2, 50), (8, 128), (128, 8), (1, 128), (13, 77)]
+#: its limits (1,024 cells, 64 rows or columns).
+LARGE_SHAPES = [(20, 20), (32, 32), (50, 2), (2, 50), (16, 64), (64, 16), (17, 60), (13, 61)]
 
 
 def _custom(seed, rng, shape=None):

@@ -59,6 +59,8 @@ pub trait Word:
     fn shr(self, n: u32) -> Self;
     /// Bits `0..64`.
     fn low_u64(self) -> u64;
+    /// The bits in reverse order (bit `i` moves to `BITS - 1 - i`).
+    fn reverse(self) -> Self;
     /// The `n`-th lowest bit set, `None` when `n >= count()`.
     fn nth(self, n: u32) -> Option<usize>;
     /// Whether no bit is set.
@@ -119,6 +121,10 @@ macro_rules! primitive_word {
             #[inline(always)]
             fn low_u64(self) -> u64 {
                 self as u64
+            }
+            #[inline(always)]
+            fn reverse(self) -> Self {
+                self.reverse_bits()
             }
             #[inline]
             fn nth(self, n: u32) -> Option<usize> {
@@ -302,6 +308,10 @@ impl<const N: usize> Word for Wide<N> {
     #[inline]
     fn low_u64(self) -> u64 {
         self.0[0]
+    }
+    #[inline]
+    fn reverse(self) -> Self {
+        Wide(std::array::from_fn(|i| self.0[N - 1 - i].reverse_bits()))
     }
     #[inline]
     fn nth(self, n: u32) -> Option<usize> {
@@ -552,6 +562,7 @@ mod tests {
             assert_eq!(w.count(), a.count());
             assert_eq!(w.nth(n % 8), a.nth(n % 8));
             assert_eq!(w.test(n as usize), a.test(n as usize));
+            assert_eq!(back(w.reverse()), a.reverse());
         }
         assert_eq!(0u64.above_highest(), !0);
         assert_eq!(0b100u64.above_highest(), !0b111);

@@ -87,9 +87,10 @@ fn cut_decreasing<W: Word>(ray: Bitboard<W>, empty: Bitboard<W>) -> Bitboard<W> 
 }
 
 /// The most rows, and the most columns, of a board. With at most [`MAX_CELLS`] cells in all,
-/// this keeps the action space (cells x 6 directions x longest slide) within a few hundred
-/// thousand actions.
-pub const MAX_SIDE: usize = 128;
+/// this keeps every penguin's slides within 93 (so 8 penguins' within
+/// [`crate::game::MAX_ACTIONS`]) and the action space (cells x 6 directions x longest slide)
+/// within 400,000 actions.
+pub const MAX_SIDE: usize = 64;
 
 /// The most fish on a whole board: with the scores a position may start from (at most
 /// [`super::position::MAX_START_FISH`]), every count stays within a `u16`.
@@ -145,7 +146,7 @@ pub fn check_grid(grid: &[Vec<u8>]) -> Result<(usize, usize)> {
     if rows > MAX_SIDE || cols > MAX_SIDE || rows * cols > MAX_CELLS {
         return invalid!(
             "board: a {rows}x{cols} grid is too large: the engine supports at most {MAX_CELLS} \
-             cells and at most {MAX_SIDE} rows and {MAX_SIDE} columns (32x32, 20x50 and 8x128 fit)"
+             cells and at most {MAX_SIDE} rows and {MAX_SIDE} columns (32x32, 16x64 and 50x2 fit)"
         );
     }
     let fish: u32 = grid.iter().flatten().map(|&f| f as u32).sum();
@@ -162,6 +163,9 @@ pub fn check_grid(grid: &[Vec<u8>]) -> Result<(usize, usize)> {
 struct Geometry<W: Word> {
     /// `rays[cell][dir]`: every grid cell from `cell` (exclusive) to the edge in `dir`.
     rays: Vec<[Bitboard<W>; 6]>,
+    /// The same with the rays that run to lower indices bit-reversed: they then run to higher
+    /// ones too, and every ray is cut the cheap way (below its lowest blocker). For counting.
+    rays_up: Vec<[Bitboard<W>; 6]>,
     /// `steps[cell][dir]`: the neighbour in `dir`, or [`NO_CELL`].
     steps: Vec<[Cell; 6]>,
     adjacent: Vec<Bitboard<W>>,
@@ -222,6 +226,7 @@ impl<W: Word> Board<W> {
             one_fish: Bitboard::EMPTY,
             geometry: Arc::new(Geometry {
                 rays: Vec::new(),
+                rays_up: Vec::new(),
                 steps: Vec::new(),
                 adjacent: Vec::new(),
                 shifts: Vec::new(),
@@ -247,6 +252,7 @@ impl<W: Word> Board<W> {
         }
         let mut geometry = Geometry {
             rays: vec![[Bitboard::<W>::EMPTY; 6]; n],
+            rays_up: Vec::new(),
             steps: vec![[NO_CELL; 6]; n],
             adjacent: vec![Bitboard::EMPTY; n],
             shifts: Vec::new(),
@@ -273,6 +279,17 @@ impl<W: Word> Board<W> {
                 }
             }
         }
+        geometry.rays_up = (geometry.rays.iter())
+            .map(|rays| {
+                std::array::from_fn(|d| {
+                    if Direction::ALL[d].is_increasing() {
+                        rays[d]
+                    } else {
+                        Bitboard(rays[d].0.reverse())
+                    }
+                })
+            })
+            .collect();
         geometry.narrow = (n <= 64).then(|| {
             Narrow::new((0..n).map(|c| {
                 (
@@ -475,6 +492,29 @@ impl<W: Word> Board<W> {
         f(Direction::W, cut_decreasing(rays[3], empty));
         f(Direction::SW, cut_increasing(rays[4], empty));
         f(Direction::SE, cut_increasing(rays[5], empty));
+    }
+
+    /// `f(dir, count)` for each of the six directions from `cell`: how many cells a penguin
+    /// there can reach, when `empty` holds the free floes and `empty_rev` is `empty` reversed
+    /// (computed once for all penguins). Every ray is cut below its lowest blocker, the rays
+    /// that run to lower indices in reversed bit order: no direction costs more than another.
+    #[inline(always)]
+    pub fn slide_counts(
+        &self,
+        cell: Cell,
+        empty: Bitboard<W>,
+        empty_rev: Bitboard<W>,
+        mut f: impl FnMut(Direction, u32),
+    ) {
+        let rays = &self.geometry.rays_up[cell as usize];
+        for (d, dir) in Direction::ALL.into_iter().enumerate() {
+            let free = if dir.is_increasing() {
+                empty
+            } else {
+                empty_rev
+            };
+            f(dir, cut_increasing(rays[d], free).count());
+        }
     }
 
     /// Every grid cell adjacent to some cell of `bb`: one masked shift per distinct step.
@@ -832,8 +872,8 @@ mod tests {
     fn oversized_boards_are_rejected() {
         type Big = crate::fish::W1024;
         assert!(Board::<Big>::from_grid(&vec![vec![1; 32]; 32]).is_ok());
-        assert!(Board::<Big>::from_grid(&vec![vec![1; 128]; 8]).is_ok());
-        for (rows, cols) in [(33, 32), (129, 1), (1, 129)] {
+        assert!(Board::<Big>::from_grid(&vec![vec![1; 64]; 16]).is_ok());
+        for (rows, cols) in [(33, 32), (65, 1), (1, 65), (8, 128)] {
             let err = Board::<Big>::from_grid(&vec![vec![1; cols]; rows]).unwrap_err();
             assert!(err.to_string().contains("too large"), "{err}");
         }
@@ -842,6 +882,31 @@ mod tests {
         assert!(Board::<u64>::from_grid(&[vec![1, 2], vec![1]]).is_err());
         let err = Board::<Big>::from_grid(&vec![vec![200; 30]; 30]).unwrap_err();
         assert!(err.to_string().contains("at most 35000"), "{err}");
+    }
+
+    /// The bound behind `MAX_SIDE`: 8 penguins of one player never have more slides than an
+    /// action list holds, on the extreme shapes of the limits.
+    #[test]
+    fn slides_of_eight_penguins_fit_an_action_list() {
+        type Big = crate::fish::W1024;
+        for (rows, cols) in [
+            (32, 32),
+            (16, 64),
+            (64, 16),
+            (1, 64),
+            (64, 1),
+            (11, 64),
+            (64, 11),
+        ] {
+            let board = Board::<Big>::from_grid(&vec![vec![1; cols]; rows]).unwrap();
+            let most = board
+                .cells()
+                .into_iter()
+                .map(|c| board.rays(c).iter().map(|r| r.count()).sum::<u32>())
+                .max()
+                .unwrap();
+            assert!(most <= 93 && 8 * most as usize + 8 <= crate::game::MAX_ACTIONS);
+        }
     }
 
     #[test]

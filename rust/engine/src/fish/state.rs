@@ -8,7 +8,7 @@ use super::board::{Board, Direction};
 use super::moves::FishMove;
 use super::rules::{Placement, Rules, Scores, MAX_FISH_PLAYERS};
 use super::zobrist;
-use crate::game::{self, Action, ActionList, Game, Returns};
+use crate::game::{self, Action, ActionList, Game, Returns, MAX_ACTIONS};
 
 /// `to_move` of a finished game.
 pub const NOBODY: u8 = 0xFF;
@@ -397,9 +397,15 @@ impl<W: Word> FishGame<W> {
             Phase::Over => 0,
             Phase::Placement => self.placement_cells(s).count() as usize,
             Phase::Movement => {
+                // No branch per direction: every cut ray is counted, empty or not.
+                let empty = s.empty();
+                let empty_rev = Bitboard(empty.0.reverse());
                 let mut n = 0;
-                self.for_each_slide(s, |_, _, d| n += d.count() as usize);
-                n
+                for from in s.penguins[s.to_move as usize] {
+                    self.board
+                        .slide_counts(from, empty, empty_rev, |_, k| n += k);
+                }
+                n as usize
             }
         }
     }
@@ -556,18 +562,42 @@ impl<W: Word> Game for FishGame<W> {
             }
             Phase::Movement => {
                 let (empty, md) = (s.empty(), self.board.max_distance());
+                let empty_rev = Bitboard(empty.0.reverse());
+                let buf = out.as_mut_ptr();
+                let mut len = 0;
                 for from in s.penguins[s.to_move as usize] {
                     let base = self.slide_action(from, Direction::E, 1) as usize;
-                    self.board.slides(from, empty, |dir, dests| {
+                    self.board.slide_counts(from, empty, empty_rev, |dir, n| {
                         let first = (base + dir as usize * md) as Action;
-                        let n = dests.count();
-                        assert!(out.remaining_capacity() >= n as usize, "action list full");
-                        for a in first..first + n {
-                            // SAFETY: the capacity was checked just above.
-                            unsafe { out.push_unchecked(a) };
+                        let n = n as usize;
+                        // The slides of one direction are consecutive actions: they are
+                        // written in blocks of 8 (one block on boards up to 9 wide), so that
+                        // no branch depends on how many there are; `len` then counts only
+                        // the real ones. Legal moves stay far below the capacity (at most 8
+                        // penguins x 93 slides: `MAX_SIDE` keeps rays short), which the
+                        // assert checks.
+                        assert!(len + n + 8 <= MAX_ACTIONS, "action list full");
+                        let mut k = 0;
+                        loop {
+                            let block: [Action; 8] =
+                                std::array::from_fn(|i| first + (k + i) as Action);
+                            // SAFETY: `len + k + 8 <= len + n + 8 <= MAX_ACTIONS`, the
+                            // list's capacity, and `u32`s need no initialisation order.
+                            unsafe {
+                                buf.add(len + k)
+                                    .cast::<[Action; 8]>()
+                                    .write_unaligned(block)
+                            };
+                            k += 8;
+                            if k >= n {
+                                break;
+                            }
                         }
+                        len += n;
                     });
                 }
+                // SAFETY: the first `len` entries were written above.
+                unsafe { out.set_len(len) };
             }
         }
     }

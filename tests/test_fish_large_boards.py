@@ -38,7 +38,11 @@ def test_the_size_limit_is_1024_cells_and_64_a_side():
 SEARCHED = [pytest.param(s, marks=[pytest.mark.slow] if s[0] * s[1] > 256 else []) for s in SHAPES]
 
 
-@pytest.mark.parametrize("shape", [(20, 20), (32, 32)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(
+    "shape",
+    [(20, 20), pytest.param((32, 32), marks=pytest.mark.slow)],
+    ids=lambda s: f"{s[0]}x{s[1]}",
+)
 def test_every_algorithm_searches_large_boards(shape):
     board = board_of(shape, 2)
     state = pv.Fish(board=board, players=2).new_state()

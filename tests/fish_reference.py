@@ -73,10 +73,21 @@ def standard_board(seed=None):
     return grid
 
 
+def column_name(c):
+    """Letters of column ``c`` (from 0): ``a`` to ``z``, then ``aa``, ``ab``, ... as in
+    spreadsheets."""
+    name = ""
+    c += 1
+    while c:
+        c, rem = divmod(c - 1, 26)
+        name = chr(ord("a") + rem) + name
+    return name
+
+
 def cell_name(cell):
-    """Notation of a cell: column letter, then the 1-based row (row 1 at the top)."""
+    """Notation of a cell: column letters, then the 1-based row (row 1 at the top)."""
     r, c = cell
-    return f"{chr(ord('a') + c)}{r + 1}"
+    return f"{column_name(c)}{r + 1}"
 
 
 def move_name(move):

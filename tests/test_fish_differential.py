@@ -9,8 +9,10 @@ Categories (games in a default run; ``--deep`` plays ten times as many):
 
 * ``2p``, ``3p``, ``4p``: the standard shuffled board and the default rules.
 * ``custom``: random custom boards with gaps (mostly up to 10 x 10, some long
-  and wide ones up to the engine's size limit), 1 to 9 fish per floe, 2-4
-  players, 1-8 penguins each, both placement and both order rules.
+  and wide ones of up to 128 cells), 1 to 9 fish per floe, 2-4 players, 1-8
+  penguins each, both placement and both order rules.
+* ``large``: boards of more than 128 cells, up to the engine's limit of 1,024
+  (20 x 20, 32 x 32, 50 x 2 and 2 x 50 among them), with the same random rules.
 * ``standard-rules``: the standard board with random penguin counts,
   placement and order rules.
 * ``positions``: ``game.position(...)`` on random boards with random penguins
@@ -34,8 +36,11 @@ GAMES = {
     "custom": 2000,
     "standard-rules": 400,
     "positions": 1000,
+    "large": 160,
 }
 CHUNK = 250
+#: Games per test where games are long (large boards): the default run plays one chunk.
+CHUNKS = {"large": 16}
 DEEP_FACTOR = 10
 
 
@@ -45,8 +50,9 @@ def pytest_generate_tests(metafunc):
         params, ids = [], []
         for category, count in GAMES.items():
             total = count * factor
-            for start in range(0, total, CHUNK):
-                stop = min(start + CHUNK, total)
+            chunk = CHUNKS.get(category, CHUNK)
+            for start in range(0, total, chunk):
+                stop = min(start + chunk, total)
                 # The first chunk of each category runs by default, the rest with -m slow.
                 marks = [pytest.mark.slow] if start else []
                 params.append(pytest.param(category, range(start, stop), marks=marks))
@@ -93,16 +99,18 @@ def _standard_rules(seed, rng):
     return state, ref, call
 
 
-def random_board(rng):
-    """A random rectangular board with gaps and at least one floe: usually up to
-    10 x 10, sometimes a long or wide one at the edge of the engine's limits
-    (rows * (cols + 1) <= 128, at most 26 columns), to stress its padding."""
-    if rng.random() < 0.8:
+def random_board(rng, shape=None):
+    """A random rectangular board with gaps and at least one floe: ``shape`` if given, else
+    usually up to 10 x 10, sometimes a long or wide one of up to 128 cells (the engine's
+    64-cell and 128-cell bitboards meet there)."""
+    if shape is not None:
+        rows, cols = shape
+    elif rng.random() < 0.8:
         rows = rng.randint(1, 10)
         cols = rng.randint(1, 10)
     else:
-        rows = rng.randint(1, 16)
-        cols = min(26, 128 // rows - 1)
+        rows = rng.randint(1, 64)
+        cols = max(1, min(64, rng.choice([64, 128]) // rows))
         cols = rng.choice([cols, cols, rng.randint(1, cols)])
     gap = rng.choice([0.0, 0.05, 0.15, 0.3, 0.5])
     top = rng.choice([1, 2, 3, 3, 3, 4, 9])
@@ -119,8 +127,13 @@ def random_board(rng):
     return board
 
 
-def _custom(seed, rng):
-    board = random_board(rng)
+#: Board shapes of the ``large`` category: the shapes the engine promises, and the extremes of
+#: its limits (1,024 cells, 64 rows or columns).
+LARGE_SHAPES = [(20, 20), (32, 32), (50, 2), (2, 50), (16, 64), (64, 16), (17, 60), (13, 61)]
+
+
+def _custom(seed, rng, shape=None):
+    board = random_board(rng, shape)
     players = rng.randint(2, 4)
     penguins = rng.choice([1, 1, 2, 2, 3, 3, 4, 5, 6, 8])
     placement = rng.choice(PLACEMENTS)
@@ -159,6 +172,10 @@ def _position(seed, rng):
     return state, ref, call
 
 
+def _large(seed, rng):
+    return _custom(seed, rng, LARGE_SHAPES[seed % len(LARGE_SHAPES)])
+
+
 SETUPS = {
     "2p": _standard(2),
     "3p": _standard(3),
@@ -166,6 +183,7 @@ SETUPS = {
     "custom": _custom,
     "standard-rules": _standard_rules,
     "positions": _position,
+    "large": _large,
 }
 
 

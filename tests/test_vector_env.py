@@ -17,6 +17,12 @@ GAMES = {
     "fish-3": lambda: pv.Fish(players=3),
     "fish-4": lambda: pv.Fish(players=4),
     "fish-fixed": lambda: pv.Fish(board=[[1, 2, 3, 1], [1, 1, 2, 3], [3, 1, 1, 2]], penguins=2),
+    # Boards on the engine's 128-bit and 1024-bit bitboards.
+    "fish-10x10": lambda: pv.Fish(board=[[1 + (r * c) % 3 for c in range(10)] for r in range(10)]),
+    # 3 x 50 cut into islands by gap columns, so that games end within the test's steps.
+    "fish-3x50": lambda: pv.Fish(
+        board=[[0 if c % 5 == 4 else 1 + c % 3 for c in range(50)]] * 3, players=3
+    ),
     # A short ply limit so that games end (in a draw) and autoreset is exercised.
     "marathon-2": lambda: pv.Marathon(players=2, ply_limit=60),
     "marathon-3": lambda: pv.Marathon(players=3, ply_limit=45),

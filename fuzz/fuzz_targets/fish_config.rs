@@ -2,8 +2,7 @@
 //! builds its game or says why not.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pingvinas_engine::fish::position::make_game;
-use pingvinas_engine::fish::Config;
+use pingvinas_engine::fish::{AnyFish, Config};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -17,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
             continue;
         };
         if let Some(grid) = grid {
-            let _ = make_game(rules, &grid);
+            let _ = AnyFish::new(rules, &grid);
         }
     }
 });

@@ -33,7 +33,7 @@ fn fish_playouts(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     black_box(
-                        random_playouts(
+                        random_playouts::<u64>(
                             &Start::Standard(rules),
                             1000,
                             7,

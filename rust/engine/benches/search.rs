@@ -127,7 +127,7 @@ fn main() {
             let grid: Vec<Vec<u8>> = (0..4)
                 .map(|_| (0..6).map(|_| 1 + rng.below(3) as u8).collect())
                 .collect();
-            let g = FishGame::new(
+            let g: FishGame = FishGame::new(
                 Rules::standard(2).unwrap(),
                 Board::from_grid(&grid).unwrap(),
             );

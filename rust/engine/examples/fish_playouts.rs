@@ -13,7 +13,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1_000_000);
-    let start = Start::Standard(Rules::standard(2).unwrap());
+    let start: Start = Start::Standard(Rules::standard(2).unwrap());
     let threads: Vec<usize> = match std::env::args().nth(2) {
         Some(t) => vec![t.parse().expect("threads")],
         None => vec![1, 2],

@@ -74,7 +74,7 @@ pub trait VectorGame: GameIo + 'static {
     }
 }
 
-impl VectorGame for FishGame {
+impl<W: crate::fish::Word> VectorGame for FishGame<W> {
     fn opening(&self) -> Self::State {
         self.initial_state()
     }
@@ -1480,7 +1480,7 @@ mod tests {
         for players in [2, 3, 4] {
             for (seed, placement) in [(1, Placement::OneFish), (2, Placement::Any)] {
                 let rules = Rules::new(players, None, placement, Order::Snake).unwrap();
-                let game = FishGame::new(rules, Board::standard(seed));
+                let game: FishGame = FishGame::new(rules, Board::standard(seed));
                 check_observations(&game, fish_observation_reference, 3);
             }
         }
@@ -1490,7 +1490,7 @@ mod tests {
             vec![3, 3, 1, 1, 0],
         ];
         let rules = Rules::new(2, Some(2), Placement::Any, Order::RoundRobin).unwrap();
-        let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+        let game: FishGame = FishGame::new(rules, Board::from_grid(&grid).unwrap());
         check_observations(&game, fish_observation_reference, 5);
         for players in [2, 3, 5] {
             for name in crate::marathon::bundled_names() {

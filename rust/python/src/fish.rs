@@ -8,12 +8,15 @@ use std::sync::{Arc, OnceLock};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
 use pingvinas_engine::batch;
+use pingvinas_engine::fish::notation::column_name;
 use pingvinas_engine::fish::playout::{random_playouts, Start};
 use pingvinas_engine::fish::rules::BoardSpec;
 use pingvinas_engine::fish::{
-    Board, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
+    AnyFish, AnyFishState, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
+    Width, Word,
 };
 use pingvinas_engine::search::StopFlag;
+use pingvinas_engine::{with_fish, with_fish_state};
 use pingvinas_engine::{Action, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -62,14 +65,15 @@ fn extract_grid(board: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
 ///
 /// >>> game = Fish(players=3)
 /// >>> state = game.new_state(seed=7)
+#[derive(Clone)]
 #[pyclass(module = "pingvinas", name = "Fish", frozen)]
 pub struct PyFish {
     rules: Rules,
     /// A game on a fixed board; `None` deals a standard board for each new state.
-    fixed: Option<Arc<FishGame>>,
+    fixed: Option<Arc<AnyFish>>,
     /// The fixed game, or one standard deal: what sizes are read from (made when first asked:
     /// learning loops make a `Fish()` per game and never ask).
-    sample: OnceLock<Arc<FishGame>>,
+    sample: OnceLock<Arc<AnyFish>>,
     name: Option<String>,
     description: Option<String>,
 }
@@ -77,10 +81,7 @@ pub struct PyFish {
 impl PyFish {
     fn build(rules: Rules, grid: Option<Vec<Vec<u8>>>) -> PyResult<Self> {
         let fixed = match grid {
-            Some(grid) => Some(Arc::new(FishGame::new(
-                rules,
-                Board::from_grid(&grid).py()?,
-            ))),
+            Some(grid) => Some(Arc::new(AnyFish::new(rules, &grid).py()?)),
             None => None,
         };
         Ok(PyFish {
@@ -101,7 +102,7 @@ impl PyFish {
 
     /// The game a state belongs to (what `state.game` gives): the variant that dealt its
     /// board, or the variant with its board fixed.
-    pub fn of_game(game: Arc<FishGame>) -> Self {
+    pub fn of_game(game: Arc<AnyFish>) -> Self {
         PyFish {
             rules: *game.rules(),
             fixed: (!game.is_dealt()).then(|| game.clone()),
@@ -112,19 +113,19 @@ impl PyFish {
     }
 
     /// The fixed game, or one standard deal.
-    fn sample(&self) -> &FishGame {
+    fn sample(&self) -> &AnyFish {
         self.sample.get_or_init(|| {
             self.fixed
                 .clone()
-                .unwrap_or_else(|| Arc::new(FishGame::dealt(self.rules, 0)))
+                .unwrap_or_else(|| Arc::new(AnyFish::dealt(self.rules, 0)))
         })
     }
 
     /// The game for a new state: the fixed board, or a standard board dealt from `seed`.
-    fn game_for(&self, seed: u64) -> Arc<FishGame> {
+    pub(crate) fn game_for(&self, seed: u64) -> Arc<AnyFish> {
         match &self.fixed {
             Some(game) => game.clone(),
-            None => Arc::new(FishGame::dealt(self.rules, seed)),
+            None => Arc::new(AnyFish::dealt(self.rules, seed)),
         }
     }
 
@@ -138,7 +139,7 @@ impl PyFish {
             placement: self.rules.placement,
             order: self.rules.order,
             board: Some(match &self.fixed {
-                Some(game) => BoardSpec::Grid(game.board().grid()),
+                Some(game) => BoardSpec::Grid(game.grid()),
                 None => BoardSpec::Named("standard".into()),
             }),
         }
@@ -245,12 +246,12 @@ impl PyFish {
 
     #[getter]
     fn rows(&self) -> usize {
-        self.sample().board().rows()
+        self.sample().rows()
     }
 
     #[getter]
     fn cols(&self) -> usize {
-        self.sample().board().cols()
+        self.sample().cols()
     }
 
     /// Size of the fixed action space of this variant's board.
@@ -292,13 +293,10 @@ impl PyFish {
         board: Option<&Bound<'_, PyAny>>,
         penguins: Option<&Bound<'_, PyAny>>,
         to_move: Option<&Bound<'_, PyAny>>,
-        scores: Option<Vec<(u16, u8)>>,
+        scores: Option<Vec<(u16, u16)>>,
     ) -> PyResult<PyFishState> {
         let game = match (board, &self.fixed) {
-            (Some(board), _) => Arc::new(FishGame::new(
-                self.rules,
-                Board::from_grid(&extract_grid(board)?).py()?,
-            )),
+            (Some(board), _) => Arc::new(AnyFish::new(self.rules, &extract_grid(board)?).py()?),
             (None, Some(game)) => game.clone(),
             (None, None) => {
                 return Err(PyValueError::new_err(
@@ -335,7 +333,7 @@ impl PyFish {
             args += &format!(", order={:?}", self.rules.order.name());
         }
         if let Some(game) = &self.fixed {
-            args += &format!(", board={:?}", game.board().grid());
+            args += &format!(", board={:?}", game.grid());
         }
         format!("Fish({args})")
     }
@@ -351,7 +349,7 @@ impl PyFish {
     fn __hash__(&self) -> u64 {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         self.rules.hash(&mut h);
-        self.fixed.as_ref().map(|g| g.board().grid()).hash(&mut h);
+        self.fixed.as_ref().map(|g| g.grid()).hash(&mut h);
         h.finish()
     }
 
@@ -386,7 +384,7 @@ pub struct PyFishMove {
 }
 
 impl PyFishMove {
-    fn of(game: &FishGame, action: Action) -> Self {
+    fn of<W: Word>(game: &FishGame<W>, action: Action) -> Self {
         let board = game.board();
         let (src, dst) = match game.move_of(action).expect("a legal action") {
             FishMove::Place(c) => (None, board.coords(c)),
@@ -396,9 +394,13 @@ impl PyFishMove {
     }
 
     fn text(&self) -> String {
-        let cell = |(r, c): (usize, usize)| match u8::try_from(c).ok().filter(|&c| c < 26) {
-            Some(c) => format!("{}{}", (b'a' + c) as char, r + 1),
-            None => format!("({r}, {c})"),
+        // Moves made by hand may name any cell; columns past the largest board show as numbers.
+        let cell = |(r, c): (usize, usize)| {
+            if c < pingvinas_engine::fish::board::MAX_SIDE {
+                format!("{}{}", column_name(c), r + 1)
+            } else {
+                format!("({r}, {c})")
+            }
         };
         match self.src {
             None => cell(self.dst),
@@ -435,29 +437,56 @@ impl PyFishMove {
     }
 }
 
-impl Bind for FishGame {
+/// The action of a move object, checked legal in `s`.
+fn move_object_action<W: Word>(
+    game: &FishGame<W>,
+    s: &FishState<W>,
+    m: &PyFishMove,
+) -> PyResult<Action> {
+    let board = game.board();
+    let cell = |(r, c): (usize, usize)| {
+        board.cell(r as i64, c as i64).ok_or_else(|| {
+            IllegalMoveError::new_err(format!("move {} is off this board", m.text()))
+        })
+    };
+    let mv = match m.src {
+        None => FishMove::Place(cell(m.dst)?),
+        Some(src) => FishMove::Slide(cell(src)?, cell(m.dst)?),
+    };
+    game.check_move(s, mv).py()
+}
+
+impl Bind for AnyFish {
     type Move = PyFishMove;
     const MOVE_CLASS: &'static str = "FishMove";
 
-    fn py_move(&self, _s: &FishState, action: Action) -> PyFishMove {
+    fn py_move(&self, _s: &AnyFishState, action: Action) -> PyFishMove {
+        with_fish!(self, |g| PyFishMove::of(&**g, action))
+    }
+
+    fn move_object(&self, s: &AnyFishState, obj: &Bound<'_, PyAny>) -> Option<PyResult<Action>> {
+        let m = obj.cast::<PyFishMove>().ok()?.get().clone();
+        Some(with_fish_state!(
+            self,
+            s,
+            |g, s| move_object_action(&**g, s, &m),
+            Err(PyValueError::new_err("a Fish state of another board"))
+        ))
+    }
+}
+
+/// The concrete games too, for search (which runs on the board's own word).
+impl<W: Width> Bind for FishGame<W> {
+    type Move = PyFishMove;
+    const MOVE_CLASS: &'static str = "FishMove";
+
+    fn py_move(&self, _s: &FishState<W>, action: Action) -> PyFishMove {
         PyFishMove::of(self, action)
     }
 
-    fn move_object(&self, s: &FishState, obj: &Bound<'_, PyAny>) -> Option<PyResult<Action>> {
+    fn move_object(&self, s: &FishState<W>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Action>> {
         let m = obj.cast::<PyFishMove>().ok()?.get().clone();
-        let board = self.board();
-        let cell = |(r, c): (usize, usize)| {
-            board.cell(r as i64, c as i64).ok_or_else(|| {
-                IllegalMoveError::new_err(format!("move {} is off this board", m.text()))
-            })
-        };
-        let mv = (|| {
-            Ok(match m.src {
-                None => FishMove::Place(cell(m.dst)?),
-                Some(src) => FishMove::Slide(cell(src)?, cell(m.dst)?),
-            })
-        })();
-        Some(mv.and_then(|mv| self.check_move(s, mv).py()))
+        Some(move_object_action(self, s, &m))
     }
 }
 
@@ -465,23 +494,23 @@ impl Bind for FishGame {
 #[pyclass(module = "pingvinas", name = "FishState")]
 #[derive(Clone)]
 pub struct PyFishState {
-    pub(crate) game: Arc<FishGame>,
-    pub(crate) state: FishState,
+    pub(crate) game: Arc<AnyFish>,
+    pub(crate) state: AnyFishState,
 }
 
-state_class!(PyFishState, FishGame, PyFish, PyFishMove);
+state_class!(PyFishState, AnyFish, PyFish, PyFishMove);
 
 #[pymethods]
 impl PyFishState {
     /// `"placement"`, `"movement"` or `"over"`.
     #[getter]
     fn phase(&self) -> &'static str {
-        self.game.phase(&self.state).name()
+        with_fish_state!(&*self.game, &self.state, |g, s| g.phase(s).name(), "over")
     }
 
     /// `(fish, floes)` collected by each player so far.
     #[getter]
-    fn scores(&self) -> Vec<(u16, u8)> {
+    fn scores(&self) -> Vec<(u16, u16)> {
         (0..self.game.num_players())
             .map(|p| self.state.score(p))
             .collect()
@@ -490,15 +519,20 @@ impl PyFishState {
     /// Fish on each remaining floe as a numpy int array (rows, cols); 0 for gaps and removed floes.
     #[getter]
     fn board<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i32>> {
-        let board = self.game.board();
-        let grid = Array2::from_shape_fn((board.rows(), board.cols()), |(r, c)| {
-            let cell = board.cell(r as i64, c as i64).expect("on the grid");
-            if self.state.floes().contains(cell) {
-                board.fish(cell) as i32
-            } else {
-                0
-            }
-        });
+        let (rows, cols) = (self.game.rows(), self.game.cols());
+        let mut grid = Array2::zeros((rows, cols));
+        with_fish_state!(
+            &*self.game,
+            &self.state,
+            |g, s| {
+                // A cell's index is `row * cols + col`.
+                for cell in s.floes() {
+                    let cell = cell as usize;
+                    grid[(cell / cols, cell % cols)] = g.board().fish(cell as _) as i32;
+                }
+            },
+            ()
+        );
         grid.into_pyarray(py)
     }
 
@@ -506,7 +540,7 @@ impl PyFishState {
     /// included, as a numpy int array (rows, cols); 0 for gaps.
     #[getter]
     fn start_board<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
-        let grid = self.game.board().grid();
+        let grid = self.game.grid();
         let rows: Vec<Vec<i32>> = grid
             .iter()
             .map(|row| row.iter().map(|&f| f as i32).collect())
@@ -517,16 +551,18 @@ impl PyFishState {
     /// Penguins on the board, one list of `(row, col)` per player.
     #[getter]
     fn penguins(&self) -> Vec<Vec<(usize, usize)>> {
-        let board = self.game.board();
-        (0..self.game.num_players())
-            .map(|p| {
-                self.state
+        with_fish_state!(
+            &*self.game,
+            &self.state,
+            |g, s| (0..g.num_players())
+                .map(|p| s
                     .penguins(p)
                     .into_iter()
-                    .map(|c| board.coords(c))
-                    .collect()
-            })
-            .collect()
+                    .map(|c| g.board().coords(c))
+                    .collect())
+                .collect(),
+            Vec::new()
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -536,7 +572,7 @@ impl PyFishState {
             .map_or("game over".to_string(), |p| format!("player {p} to move"));
         format!(
             "<FishState {}, {who}, scores {:?}>",
-            self.game.phase(&self.state).name(),
+            self.phase(),
             self.scores()
         )
     }
@@ -577,17 +613,29 @@ pub fn fish_random_playouts<'py>(
         .map_or(Rules::standard(2).expect("standard"), |g| g.rules);
     let fixed = game.as_ref().and_then(|g| g.fixed.clone());
     let position = state.map(|s| (s.game.clone(), s.state));
-    let start = match (&position, &fixed) {
-        (Some((g, s)), _) => Start::Position(g, *s),
-        (None, Some(g)) => Start::Opening(g),
-        (None, None) => Start::Standard(rules),
+    let players = match (&position, &fixed) {
+        (Some((g, _)), _) | (None, Some(g)) => g.num_players(),
+        (None, None) => rules.players(),
     };
-    let players = match &start {
-        Start::Standard(r) => r.players(),
-        Start::Opening(g) | Start::Position(g, _) => g.num_players(),
-    };
-    let scores = crate::detached::run(py, &StopFlag::new(), |stop| {
-        random_playouts(&start, n, seed, threads, policy, stop)
+    let scores = crate::detached::run(py, &StopFlag::new(), |stop| match (&position, &fixed) {
+        // One dispatch on the board's word, then the whole batch on the concrete game.
+        (Some((g, s)), _) => with_fish_state!(
+            &**g,
+            s,
+            |g, s| random_playouts(&Start::Position(g, *s), n, seed, threads, policy, stop),
+            Ok(Vec::new())
+        ),
+        (None, Some(g)) => with_fish!(&**g, |g| random_playouts(
+            &Start::Opening(g),
+            n,
+            seed,
+            threads,
+            policy,
+            stop
+        )),
+        (None, None) => {
+            random_playouts::<u64>(&Start::Standard(rules), n, seed, threads, policy, stop)
+        }
     })?
     .py()?;
     let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);

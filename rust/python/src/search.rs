@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, TryLockError};
 use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::solver as fish_solver;
-use pingvinas_engine::fish::FishGame;
+use pingvinas_engine::fish::{AnyFish, AnyFishState, FishGame, FishState, Width, W1024};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::rng::Rng;
@@ -19,6 +19,7 @@ use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
 };
+use pingvinas_engine::with_fish_state;
 use pingvinas_engine::Game;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -152,8 +153,14 @@ enum Inner {
     #[default]
     Empty,
     Fish(Kept<FishGame, FishEval>),
+    /// Fish on boards of 65 to 128 cells.
+    Fish128(Kept<FishGame<u128>, FishEval<u128>>),
+    /// Fish on boards of more than 128 cells.
+    FishWide(Kept<FishGame<W1024>, FishEval<W1024>>),
     Marathon(Kept<Marathon, MarathonEval>),
     FishPuct(PuctTree<FishGame, FishEval>),
+    FishPuct128(PuctTree<FishGame<u128>, FishEval<u128>>),
+    FishPuctWide(PuctTree<FishGame<W1024>, FishEval<W1024>>),
     MarathonPuct(PuctTree<Marathon, MarathonEval>),
 }
 
@@ -202,41 +209,50 @@ where
     }
 }
 
-impl Searchable for FishGame {
-    type Eval = FishEval;
-    fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, FishEval>> {
-        match inner {
-            Inner::Fish(k) => Some(k),
-            _ => None,
+/// Fish is searched on the bitboard word of its board: one impl per word.
+macro_rules! fish_searchable {
+    ($w:ty, $variant:ident, $puct:ident) => {
+        impl Searchable for FishGame<$w> {
+            type Eval = FishEval<$w>;
+            fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, Self::Eval>> {
+                match inner {
+                    Inner::$variant(k) => Some(k),
+                    _ => None,
+                }
+            }
+            fn store(kept: Kept<Self, Self::Eval>) -> Inner {
+                Inner::$variant(kept)
+            }
+            fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, Self::Eval>> {
+                match std::mem::take(inner) {
+                    Inner::$puct(t) => Some(t),
+                    _ => None,
+                }
+            }
+            fn store_puct(tree: PuctTree<Self, Self::Eval>) -> Inner {
+                Inner::$puct(tree)
+            }
+            fn knows(options: &Options) -> bool {
+                options.knowledge
+            }
+            fn build_eval(&self, knowledge: bool) -> Self::Eval {
+                if knowledge {
+                    FishEval::new(self, FishEvalConfig::default())
+                } else {
+                    FishEval::plain(self)
+                }
+            }
+            fn evals() -> &'static EvalCache<Self, Self::Eval> {
+                static EVALS: EvalCache<FishGame<$w>, FishEval<$w>> = Mutex::new(Vec::new());
+                &EVALS
+            }
         }
-    }
-    fn store(kept: Kept<Self, FishEval>) -> Inner {
-        Inner::Fish(kept)
-    }
-    fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, FishEval>> {
-        match std::mem::take(inner) {
-            Inner::FishPuct(t) => Some(t),
-            _ => None,
-        }
-    }
-    fn store_puct(tree: PuctTree<Self, FishEval>) -> Inner {
-        Inner::FishPuct(tree)
-    }
-    fn knows(options: &Options) -> bool {
-        options.knowledge
-    }
-    fn build_eval(&self, knowledge: bool) -> FishEval {
-        if knowledge {
-            FishEval::new(self, FishEvalConfig::default())
-        } else {
-            FishEval::plain(self)
-        }
-    }
-    fn evals() -> &'static EvalCache<Self, FishEval> {
-        static EVALS: EvalCache<FishGame, FishEval> = Mutex::new(Vec::new());
-        &EVALS
-    }
+    };
 }
+
+fish_searchable!(u64, Fish, FishPuct);
+fish_searchable!(u128, Fish128, FishPuct128);
+fish_searchable!(W1024, FishWide, FishPuctWide);
 
 impl Searchable for Marathon {
     type Eval = MarathonEval;
@@ -395,7 +411,9 @@ pub fn tree_seed(seed: u64, i: usize) -> u64 {
 
 /// The states of a list, all of one game type, with their games.
 enum States {
-    Fish(Vec<(Arc<FishGame>, <FishGame as Game>::State)>),
+    Fish(Vec<(Arc<FishGame>, FishState)>),
+    Fish128(Vec<(Arc<FishGame<u128>>, FishState<u128>)>),
+    FishWide(Vec<(Arc<FishGame<W1024>>, FishState<W1024>)>),
     Marathon(Vec<(Arc<Marathon>, <Marathon as Game>::State)>),
 }
 
@@ -422,11 +440,32 @@ fn states_of(states: &Bound<'_, PyAny>) -> PyResult<States> {
             ));
         }
     }
-    Ok(if marathon.is_empty() {
-        States::Fish(fish)
+    if !marathon.is_empty() {
+        return Ok(States::Marathon(marathon));
+    }
+    // Each tree runs on its board's bitboard word, so the boards must share one.
+    if let Some(list) = narrowed::<u64>(&fish) {
+        Ok(States::Fish(list))
+    } else if let Some(list) = narrowed::<u128>(&fish) {
+        Ok(States::Fish128(list))
+    } else if let Some(list) = narrowed::<W1024>(&fish) {
+        Ok(States::FishWide(list))
     } else {
-        States::Marathon(marathon)
-    })
+        Err(PyValueError::new_err(
+            "states are of Fish boards of different size classes (up to 64, 65 to 128, over 128 \
+             cells): search those of each class in a call of their own",
+        ))
+    }
+}
+
+/// The concrete games and states of `fish` when all have the word `W`.
+#[allow(clippy::type_complexity)]
+fn narrowed<W: Width>(
+    fish: &[(Arc<AnyFish>, AnyFishState)],
+) -> Option<Vec<(Arc<FishGame<W>>, FishState<W>)>> {
+    fish.iter()
+        .map(|(g, s)| Some((W::game_of(g)?.clone(), *W::state_of(s)?)))
+        .collect()
 }
 
 /// PUCT over `states` (one tree each, the trees given or new ones seeded `(seed, i)`), driven
@@ -661,7 +700,13 @@ impl PySearcher {
                 let s = s.borrow();
                 (s.game.clone(), s.state)
             };
-            return self.run(py, game, s, budget);
+            // Searched on the board's own word (and small states): one dispatch here.
+            return with_fish_state!(
+                &*game,
+                s,
+                |g, s| self.run(py, g.clone(), s, budget),
+                Err(PyTypeError::new_err("a Fish state of another board"))
+            );
         }
         if let Ok(s) = state.cast::<PyMarathonState>() {
             let (game, s) = {
@@ -777,6 +822,8 @@ pub fn search_many<'py>(
     let out = PyList::empty(py);
     match states_of(states)? {
         States::Fish(list) => many(py, &list, options, &budget, evaluator, &out)?,
+        States::Fish128(list) => many(py, &list, options, &budget, evaluator, &out)?,
+        States::FishWide(list) => many(py, &list, options, &budget, evaluator, &out)?,
         States::Marathon(list) => many(py, &list, options, &budget, evaluator, &out)?,
     }
     Ok(out)
@@ -891,6 +938,8 @@ fn _search_many_native(
     let budget = Budget::checked(None, Some(iterations), None, None).py()?;
     match states_of(states)? {
         States::Fish(list) => go(py, &list, &options, &budget),
+        States::Fish128(list) => go(py, &list, &options, &budget),
+        States::FishWide(list) => go(py, &list, &options, &budget),
         States::Marathon(list) => go(py, &list, &options, &budget),
     }
 }
@@ -919,7 +968,14 @@ pub fn fish_solve<'py>(
         )));
     }
     let sol = crate::detached::run(py, &StopFlag::new(), |stop| {
-        fish_solver::solve_with_stop(&game, &s, max_nodes as u64, Some(stop))
+        with_fish_state!(
+            &*game,
+            s,
+            |g, s| fish_solver::solve_with_stop(&**g, &s, max_nodes as u64, Some(stop)),
+            Err(pingvinas_engine::Error::Invalid(
+                "a Fish state of another board".into()
+            ))
+        )
     })?
     .py()?;
     let d = PyDict::new(py);

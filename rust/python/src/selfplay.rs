@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
+use pingvinas_engine::fish::{AnyFish, FishGame, Width, W1024};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::puct::{PuctConfig, MAX_BATCH};
@@ -26,49 +26,47 @@ use crate::errors::ToPyResult;
 use crate::fish::PyFish;
 use crate::marathon::{PyMarathon, PyMarathonState};
 
-/// The game makers of a Python game object: with and without the game's knowledge.
+/// The game makers of a Python game object: with and without the game's knowledge. Fish
+/// games run on their board's bitboard word.
 enum Makers {
     Fish(Maker<FishGame, FishEval>, Maker<FishGame, FishEval>),
+    Fish128(
+        Maker<FishGame<u128>, FishEval<u128>>,
+        Maker<FishGame<u128>, FishEval<u128>>,
+    ),
+    FishWide(
+        Maker<FishGame<W1024>, FishEval<W1024>>,
+        Maker<FishGame<W1024>, FishEval<W1024>>,
+    ),
     Marathon(Maker<Marathon, MarathonEval>, Maker<Marathon, MarathonEval>),
 }
 
-fn makers(py: Python<'_>, game: &Bound<'_, PyAny>) -> PyResult<Makers> {
+/// The makers of a Fish game whose boards have the word `W` (a variant's boards all share
+/// one: a fixed board, or standard deals).
+fn fish_maker<W: Width>(fish: &Arc<PyFish>, knowledge: bool) -> Maker<FishGame<W>, FishEval<W>> {
+    let fish = fish.clone();
+    Arc::new(move |seed| {
+        let any = fish.game_for(seed);
+        let game = W::game_of(&any)
+            .expect("a variant's boards share one word")
+            .clone();
+        let eval = Arc::new(if knowledge {
+            FishEval::new(&game, FishEvalConfig::default())
+        } else {
+            FishEval::plain(&game)
+        });
+        (game, eval)
+    })
+}
+
+fn makers(game: &Bound<'_, PyAny>) -> PyResult<Makers> {
     if let Ok(fish) = game.cast::<PyFish>() {
-        let config = fish.call_method0("to_config")?;
-        let text: String = py
-            .import("json")?
-            .call_method1("dumps", (config,))?
-            .extract()?;
-        let config = FishConfig::from_json(&text).py()?;
-        let rules = config.rules().py()?;
-        let fixed = match config.grid().py()? {
-            Some(grid) => Some(Arc::new(FishGame::new(
-                rules,
-                Board::from_grid(&grid).py()?,
-            ))),
-            None => None,
-        };
-        let maker = move |knowledge: bool| -> Maker<FishGame, FishEval> {
-            let eval = move |g: &FishGame| {
-                Arc::new(if knowledge {
-                    FishEval::new(g, FishEvalConfig::default())
-                } else {
-                    FishEval::plain(g)
-                })
-            };
-            match fixed.clone() {
-                Some(g) => {
-                    let e = eval(&g);
-                    Arc::new(move |_| (g.clone(), e.clone()))
-                }
-                None => Arc::new(move |seed| {
-                    let g = Arc::new(FishGame::dealt(rules, seed));
-                    let e = eval(&g);
-                    (g, e)
-                }),
-            }
-        };
-        return Ok(Makers::Fish(maker(true), maker(false)));
+        let fish: Arc<PyFish> = Arc::new(fish.get().clone());
+        return Ok(match &*fish.game_for(0) {
+            AnyFish::Narrow(_) => Makers::Fish(fish_maker(&fish, true), fish_maker(&fish, false)),
+            AnyFish::Wide(_) => Makers::Fish128(fish_maker(&fish, true), fish_maker(&fish, false)),
+            AnyFish::Huge(_) => Makers::FishWide(fish_maker(&fish, true), fish_maker(&fish, false)),
+        });
     }
     if let Ok(m) = game.cast::<PyMarathon>() {
         let state = m.call_method0("new_state")?;
@@ -318,8 +316,14 @@ pub fn selfplay<'py>(
     };
     config.check().py()?;
     let evaluator = evaluator.as_ref();
-    match makers(py, game)? {
+    match makers(game)? {
         Makers::Fish(with, without) => run(
+            py, config, with, without, &ids, evaluator, threads, progress,
+        ),
+        Makers::Fish128(with, without) => run(
+            py, config, with, without, &ids, evaluator, threads, progress,
+        ),
+        Makers::FishWide(with, without) => run(
             py, config, with, without, &ids, evaluator, threads, progress,
         ),
         Makers::Marathon(with, without) => run(

@@ -10,7 +10,7 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::fish::{Board, Config as FishConfig, FishGame};
+use pingvinas_engine::fish::{AnyFish, Config as FishConfig, FishGame, Width};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::{Budget, Choice, Evaluate};
@@ -51,14 +51,18 @@ where
     const STATE_CLASS: &'static str;
 }
 
-impl PyGame for FishGame {
+/// Fish envs run on the board's own word (`u64` on the standard board); their Python states
+/// wrap the same game.
+impl<W: Width> PyGame for FishGame<W> {
     const STATE_CLASS: &'static str = "FishState";
     fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>> {
+        let (game, state) = (Arc::new(W::any_game(game)), W::any_state(state));
         Ok(Py::new(py, PyFishState { game, state })?.into_any())
     }
     fn from_object(obj: &Bound<'_, PyAny>) -> Option<(Arc<Self>, Self::State)> {
         let s = obj.cast::<PyFishState>().ok()?.borrow();
-        Some((s.game.clone(), s.state))
+        // A state of a board on another word: a board of another size, refused as such.
+        Some((W::game_of(&s.game)?.clone(), *W::state_of(&s.state)?))
     }
 }
 
@@ -318,13 +322,13 @@ where
     Ok(SearchAgent::maker(choice, budget, eval))
 }
 
-/// The engine env for a Fish variant.
+/// The engine env for a Fish variant, on the word of its board (a dealt board: `u64`).
 fn fish_env(
     py: Python<'_>,
     game: &Bound<'_, PyFish>,
     num_envs: usize,
     seed: u64,
-    options: Options<FishGame>,
+    options: Options<()>,
     opponent_name: Option<&str>,
 ) -> PyResult<Box<dyn Envs>> {
     let config = game.call_method0("to_config")?;
@@ -334,21 +338,45 @@ fn fish_env(
         .extract()?;
     let config = FishConfig::from_json(&text).py()?;
     let rules = config.rules().py()?;
-    let source = match config.grid().py()? {
-        Some(grid) => Source::Fixed(Arc::new(FishGame::new(
-            rules,
-            Board::from_grid(&grid).py()?,
-        ))),
-        None => Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed)))),
+    match config.grid().py()? {
+        Some(grid) => match AnyFish::new(rules, &grid).py()? {
+            AnyFish::Narrow(g) => {
+                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+            }
+            AnyFish::Wide(g) => {
+                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+            }
+            AnyFish::Huge(g) => {
+                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+            }
+        },
+        None => {
+            let deal = Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed))));
+            fish_env_on::<u64>(deal, num_envs, seed, options, opponent_name)
+        }
+    }
+}
+
+fn fish_env_on<W: Width>(
+    source: Source<FishGame<W>>,
+    num_envs: usize,
+    seed: u64,
+    options: Options<()>,
+    opponent_name: Option<&str>,
+) -> PyResult<Box<dyn Envs>> {
+    let mut options = Options {
+        threads: options.threads,
+        reward: options.reward,
+        opponent: None,
+        learner: options.learner,
     };
-    let mut options = options;
     if let Some(name) = opponent_name {
         options.opponent = Some(match &source {
             Source::Fixed(g) => {
                 let eval = Arc::new(FishEval::new(g, FishEvalConfig::default()));
                 opponent(name, move |_| eval.clone())?
             }
-            Source::Deal(_) => opponent(name, |g: &Arc<FishGame>| {
+            Source::Deal(_) => opponent(name, |g: &Arc<FishGame<W>>| {
                 Arc::new(FishEval::new(g, FishEvalConfig::default()))
             })?,
         });

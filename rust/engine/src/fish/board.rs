@@ -1,14 +1,15 @@
 //! The board: geometry of a rectangular grid of hexes in the "even-r" offset layout, the fish on
 //! each floe, and precomputed rays for the six directions.
 //!
-//! Cells are stored row-major with one padding column (`stride = cols + 1`), so a board fits a
-//! `u128` when `rows * (cols + 1) <= 128` (the standard 8x8 grid uses 72 bits; 10x10 uses 110).
-//! Even rows sit half a hex to the right, so a step up or down shifts the index by `stride` or
-//! `stride ± 1` depending on the row's parity: neighbours are two masked shifts per direction.
+//! Cells are stored row-major without padding (`cell = row * cols + col`, which is also the
+//! cell's index in the action space), on the narrowest bitboard word that holds them: the
+//! standard 8x8 grid fits a `u64`. Slides are ray lookups cut at the first blocker; neighbours
+//! (flood fills) are one masked shift per distinct step, the masks keeping steps from wrapping
+//! around a row's ends.
 
 use std::sync::{Arc, LazyLock};
 
-use super::bitboard::{Bitboard, Cell};
+use super::bitboard::{Bitboard, Cell, Word, MAX_CELLS};
 use super::geometry::Narrow;
 use crate::error::Result;
 use crate::invalid;
@@ -72,28 +73,31 @@ impl Direction {
     }
 }
 
-/// The largest supported grid: `rows * (cols + 1) <= 128`, and at most 26 columns (one letter
-/// each in the move notation).
-pub const MAX_COLS: usize = 26;
-
 /// A ray running to higher cell indices, cut before its first cell not in `empty`.
 #[inline(always)]
-fn cut_increasing(ray: Bitboard, empty: Bitboard) -> Bitboard {
-    let blockers = (ray - empty).0;
+fn cut_increasing<W: Word>(ray: Bitboard<W>, empty: Bitboard<W>) -> Bitboard<W> {
     // Everything below the lowest blocker (all of the ray when there is none).
-    Bitboard(ray.0 & (blockers & blockers.wrapping_neg()).wrapping_sub(1))
+    Bitboard(ray.0 & (ray - empty).0.below_lowest())
 }
 
 /// A ray running to lower cell indices, cut after its last cell not in `empty`.
 #[inline(always)]
-fn cut_decreasing(ray: Bitboard, empty: Bitboard) -> Bitboard {
-    let blockers = (ray - empty).0;
-    if blockers == 0 {
-        ray
-    } else {
-        Bitboard(ray.0 & (!1u128 << (127 - blockers.leading_zeros())))
-    }
+fn cut_decreasing<W: Word>(ray: Bitboard<W>, empty: Bitboard<W>) -> Bitboard<W> {
+    Bitboard(ray.0 & (ray - empty).0.above_highest())
 }
+
+/// The most rows, and the most columns, of a board. With at most [`MAX_CELLS`] cells in all,
+/// this keeps every penguin's slides within 93 (so 8 penguins' within
+/// [`crate::game::MAX_ACTIONS`]) and the action space (cells x 6 directions x longest slide)
+/// within 400,000 actions.
+pub const MAX_SIDE: usize = 64;
+
+/// The most fish on a whole board: with the scores a position may start from (at most
+/// [`super::position::MAX_START_FISH`]), every count stays within a `u16`.
+pub const MAX_BOARD_FISH: u32 = 35_000;
+
+/// The old name of [`MAX_SIDE`] (columns were limited to 26 before boards got wider).
+pub const MAX_COLS: usize = MAX_SIDE;
 
 /// Whether `(row, col)` holds a floe on the standard 8x8 grid (even rows have 7).
 const fn is_standard_floe(r: usize, c: usize) -> bool {
@@ -116,110 +120,127 @@ pub(crate) fn deal_standard(seed: u64, mut put: impl FnMut(usize, usize, u8)) {
 }
 
 /// A step off the grid in [`Board::steps`].
-pub const NO_CELL: Cell = 128;
+pub const NO_CELL: Cell = Cell::MAX;
+
+/// Checks the shape of a grid of fish counts: not empty, rectangular, within [`MAX_CELLS`]
+/// cells and [`MAX_SIDE`] rows and columns, at most [`MAX_BOARD_FISH`] fish. Returns
+/// `(rows, cols)`.
+///
+/// # Errors
+/// `Error::Invalid` saying what is wrong.
+pub fn check_grid(grid: &[Vec<u8>]) -> Result<(usize, usize)> {
+    let rows = grid.len();
+    if rows == 0 {
+        return invalid!("board: the grid has no rows");
+    }
+    let cols = grid[0].len();
+    if cols == 0 {
+        return invalid!("board: row 0 is empty");
+    }
+    if let Some((r, row)) = grid.iter().enumerate().find(|(_, row)| row.len() != cols) {
+        return invalid!(
+            "board: row {r} has {} cells, row 0 has {cols}: the grid must be rectangular",
+            row.len()
+        );
+    }
+    if rows > MAX_SIDE || cols > MAX_SIDE || rows * cols > MAX_CELLS {
+        return invalid!(
+            "board: a {rows}x{cols} grid is too large: the engine supports at most {MAX_CELLS} \
+             cells and at most {MAX_SIDE} rows and {MAX_SIDE} columns (32x32, 16x64 and 50x2 fit)"
+        );
+    }
+    let fish: u32 = grid.iter().flatten().map(|&f| f as u32).sum();
+    if fish > MAX_BOARD_FISH {
+        return invalid!(
+            "board: {fish} fish in all, at most {MAX_BOARD_FISH} (so that scores fit their counters)"
+        );
+    }
+    Ok((rows, cols))
+}
 
 /// Tables that depend only on the grid's shape.
 #[derive(Clone, PartialEq, Eq)]
-struct Geometry {
+struct Geometry<W: Word> {
     /// `rays[cell][dir]`: every grid cell from `cell` (exclusive) to the edge in `dir`.
-    rays: [[Bitboard; 6]; 128],
+    rays: Vec<[Bitboard<W>; 6]>,
+    /// The same with the rays that run to lower indices bit-reversed: they then run to higher
+    /// ones too, and every ray is cut the cheap way (below its lowest blocker). For counting.
+    rays_up: Vec<[Bitboard<W>; 6]>,
     /// `steps[cell][dir]`: the neighbour in `dir`, or [`NO_CELL`].
-    steps: [[Cell; 6]; 128],
-    adjacent: [Bitboard; 128],
-    /// The rays again without padding, for grids of at most 64 cells (fast playouts).
+    steps: Vec<[Cell; 6]>,
+    adjacent: Vec<Bitboard<W>>,
+    /// Neighbours by shifts: `(delta, sources)` with the cells of `sources` having a neighbour
+    /// at `cell + delta` (one entry per distinct delta; even and odd rows step differently).
+    shifts: Vec<(i32, Bitboard<W>)>,
+    /// The rays again as `u64` tables for the playout kernels, when the grid has at most 64
+    /// cells.
     narrow: Option<Narrow>,
     /// The cells of every action (see [`Board::action_cells`]).
     actions: Vec<(Cell, Cell)>,
-    /// `steps` with a padding cell (never a floe) in place of [`NO_CELL`]: no branch per step.
-    ring: [[Cell; 6]; 128],
 }
 
-impl Geometry {
-    const EMPTY: Geometry = Geometry {
-        rays: [[Bitboard::EMPTY; 6]; 128],
-        steps: [[NO_CELL; 6]; 128],
-        adjacent: [Bitboard::EMPTY; 128],
-        narrow: None,
-        actions: Vec::new(),
-        ring: [[0; 6]; 128],
-    };
-}
-
-/// A board: its grid and the fish on each floe. Immutable during a game; states refer to it.
+/// A board: its grid and the fish on each floe, on the bitboard word `W` (see
+/// [`super::bitboard::Word`]; `u64` holds the standard board). Immutable during a game; states
+/// refer to it.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Board {
+pub struct Board<W: Word = u64> {
     rows: u8,
     cols: u8,
-    stride: u8,
-    /// Every grid cell (padding excluded).
-    cells: Bitboard,
-    even_rows: Bitboard,
-    odd_rows: Bitboard,
+    /// Every grid cell.
+    cells: Bitboard<W>,
     /// Cells that start with a floe (fish > 0).
-    floes: Bitboard,
-    /// Fish per cell (0 for gaps and padding).
-    fish: [u8; 128],
-    /// Fish per cell in the unpadded layout of [`Narrow`] (unused on larger grids).
+    floes: Bitboard<W>,
+    /// Fish per cell (0 for gaps), at least 64 entries.
+    fish: Vec<u8>,
+    /// Fish per cell for the playout kernels (unused on grids of more than 64 cells).
     narrow_fish: [u8; 64],
     /// Cells with exactly one fish (the default placement rule).
-    one_fish: Bitboard,
+    one_fish: Bitboard<W>,
     /// Rays and steps, shared between boards of one shape: dealing a new standard board copies
     /// no table.
-    geometry: Arc<Geometry>,
+    geometry: Arc<Geometry<W>>,
 }
 
-impl Board {
+impl<W: Word> Board<W> {
     /// A board from a grid of fish counts (0 = no floe). Every row must have the same length.
     ///
     /// # Errors
-    /// `Error::Invalid` for an empty or ragged grid, or one larger than the engine supports
-    /// (`rows * (cols + 1) <= 128`, at most [`MAX_COLS`] columns).
-    pub fn from_grid(grid: &[Vec<u8>]) -> Result<Board> {
-        let rows = grid.len();
-        if rows == 0 {
-            return invalid!("board: the grid has no rows");
-        }
-        let cols = grid[0].len();
-        if cols == 0 {
-            return invalid!("board: row 0 is empty");
-        }
-        if let Some((r, row)) = grid.iter().enumerate().find(|(_, row)| row.len() != cols) {
+    /// `Error::Invalid` for an empty or ragged grid, one larger than the engine supports (see
+    /// [`check_grid`]) or than this word holds (`W::BITS` cells).
+    pub fn from_grid(grid: &[Vec<u8>]) -> Result<Self> {
+        let (rows, cols) = check_grid(grid)?;
+        if rows * cols > W::BITS {
             return invalid!(
-                "board: row {r} has {} cells, row 0 has {cols}: the grid must be rectangular",
-                row.len()
+                "board: a {rows}x{cols} grid has more cells than a {}-bit bitboard holds",
+                W::BITS
             );
         }
-        if cols > MAX_COLS || rows * (cols + 1) > 128 {
-            return invalid!(
-                "board: a {rows}x{cols} grid is too large: the engine supports rows * (cols + 1) <= 128 and at most {MAX_COLS} columns (10x10 and 8x15 fit)"
-            );
-        }
-        let stride = cols + 1;
+        let n = rows * cols;
         let mut board = Board {
             rows: rows as u8,
             cols: cols as u8,
-            stride: stride as u8,
             cells: Bitboard::EMPTY,
-            even_rows: Bitboard::EMPTY,
-            odd_rows: Bitboard::EMPTY,
             floes: Bitboard::EMPTY,
-            fish: [0; 128],
+            fish: vec![0; n.max(64)],
             narrow_fish: [0; 64],
             one_fish: Bitboard::EMPTY,
-            geometry: Arc::new(Geometry::EMPTY),
+            geometry: Arc::new(Geometry {
+                rays: Vec::new(),
+                rays_up: Vec::new(),
+                steps: Vec::new(),
+                adjacent: Vec::new(),
+                shifts: Vec::new(),
+                narrow: None,
+                actions: Vec::new(),
+            }),
         };
         for (r, row) in grid.iter().enumerate() {
             for (c, &f) in row.iter().enumerate() {
-                let cell = (r * stride + c) as Cell;
+                let cell = (r * cols + c) as Cell;
                 board.cells = board.cells.with(cell);
-                if r % 2 == 0 {
-                    board.even_rows = board.even_rows.with(cell);
-                } else {
-                    board.odd_rows = board.odd_rows.with(cell);
-                }
                 board.fish[cell as usize] = f;
-                if rows * cols <= 64 {
-                    board.narrow_fish[r * cols + c] = f;
+                if n <= 64 {
+                    board.narrow_fish[cell as usize] = f;
                 }
                 if f > 0 {
                     board.floes = board.floes.with(cell);
@@ -229,16 +250,27 @@ impl Board {
                 }
             }
         }
-        let mut geometry = Geometry::EMPTY;
+        let mut geometry = Geometry {
+            rays: vec![[Bitboard::<W>::EMPTY; 6]; n],
+            rays_up: Vec::new(),
+            steps: vec![[NO_CELL; 6]; n],
+            adjacent: vec![Bitboard::EMPTY; n],
+            shifts: Vec::new(),
+            narrow: None,
+            actions: Vec::new(),
+        };
         for cell in board.cells {
+            let c = cell as usize;
             for dir in Direction::ALL {
-                let (c, d) = (cell as usize, dir as usize);
-                // Column `cols` of row 0 is padding.
-                geometry.ring[c][d] = cols as Cell;
+                let d = dir as usize;
                 if let Some(next) = board.step(cell, dir) {
                     geometry.steps[c][d] = next;
-                    geometry.ring[c][d] = next;
                     geometry.adjacent[c] = geometry.adjacent[c].with(next);
+                    let delta = next as i32 - cell as i32;
+                    match geometry.shifts.iter_mut().find(|(k, _)| *k == delta) {
+                        Some((_, sources)) => *sources = sources.with(cell),
+                        None => geometry.shifts.push((delta, Bitboard::from_cell(cell))),
+                    }
                 }
                 let mut at = cell;
                 while let Some(next) = board.step(at, dir) {
@@ -247,51 +279,34 @@ impl Board {
                 }
             }
         }
-        board.geometry = Arc::new(geometry);
-        let narrow = (rows * cols <= 64).then(|| {
-            Narrow::new(
-                rows,
-                cols,
-                board
-                    .cells()
-                    .into_iter()
-                    .map(|c| (board.dense(c), *board.rays(c), board.adjacent(c))),
-            )
+        geometry.rays_up = (geometry.rays.iter())
+            .map(|rays| {
+                std::array::from_fn(|d| {
+                    if Direction::ALL[d].is_increasing() {
+                        rays[d]
+                    } else {
+                        Bitboard(rays[d].0.reverse())
+                    }
+                })
+            })
+            .collect();
+        geometry.narrow = (n <= 64).then(|| {
+            Narrow::new((0..n).map(|c| {
+                (
+                    c,
+                    geometry.rays[c].map(|r| r.0.low_u64()),
+                    geometry.adjacent[c].0.low_u64(),
+                )
+            }))
         });
+        board.geometry = Arc::new(geometry);
         let actions = (0..board.num_actions())
             .map(|a| board.decode_action(a))
             .collect();
-        let geometry = Arc::get_mut(&mut board.geometry).expect("not shared yet");
-        geometry.narrow = narrow;
-        geometry.actions = actions;
+        Arc::get_mut(&mut board.geometry)
+            .expect("not shared yet")
+            .actions = actions;
         Ok(board)
-    }
-
-    /// The standard board: 8 rows of 7 and 8 floes (even rows have 7), 30 one-fish, 20 two-fish
-    /// and 10 three-fish floes shuffled by `seed`.
-    pub fn standard(seed: u64) -> Board {
-        let mut board = Board::standard_shape().clone();
-        board.one_fish = Bitboard::EMPTY;
-        deal_standard(seed, |r, c, f| {
-            let cell = board.cell_unchecked(r, c);
-            board.fish[cell as usize] = f;
-            board.narrow_fish[r * 8 + c] = f;
-            if f == 1 {
-                board.one_fish = board.one_fish.with(cell);
-            }
-        });
-        board
-    }
-
-    /// The standard grid with one fish on every floe; [`Board::standard`] deals the fish.
-    pub(crate) fn standard_shape() -> &'static Board {
-        static SHAPE: LazyLock<Board> = LazyLock::new(|| {
-            let grid: Vec<Vec<u8>> = (0..8)
-                .map(|r| (0..8).map(|c| u8::from(is_standard_floe(r, c))).collect())
-                .collect();
-            Board::from_grid(&grid).expect("the standard board fits")
-        });
-        &SHAPE
     }
 
     /// The number of rows of the grid.
@@ -306,21 +321,27 @@ impl Board {
         self.cols as usize
     }
 
+    /// The number of grid cells, `rows * cols`.
+    #[inline]
+    pub fn num_cells(&self) -> usize {
+        self.rows() * self.cols()
+    }
+
     /// Every grid cell.
     #[inline]
-    pub fn cells(&self) -> Bitboard {
+    pub fn cells(&self) -> Bitboard<W> {
         self.cells
     }
 
     /// The cells that hold a floe at the start of the game.
     #[inline]
-    pub fn floes(&self) -> Bitboard {
+    pub fn floes(&self) -> Bitboard<W> {
         self.floes
     }
 
     /// The cells whose floe carries exactly one fish.
     #[inline]
-    pub fn one_fish(&self) -> Bitboard {
+    pub fn one_fish(&self) -> Bitboard<W> {
         self.one_fish
     }
 
@@ -331,8 +352,13 @@ impl Board {
     }
 
     /// Total fish on a set of cells.
-    pub fn fish_on(&self, cells: Bitboard) -> u32 {
+    pub fn fish_on(&self, cells: Bitboard<W>) -> u32 {
         cells.into_iter().map(|c| self.fish(c) as u32).sum()
+    }
+
+    /// Total fish on the board as dealt.
+    pub fn total_fish(&self) -> u32 {
+        self.fish.iter().map(|&f| f as u32).sum()
     }
 
     /// The grid of fish counts this board was made from.
@@ -358,29 +384,29 @@ impl Board {
 
     #[inline]
     fn cell_unchecked(&self, row: usize, col: usize) -> Cell {
-        (row * self.stride as usize + col) as Cell
+        (row * self.cols as usize + col) as Cell
     }
 
     /// `(row, col)` of a cell.
     #[inline]
     pub fn coords(&self, cell: Cell) -> (usize, usize) {
         (
-            cell as usize / self.stride as usize,
-            cell as usize % self.stride as usize,
+            cell as usize / self.cols as usize,
+            cell as usize % self.cols as usize,
         )
     }
 
-    /// Dense index `row * cols + col` of a cell (`0..rows * cols`), used by the action space.
+    /// Dense index `row * cols + col` of a cell (`0..rows * cols`), used by the action space:
+    /// the cell index itself, as the layout has no padding.
     #[inline]
     pub fn dense(&self, cell: Cell) -> usize {
-        let (r, c) = self.coords(cell);
-        r * self.cols as usize + c
+        cell as usize
     }
 
     /// The cell of a dense index.
     #[inline]
     pub fn from_dense(&self, index: usize) -> Cell {
-        self.cell_unchecked(index / self.cols as usize, index % self.cols as usize)
+        index as Cell
     }
 
     /// The neighbour of `cell` in `dir`, if it is on the grid.
@@ -392,17 +418,17 @@ impl Board {
 
     /// Every grid cell from `cell` (exclusive) to the edge in `dir`.
     #[inline]
-    pub fn ray(&self, cell: Cell, dir: Direction) -> Bitboard {
+    pub fn ray(&self, cell: Cell, dir: Direction) -> Bitboard<W> {
         self.geometry.rays[cell as usize][dir as usize]
     }
 
-    /// The unpadded 64-bit tables, when the grid has at most 64 cells.
+    /// The 64-bit tables of the playout kernels, when the grid has at most 64 cells.
     #[inline]
     pub(crate) fn narrow(&self) -> Option<&Narrow> {
         self.geometry.narrow.as_ref()
     }
 
-    /// Fish per cell in the layout of [`Board::narrow`].
+    /// Fish per cell for the playout kernels (grids of at most 64 cells).
     #[inline]
     pub(crate) fn narrow_fish(&self) -> &[u8; 64] {
         &self.narrow_fish
@@ -416,20 +442,20 @@ impl Board {
 
     /// The grid cells adjacent to `cell`.
     #[inline]
-    pub fn adjacent(&self, cell: Cell) -> Bitboard {
+    pub fn adjacent(&self, cell: Cell) -> Bitboard<W> {
         self.geometry.adjacent[cell as usize]
     }
 
     /// The rays of `cell` in all six directions, in [`Direction::ALL`] order.
     #[inline]
-    pub fn rays(&self, cell: Cell) -> &[Bitboard; 6] {
+    pub fn rays(&self, cell: Cell) -> &[Bitboard<W>; 6] {
         &self.geometry.rays[cell as usize]
     }
 
     /// The cells a penguin on `cell` can reach in `dir` when `empty` holds the free floes:
     /// the ray cut at its first blocker.
     #[inline]
-    pub fn slide(&self, cell: Cell, dir: Direction, empty: Bitboard) -> Bitboard {
+    pub fn slide(&self, cell: Cell, dir: Direction, empty: Bitboard<W>) -> Bitboard<W> {
         let ray = self.ray(cell, dir);
         if dir.is_increasing() {
             cut_increasing(ray, empty)
@@ -441,7 +467,7 @@ impl Board {
     /// The penguin whose slide in `dir` ends on `to`: the nearest cell not in `empty` behind `to`
     /// (the cells between are the slide's path, all empty).
     #[inline]
-    pub fn slide_source(&self, to: Cell, dir: Direction, empty: Bitboard) -> Option<Cell> {
+    pub fn slide_source(&self, to: Cell, dir: Direction, empty: Bitboard<W>) -> Option<Cell> {
         let back = dir.opposite();
         let behind = self.ray(to, back) - empty;
         if back.is_increasing() {
@@ -452,8 +478,13 @@ impl Board {
     }
 
     /// `f(dir, destinations)` for each of the six directions from `cell`.
-    #[inline]
-    pub fn slides(&self, cell: Cell, empty: Bitboard, mut f: impl FnMut(Direction, Bitboard)) {
+    #[inline(always)]
+    pub fn slides(
+        &self,
+        cell: Cell,
+        empty: Bitboard<W>,
+        mut f: impl FnMut(Direction, Bitboard<W>),
+    ) {
         let rays = self.rays(cell);
         f(Direction::E, cut_increasing(rays[0], empty));
         f(Direction::NE, cut_decreasing(rays[1], empty));
@@ -463,28 +494,48 @@ impl Board {
         f(Direction::SE, cut_increasing(rays[5], empty));
     }
 
-    /// Every grid cell adjacent to some cell of `bb`: two masked shifts per direction.
+    /// `f(dir, count)` for each of the six directions from `cell`: how many cells a penguin
+    /// there can reach, when `empty` holds the free floes and `empty_rev` is `empty` reversed
+    /// (computed once for all penguins). Every ray is cut below its lowest blocker, the rays
+    /// that run to lower indices in reversed bit order: no direction costs more than another.
+    #[inline(always)]
+    pub fn slide_counts(
+        &self,
+        cell: Cell,
+        empty: Bitboard<W>,
+        empty_rev: Bitboard<W>,
+        mut f: impl FnMut(Direction, u32),
+    ) {
+        let rays = &self.geometry.rays_up[cell as usize];
+        for (d, dir) in Direction::ALL.into_iter().enumerate() {
+            let free = if dir.is_increasing() {
+                empty
+            } else {
+                empty_rev
+            };
+            f(dir, cut_increasing(rays[d], free).count());
+        }
+    }
+
+    /// Every grid cell adjacent to some cell of `bb`: one masked shift per distinct step.
     #[inline]
-    pub fn neighbours(&self, bb: Bitboard) -> Bitboard {
-        let s = self.stride as u32;
-        let (e, o) = ((bb & self.even_rows).0, (bb & self.odd_rows).0);
-        let x = bb.0;
-        let n = (x << 1)
-            | (x >> 1)
-            | (e >> s)
-            | (e >> (s - 1))
-            | (e << s)
-            | (e << (s + 1))
-            | (o >> s)
-            | (o >> (s + 1))
-            | (o << s)
-            | (o << (s - 1));
-        Bitboard(n) & self.cells
+    pub fn neighbours(&self, bb: Bitboard<W>) -> Bitboard<W> {
+        let mut out = W::ZERO;
+        for &(delta, sources) in &self.geometry.shifts {
+            let from = bb.0 & sources.0;
+            out = out
+                | if delta > 0 {
+                    from.shl(delta as u32)
+                } else {
+                    from.shr(delta.unsigned_abs())
+                };
+        }
+        Bitboard(out)
     }
 
     /// The cells of `within` connected to `seeds` (which must lie in `within`) by flood fill.
     #[inline]
-    pub fn fill(&self, seeds: Bitboard, within: Bitboard) -> Bitboard {
+    pub fn fill(&self, seeds: Bitboard<W>, within: Bitboard<W>) -> Bitboard<W> {
         let mut reached = seeds & within;
         loop {
             let next = (reached | self.neighbours(reached)) & within;
@@ -497,7 +548,7 @@ impl Board {
     }
 
     /// The connected groups of `cells`, each as a bitboard.
-    pub fn regions(&self, mut cells: Bitboard) -> impl Iterator<Item = Bitboard> + '_ {
+    pub fn regions(&self, mut cells: Bitboard<W>) -> impl Iterator<Item = Bitboard<W>> + '_ {
         std::iter::from_fn(move || {
             let first = cells.first()?;
             let region = self.fill(Bitboard::from_cell(first), cells);
@@ -512,16 +563,13 @@ impl Board {
     /// The size of the action space.
     #[inline]
     pub fn num_actions(&self) -> usize {
-        let cells = self.rows() * self.cols();
-        cells * (1 + 6 * self.max_distance())
+        self.num_cells() * (1 + 6 * self.max_distance())
     }
 
     /// The action of a slide from `from` by `distance` cells in `dir`.
     #[inline]
     pub fn slide_action(&self, from: Cell, dir: Direction, distance: usize) -> usize {
-        self.rows() * self.cols()
-            + (self.dense(from) * 6 + dir as usize) * self.max_distance()
-            + distance
+        self.num_cells() + (self.dense(from) * 6 + dir as usize) * self.max_distance() + distance
             - 1
     }
 
@@ -537,7 +585,7 @@ impl Board {
     }
 
     fn decode_action(&self, action: usize) -> (Cell, Cell) {
-        let cells = self.rows() * self.cols();
+        let cells = self.num_cells();
         if action < cells {
             let cell = self.from_dense(action);
             return (cell, cell);
@@ -564,10 +612,10 @@ impl Board {
     /// it). Removal of unreachable floes after a slide needs a flood fill only when this holds.
     /// (Finishing the check with a local fill costs more than the removal's own fill.)
     #[inline]
-    pub fn may_split(&self, cell: Cell, floes: Bitboard) -> bool {
+    pub fn may_split(&self, cell: Cell, floes: Bitboard<W>) -> bool {
         let mut ring = 0usize;
-        for (d, &step) in self.geometry.ring[cell as usize].iter().enumerate() {
-            ring |= usize::from(floes.contains(step)) << d;
+        for (d, &step) in self.geometry.steps[cell as usize].iter().enumerate() {
+            ring |= usize::from(step != NO_CELL && floes.0.test(step as usize)) << d;
         }
         // An arc starts at each neighbour whose predecessor in the ring is missing.
         let starts = ring & !(ring << 1 | ring >> 5) & 0x3F;
@@ -579,12 +627,10 @@ impl Board {
     pub fn max_distance(&self) -> usize {
         (self.rows.max(self.cols) as usize - 1).max(1)
     }
-}
 
-impl Board {
     /// Draws `cells` in the shape of this board: one line per row, `x` for a cell in the set,
     /// `.` for another grid cell, even rows shifted half a hex to the right.
-    pub fn picture(&self, cells: Bitboard) -> String {
+    pub fn picture(&self, cells: Bitboard<W>) -> String {
         let mut out = String::new();
         for r in 0..self.rows() {
             out += if r % 2 == 0 { " " } else { "" };
@@ -602,7 +648,36 @@ impl Board {
     }
 }
 
-impl std::fmt::Debug for Board {
+impl Board<u64> {
+    /// The standard board: 8 rows of 7 and 8 floes (even rows have 7), 30 one-fish, 20 two-fish
+    /// and 10 three-fish floes shuffled by `seed`.
+    pub fn standard(seed: u64) -> Board {
+        let mut board = Board::standard_shape().clone();
+        board.one_fish = Bitboard::EMPTY;
+        deal_standard(seed, |r, c, f| {
+            let cell = board.cell_unchecked(r, c);
+            board.fish[cell as usize] = f;
+            board.narrow_fish[cell as usize] = f;
+            if f == 1 {
+                board.one_fish = board.one_fish.with(cell);
+            }
+        });
+        board
+    }
+
+    /// The standard grid with one fish on every floe; [`Board::standard`] deals the fish.
+    pub(crate) fn standard_shape() -> &'static Board {
+        static SHAPE: LazyLock<Board> = LazyLock::new(|| {
+            let grid: Vec<Vec<u8>> = (0..8)
+                .map(|r| (0..8).map(|c| u8::from(is_standard_floe(r, c))).collect())
+                .collect();
+            Board::from_grid(&grid).expect("the standard board fits")
+        });
+        &SHAPE
+    }
+}
+
+impl<W: Word> std::fmt::Debug for Board<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Board").field("grid", &self.grid()).finish()
     }
@@ -613,7 +688,12 @@ mod tests {
     use super::*;
 
     /// A plain per-cell walker: the slide computed one step at a time.
-    fn walk(board: &Board, cell: Cell, dir: Direction, empty: Bitboard) -> Bitboard {
+    fn walk<W: Word>(
+        board: &Board<W>,
+        cell: Cell,
+        dir: Direction,
+        empty: Bitboard<W>,
+    ) -> Bitboard<W> {
         let mut out = Bitboard::EMPTY;
         let mut at = cell;
         while let Some(next) = board.step(at, dir) {
@@ -626,9 +706,18 @@ mod tests {
         out
     }
 
-    fn random_board(rng: &mut Rng) -> Board {
-        let rows = 1 + rng.below(10);
-        let cols = 1 + rng.below(10);
+    /// A random board on the word `W`, with shapes up to the word's size: square-ish ones and
+    /// long thin ones.
+    fn random_board<W: Word>(rng: &mut Rng) -> Board<W> {
+        let cells = W::BITS.min(MAX_CELLS);
+        let (rows, cols) = loop {
+            let rows = 1 + rng.below(cells.min(MAX_SIDE));
+            let cols = 1 + rng.below((cells / rows).min(MAX_SIDE));
+            // Mostly large boards, which the smaller words do not hold.
+            if rng.below(4) == 0 || rows * cols > cells / 2 {
+                break (rows, cols);
+            }
+        };
         let grid: Vec<Vec<u8>> = (0..rows)
             .map(|_| {
                 (0..cols)
@@ -645,12 +734,26 @@ mod tests {
         Board::from_grid(&grid).unwrap()
     }
 
+    /// Runs a check generic over the word on each word, `n` random boards each (fewer on the
+    /// largest).
+    macro_rules! on_every_word {
+        ($check:ident, $n:expr) => {
+            $check::<u64>($n);
+            $check::<u128>($n);
+            $check::<crate::fish::W1024>($n / 10);
+        };
+    }
+
     #[test]
     fn slides_match_a_per_cell_walker_on_random_positions() {
+        on_every_word!(slides_match_a_walker, 1000);
+    }
+
+    fn slides_match_a_walker<W: Word>(n: usize) {
         let mut rng = Rng::new(1);
-        for _ in 0..2000 {
-            let board = random_board(&mut rng);
-            let empty: Bitboard = board
+        for _ in 0..n {
+            let board = random_board::<W>(&mut rng);
+            let empty: Bitboard<W> = board
                 .floes()
                 .into_iter()
                 .filter(|_| rng.below(4) != 0)
@@ -669,11 +772,15 @@ mod tests {
 
     #[test]
     fn taking_a_floe_that_may_not_split_keeps_its_group_whole() {
+        on_every_word!(may_split_is_sound, 3000);
+    }
+
+    fn may_split_is_sound<W: Word>(n: usize) {
         let mut rng = Rng::new(4);
         let (mut splits, mut whole) = (0, 0);
-        for _ in 0..3000 {
-            let board = random_board(&mut rng);
-            let floes: Bitboard = board
+        for _ in 0..n {
+            let board = random_board::<W>(&mut rng);
+            let floes: Bitboard<W> = board
                 .floes()
                 .into_iter()
                 .filter(|_| rng.below(5) != 0)
@@ -692,20 +799,24 @@ mod tests {
             }
         }
         // Both answers occur, and "may split" sometimes really splits.
-        assert!(splits > 50 && whole > 50, "{splits} {whole}");
+        assert!(splits > n / 60 && whole > n / 60, "{splits} {whole}");
     }
 
     #[test]
     fn neighbours_match_single_steps() {
+        on_every_word!(neighbours_match_steps, 500);
+    }
+
+    fn neighbours_match_steps<W: Word>(n: usize) {
         let mut rng = Rng::new(2);
-        for _ in 0..500 {
-            let board = random_board(&mut rng);
-            let set: Bitboard = board
+        for _ in 0..n {
+            let board = random_board::<W>(&mut rng);
+            let set: Bitboard<W> = board
                 .cells()
                 .into_iter()
                 .filter(|_| rng.below(3) == 0)
                 .collect();
-            let expected: Bitboard = {
+            let expected: Bitboard<W> = {
                 let board = &board;
                 set.into_iter()
                     .flat_map(|c| {
@@ -759,15 +870,48 @@ mod tests {
 
     #[test]
     fn oversized_boards_are_rejected() {
-        assert!(Board::from_grid(&vec![vec![1; 10]; 10]).is_ok());
-        let err = Board::from_grid(&vec![vec![1; 11]; 11]).unwrap_err();
-        assert!(err.to_string().contains("too large"), "{err}");
-        assert!(Board::from_grid(&[vec![1, 2], vec![1]]).is_err());
+        type Big = crate::fish::W1024;
+        assert!(Board::<Big>::from_grid(&vec![vec![1; 32]; 32]).is_ok());
+        assert!(Board::<Big>::from_grid(&vec![vec![1; 64]; 16]).is_ok());
+        for (rows, cols) in [(33, 32), (65, 1), (1, 65), (8, 128)] {
+            let err = Board::<Big>::from_grid(&vec![vec![1; cols]; rows]).unwrap_err();
+            assert!(err.to_string().contains("too large"), "{err}");
+        }
+        let err = Board::<u64>::from_grid(&vec![vec![1; 10]; 10]).unwrap_err();
+        assert!(err.to_string().contains("64-bit"), "{err}");
+        assert!(Board::<u64>::from_grid(&[vec![1, 2], vec![1]]).is_err());
+        let err = Board::<Big>::from_grid(&vec![vec![200; 30]; 30]).unwrap_err();
+        assert!(err.to_string().contains("at most 35000"), "{err}");
+    }
+
+    /// The bound behind `MAX_SIDE`: 8 penguins of one player never have more slides than an
+    /// action list holds, on the extreme shapes of the limits.
+    #[test]
+    fn slides_of_eight_penguins_fit_an_action_list() {
+        type Big = crate::fish::W1024;
+        for (rows, cols) in [
+            (32, 32),
+            (16, 64),
+            (64, 16),
+            (1, 64),
+            (64, 1),
+            (11, 64),
+            (64, 11),
+        ] {
+            let board = Board::<Big>::from_grid(&vec![vec![1; cols]; rows]).unwrap();
+            let most = board
+                .cells()
+                .into_iter()
+                .map(|c| board.rays(c).iter().map(|r| r.count()).sum::<u32>())
+                .max()
+                .unwrap();
+            assert!(most <= 93 && 8 * most as usize + 8 <= crate::game::MAX_ACTIONS);
+        }
     }
 
     #[test]
     fn regions_split_the_floes() {
-        let board =
+        let board: Board =
             Board::from_grid(&[vec![1, 1, 0, 1], vec![0, 0, 0, 1], vec![2, 0, 0, 0]]).unwrap();
         let regions: Vec<_> = board.regions(board.floes()).map(|r| r.count()).collect();
         assert_eq!(regions, vec![2, 2, 1]);

@@ -10,29 +10,33 @@
 //! soon as a line collects every fish of the region (the upper bound). When every region has at
 //! most one owner, the final result of the game is exact.
 
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 
-use crate::fish::{Bitboard, Board, Cell, Direction, FishGame, FishMove, FishState, Phase, Policy};
+use crate::fish::{
+    Bitboard, Board, Cell, Direction, FishGame, FishMove, FishState, Phase, Policy, Word,
+};
 use crate::game::{returns_from_keys, Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::rng::{splitmix64, Rng};
 use crate::search::Evaluate;
 
-/// A haul packed as `fish << 8 | floes` (a region has fewer than 128 floes), so that comparing
-/// packed values compares fish first, then floes.
+/// A haul packed as `fish << 16 | floes` (a board has at most 1024 floes and 35,000 fish), so
+/// that comparing packed values compares fish first, then floes.
 pub type Packed = u32;
 
 /// Packs a haul (see [`Packed`]).
 #[inline]
 pub fn pack(fish: u32, floes: u32) -> Packed {
-    fish << 8 | floes
+    fish << 16 | floes
 }
 
 /// The `(fish, floes)` of a packed haul.
 #[inline]
 pub fn unpack(h: Packed) -> (u32, u32) {
-    (h >> 8, h & 0xFF)
+    (h >> 16, h & 0xFFFF)
 }
 
 /// A fast hasher for bitboard keys (the keys are already well mixed by the multiply).
@@ -69,50 +73,55 @@ pub type FxBuild = BuildHasherDefault<FxHasher>;
 /// Fish per cell as bit planes: `planes[k]` holds the cells with more than `k` fish, so the fish
 /// on a set of cells is a few popcounts.
 #[derive(Clone, Debug)]
-pub struct FishPlanes {
-    planes: Vec<u128>,
+pub struct FishPlanes<W: Word = u64> {
+    planes: Vec<W>,
     /// A fingerprint of the board's fish, so that memos never mix boards.
     id: u64,
 }
 
-impl FishPlanes {
+impl<W: Word> FishPlanes<W> {
     /// The planes of `board`'s fish.
-    pub fn new(board: &Board) -> FishPlanes {
+    pub fn new(board: &Board<W>) -> Self {
         let max = board
             .floes()
             .into_iter()
             .map(|c| board.fish(c))
             .max()
             .unwrap_or(0);
-        let planes: Vec<u128> = (0..max)
+        let planes: Vec<W> = (0..max)
             .map(|k| {
                 board
                     .floes()
                     .into_iter()
                     .filter(|&c| board.fish(c) > k)
-                    .fold(0u128, |m, c| m | 1u128 << c)
+                    .fold(W::ZERO, |m, c| m | W::bit(c as usize))
             })
             .collect();
-        let id = planes.iter().fold(0x9E37_79B9u64, |h, p| {
-            splitmix64(h ^ (*p as u64)) ^ splitmix64((*p >> 64) as u64)
+        let id = planes.iter().fold(0x9E37_79B9u64, |h, &p| {
+            Bitboard(p)
+                .into_iter()
+                .fold(splitmix64(h), |h, c| splitmix64(h ^ c as u64))
         });
         FishPlanes { planes, id }
     }
 
     /// The fish on a set of cells.
     #[inline]
-    pub fn fish_on(&self, bb: Bitboard) -> u32 {
-        self.planes.iter().map(|p| (p & bb.0).count_ones()).sum()
+    pub fn fish_on(&self, bb: Bitboard<W>) -> u32 {
+        self.planes.iter().map(|&p| (p & bb.0).count()).sum()
     }
 }
 
+/// The most floes of a region [`HaulSolver::haul`] tries to solve under a finite limit.
+pub const MAX_HAUL_FLOES: u32 = 64;
+
 /// The single-agent solver for regions one player owns: the best haul of a set of penguins on a
 /// set of floes. Results are memoized; the memo is bounded (cleared when full).
-pub struct HaulSolver {
-    memo: HashMap<(u128, u128), Packed, FxBuild>,
+pub struct HaulSolver<W: Word = u64> {
+    memo: HashMap<(W, W), Packed, FxBuild>,
     /// Problems that needed more than the limit they were given: not tried again with a
     /// limit as small.
-    too_big: HashMap<(u128, u128), u64, FxBuild>,
+    too_big: HashMap<(W, W), u64, FxBuild>,
     max_memo: usize,
     board: u64,
     /// Component searches done (not counting memo hits) since the last `reset_nodes`.
@@ -120,15 +129,15 @@ pub struct HaulSolver {
     limit: u64,
 }
 
-impl Default for HaulSolver {
+impl<W: Word> Default for HaulSolver<W> {
     fn default() -> Self {
         HaulSolver::new(1 << 20)
     }
 }
 
-impl HaulSolver {
+impl<W: Word> HaulSolver<W> {
     /// A solver whose memo keeps at most `max_memo` entries.
-    pub fn new(max_memo: usize) -> HaulSolver {
+    pub fn new(max_memo: usize) -> Self {
         HaulSolver {
             memo: HashMap::default(),
             too_big: HashMap::default(),
@@ -140,13 +149,14 @@ impl HaulSolver {
     }
 
     /// The best haul of `pens` (a set of one player's penguins, all in `floes`) on `floes`, or
-    /// `None` if it needs more than `limit` component searches.
+    /// `None` if it needs more than `limit` component searches (at once when the region has
+    /// more than [`MAX_HAUL_FLOES`] floes and `limit` is finite).
     pub fn haul(
         &mut self,
-        board: &Board,
-        planes: &FishPlanes,
-        floes: Bitboard,
-        pens: Bitboard,
+        board: &Board<W>,
+        planes: &FishPlanes<W>,
+        floes: Bitboard<W>,
+        pens: Bitboard<W>,
         limit: u64,
     ) -> Option<Packed> {
         if self.memo.len() > self.max_memo
@@ -156,6 +166,11 @@ impl HaulSolver {
             self.memo.clear();
             self.too_big.clear();
             self.board = planes.id;
+        }
+        // Larger regions (only on boards beyond the standard one) need far more component
+        // searches than a search's limit allows, and each try would spend the whole limit.
+        if limit != u64::MAX && floes.count() > MAX_HAUL_FLOES {
+            return None;
         }
         if self
             .too_big
@@ -176,10 +191,10 @@ impl HaulSolver {
     /// The best first move of `pens` on `floes` (`None` when no penguin can move or over limit).
     pub fn best_move(
         &mut self,
-        board: &Board,
-        planes: &FishPlanes,
-        floes: Bitboard,
-        pens: Bitboard,
+        board: &Board<W>,
+        planes: &FishPlanes<W>,
+        floes: Bitboard<W>,
+        pens: Bitboard<W>,
         limit: u64,
     ) -> Option<(Cell, Cell)> {
         let total = self.haul(board, planes, floes, pens, limit)?;
@@ -205,10 +220,10 @@ impl HaulSolver {
 
     fn split(
         &mut self,
-        board: &Board,
-        planes: &FishPlanes,
-        floes: Bitboard,
-        pens: Bitboard,
+        board: &Board<W>,
+        planes: &FishPlanes<W>,
+        floes: Bitboard<W>,
+        pens: Bitboard<W>,
     ) -> Option<Packed> {
         // Floes cut off from every penguin are lost; each group with penguins is independent.
         let mut total = 0;
@@ -225,10 +240,10 @@ impl HaulSolver {
 
     fn component(
         &mut self,
-        board: &Board,
-        planes: &FishPlanes,
-        floes: Bitboard,
-        pens: Bitboard,
+        board: &Board<W>,
+        planes: &FishPlanes<W>,
+        floes: Bitboard<W>,
+        pens: Bitboard<W>,
     ) -> Option<Packed> {
         let empty = floes - pens;
         let here = pack(planes.fish_on(pens), pens.count());
@@ -271,26 +286,47 @@ impl HaulSolver {
 }
 
 thread_local! {
-    static HAUL: RefCell<HaulSolver> = RefCell::new(HaulSolver::default());
+    /// One value per type (a haul solver per bitboard word, ...), found by `TypeId`.
+    static LOCALS: RefCell<Vec<(TypeId, Rc<dyn Any>)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Runs `f` with this thread's haul solver (each thread has its own memo).
-pub fn with_haul_solver<R>(f: impl FnOnce(&mut HaulSolver) -> R) -> R {
-    HAUL.with(|h| f(&mut h.borrow_mut()))
+/// This thread's value of type `T` (made by `Default` on first use): thread-locals cannot be
+/// generic, and the solvers and caches here exist once per bitboard word.
+fn thread_value<T: Default + 'static>() -> Rc<RefCell<T>> {
+    LOCALS.with(|locals| {
+        let mut locals = locals.borrow_mut();
+        let id = TypeId::of::<RefCell<T>>();
+        let found = locals
+            .iter()
+            .find(|(k, _)| *k == id)
+            .map(|(_, v)| v.clone());
+        let any = found.unwrap_or_else(|| {
+            let v: Rc<dyn Any> = Rc::new(RefCell::new(T::default()));
+            locals.push((id, v.clone()));
+            v
+        });
+        any.downcast::<RefCell<T>>()
+            .expect("stored under its own TypeId")
+    })
+}
+
+/// Runs `f` with this thread's haul solver for the word `W` (each thread has its own memo).
+pub fn with_haul_solver<W: Word, R>(f: impl FnOnce(&mut HaulSolver<W>) -> R) -> R {
+    f(&mut thread_value::<HaulSolver<W>>().borrow_mut())
 }
 
 /// One region of a movement-phase position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Region {
+pub struct Region<W: Word = u64> {
     /// The region's floes, occupied ones included.
-    pub floes: Bitboard,
+    pub floes: Bitboard<W>,
     /// Bit `p` set when player `p` has a penguin in the region.
     pub owners: u8,
     /// For a single-owner region, the owner's exact haul there (`None` if too large to solve).
     pub haul: Option<Packed>,
 }
 
-impl Region {
+impl<W: Word> Region<W> {
     /// The player alone in the region, if exactly one player has penguins there.
     pub fn owner(&self) -> Option<usize> {
         (self.owners.count_ones() == 1).then(|| self.owners.trailing_zeros() as usize)
@@ -299,39 +335,48 @@ impl Region {
 
 /// The regions of a position: the single-owner ones solved (within `limit` component searches
 /// each), the contested ones listed.
-pub fn regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Vec<Region> {
+pub fn regions<W: Word>(
+    game: &FishGame<W>,
+    planes: &FishPlanes<W>,
+    s: &FishState<W>,
+    limit: u64,
+) -> Vec<Region<W>> {
     let key = RegionKey {
         board: planes.id,
         floes: s.floes.0,
         penguins: s.penguins.map(|b| b.0),
         limit,
     };
-    LAST_REGIONS.with(|last| {
-        let mut last = last.borrow_mut();
-        if let Some((k, r)) = &*last {
-            if *k == key {
-                return r.clone();
-            }
+    let last = thread_value::<LastRegions<W>>();
+    if let Some((k, r)) = &*last.borrow() {
+        if *k == key {
+            return r.clone();
         }
-        let r = compute_regions(game, planes, s, limit);
-        *last = Some((key, r.clone()));
-        r
-    })
+    }
+    // Not borrowed while computing: the haul solver has its own cell.
+    let r = compute_regions(game, planes, s, limit);
+    *last.borrow_mut() = Some((key, r.clone()));
+    r
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct RegionKey {
+struct RegionKey<W: Word> {
     board: u64,
-    floes: u128,
-    penguins: [u128; 4],
+    floes: W,
+    penguins: [W; 4],
     limit: u64,
 }
 
-thread_local! {
-    static LAST_REGIONS: RefCell<Option<(RegionKey, Vec<Region>)>> = const { RefCell::new(None) };
-}
+/// The regions computed last on this thread, by key: search asks for the same position's
+/// regions several times in a row (evaluation, exact check, move pruning).
+type LastRegions<W> = Option<(RegionKey<W>, Vec<Region<W>>)>;
 
-fn compute_regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u64) -> Vec<Region> {
+fn compute_regions<W: Word>(
+    game: &FishGame<W>,
+    planes: &FishPlanes<W>,
+    s: &FishState<W>,
+    limit: u64,
+) -> Vec<Region<W>> {
     let board = game.board();
     let n = game.rules().players();
     let occupied = s.occupied();
@@ -360,10 +405,10 @@ fn compute_regions(game: &FishGame, planes: &FishPlanes, s: &FishState, limit: u
 
 /// The exact final `(fish, floes)` of every player when every region has at most one owner and
 /// each is solved; `None` otherwise (or in the placement phase).
-pub fn exact_scores(
-    game: &FishGame,
-    planes: &FishPlanes,
-    s: &FishState,
+pub fn exact_scores<W: Word>(
+    game: &FishGame<W>,
+    planes: &FishPlanes<W>,
+    s: &FishState<W>,
     limit: u64,
 ) -> Option<[(u32, u32); 4]> {
     if game.phase(s) == Phase::Placement {
@@ -419,17 +464,17 @@ impl Default for FishEvalConfig {
 
 /// The Fish evaluator. Build one per game (it precomputes the board's fish planes).
 #[derive(Clone, Debug)]
-pub struct FishEval {
+pub struct FishEval<W: Word = u64> {
     /// The weights and switches.
     pub config: FishEvalConfig,
-    planes: FishPlanes,
+    planes: FishPlanes<W>,
     /// Random playouts only, no knowledge (the baseline player).
     plain: bool,
 }
 
-impl FishEval {
+impl<W: Word> FishEval<W> {
     /// An evaluator for `game`'s board.
-    pub fn new(game: &FishGame, config: FishEvalConfig) -> FishEval {
+    pub fn new(game: &FishGame<W>, config: FishEvalConfig) -> Self {
         FishEval {
             config,
             planes: FishPlanes::new(game.board()),
@@ -438,7 +483,7 @@ impl FishEval {
     }
 
     /// An evaluator with no knowledge at all but fast random playouts.
-    pub fn plain(game: &FishGame) -> FishEval {
+    pub fn plain(game: &FishGame<W>) -> Self {
         let config = FishEvalConfig {
             regions: false,
             territory: 0.0,
@@ -453,17 +498,17 @@ impl FishEval {
     }
 
     /// The board's fish planes.
-    pub fn planes(&self) -> &FishPlanes {
+    pub fn planes(&self) -> &FishPlanes<W> {
         &self.planes
     }
 
     /// Each player's estimated final fish.
-    pub fn estimate(&self, game: &FishGame, s: &FishState) -> [f64; 4] {
+    pub fn estimate(&self, game: &FishGame<W>, s: &FishState<W>) -> [f64; 4] {
         let board = game.board();
         let n = game.rules().players();
         let mut est = [0.0; 4];
         for (p, e) in est.iter_mut().enumerate().take(n) {
-            *e = s.fish[p] as f64 + s.taken[p] as f64 / 256.0;
+            *e = s.fish[p] as f64 + s.taken[p] as f64 / 2048.0;
         }
         if game.phase(s) == Phase::Over {
             return est;
@@ -481,7 +526,7 @@ impl FishEval {
                             r.floes.count() * 4 / 5,
                         ),
                     };
-                    est[p] += f as f64 + c as f64 / 256.0;
+                    est[p] += f as f64 + c as f64 / 2048.0;
                     contested = contested - r.floes;
                 }
             }
@@ -492,16 +537,16 @@ impl FishEval {
         }
         // Territory: simultaneous breadth-first fill from each player's penguins.
         let empty = s.empty() & contested;
-        let mut frontier = [Bitboard::EMPTY; 4];
+        let mut frontier = [Bitboard::<W>::EMPTY; 4];
         for (f, &penguins) in frontier.iter_mut().zip(&s.penguins).take(n) {
             *f = penguins & contested;
         }
         let mut unclaimed = empty;
         let mut terr = [0.0; 4];
         while unclaimed.any() && frontier.iter().any(|f| f.any()) {
-            let mut next = [Bitboard::EMPTY; 4];
-            let mut all = Bitboard::EMPTY;
-            let mut twice = Bitboard::EMPTY;
+            let mut next = [Bitboard::<W>::EMPTY; 4];
+            let mut all = Bitboard::<W>::EMPTY;
+            let mut twice = Bitboard::<W>::EMPTY;
             for p in 0..n {
                 next[p] = board.neighbours(frontier[p]) & unclaimed;
                 twice |= all & next[p];
@@ -548,8 +593,8 @@ fn returns_of(est: &[f64; 4], n: usize, scale: f64) -> Returns {
     r
 }
 
-impl Evaluate<FishGame> for FishEval {
-    fn evaluate(&self, game: &FishGame, s: &FishState) -> Returns {
+impl<W: Word> Evaluate<FishGame<W>> for FishEval<W> {
+    fn evaluate(&self, game: &FishGame<W>, s: &FishState<W>) -> Returns {
         if self.plain {
             return [0.0; MAX_PLAYERS];
         }
@@ -560,7 +605,7 @@ impl Evaluate<FishGame> for FishEval {
         )
     }
 
-    fn exact(&self, game: &FishGame, s: &FishState) -> Option<Returns> {
+    fn exact(&self, game: &FishGame<W>, s: &FishState<W>) -> Option<Returns> {
         if !self.config.regions {
             return None;
         }
@@ -573,7 +618,7 @@ impl Evaluate<FishGame> for FishEval {
         !self.plain
     }
 
-    fn order_hint(&self, game: &FishGame, s: &FishState, action: Action) -> i32 {
+    fn order_hint(&self, game: &FishGame<W>, s: &FishState<W>, action: Action) -> i32 {
         let board = game.board();
         match game.move_of(action) {
             None => 0,
@@ -589,7 +634,7 @@ impl Evaluate<FishGame> for FishEval {
         }
     }
 
-    fn prune_actions(&self, game: &FishGame, s: &FishState, actions: &mut ActionList) {
+    fn prune_actions(&self, game: &FishGame<W>, s: &FishState<W>, actions: &mut ActionList) {
         if !self.config.regions || game.phase(s) != Phase::Movement || actions.len() < 2 {
             return;
         }
@@ -598,7 +643,7 @@ impl Evaluate<FishGame> for FishEval {
         // The player's own regions: keep one optimal move from one of them (all their moves
         // there are independent of everything else), and every move elsewhere.
         let others = s.occupied() - s.penguins[p];
-        let mut own = Bitboard::EMPTY;
+        let mut own = Bitboard::<W>::EMPTY;
         let mut rest = s.penguins[p];
         while let Some(c) = rest.first() {
             let region = board.fill(Bitboard::from_cell(c), s.floes);
@@ -635,7 +680,7 @@ impl Evaluate<FishGame> for FishEval {
         }
     }
 
-    fn key(&self, game: &FishGame, s: &FishState) -> u64 {
+    fn key(&self, game: &FishGame<W>, s: &FishState<W>) -> u64 {
         // The engine's hash leaves the scores out; values here depend on them.
         let mut k = game.hash(s);
         for p in 0..game.rules().players() {
@@ -644,14 +689,14 @@ impl Evaluate<FishGame> for FishEval {
         k
     }
 
-    fn playout(&self, game: &FishGame, s: &FishState, rng: &mut Rng) -> Returns {
+    fn playout(&self, game: &FishGame<W>, s: &FishState<W>, rng: &mut Rng) -> Returns {
         game.returns_of(&game.playout_scores(s, rng, Policy::Fast))
     }
 }
 
 /// Alpha-beta with the Fish evaluation at every player count (paranoid with 3 or 4 players,
 /// where it also beats MCTS: README, "Strength").
-impl crate::search::AutoChoice for FishGame {
+impl<W: Word> crate::search::AutoChoice for FishGame<W> {
     fn auto_choice(&self) -> crate::search::Choice {
         crate::search::Choice::AlphaBeta
     }
@@ -689,7 +734,7 @@ pub(crate) mod tests {
             crate::fish::Order::RoundRobin,
         )
         .unwrap();
-        let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+        let game: FishGame = FishGame::new(rules, Board::from_grid(&grid).unwrap());
         let mut s = game.initial_state();
         let mut actions = ActionList::new();
         while game.phase(&s) == Phase::Placement {
@@ -768,7 +813,7 @@ pub(crate) mod tests {
             vec![2, 2, 3, 1, 2],
             vec![1, 3, 2, 2, 3],
         ];
-        let game = FishGame::new(
+        let game: FishGame = FishGame::new(
             Rules::standard(2).unwrap(),
             Board::from_grid(&grid).unwrap(),
         );
@@ -830,7 +875,7 @@ pub(crate) mod tests {
         // Player 0 alone on [1, 2, 3]: sliding east collects 2 + 3, west only 2 + 1; player 1 has
         // its own two floes. Both moves win, but the searches must take the larger haul.
         let grid = vec![vec![1, 2, 3, 0, 1, 1]];
-        let game = FishGame::new(
+        let game: FishGame = FishGame::new(
             Rules::standard(2).unwrap(),
             Board::from_grid(&grid).unwrap(),
         );
@@ -874,7 +919,7 @@ pub(crate) mod tests {
         // the floes in play, and no more fish were taken than the board held.
         let mut rng = Rng::new(9);
         for seed in 0..200 {
-            let game = FishGame::new(
+            let game: FishGame = FishGame::new(
                 Rules::standard(2 + seed as usize % 3).unwrap(),
                 Board::standard(seed),
             );
@@ -913,7 +958,7 @@ pub(crate) mod tests {
     #[test]
     fn evaluation_is_zero_sum_and_prefers_the_leader() {
         let mut rng = Rng::new(3);
-        let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(1));
+        let game: FishGame = FishGame::new(Rules::standard(2).unwrap(), Board::standard(1));
         let eval = FishEval::new(&game, FishEvalConfig::default());
         let mut s = game.initial_state();
         let mut actions = ActionList::new();

@@ -1,5 +1,6 @@
 //! [`GameIo`] for Fish: notation, JSON, the observation planes and the text picture.
 
+use super::bitboard::Word;
 use super::json;
 use super::notation;
 use super::state::{FishGame, FishState, Phase};
@@ -26,12 +27,12 @@ pub fn observation_planes(players: usize) -> usize {
     4 + 5 * players
 }
 
-impl FishGame {
+impl<W: Word> FishGame<W> {
     /// The legal action of `mv` in `s`.
     ///
     /// # Errors
     /// `Error::IllegalMove` naming the move and the reason the rules forbid it.
-    pub fn check_move(&self, s: &FishState, mv: super::FishMove) -> Result<Action> {
+    pub fn check_move(&self, s: &FishState<W>, mv: super::FishMove) -> Result<Action> {
         match self.illegal_reason(s, mv) {
             None => Ok(self.action_of(mv).expect("a legal move has an action")),
             Some(why) => {
@@ -47,7 +48,7 @@ impl FishGame {
     }
 
     /// Penguins `player` has still to place in `s`.
-    fn still_to_place(&self, s: &FishState, player: usize) -> usize {
+    fn still_to_place(&self, s: &FishState<W>, player: usize) -> usize {
         if self.phase(s) != Phase::Placement {
             return 0;
         }
@@ -59,15 +60,15 @@ impl FishGame {
     }
 }
 
-impl GameIo for FishGame {
+impl<W: Word> GameIo for FishGame<W> {
     const NAME: &'static str = "fish";
 
-    fn parse_action(&self, s: &FishState, text: &str) -> Result<Action> {
+    fn parse_action(&self, s: &FishState<W>, text: &str) -> Result<Action> {
         let mv = notation::parse_move(self.board(), text)?;
         self.check_move(s, mv)
     }
 
-    fn check_action(&self, s: &FishState, action: Action) -> Result<()> {
+    fn check_action(&self, s: &FishState<W>, action: Action) -> Result<()> {
         let Some(mv) = self.move_of(action) else {
             return Err(Error::Parse(format!(
                 "action {action} is not a move on this board (actions are 0 to {}, and some \
@@ -78,18 +79,18 @@ impl GameIo for FishGame {
         self.check_move(s, mv).map(|_| ())
     }
 
-    fn action_name(&self, _s: &FishState, action: Action) -> String {
+    fn action_name(&self, _s: &FishState<W>, action: Action) -> String {
         self.move_of(action).map_or_else(
             || format!("#{action}"),
             |m| notation::move_name(self.board(), m),
         )
     }
 
-    fn to_json(&self, s: &FishState) -> String {
+    fn to_json(&self, s: &FishState<W>) -> String {
         json::to_json(self, s)
     }
 
-    fn from_json(text: &str) -> Result<(FishGame, FishState)> {
+    fn from_json(text: &str) -> Result<(Self, FishState<W>)> {
         json::from_json(text)
     }
 
@@ -104,37 +105,24 @@ impl GameIo for FishGame {
 
     /// Writes every element once: the board planes (floes and penguins) are cleared and set
     /// row by row from the bitboards, each constant plane filled with its value.
-    fn write_observation(&self, s: &FishState, viewer: usize, out: &mut [f32]) {
+    fn write_observation(&self, s: &FishState<W>, viewer: usize, out: &mut [f32]) {
         let n = self.num_players();
         let board = self.board();
-        let (rows, cols) = (board.rows(), board.cols());
-        let area = rows * cols;
+        let area = board.num_cells();
         debug_assert_eq!(out.len(), self.observation_len());
         let (grid, constants) = out.split_at_mut((3 + n) * area);
         grid.fill(0.0);
-        // Row `r` of the grid is bits `start..start + cols` of a bitboard.
-        let row_bits = (1u128 << cols) - 1;
-        for r in 0..rows {
-            let start = board.cell(r as i64, 0).expect("on the grid");
-            let base = r * cols;
-            let mut bits = (s.floes.0 >> start) & row_bits;
-            while bits != 0 {
-                let c = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let plane = (board.fish(start + c as u8) as usize).clamp(1, 3) - 1;
-                grid[plane * area + base + c] = 1.0;
-            }
-            for seat in 0..n {
-                let mut bits = (s.penguins[(viewer + seat) % n].0 >> start) & row_bits;
-                while bits != 0 {
-                    let c = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    grid[(3 + seat) * area + base + c] = 1.0;
-                }
+        // A cell's index is its place in a plane (`row * cols + col`).
+        for cell in s.floes {
+            let plane = (board.fish(cell) as usize).clamp(1, 3) - 1;
+            grid[plane * area + cell as usize] = 1.0;
+        }
+        for seat in 0..n {
+            for cell in s.penguins[(viewer + seat) % n] {
+                grid[(3 + seat) * area + cell as usize] = 1.0;
             }
         }
-        // Fish are 0 on gaps and padding: the sum over every cell is the board's fish.
-        let all_fish = (0..128u8).map(|c| board.fish(c) as u32).sum::<u32>().max(1) as f32;
+        let all_fish = board.total_fish().max(1) as f32;
         let all_floes = board.floes().count().max(1) as f32;
         let per_player = self.rules().penguins.max(1) as f32;
         // Plane `3 + n + k` is constant plane `k`.
@@ -151,19 +139,19 @@ impl GameIo for FishGame {
         constant(4 * n, (self.phase(s) == Phase::Placement) as u8 as f32);
     }
 
-    fn ranking(&self, s: &FishState) -> Vec<usize> {
+    fn ranking(&self, s: &FishState<W>) -> Vec<usize> {
         let keys: Vec<_> = (0..self.num_players()).map(|p| s.score(p)).collect();
         game::places(&keys)
     }
 
     /// Penguins are drawn as the player's letter (A for player 0), floes as their fish,
     /// removed floes and gaps as `.`; even rows are shifted half a hex to the right.
-    fn render(&self, s: &FishState) -> String {
+    fn render(&self, s: &FishState<W>) -> String {
         let board = self.board();
         let players = self.num_players();
         let mut out = String::from("    ");
         for c in 0..board.cols() {
-            out += &format!(" {} ", (b'a' + c as u8) as char);
+            out += &format!("{:>2} ", notation::column_name(c));
         }
         out = out.trim_end().to_string();
         out.push('\n');

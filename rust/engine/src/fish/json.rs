@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::bitboard::Bitboard;
+use super::bitboard::{Bitboard, Word};
 use super::position::make_game;
 use super::rules::{Order, Placement, Rules};
 use super::state::{FishGame, FishState, NOBODY};
@@ -26,7 +26,7 @@ struct StateJson {
     /// Penguins on the board per player.
     penguins: Vec<Vec<(i64, i64)>>,
     /// `[fish, floes]` per player.
-    scores: Vec<(u16, u8)>,
+    scores: Vec<(u16, u16)>,
     to_move: Option<usize>,
     /// Placement turns played.
     turn: usize,
@@ -37,7 +37,7 @@ struct StateJson {
 
 /// A game and a position as one JSON object (rules, board, penguins, scores, player to move
 /// and placement turn), which [`from_json`] reads back.
-pub fn to_json(game: &FishGame, s: &FishState) -> String {
+pub fn to_json<W: Word>(game: &FishGame<W>, s: &FishState<W>) -> String {
     let board = game.board();
     let rc = |cell| {
         let (r, c) = board.coords(cell);
@@ -71,13 +71,39 @@ pub fn to_json(game: &FishGame, s: &FishState) -> String {
 /// # Errors
 /// `Error::Parse` for text that is not such a JSON object, `Error::Invalid` for a position
 /// that breaks the rules or the engine's limits.
-pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
-    let j: StateJson = serde_json::from_str(text).map_err(|e| {
+pub fn from_json<W: Word>(text: &str) -> Result<(FishGame<W>, FishState<W>)> {
+    build(parse(text)?)
+}
+
+/// The parsed JSON of a state, not checked yet.
+pub struct Parsed(StateJson);
+
+impl Parsed {
+    /// The board grid as given.
+    pub fn grid(&self) -> &[Vec<u8>] {
+        &self.0.board
+    }
+}
+
+/// Reads the JSON object of [`to_json`] without checking the position: [`build`] does.
+///
+/// # Errors
+/// `Error::Invalid` for text that is not such a JSON object.
+pub fn parse(text: &str) -> Result<Parsed> {
+    serde_json::from_str(text).map(Parsed).map_err(|e| {
         Error::Invalid(format!(
             "Fish state JSON: {}",
             crate::error::clip_message(&e.to_string())
         ))
-    })?;
+    })
+}
+
+/// The game and state of parsed JSON on the word `W`, every field checked.
+///
+/// # Errors
+/// `Error::Invalid` for a position that breaks the rules or the engine's limits, or a board
+/// larger than `W` holds.
+pub fn build<W: Word>(Parsed(j): Parsed) -> Result<(FishGame<W>, FishState<W>)> {
     if j.game != "fish" {
         return invalid!(
             "Fish state JSON: game = {}, expected \"fish\"",
@@ -162,7 +188,7 @@ pub fn from_json(text: &str) -> Result<(FishGame, FishState)> {
     Ok((game, s))
 }
 
-fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> {
+fn check_placement<W: Word>(game: &FishGame<W>, s: &FishState<W>, j: &StateJson) -> Result<()> {
     let rules = game.rules();
     if s.floes != game.board().floes() {
         return invalid!("Fish state JSON: floes were removed during placement");
@@ -218,7 +244,7 @@ fn check_placement(game: &FishGame, s: &FishState, j: &StateJson) -> Result<()> 
 /// every floe taken is a removed floe (removed floes nobody took were unreachable), so in all
 /// at most as many floes as were removed, and each player's fish (and everyone's together)
 /// between the fish on the fewest-fish and the most-fish removed floes of that number.
-fn check_scores(game: &FishGame, s: &FishState) -> Result<()> {
+fn check_scores<W: Word>(game: &FishGame<W>, s: &FishState<W>) -> Result<()> {
     let board = game.board();
     let mut removed: Vec<u32> = (board.floes() - s.floes)
         .into_iter()
@@ -287,7 +313,7 @@ mod tests {
 
     #[test]
     fn placement_states_must_be_reachable() {
-        let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(3));
+        let game: FishGame = FishGame::new(Rules::standard(2).unwrap(), Board::standard(3));
         let mut s = game.initial_state();
         let one = game.board().one_fish().into_iter().next().unwrap();
         game.place(&mut s, one);
@@ -307,7 +333,7 @@ mod tests {
         .to_string();
         assert!(e.contains("one-fish floe") && e.contains("3 fish"), "{e}");
         // The same under the any-floe rule is fine.
-        let any = FishGame::new(
+        let any: FishGame = FishGame::new(
             Rules::new(2, None, Placement::Any, Order::RoundRobin).unwrap(),
             Board::standard(3),
         );
@@ -327,7 +353,7 @@ mod tests {
 
     #[test]
     fn scores_must_come_from_removed_floes() {
-        let game = FishGame::new(
+        let game: FishGame = FishGame::new(
             Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap(),
             Board::from_grid(&[vec![1, 2, 3, 1], vec![3, 1, 2, 1]]).unwrap(),
         );

@@ -1,5 +1,9 @@
 //! Fish ("Hey, That's My Fish!" / "Packeis am Pol"): board, rules, moves and playouts.
+//!
+//! The rules are generic over the bitboard word of the board ([`bitboard::Word`]); [`AnyFish`]
+//! picks the narrowest word a board fits, so the standard board runs on `u64` everywhere.
 
+pub mod any;
 pub mod bitboard;
 pub mod board;
 pub mod eval;
@@ -15,7 +19,8 @@ pub mod solver;
 pub mod state;
 mod zobrist;
 
-pub use bitboard::{Bitboard, Cell};
+pub use any::{AnyFish, AnyFishState, Width};
+pub use bitboard::{Bitboard, Cell, Wide, Word, MAX_CELLS, W1024};
 pub use board::{Board, Direction};
 pub use moves::FishMove;
 pub use rules::{Config, Order, Placement, Policy, Rules, Scores};

@@ -6,7 +6,7 @@
 
 use arrayvec::ArrayVec;
 
-use super::bitboard::{Bitboard, Cell};
+use super::bitboard::{Bitboard, Cell, Word};
 use super::board::{Direction, NO_CELL};
 use super::rules::{Policy, Rules, Scores, MAX_PENGUINS};
 use super::state::{FishGame, FishState, NOBODY};
@@ -18,13 +18,13 @@ use crate::search::budget::StopFlag;
 mod narrow;
 
 /// Where the playouts of a batch start.
-pub enum Start<'a> {
+pub enum Start<'a, W: Word = u64> {
     /// A fresh standard board for every game, shuffled from the game's own seed.
     Standard(Rules),
     /// The opening position of this game (its board as it is).
-    Opening(&'a FishGame),
+    Opening(&'a FishGame<W>),
     /// This position.
-    Position(&'a FishGame, FishState),
+    Position(&'a FishGame<W>, FishState<W>),
 }
 
 /// Final `(fish, floes)` of each player, per game.
@@ -36,8 +36,8 @@ pub type FinalScores = Scores;
 /// As [`batch::run`]: `Error::Invalid` for `n` above [`batch::MAX_GAMES`] (or beyond the memory
 /// available) or `threads` above [`batch::MAX_THREADS`]; `Error::Interrupted` once `stop` is
 /// raised (read between chunks of [`batch::CHUNK`] games).
-pub fn random_playouts(
-    start: &Start,
+pub fn random_playouts<W: Word>(
+    start: &Start<W>,
     n: usize,
     seed: u64,
     threads: usize,
@@ -46,8 +46,9 @@ pub fn random_playouts(
 ) -> Result<Vec<FinalScores>> {
     let one = |i: usize| {
         let mut rng = Rng::for_item(seed, i as u64);
-        let play =
-            |game: &FishGame, s: FishState, rng: &mut Rng| game.playout_scores(&s, rng, policy);
+        let play = |game: &FishGame<W>, s: FishState<W>, rng: &mut Rng| {
+            game.playout_scores(&s, rng, policy)
+        };
         match start {
             Start::Standard(rules) => {
                 narrow::standard_playout(rules, rng.next_u64(), &mut rng, policy)
@@ -61,11 +62,11 @@ pub fn random_playouts(
 
 pub use narrow::standard_playout;
 
-impl FishGame {
+impl<W: Word> FishGame<W> {
     /// Plays random moves to the end under `policy`, without removing unreachable floes (which
     /// never changes a move or a score). Listing the moves of the player to move doubles as the
     /// check that they can move at all, so each ply looks at the board once.
-    pub fn random_playout_with(&self, s: &mut FishState, rng: &mut Rng, policy: Policy) {
+    pub fn random_playout_with(&self, s: &mut FishState<W>, rng: &mut Rng, policy: Policy) {
         let total = self.rules().placement_turns() as u8;
         while s.turn < total && s.to_move != NOBODY {
             let cells = self.placement_cells(s);
@@ -102,7 +103,7 @@ impl FishGame {
     /// The final `(fish, floes)` of each player after random play from `s` under `policy`: the
     /// same moves and scores as [`FishGame::random_playout_with`], on 64-bit bitboards when the
     /// grid has at most 64 cells (the standard board does), which is about twice as fast.
-    pub fn playout_scores(&self, s: &FishState, rng: &mut Rng, policy: Policy) -> Scores {
+    pub fn playout_scores(&self, s: &FishState<W>, rng: &mut Rng, policy: Policy) -> Scores {
         match self.board().narrow() {
             Some(tables) => narrow::playout(self, tables, s, rng, policy),
             None => {
@@ -114,16 +115,16 @@ impl FishGame {
     }
 
     /// Plays uniformly random moves to the end (see [`FishGame::random_playout_with`]).
-    pub fn random_playout(&self, s: &mut FishState, rng: &mut Rng) {
+    pub fn random_playout(&self, s: &mut FishState<W>, rng: &mut Rng) {
         self.random_playout_with(s, rng, Policy::Uniform);
     }
 
     /// Plays a slide drawn uniformly from all legal slides; `false` if there is none. The
     /// slides are counted per direction: in one direction the destinations of different
     /// penguins never overlap, and each names its penguin (the nearest one behind it).
-    fn random_slide_uniform(&self, s: &mut FishState, rng: &mut Rng) -> bool {
+    fn random_slide_uniform(&self, s: &mut FishState<W>, rng: &mut Rng) -> bool {
         let empty = s.empty();
-        let mut dests = [Bitboard::EMPTY; 6];
+        let mut dests = [Bitboard::<W>::EMPTY; 6];
         for from in s.penguins[s.to_move as usize] {
             self.board()
                 .slides(from, empty, |dir, d| dests[dir as usize] |= d);
@@ -151,7 +152,7 @@ impl FishGame {
     /// Plays a slide of a random penguin among those that can move, in a random direction among
     /// its open ones, by a random distance; `false` if no penguin can move. Cheaper than
     /// [`Policy::Uniform`]: it looks at one ray, not all of them.
-    fn random_slide_fast(&self, s: &mut FishState, rng: &mut Rng) -> bool {
+    fn random_slide_fast(&self, s: &mut FishState<W>, rng: &mut Rng) -> bool {
         let empty = s.empty();
         let mut movable = ArrayVec::<Cell, MAX_PENGUINS>::new();
         for cell in s.penguins[s.to_move as usize] {
@@ -191,7 +192,7 @@ mod tests {
     #[test]
     fn seeded_results_are_pinned_and_thread_independent() {
         let stop = StopFlag::new();
-        let start = Start::Standard(Rules::standard(2).unwrap());
+        let start: Start = Start::Standard(Rules::standard(2).unwrap());
         for policy in [Policy::Uniform, Policy::Fast] {
             let one = random_playouts(&start, 10_000, 1, 1, policy, &stop).unwrap();
             for threads in [0, 2, 3] {
@@ -210,7 +211,7 @@ mod tests {
     #[test]
     fn bad_arguments_are_errors() {
         let stop = StopFlag::new();
-        let start = Start::Standard(Rules::standard(2).unwrap());
+        let start: Start = Start::Standard(Rules::standard(2).unwrap());
         let e = random_playouts(&start, usize::MAX, 1, 1, Policy::Uniform, &stop).unwrap_err();
         assert!(e.to_string().contains("at most 4294967296"), "{e}");
         let e = random_playouts(&start, 2000, 1, 5000, Policy::Uniform, &stop).unwrap_err();

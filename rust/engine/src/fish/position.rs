@@ -1,13 +1,18 @@
 //! Building positions from user input (puzzles, tests, JSON), with every input checked.
 
-use super::bitboard::{Bitboard, Cell};
+use super::bitboard::MAX_CELLS;
+use super::bitboard::{Bitboard, Cell, Word};
 use super::board::Board;
 use super::rules::{Rules, MAX_FISH_PLAYERS};
 use super::state::{FishGame, FishState, NOBODY};
 use crate::error::Result;
 use crate::invalid;
 
-impl FishGame {
+/// The most fish a player may have in a position given by hand: with the board's own fish (at
+/// most [`super::board::MAX_BOARD_FISH`]), every score stays within a `u16`.
+pub const MAX_START_FISH: u16 = 30_000;
+
+impl<W: Word> FishGame<W> {
     /// The cell at `(row, col)` if it holds a floe of this board, with errors naming the cell.
     ///
     /// # Errors
@@ -41,8 +46,8 @@ impl FishGame {
         &self,
         penguins: &[Vec<(i64, i64)>],
         to_move: usize,
-        scores: Option<&[(u16, u8)]>,
-    ) -> Result<FishState> {
+        scores: Option<&[(u16, u16)]>,
+    ) -> Result<FishState<W>> {
         let mut s = self.lay_out(penguins, to_move, scores)?;
         self.normalize(&mut s, to_move);
         Ok(s)
@@ -53,8 +58,8 @@ impl FishGame {
         &self,
         penguins: &[Vec<(i64, i64)>],
         to_move: usize,
-        scores: Option<&[(u16, u8)]>,
-    ) -> Result<FishState> {
+        scores: Option<&[(u16, u16)]>,
+    ) -> Result<FishState<W>> {
         let rules = self.rules();
         if penguins.len() != rules.players() {
             return invalid!(
@@ -71,7 +76,7 @@ impl FishGame {
         }
         let mut s = FishState {
             floes: self.board().floes(),
-            penguins: [Bitboard::EMPTY; MAX_FISH_PLAYERS],
+            penguins: [Bitboard::<W>::EMPTY; MAX_FISH_PLAYERS],
             hash: 0,
             fish: [0; MAX_FISH_PLAYERS],
             taken: [0; MAX_FISH_PLAYERS],
@@ -96,9 +101,10 @@ impl FishGame {
             }
             for (p, &(f, t)) in scores.iter().enumerate() {
                 // Bounds that keep every later addition within the counters' range.
-                if f > 30_000 || t > 127 {
+                if f > MAX_START_FISH || t as usize > MAX_CELLS {
                     return invalid!(
-                        "scores: ({f}, {t}) for player {p}: at most 30000 fish and 127 floes"
+                        "scores: ({f}, {t}) for player {p}: at most {MAX_START_FISH} fish and \
+                         {MAX_CELLS} floes"
                     );
                 }
                 s.fish[p] = f;
@@ -111,7 +117,7 @@ impl FishGame {
 
     /// Applies the automatic rules to a movement-phase state: removes unreachable floes and
     /// passes the turn on from `first`, lifting stuck players.
-    pub(crate) fn normalize(&self, s: &mut FishState, first: usize) {
+    pub(crate) fn normalize(&self, s: &mut FishState<W>, first: usize) {
         self.remove_unreachable(s);
         self.pass_turn(s, first, true);
     }
@@ -121,11 +127,11 @@ impl FishGame {
 ///
 /// # Errors
 /// `Error::Invalid` for a bad grid (see [`Board::from_grid`]).
-pub fn make_game(rules: Rules, grid: &[Vec<u8>]) -> Result<FishGame> {
+pub fn make_game<W: Word>(rules: Rules, grid: &[Vec<u8>]) -> Result<FishGame<W>> {
     Ok(FishGame::new(rules, Board::from_grid(grid)?))
 }
 
-impl FishState {
+impl<W: Word> FishState<W> {
     /// `true` when no player is to move.
     pub fn is_over(&self) -> bool {
         self.to_move == NOBODY

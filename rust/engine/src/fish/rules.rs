@@ -57,7 +57,7 @@ pub enum Policy {
 }
 
 /// Final `(fish, floes)` of each player (unused players stay at zero).
-pub type Scores = [(u16, u8); MAX_FISH_PLAYERS];
+pub type Scores = [(u16, u16); MAX_FISH_PLAYERS];
 
 /// The rules of a Fish variant, apart from the board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use crate::error::Result;
 use crate::fish::eval::{exact_scores, pack, FishPlanes, FxBuild};
-use crate::fish::{FishGame, FishState};
+use crate::fish::{FishGame, FishState, Word};
 use crate::game::{Action, ActionList, Game};
 use crate::invalid;
 use crate::rng::splitmix64;
@@ -43,9 +43,9 @@ const INF: i32 = i32::MAX / 2;
 /// The largest search the solver allows by default.
 pub const DEFAULT_MAX_NODES: u64 = 50_000_000;
 
-struct Solver<'a> {
-    game: &'a FishGame,
-    planes: FishPlanes,
+struct Solver<'a, W: Word> {
+    game: &'a FishGame<W>,
+    planes: FishPlanes<W>,
     players: usize,
     root: usize,
     salt: u64,
@@ -59,16 +59,17 @@ struct Solver<'a> {
 /// Packs a `(fish, floes)` difference so that comparing values compares fish first.
 #[inline]
 fn value_of(fish: i32, floes: i32) -> i32 {
-    fish * 1024 + floes
+    // Floe differences stay within ±1024 (the most cells of a board).
+    fish * 4096 + floes
 }
 
 #[inline]
 fn split_value(v: i32) -> (i32, i32) {
-    let fish = (v + 512).div_euclid(1024);
-    (fish, v - fish * 1024)
+    let fish = (v + 2048).div_euclid(4096);
+    (fish, v - fish * 4096)
 }
 
-impl Solver<'_> {
+impl<W: Word> Solver<'_, W> {
     fn same_side(&self, p: usize, q: usize) -> bool {
         if self.players == 2 {
             p == q
@@ -78,7 +79,7 @@ impl Solver<'_> {
     }
 
     /// The value for `p`'s side of the score changes from `a` to `b`.
-    fn delta(&self, a: &FishState, b: &FishState, p: usize) -> i32 {
+    fn delta(&self, a: &FishState<W>, b: &FishState<W>, p: usize) -> i32 {
         let d = |q: usize| {
             value_of(
                 b.fish[q] as i32 - a.fish[q] as i32,
@@ -101,18 +102,18 @@ impl Solver<'_> {
     }
 
     /// What `p`'s side still gains from `s` to the end under exact regions, if they are exact.
-    fn exact_future(&self, s: &FishState, p: usize) -> Option<i32> {
+    fn exact_future(&self, s: &FishState<W>, p: usize) -> Option<i32> {
         let scores = exact_scores(self.game, &self.planes, s, u64::MAX)?;
         let mut end = *s;
         for (q, &(fish, floes)) in scores.iter().enumerate().take(self.players) {
             end.fish[q] = fish as u16;
-            end.taken[q] = floes as u8;
+            end.taken[q] = floes as u16;
         }
         Some(self.delta(s, &end, p))
     }
 
     /// The value of `s` for its player to move `p`.
-    fn negamax(&mut self, s: &FishState, mut alpha: i32, beta: i32) -> i32 {
+    fn negamax(&mut self, s: &FishState<W>, mut alpha: i32, beta: i32) -> i32 {
         let p = s
             .to_move()
             .expect("the solver searches positions that are not over");
@@ -175,7 +176,14 @@ impl Solver<'_> {
 
     /// The future value of child `c` for `p`'s side, given the window of the parent `s` (in
     /// `p`'s terms, before the move's own gain).
-    fn child(&mut self, c: &FishState, p: usize, alpha: i32, beta: i32, s: &FishState) -> i32 {
+    fn child(
+        &mut self,
+        c: &FishState<W>,
+        p: usize,
+        alpha: i32,
+        beta: i32,
+        s: &FishState<W>,
+    ) -> i32 {
         let Some(q) = c.to_move() else { return 0 };
         if let Some(v) = self.exact_future(c, p) {
             return v;
@@ -196,7 +204,11 @@ impl Solver<'_> {
 ///
 /// # Errors
 /// `Error::Invalid` when the game is over or the search would exceed `max_nodes`.
-pub fn solve(game: &FishGame, state: &FishState, max_nodes: u64) -> Result<Solution> {
+pub fn solve<W: Word>(
+    game: &FishGame<W>,
+    state: &FishState<W>,
+    max_nodes: u64,
+) -> Result<Solution> {
     solve_with_stop(game, state, max_nodes, None)
 }
 
@@ -204,9 +216,9 @@ pub fn solve(game: &FishGame, state: &FishState, max_nodes: u64) -> Result<Solut
 ///
 /// # Errors
 /// As [`solve`], and `Error::Invalid` when stopped.
-pub fn solve_with_stop(
-    game: &FishGame,
-    state: &FishState,
+pub fn solve_with_stop<W: Word>(
+    game: &FishGame<W>,
+    state: &FishState<W>,
     max_nodes: u64,
     stop: Option<&StopFlag>,
 ) -> Result<Solution> {
@@ -355,7 +367,7 @@ mod tests {
             .collect();
         let penguins = if players == 2 { 1 + rng.below(2) } else { 1 };
         let rules = Rules::new(players, Some(penguins), Placement::Any, Order::RoundRobin).unwrap();
-        let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+        let game: FishGame = FishGame::new(rules, Board::from_grid(&grid).unwrap());
         let mut s = game.initial_state();
         let mut actions = ActionList::new();
         // Random placement, then a few random moves.
@@ -412,7 +424,7 @@ mod tests {
 
     #[test]
     fn solver_rejects_finished_and_oversized() {
-        let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(3));
+        let game: FishGame = FishGame::new(Rules::standard(2).unwrap(), Board::standard(3));
         let mut s = game.initial_state();
         assert!(solve(&game, &s, 1000).is_err());
         let mut rng = Rng::new(1);

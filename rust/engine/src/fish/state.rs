@@ -1,32 +1,33 @@
 //! The Fish game value ([`FishGame`]: rules and board) and its small `Copy` state
-//! ([`FishState`]), with the whole game flow: placement, slides, removal of unreachable floes,
+//! ([`FishState<W>`]), with the whole game flow: placement, slides, removal of unreachable floes,
 //! stuck players lifting their penguins, the end, scores and ranking. Random playouts are in
 //! [`super::playout`].
 
-use super::bitboard::{Bitboard, Cell};
+use super::bitboard::{Bitboard, Cell, Word};
 use super::board::{Board, Direction};
 use super::moves::FishMove;
 use super::rules::{Placement, Rules, Scores, MAX_FISH_PLAYERS};
 use super::zobrist;
-use crate::game::{self, Action, ActionList, Game, Returns};
+use crate::game::{self, Action, ActionList, Game, Returns, MAX_ACTIONS};
 
 /// `to_move` of a finished game.
 pub const NOBODY: u8 = 0xFF;
 
 /// A position: the floes left, every penguin, the scores so far and whose turn it is.
-/// 112 bytes, `Copy`: search copies it freely. The fish on each floe live in the [`Board`].
+/// `Copy` and small (72 bytes on the standard board's `u64` word): search copies it freely.
+/// The fish on each floe live in the [`Board`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FishState {
+pub struct FishState<W: Word = u64> {
     /// Floes still in play (occupied ones included).
-    pub(super) floes: Bitboard,
+    pub(super) floes: Bitboard<W>,
     /// Penguins on the board, per player (unused players stay empty).
-    pub(super) penguins: [Bitboard; MAX_FISH_PLAYERS],
+    pub(super) penguins: [Bitboard<W>; MAX_FISH_PLAYERS],
     /// Zobrist hash of floes, penguins, player to move and placement turn (not the scores).
     pub(super) hash: u64,
     /// Fish collected per player.
     pub(super) fish: [u16; MAX_FISH_PLAYERS],
     /// Floes collected per player.
-    pub(super) taken: [u8; MAX_FISH_PLAYERS],
+    pub(super) taken: [u16; MAX_FISH_PLAYERS],
     /// The player to move, or [`NOBODY`] when the game is over.
     pub(super) to_move: u8,
     /// Placement turns played; equals [`Rules::placement_turns`] once placement is over.
@@ -55,24 +56,26 @@ crate::names::named_enum!(Phase {
 /// A game whose board was dealt for it from the standard layout ([`FishGame::dealt`]) says so:
 /// it is one game of a variant that deals a board per game, not a variant with that board
 /// fixed, and the two compare unequal.
+/// `W` is the bitboard word of the board (see [`super::bitboard::Word`]): `u64` for boards of
+/// at most 64 cells (the standard one), wider for larger ones; [`super::AnyFish`] picks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FishGame {
+pub struct FishGame<W: Word = u64> {
     rules: Rules,
-    board: Board,
+    board: Board<W>,
     dealt: bool,
 }
 
-impl FishState {
+impl<W: Word> FishState<W> {
     /// Floes still in play (occupied ones included).
     #[inline]
-    pub fn floes(&self) -> Bitboard {
+    pub fn floes(&self) -> Bitboard<W> {
         self.floes
     }
 
     /// The penguins of `player` on the board (none for a player who lifted them, or an unused
     /// player slot).
     #[inline]
-    pub fn penguins(&self, player: usize) -> Bitboard {
+    pub fn penguins(&self, player: usize) -> Bitboard<W> {
         self.penguins[player]
     }
 
@@ -84,7 +87,7 @@ impl FishState {
 
     /// Floes collected by `player` so far.
     #[inline]
-    pub fn taken(&self, player: usize) -> u8 {
+    pub fn taken(&self, player: usize) -> u16 {
         self.taken[player]
     }
 
@@ -103,13 +106,13 @@ impl FishState {
 
     /// Every penguin on the board.
     #[inline]
-    pub fn occupied(&self) -> Bitboard {
+    pub fn occupied(&self) -> Bitboard<W> {
         self.penguins[0] | self.penguins[1] | self.penguins[2] | self.penguins[3]
     }
 
     /// Floes a penguin may slide onto.
     #[inline]
-    pub fn empty(&self) -> Bitboard {
+    pub fn empty(&self) -> Bitboard<W> {
         self.floes - self.occupied()
     }
 
@@ -121,7 +124,7 @@ impl FishState {
 
     /// `(fish, floes)` collected by `player`.
     #[inline]
-    pub fn score(&self, player: usize) -> (u16, u8) {
+    pub fn score(&self, player: usize) -> (u16, u16) {
         (self.fish[player], self.taken[player])
     }
 
@@ -133,22 +136,24 @@ impl FishState {
     }
 }
 
-impl FishGame {
-    /// A game with these rules on this board.
-    pub fn new(rules: Rules, board: Board) -> FishGame {
-        FishGame {
-            rules,
-            board,
-            dealt: false,
-        }
-    }
-
+impl FishGame<u64> {
     /// A game on a standard board dealt from `seed` ([`Board::standard`]), marked as dealt.
     pub fn dealt(rules: Rules, seed: u64) -> FishGame {
         FishGame {
             rules,
             board: Board::standard(seed),
             dealt: true,
+        }
+    }
+}
+
+impl<W: Word> FishGame<W> {
+    /// A game with these rules on this board.
+    pub fn new(rules: Rules, board: Board<W>) -> Self {
+        FishGame {
+            rules,
+            board,
+            dealt: false,
         }
     }
 
@@ -159,7 +164,7 @@ impl FishGame {
 
     /// This game marked as dealt when its board has the standard layout and fish (30, 20 and
     /// 10 floes of 1, 2 and 3 fish), else `None`.
-    pub fn as_dealt(&self) -> Option<FishGame> {
+    pub fn as_dealt(&self) -> Option<Self> {
         let shape = Board::standard_shape();
         let count = |f: u8| {
             self.board
@@ -170,9 +175,9 @@ impl FishGame {
         };
         let standard = self.board.rows() == shape.rows()
             && self.board.cols() == shape.cols()
-            && self.board.floes() == shape.floes()
+            && self.board.floes().into_iter().eq(shape.floes())
             && (count(1), count(2), count(3)) == (30, 20, 10);
-        standard.then(|| FishGame {
+        standard.then(|| Self {
             dealt: true,
             ..self.clone()
         })
@@ -186,12 +191,12 @@ impl FishGame {
 
     /// The board (the fish on every floe at the start).
     #[inline]
-    pub fn board(&self) -> &Board {
+    pub fn board(&self) -> &Board<W> {
         &self.board
     }
 
     /// The opening position: every floe, no penguin, player 0 to place.
-    pub fn initial_state(&self) -> FishState {
+    pub fn initial_state(&self) -> FishState<W> {
         let mut s = FishState {
             floes: self.board.floes(),
             penguins: [Bitboard::EMPTY; MAX_FISH_PLAYERS],
@@ -207,7 +212,7 @@ impl FishGame {
     }
 
     /// The hash of a state computed from nothing (the state keeps it up to date incrementally).
-    pub fn hash_from_scratch(&self, s: &FishState) -> u64 {
+    pub fn hash_from_scratch(&self, s: &FishState<W>) -> u64 {
         let mut h = zobrist::TO_MOVE[s.to_move.min(4) as usize] ^ zobrist::TURN[s.turn as usize];
         for cell in s.floes {
             h ^= zobrist::FLOE[cell as usize];
@@ -221,7 +226,7 @@ impl FishGame {
     }
 
     /// The phase of `s`.
-    pub fn phase(&self, s: &FishState) -> Phase {
+    pub fn phase(&self, s: &FishState<W>) -> Phase {
         if s.to_move == NOBODY {
             Phase::Over
         } else if (s.turn as usize) < self.rules.placement_turns() {
@@ -233,7 +238,7 @@ impl FishGame {
 
     /// The floes a penguin may be placed on now.
     #[inline]
-    pub fn placement_cells(&self, s: &FishState) -> Bitboard {
+    pub fn placement_cells(&self, s: &FishState<W>) -> Bitboard<W> {
         let free = s.empty();
         match self.rules.placement {
             Placement::OneFish => free & self.board.one_fish(),
@@ -243,7 +248,7 @@ impl FishGame {
 
     /// Whether `player` has a penguin that can slide.
     #[inline]
-    pub fn can_move(&self, s: &FishState, player: usize) -> bool {
+    pub fn can_move(&self, s: &FishState<W>, player: usize) -> bool {
         let empty = s.empty();
         s.penguins[player]
             .into_iter()
@@ -255,7 +260,7 @@ impl FishGame {
 
     /// Hands the next placement turn out, or ends placement when every turn is used or no
     /// eligible floe is left (then nobody can place, so the remaining turns are skipped).
-    fn next_placement(&self, s: &mut FishState) {
+    fn next_placement(&self, s: &mut FishState<W>) {
         let total = self.rules.placement_turns();
         if (s.turn as usize) < total && self.placement_cells(s).any() {
             s.set_to_move(self.rules.placer(s.turn as usize) as u8);
@@ -270,7 +275,7 @@ impl FishGame {
 
     /// Gives the turn to the first player from `first` on (cyclically) who has penguins on the
     /// board, lifting each such player who cannot move; the game is over when nobody is left.
-    pub(crate) fn pass_turn(&self, s: &mut FishState, first: usize, prune: bool) {
+    pub(crate) fn pass_turn(&self, s: &mut FishState<W>, first: usize, prune: bool) {
         let n = self.rules.players();
         // `first` is at most `n`; stepping with a wrap avoids a division per player.
         let mut p = if first >= n { first - n } else { first };
@@ -291,7 +296,7 @@ impl FishGame {
     }
 
     /// A stuck player lifts every penguin and keeps the floes under them.
-    pub(super) fn lift(&self, s: &mut FishState, player: usize) {
+    pub(super) fn lift(&self, s: &mut FishState<W>, player: usize) {
         for cell in s.penguins[player] {
             s.fish[player] += self.board.fish(cell) as u16;
             s.taken[player] += 1;
@@ -302,7 +307,7 @@ impl FishGame {
     }
 
     /// Removes every group of floes that holds no penguin (nobody scores them).
-    pub fn remove_unreachable(&self, s: &mut FishState) {
+    pub fn remove_unreachable(&self, s: &mut FishState<W>) {
         let keep = self.board.fill(s.occupied(), s.floes);
         for cell in s.floes - keep {
             s.hash ^= zobrist::FLOE[cell as usize];
@@ -311,7 +316,7 @@ impl FishGame {
     }
 
     /// Places a penguin of the player to move (unchecked).
-    pub fn place(&self, s: &mut FishState, cell: Cell) {
+    pub fn place(&self, s: &mut FishState<W>, cell: Cell) {
         let p = s.to_move as usize;
         s.penguins[p] = s.penguins[p].with(cell);
         s.hash ^= zobrist::PENGUIN[p][cell as usize]
@@ -324,7 +329,7 @@ impl FishGame {
     /// Slides a penguin of the player to move (unchecked). With `prune == false` unreachable
     /// floes stay on the board: that never changes a legal move or a score, and saves time in
     /// playouts that only need the final scores.
-    pub fn slide(&self, s: &mut FishState, from: Cell, to: Cell, prune: bool) {
+    pub fn slide(&self, s: &mut FishState<W>, from: Cell, to: Cell, prune: bool) {
         let p = s.to_move as usize;
         self.move_penguin(s, from, to);
         if prune && self.board.may_split(from, s.floes) {
@@ -335,7 +340,7 @@ impl FishGame {
 
     /// The slide itself: the penguin moves, the mover keeps the floe it left.
     #[inline]
-    pub(super) fn move_penguin(&self, s: &mut FishState, from: Cell, to: Cell) {
+    pub(super) fn move_penguin(&self, s: &mut FishState<W>, from: Cell, to: Cell) {
         let p = s.to_move as usize;
         s.penguins[p] = s.penguins[p].without(from).with(to);
         s.floes = s.floes.without(from);
@@ -347,7 +352,7 @@ impl FishGame {
     }
 
     /// Plays a move (unchecked, as [`Game::apply`]).
-    pub fn apply_move(&self, s: &mut FishState, mv: FishMove) {
+    pub fn apply_move(&self, s: &mut FishState<W>, mv: FishMove) {
         match mv {
             FishMove::Place(cell) => self.place(s, cell),
             FishMove::Slide(from, to) => self.slide(s, from, to, true),
@@ -359,7 +364,11 @@ impl FishGame {
     /// Calls `f(from, dir, destinations)` for every penguin of the player to move and every
     /// direction with at least one destination (cozy-chess style: a from-cell plus a bitboard).
     #[inline]
-    pub fn for_each_slide(&self, s: &FishState, mut f: impl FnMut(Cell, Direction, Bitboard)) {
+    pub fn for_each_slide(
+        &self,
+        s: &FishState<W>,
+        mut f: impl FnMut(Cell, Direction, Bitboard<W>),
+    ) {
         if s.to_move == NOBODY {
             return;
         }
@@ -374,7 +383,7 @@ impl FishGame {
     }
 
     /// The legal moves of `s`, in the order of their actions.
-    pub fn legal_moves(&self, s: &FishState) -> Vec<FishMove> {
+    pub fn legal_moves(&self, s: &FishState<W>) -> Vec<FishMove> {
         let mut out = ActionList::new();
         self.legal_actions(s, &mut out);
         out.iter()
@@ -383,21 +392,27 @@ impl FishGame {
     }
 
     /// The number of legal moves, without listing them.
-    pub fn count_moves(&self, s: &FishState) -> usize {
+    pub fn count_moves(&self, s: &FishState<W>) -> usize {
         match self.phase(s) {
             Phase::Over => 0,
             Phase::Placement => self.placement_cells(s).count() as usize,
             Phase::Movement => {
+                // No branch per direction: every cut ray is counted, empty or not.
+                let empty = s.empty();
+                let empty_rev = Bitboard(empty.0.reverse());
                 let mut n = 0;
-                self.for_each_slide(s, |_, _, d| n += d.count() as usize);
-                n
+                for from in s.penguins[s.to_move as usize] {
+                    self.board
+                        .slide_counts(from, empty, empty_rev, |_, k| n += k);
+                }
+                n as usize
             }
         }
     }
 
     /// The action of a move, `None` if no action encodes it (not on one line, off the grid).
     pub fn action_of(&self, mv: FishMove) -> Option<Action> {
-        let on_grid = |c: Cell| c < 128 && self.board.cells().contains(c);
+        let on_grid = |c: Cell| self.board.cells().contains(c);
         match mv {
             FishMove::Place(cell) => on_grid(cell).then(|| self.board.dense(cell) as Action),
             FishMove::Slide(from, to) => {
@@ -408,10 +423,12 @@ impl FishGame {
                     .into_iter()
                     .find(|&d| self.board.ray(from, d).contains(to))?;
                 let ray = self.board.ray(from, dir);
+                // The ray's cells from `from` up to `to`, `to` excluded.
+                let to_bit = W::bit(to as usize);
                 let before = if dir.is_increasing() {
-                    Bitboard(ray.0 & ((1u128 << to) - 1))
+                    Bitboard(ray.0 & to_bit.below_lowest())
                 } else {
-                    Bitboard(ray.0 & (!1u128 << to))
+                    Bitboard(ray.0 & to_bit.above_highest())
                 };
                 Some(self.slide_action(from, dir, before.count() as usize + 1))
             }
@@ -436,8 +453,8 @@ impl FishGame {
     }
 
     /// Why `mv` is illegal in `s`, or `None` if it is legal.
-    pub fn illegal_reason(&self, s: &FishState, mv: FishMove) -> Option<String> {
-        let on_grid = |c: Cell| c < 128 && self.board.cells().contains(c);
+    pub fn illegal_reason(&self, s: &FishState<W>, mv: FishMove) -> Option<String> {
+        let on_grid = |c: Cell| self.board.cells().contains(c);
         let cell_name = |c: Cell| super::notation::cell_name(&self.board, c);
         match (self.phase(s), mv) {
             (Phase::Over, _) => Some("the game is over".into()),
@@ -501,7 +518,7 @@ impl FishGame {
     // --- Results. ---
 
     /// Places per player (1 = first), comparing fish, then floes; equal players share a place.
-    pub fn ranking(&self, s: &FishState) -> Vec<usize> {
+    pub fn ranking(&self, s: &FishState<W>) -> Vec<usize> {
         let keys: Vec<_> = (0..self.rules.players()).map(|p| s.score(p)).collect();
         game::places(&keys)
     }
@@ -512,8 +529,8 @@ impl FishGame {
     }
 }
 
-impl Game for FishGame {
-    type State = FishState;
+impl<W: Word> Game for FishGame<W> {
+    type State = FishState<W>;
 
     fn num_players(&self) -> usize {
         self.rules.players()
@@ -528,11 +545,11 @@ impl Game for FishGame {
     }
 
     #[inline]
-    fn to_move(&self, s: &FishState) -> Option<usize> {
+    fn to_move(&self, s: &FishState<W>) -> Option<usize> {
         s.to_move()
     }
 
-    fn legal_actions(&self, s: &FishState, out: &mut ActionList) {
+    fn legal_actions(&self, s: &FishState<W>, out: &mut ActionList) {
         out.clear();
         match self.phase(s) {
             Phase::Over => {}
@@ -545,23 +562,47 @@ impl Game for FishGame {
             }
             Phase::Movement => {
                 let (empty, md) = (s.empty(), self.board.max_distance());
+                let empty_rev = Bitboard(empty.0.reverse());
+                let buf = out.as_mut_ptr();
+                let mut len = 0;
                 for from in s.penguins[s.to_move as usize] {
                     let base = self.slide_action(from, Direction::E, 1) as usize;
-                    self.board.slides(from, empty, |dir, dests| {
+                    self.board.slide_counts(from, empty, empty_rev, |dir, n| {
                         let first = (base + dir as usize * md) as Action;
-                        let n = dests.count();
-                        assert!(out.remaining_capacity() >= n as usize, "action list full");
-                        for a in first..first + n {
-                            // SAFETY: the capacity was checked just above.
-                            unsafe { out.push_unchecked(a) };
+                        let n = n as usize;
+                        // The slides of one direction are consecutive actions: they are
+                        // written in blocks of 8 (one block on boards up to 9 wide), so that
+                        // no branch depends on how many there are; `len` then counts only
+                        // the real ones. Legal moves stay far below the capacity (at most 8
+                        // penguins x 93 slides: `MAX_SIDE` keeps rays short), which the
+                        // assert checks.
+                        assert!(len + n + 8 <= MAX_ACTIONS, "action list full");
+                        let mut k = 0;
+                        loop {
+                            let block: [Action; 8] =
+                                std::array::from_fn(|i| first + (k + i) as Action);
+                            // SAFETY: `len + k + 8 <= len + n + 8 <= MAX_ACTIONS`, the
+                            // list's capacity, and `u32`s need no initialisation order.
+                            unsafe {
+                                buf.add(len + k)
+                                    .cast::<[Action; 8]>()
+                                    .write_unaligned(block)
+                            };
+                            k += 8;
+                            if k >= n {
+                                break;
+                            }
                         }
+                        len += n;
                     });
                 }
+                // SAFETY: the first `len` entries were written above.
+                unsafe { out.set_len(len) };
             }
         }
     }
 
-    fn apply(&self, s: &mut FishState, action: Action) {
+    fn apply(&self, s: &mut FishState<W>, action: Action) {
         if let Some(mv) = self.move_of(action) {
             self.apply_move(s, mv);
         }
@@ -569,7 +610,7 @@ impl Game for FishGame {
 
     /// Zero-sum returns from the ranking: +1 for each player placed below, −1 for each placed
     /// above, divided by `players − 1` (two players: +1 / −1, 0 / 0 for a draw).
-    fn returns(&self, s: &FishState) -> Returns {
+    fn returns(&self, s: &FishState<W>) -> Returns {
         if s.to_move != NOBODY {
             return [0.0; crate::MAX_PLAYERS];
         }
@@ -577,12 +618,12 @@ impl Game for FishGame {
     }
 
     #[inline]
-    fn hash(&self, s: &FishState) -> u64 {
+    fn hash(&self, s: &FishState<W>) -> u64 {
         s.hash
     }
 
     /// Decodes the action and checks it, without listing every legal move.
-    fn is_legal(&self, s: &FishState, action: Action) -> bool {
+    fn is_legal(&self, s: &FishState<W>, action: Action) -> bool {
         self.move_of(action)
             .is_some_and(|m| self.illegal_reason(s, m).is_none())
     }

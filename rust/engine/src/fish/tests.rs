@@ -5,16 +5,25 @@ use super::*;
 use crate::game::{ActionList, Game};
 use crate::rng::Rng;
 
-fn random_game(rng: &mut Rng) -> FishGame {
+/// A random game on the word `W`: the standard board (on `u64`), or a random board as large as
+/// the word holds, often long and thin.
+fn random_game<W: Word>(rng: &mut Rng) -> FishGame<W> {
     let players = 2 + rng.below(3);
-    if rng.below(2) == 0 {
+    if rng.below(3) == 0 {
         return FishGame::new(
             Rules::standard(players).unwrap(),
-            Board::standard(rng.next_u64()),
+            Board::from_grid(&Board::standard(rng.next_u64()).grid()).unwrap(),
         );
     }
-    let rows = 1 + rng.below(10);
-    let cols = 1 + rng.below(10);
+    let cells = W::BITS.min(MAX_CELLS);
+    let (rows, cols) = match rng.below(4) {
+        0 => (1 + rng.below(2), (cells / 2).min(board::MAX_SIDE)),
+        1 => ((cells / 2).min(board::MAX_SIDE), 1 + rng.below(2)),
+        _ => {
+            let rows = 1 + rng.below(cells.isqrt() * 2);
+            (rows, 1 + rng.below((cells / rows).min(board::MAX_SIDE)))
+        }
+    };
     let grid: Vec<Vec<u8>> = (0..rows)
         .map(|_| {
             (0..cols)
@@ -43,11 +52,15 @@ fn random_game(rng: &mut Rng) -> FishGame {
 }
 
 /// Plays random games, calling `check` on every state reached.
-fn for_random_states(games: usize, seed: u64, mut check: impl FnMut(&FishGame, &FishState)) {
+fn for_random_states<W: Word>(
+    games: usize,
+    seed: u64,
+    mut check: impl FnMut(&FishGame<W>, &FishState<W>),
+) {
     let mut rng = Rng::new(seed);
     let mut actions = ActionList::new();
     for _ in 0..games {
-        let game = random_game(&mut rng);
+        let game = random_game::<W>(&mut rng);
         let mut s = game.initial_state();
         loop {
             check(&game, &s);
@@ -55,36 +68,43 @@ fn for_random_states(games: usize, seed: u64, mut check: impl FnMut(&FishGame, &
             if actions.is_empty() {
                 break;
             }
-            s.apply_action_for_test(&game, actions[rng.below(actions.len())]);
+            game.apply(&mut s, actions[rng.below(actions.len())]);
         }
     }
 }
 
-impl FishState {
-    fn apply_action_for_test(&mut self, game: &FishGame, action: crate::Action) {
-        game.apply(self, action);
-    }
+/// Defines a test that runs the generic function `$check::<W>(n)` on every word, `$n` games
+/// each (a tenth of them on the widest).
+macro_rules! test_every_word {
+    ($name:ident, $check:ident, $n:expr) => {
+        #[test]
+        fn $name() {
+            $check::<u64>($n);
+            $check::<u128>($n);
+            $check::<W1024>(($n / 10).max(3));
+        }
+    };
 }
 
 #[test]
 fn state_is_small_and_copy() {
-    assert!(
-        std::mem::size_of::<FishState>() <= 128,
-        "{}",
-        std::mem::size_of::<FishState>()
-    );
+    // The standard board's state: what search copies at every node.
+    assert_eq!(std::mem::size_of::<FishState>(), 72);
+    assert!(std::mem::size_of::<FishState<u128>>() <= 112);
 }
 
-#[test]
-fn hash_is_incremental() {
-    for_random_states(300, 1, |game, s| {
+test_every_word!(hash_is_incremental, hash_check, 300);
+
+fn hash_check<W: Word>(n: usize) {
+    for_random_states::<W>(n, 1, |game, s| {
         assert_eq!(s.hash, game.hash_from_scratch(s))
     });
 }
 
-#[test]
-fn actions_and_moves_are_a_bijection() {
-    for_random_states(300, 2, |game, s| {
+test_every_word!(actions_and_moves_are_a_bijection, bijection, 300);
+
+fn bijection<W: Word>(n: usize) {
+    for_random_states::<W>(n, 2, |game, s| {
         let mut actions = ActionList::new();
         game.legal_actions(s, &mut actions);
         assert!(actions.windows(2).all(|w| w[0] < w[1]), "ascending");
@@ -111,9 +131,10 @@ fn every_action_decodes_or_is_rejected_cleanly() {
     }
 }
 
-#[test]
-fn invariants_hold_after_every_ply() {
-    for_random_states(300, 3, |game, s| {
+test_every_word!(invariants_hold_after_every_ply, invariants, 300);
+
+fn invariants<W: Word>(n: usize) {
+    for_random_states::<W>(n, 3, |game, s| {
         if let Some(p) = s.to_move() {
             if game.phase(s) == Phase::Movement {
                 assert!(game.can_move(s, p), "the player to move always has a move");
@@ -128,24 +149,30 @@ fn invariants_hold_after_every_ply() {
     });
 }
 
-#[test]
-fn json_round_trips() {
-    for_random_states(100, 4, |game, s| {
+test_every_word!(json_round_trips, json_round_trip, 100);
+
+fn json_round_trip<W: Word>(n: usize) {
+    for_random_states::<W>(n, 4, |game, s| {
         let text = json::to_json(game, s);
-        let (game2, s2) = json::from_json(&text).unwrap();
+        let (game2, s2) = json::from_json::<W>(&text).unwrap();
         assert_eq!(&game2, game);
         assert_eq!(&s2, s);
     });
 }
 
-#[test]
-fn skipping_floe_removal_changes_no_move_and_no_score() {
+test_every_word!(
+    skipping_floe_removal_changes_no_move_and_no_score,
+    lazy_removal,
+    300
+);
+
+fn lazy_removal<W: Word>(n: usize) {
     // The claim behind playouts that skip the unreachable-floe rule: played side by side with
     // the full rules, the same moves leave the same legal moves, penguins and scores.
     let mut rng = Rng::new(5);
     let (mut full_actions, mut lazy_actions) = (ActionList::new(), ActionList::new());
-    for _ in 0..300 {
-        let game = random_game(&mut rng);
+    for _ in 0..n {
+        let game = random_game::<W>(&mut rng);
         let mut full = game.initial_state();
         let mut lazy = full;
         loop {
@@ -170,11 +197,16 @@ fn skipping_floe_removal_changes_no_move_and_no_score() {
     }
 }
 
-#[test]
-fn random_playouts_end_with_every_fish_accounted_for() {
+test_every_word!(
+    random_playouts_end_with_every_fish_accounted_for,
+    playouts_account,
+    300
+);
+
+fn playouts_account<W: Word>(n: usize) {
     let mut rng = Rng::new(6);
-    for i in 0..300 {
-        let game = random_game(&mut rng);
+    for i in 0..n as u64 {
+        let game = random_game::<W>(&mut rng);
         for policy in [Policy::Uniform, Policy::Fast] {
             let mut s = game.initial_state();
             game.random_playout_with(&mut s, &mut Rng::new(i), policy);
@@ -189,7 +221,7 @@ fn random_playouts_end_with_every_fish_accounted_for() {
 fn a_stuck_player_lifts_and_the_other_plays_on() {
     // Player 1's penguin at (0, 0) is walled in by gaps; player 0 still has room.
     let grid = vec![vec![2, 0, 1, 1, 1], vec![0, 0, 1, 1, 1]];
-    let game = FishGame::new(
+    let game: FishGame = FishGame::new(
         Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap(),
         Board::from_grid(&grid).unwrap(),
     );
@@ -239,7 +271,8 @@ fn parsers_never_panic_on_garbage() {
             }
         }
         let text = String::from_utf8_lossy(&bytes);
-        let _ = json::from_json(&text);
+        let _ = json::from_json::<u64>(&text);
+        let _ = <AnyFish as crate::io::GameIo>::from_json(&text);
         let _ = Config::from_toml(&text).and_then(|c| c.rules());
         let _ = notation::parse_move(game.board(), &text);
     }

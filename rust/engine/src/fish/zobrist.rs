@@ -1,5 +1,6 @@
 //! Zobrist keys, generated at compile time from a fixed seed so hashes are stable everywhere.
 
+use super::bitboard::MAX_CELLS;
 use crate::rng::splitmix64;
 
 const fn table<const N: usize>(salt: u64) -> [u64; N] {
@@ -13,9 +14,9 @@ const fn table<const N: usize>(salt: u64) -> [u64; N] {
 }
 
 /// A floe is still on the board at this cell.
-pub const FLOE: [u64; 128] = table(1);
+pub static FLOE: [u64; MAX_CELLS] = table(1);
 /// A penguin of player `p` stands at this cell.
-pub const PENGUIN: [[u64; 128]; 4] = [table(2), table(3), table(4), table(5)];
+pub static PENGUIN: [[u64; MAX_CELLS]; 4] = [table(2), table(3), table(4), table(5)];
 /// The player to move (index 4: nobody, the game is over).
 pub const TO_MOVE: [u64; 5] = table(6);
 /// Placement turns played so far.

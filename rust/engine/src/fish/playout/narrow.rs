@@ -5,6 +5,7 @@
 //! [`FishGame::random_playout_with`], so both give identical scores (tested); batch playouts and
 //! the search's rollouts use them whenever the board fits.
 
+use crate::fish::bitboard::Word;
 use crate::fish::board::{self, Board};
 use crate::fish::geometry::{Narrow, INCREASING};
 use crate::fish::rules::{Placement, Policy, Rules, Scores, MAX_FISH_PLAYERS, MAX_PENGUINS};
@@ -181,10 +182,10 @@ impl Position<'_> {
 }
 
 /// The final scores of random play from `s` under `policy` on a board with narrow tables.
-pub(crate) fn playout(
-    game: &FishGame,
+pub(crate) fn playout<W: Word>(
+    game: &FishGame<W>,
     narrow: &Narrow,
-    s: &FishState,
+    s: &FishState<W>,
     rng: &mut Rng,
     policy: Policy,
 ) -> Scores {
@@ -194,14 +195,14 @@ pub(crate) fn playout(
     }
     let board = game.board();
     let eligible = match game.rules().placement {
-        Placement::OneFish => narrow.pack(board.one_fish()),
+        Placement::OneFish => board.one_fish().0.low_u64(),
         Placement::Any => !0,
     };
     let pos = Position {
         narrow,
         fish_on: board.narrow_fish(),
-        floes: narrow.pack(s.floes),
-        penguins: s.penguins.map(|bb| narrow.pack(bb)),
+        floes: s.floes.0.low_u64(),
+        penguins: s.penguins.map(|bb| bb.0.low_u64()),
         scores,
     };
     pos.play(
@@ -231,7 +232,7 @@ pub fn standard_playout(rules: &Rules, board_seed: u64, rng: &mut Rng, policy: P
     let pos = Position {
         narrow,
         fish_on: &fish_on,
-        floes: narrow.pack(shape.floes()),
+        floes: shape.floes().0,
         penguins: [0; MAX_FISH_PLAYERS],
         scores: [(0, 0); MAX_FISH_PLAYERS],
     };
@@ -279,7 +280,7 @@ mod tests {
                 let grid: Vec<Vec<u8>> = (0..rows)
                     .map(|_| (0..cols).map(|_| rng.below(4) as u8).collect())
                     .collect();
-                Board::from_grid(&grid).unwrap()
+                Board::<u64>::from_grid(&grid).unwrap()
             };
             let game = FishGame::new(rules, board);
             let narrow = game.board().narrow().expect("at most 64 cells");

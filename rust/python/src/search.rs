@@ -148,6 +148,8 @@ struct Kept<G: Game, E> {
 }
 
 /// The searcher kept for the game played last.
+// One per searcher: the wide boards' variants being large costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Default)]
 enum Inner {
     #[default]

@@ -842,9 +842,22 @@ fn many<'py, G: Searchable>(
 where
     G::State: Send,
 {
+    let states: Vec<G::State> = list.iter().map(|(_, s)| *s).collect();
+    let trees = new_trees(list, options);
+    let (results, _) = puct_search(py, trees, &states, budget, &StopFlag::new(), evaluator)?;
+    for ((g, s), r) in list.iter().zip(&results) {
+        out.append(result_tuple(py, &**g, s, r, "puct")?)?;
+    }
+    Ok(())
+}
+
+/// A fresh PUCT tree for each game of `list`, tree `i` seeded `(seed, i)`.
+fn new_trees<G: Searchable>(
+    list: &[(Arc<G>, G::State)],
+    options: &Options,
+) -> Vec<PuctTree<G, G::Eval>> {
     let config = options.puct();
-    let trees = list
-        .iter()
+    list.iter()
         .enumerate()
         .map(|(i, (g, _))| {
             PuctTree::new(
@@ -854,13 +867,7 @@ where
                 tree_seed(options.seed, i),
             )
         })
-        .collect();
-    let states: Vec<G::State> = list.iter().map(|(_, s)| *s).collect();
-    let (results, _) = puct_search(py, trees, &states, budget, &StopFlag::new(), evaluator)?;
-    for ((g, s), r) in list.iter().zip(&results) {
-        out.append(result_tuple(py, &**g, s, r, "puct")?)?;
-    }
-    Ok(())
+        .collect()
 }
 
 /// For benchmarks: `search_many` driven by a Rust evaluator (zero logits and values) instead
@@ -885,21 +892,8 @@ fn _search_many_native(
     where
         G::State: Send,
     {
-        let config = options.puct();
-        let trees = list
-            .iter()
-            .enumerate()
-            .map(|(i, (g, _))| {
-                PuctTree::new(
-                    g.clone(),
-                    g.eval(options),
-                    config,
-                    tree_seed(options.seed, i),
-                )
-            })
-            .collect();
         let states: Vec<G::State> = list.iter().map(|(_, s)| *s).collect();
-        let mut forest = Forest::new(trees).py()?;
+        let mut forest = Forest::new(new_trees(list, options)).py()?;
         py.detach(|| {
             let t = std::time::Instant::now();
             forest.start(&states, budget, StopFlag::new())?;

@@ -16,3 +16,15 @@ def pytest_addoption(parser):
 def deep(request):
     """True when pytest runs with ``--deep``."""
     return request.config.getoption("--deep")
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for the test, so that ``_thread.interrupt_main`` works: a
+    process started in the background (as CI may start it) inherits SIGINT ignored, and then
+    ``interrupt_main`` does nothing."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -436,7 +436,7 @@ def test_a_perfect_evaluator_finds_a_winning_move_at_tiny_budgets():
         assert outcome[r.action] == 1, (outcome, r.action)
 
 
-def test_ctrl_c_stops_a_puct_search():
+def test_ctrl_c_stops_a_puct_search(python_sigint):
     s = movement_state(pv.Fish(), seed=1)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()

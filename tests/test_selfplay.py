@@ -162,7 +162,7 @@ def test_bad_settings_and_evaluator_errors():
         pv.selfplay(game, games=2, evaluator=boom)
 
 
-def test_ctrl_c_stops_self_play():
+def test_ctrl_c_stops_self_play(python_sigint):
     game = pv.Fish()
     for ev in (None, uniform(2)):
         timer = threading.Timer(0.3, _thread.interrupt_main)

@@ -33,6 +33,7 @@ import socket
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Collection
+from http import HTTPStatus
 from typing import Any, Optional
 
 try:
@@ -120,7 +121,10 @@ def asgi_app(
 
     async def answer(request: Request) -> Response:
         method, path = request.method, request.url.path
-        host = request.headers.get("host", "").lower()
+        values = request.headers.getlist("host")
+        if len(values) != 1:  # RFC 9112, 3.2: exactly one (h11 checks too; other servers may not)
+            return _error(400, "a request needs exactly one Host header", close=True)
+        host = values[0].lower()
         if hosts is not None and host not in hosts:
             return _error(
                 400,
@@ -135,6 +139,10 @@ def asgi_app(
                 f"requests from other pages may not change games (Origin {origin!r})",
                 close=True,
             )
+        if "content-length" in request.headers and "transfer-encoding" in request.headers:
+            # h11 lets the chunks win (as RFC 9112 says); a sender meaning the length would see
+            # the rest of its body read as a request: refuse both, and close (RFC 9112, 6.1).
+            return _error(400, "a request may not have both Content-Length and chunks", close=True)
         try:
             # Every body is read (within the limits) so that none is left on the connection.
             body = await read_body(request)
@@ -242,7 +250,8 @@ class _Protocol(H11Protocol):
             (b"connection", b"close"),
         ]
         try:
-            out = self.conn.send(h11.Response(status_code=status, headers=headers))
+            reason = HTTPStatus(status).phrase.encode()
+            out = self.conn.send(h11.Response(status_code=status, headers=headers, reason=reason))
             out = (out or b"") + (self.conn.send(h11.Data(data=body)) or b"")
             out += self.conn.send(h11.EndOfMessage()) or b""
             self.transport.write(out)

@@ -782,3 +782,37 @@ def test_load_fifty_clients_a_hundred_requests_each():
     assert failures == [], failures[:5]
     assert len(counts) == 50 and min(counts) >= 100, counts
     print(f"load: {sum(counts)} requests from 50 clients in {took:.1f} s")
+
+
+@pytest.mark.slow
+def test_ctrl_c_does_not_wait_for_the_engine():
+    """Ctrl-C while the engine thinks (20 s a move) stops the server within the 2 s grace: the
+    waiting request gets 503 and nothing is printed (--quiet)."""
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pingvinas", "serve", "--port", "0", "--quiet"]
+        + ["--engine", "mcts", "--time", "20"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    answers = []
+    try:
+        url = proc.stdout.readline().split(" at ")[1].split()[0].rstrip("/")
+        waiting = threading.Thread(
+            target=lambda: answers.append(request(url + "/api/games", "POST", {"human": 1}))
+        )
+        waiting.start()
+        time.sleep(0.5)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - start
+        waiting.join(30)
+    finally:
+        proc.kill()
+    assert took < 5 and err == "", (took, err)
+    assert answers[0][0] == 503 and "stopping" in answers[0][1]["error"]

@@ -60,7 +60,38 @@ BACKLOG = 2048
 #: Methods that never change a game: allowed from any origin.
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
+#: API requests answered at once, each on a thread of its own (an engine move takes seconds).
+WORKERS = 64
+
 logger = logging.getLogger("pingvinas.web")
+
+
+async def _on_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on a new daemon thread. Not a pool's: their threads are joined at exit, so
+    Ctrl-C would wait for every search in progress."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(result: Any, error: Optional[BaseException]) -> None:
+        if future.done():  # cancelled: the server is stopping
+            return
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+
+    def run() -> None:
+        try:
+            outcome: tuple[Any, Optional[BaseException]] = (fn(*args), None)
+        except BaseException as e:  # handed to the awaiting task
+            outcome = (None, e)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop is closed: the server has stopped, nobody waits
+            pass
+
+    threading.Thread(target=run, name="pingvinas-web", daemon=True).start()
+    return await future
 
 
 def client_key(address: Optional[str]) -> str:
@@ -106,6 +137,7 @@ def asgi_app(
     served (``name:port``; None serves any); ``request_timeout``: seconds to send a body;
     ``quiet=False`` logs each request to standard error."""
     hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+    workers: Optional[asyncio.Semaphore] = None  # made in the server's loop, on first use
 
     async def read_body(request: Request) -> bytes:
         length = request.headers.get("content-length")  # h11 has checked that it is a number
@@ -153,9 +185,11 @@ def asgi_app(
         except ClientDisconnect:
             return Response(status_code=400)  # the client is gone: nobody reads this
         if path == "/api" or path.startswith("/api/"):
-            status, data = await anyio.to_thread.run_sync(
-                app.handle, method, path, body, client_key(request.client and request.client.host)
-            )
+            nonlocal workers
+            workers = workers or asyncio.Semaphore(WORKERS)
+            client = client_key(request.client and request.client.host)
+            async with workers:
+                status, data = await _on_daemon_thread(app.handle, method, path, body, client)
             headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
             if status == 200 and path.endswith("/record"):
                 gid = path.split("/")[3]
@@ -181,6 +215,8 @@ def asgi_app(
     async def endpoint(request: Request) -> Response:
         try:
             response = await answer(request)
+        except asyncio.CancelledError:  # stopping, and the engine is still thinking
+            response = _error(503, "the server is stopping", close=True)
         except Exception as e:  # a bug: answer, keep serving, and say what happened
             logger.exception("internal error on %s %s", request.method, request.url.path)
             response = _error(500, f"internal error: {type(e).__name__}: {e}")
@@ -309,7 +345,9 @@ class Server:
             http=protocol,
             ws="none",
             lifespan="off",
-            log_level="error" if quiet else "warning",
+            # Quiet: not even "Cancel 1 running task(s)" on Ctrl-C during an engine move (the
+            # request gets 503). Bugs in this module are logged by its own logger either way.
+            log_level="critical" if quiet else "warning",
             access_log=False,  # asgi_app logs requests itself
             backlog=BACKLOG,
             timeout_keep_alive=5,

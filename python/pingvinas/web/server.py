@@ -132,10 +132,10 @@ def asgi_app(
     request_timeout: float = 10.0,
     quiet: bool = True,
 ) -> Callable[..., Awaitable[None]]:
-    """The page and ``app``'s API as an ASGI application (any method reaches it, so that every
-    refusal is the API's JSON). ``allowed_hosts``: the ``Host`` values
-    served (``name:port``; None serves any); ``request_timeout``: seconds to send a body;
-    ``quiet=False`` logs each request to standard error."""
+    """The page and ``app``'s API as an ASGI application (every method reaches it, so that every
+    refusal is the API's JSON). ``allowed_hosts``: the ``Host`` values served (``name:port``;
+    None serves any); ``request_timeout``: seconds a body has to arrive; ``quiet=False`` logs
+    each request to standard error."""
     hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
     workers: Optional[asyncio.Semaphore] = None  # made in the server's loop, on first use
 

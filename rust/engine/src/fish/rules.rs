@@ -385,6 +385,45 @@ mod tests {
     }
 
     #[test]
+    fn config_errors_speak_of_keys_not_serde() {
+        let cases = [
+            (
+                r#"{"game": "fish", "board": [[1, -1]]}"#,
+                "board[0][1] = -1",
+            ),
+            (
+                r#"{"game": "fish", "board": [[1, "x"]]}"#,
+                "board[0][1] = \"x\"",
+            ),
+            (
+                r#"{"game": "fish", "board": [[1, 1000000000]]}"#,
+                "0 to 255",
+            ),
+            (
+                r#"{"game": "fish", "players": 1267650600228229401496703205376}"#,
+                "players = 1.2676506002282293e30: expected 2 to 4 players",
+            ),
+            (r#"{"game": "fish", "players": 2.5}"#, "players = 2.5"),
+            (r#"{"players": 2}"#, "game is missing"),
+            (r#"[1, 2]"#, "expected a table of keys"),
+        ];
+        for (json, says) in cases {
+            let e = Config::from_json(json).unwrap_err().to_string();
+            assert!(e.starts_with("Fish config: ") && e.contains(says), "{e}");
+            assert!(
+                !e.contains("untagged") && !e.contains("invalid type"),
+                "{e}"
+            );
+        }
+        let e = Config::from_toml("game = \"fish\"\nboard = [[1, 2], 3]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("board[1] = 3 (line 2): expected a row"), "{e}");
+        let ok = Config::from_json(r#"{"game": "fish", "players": 3.0, "penguins": null}"#);
+        assert_eq!(ok.unwrap().players, 3);
+    }
+
+    #[test]
     fn names_and_descriptions_have_a_length_limit() {
         let toml = |name: &str, description: &str| {
             format!("game = \"fish\"\nname = {name:?}\ndescription = {description:?}\n")

@@ -443,9 +443,7 @@ class GameRecord:
             replayed = record.result
             for key, value in result.items():
                 if key not in replayed:
-                    raise _err(
-                        f"result.{key}", f"unknown key (the keys: {', '.join(replayed)})"
-                    )
+                    raise _err(f"result.{key}", f"unknown key (the keys: {', '.join(replayed)})")
                 if not _same(replayed[key], value):
                     raise _err(
                         f"result.{key}", f"{value!r}, but the replay gives {replayed[key]!r}"

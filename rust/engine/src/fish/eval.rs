@@ -138,9 +138,15 @@ pub struct HaulSolver<W: Word = u64> {
 /// Component searches between two readings of the running search's clock.
 const HAUL_CLOCK_INTERVAL: u64 = 32;
 
+/// The memory a haul solver's memo may hold (per thread and board word): at most 2^20 entries,
+/// fewer for wide words, whose keys are large. Growing the memo is one step that cannot stop
+/// for the clock, and it copies the whole memo: bounded so, it takes a few milliseconds.
+const MEMO_BYTES: usize = 24 << 20;
+
 impl<W: Word> Default for HaulSolver<W> {
     fn default() -> Self {
-        HaulSolver::new(1 << 20)
+        let entry = std::mem::size_of::<((W, W), Packed)>() + 1;
+        HaulSolver::new((MEMO_BYTES / entry).min(1 << 20))
     }
 }
 

@@ -47,7 +47,7 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
         *,
         seat: int = 0,
         render_mode: Optional[str] = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
         opponent_budget: Optional[dict[str, Any]] = None,
     ) -> None:
         self.game = _common.resolve_game(game)
@@ -110,10 +110,12 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
         """Plays the learner's ``action``, then the opponents' moves up to the learner's next
         turn or the end.
 
-        :raises pingvinas.IllegalMoveError: ``action`` is not legal here (with the default
-            ``illegal_action="raise"``; the state is unchanged); ``InvalidMoveError`` for a
-            number outside the action space. With ``"lose"`` the episode
-            ends instead, with reward -1 and ``info["illegal_action"] = True``.
+        An action that is not legal here ends the episode with reward -1 and
+        ``info["illegal_action"] = True`` (the default ``illegal_action="lose"``).
+
+        :raises pingvinas.IllegalMoveError: with ``illegal_action="raise"``, ``action`` is not
+            legal here (the state is unchanged); ``InvalidMoveError`` for a number outside the
+            action space.
         """
         state = self._require_state()
         if self._done:

@@ -45,7 +45,8 @@ try:
     import pyspiel
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError(
-        'pingvinas.openspiel needs OpenSpiel: pip install "pingvinas[openspiel]"'
+        'pingvinas.openspiel needs OpenSpiel: pip install "open_spiel>=1.5" (the extra '
+        '"openspiel": pip install ".[openspiel]" in a checkout)'
     ) from e
 
 from . import _core

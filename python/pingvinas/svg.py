@@ -1118,7 +1118,7 @@ def _cairosvg() -> Any:
     except (ImportError, OSError) as e:  # OSError: cairosvg is there but libcairo is not
         raise ImportError(
             "pictures as pixels or PNG need cairosvg and the cairo library: "
-            f"pip install 'pingvinas[png]' ({e})"
+            f"pip install 'cairosvg>=2.5' (the extra 'png') ({e})"
         ) from e
     return cairosvg
 

@@ -12,7 +12,8 @@ try:
     from gymnasium import spaces
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError(
-        'pingvinas.envs.gym_env needs Gymnasium: pip install "pingvinas[gymnasium]"'
+        'pingvinas.envs.gym_env needs Gymnasium: pip install "gymnasium>=1.0" (the extra '
+        '"gymnasium": pip install ".[gymnasium]" in a checkout)'
     ) from e
 
 from . import _common

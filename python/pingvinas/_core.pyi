@@ -608,7 +608,7 @@ def _search_many_native(
 
 def selfplay(
     game: Fish | Marathon,
-    games: Sequence[int],
+    games: npt.NDArray[np.int64],
     *,
     simulations: int,
     evaluator: _Evaluator | None = None,

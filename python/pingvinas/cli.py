@@ -211,6 +211,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
         )
     except OSError as e:  # the port is taken, or the host is not this machine's
         sys.exit(f"pingvinas: cannot serve on {args.host}:{args.port}: {e.strerror or e}")
+    except ImportError as e:  # the `web` extra is missing: the message says what to install
+        sys.exit(f"pingvinas: {e}")
 
 
 def serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

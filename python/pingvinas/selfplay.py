@@ -105,22 +105,45 @@ class SelfPlayData:
         return cls(**{k: v[order] for k, v in joined.items()})
 
 
-def _game_indices(games: Union[int, range, Sequence[int]]) -> list[int]:
+#: The most games one call plays (as ``VectorEnv`` bounds ``num_envs``).
+MAX_GAMES = 1 << 24
+
+
+def _game_indices(games: Union[int, range, Sequence[int]]) -> np.ndarray:
+    """The game indices as an int64 array, checked before anything is expanded."""
     if isinstance(games, bool):
         raise TypeError("games must be an int or a sequence of game indices, not a bool")
     if isinstance(games, (int, np.integer)):
         if games < 0:
             raise ValueError(f"games = {games}: expected a count of 0 or more")
-        return list(range(int(games)))
-    try:
-        ids = [int(g) for g in games]
-    except TypeError:
+        if games > MAX_GAMES:
+            raise ValueError(f"games = {games}: at most {MAX_GAMES} games in one call")
+        return np.arange(int(games), dtype=np.int64)
+    if isinstance(games, range):
+        if len(games) > MAX_GAMES:
+            raise ValueError(f"games: {len(games)} games, at most {MAX_GAMES} in one call")
+        if len(games) and min(games[0], games[-1]) < 0:
+            raise ValueError("games: game indices must not be negative")
+        if len(games) and max(games[0], games[-1]) >= 2**63:
+            raise ValueError(f"games: game indices must be below 2**63, got {games}")
+        return np.arange(games.start, games.stop, games.step, dtype=np.int64)
+    if isinstance(games, (str, bytes)) or not isinstance(games, Iterable):
         raise TypeError(
             f"games must be an int or a sequence of game indices, got {type(games).__name__}"
-        ) from None
-    if len(set(ids)) != len(ids):
+        )
+    ids: list[int] = []
+    for g in games:
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+            raise TypeError(f"game index {g!r}: expected an int")
+        if not 0 <= g < 2**63:
+            raise ValueError(f"game index {g}: expected 0 to 2**63 - 1")
+        if len(ids) == MAX_GAMES:
+            raise ValueError(f"games: more than {MAX_GAMES} games in one call")
+        ids.append(int(g))
+    array = np.array(ids, dtype=np.int64)
+    if len(np.unique(array)) != len(array):
         raise ValueError("games: each game index at most once")
-    return ids
+    return array
 
 
 def selfplay(

@@ -1,8 +1,10 @@
 """A board in the browser: ``pingvinas serve`` plays either game against the engine on a local page.
 
-The server is the standard library's :class:`http.server.ThreadingHTTPServer`; the page (HTML,
-JavaScript, CSS in ``pingvinas/web/static/``) is served by the package itself, so nothing is
-fetched from the network. The page talks to a small JSON API, which programs may use too:
+:class:`App` is the API without HTTP (no dependency beyond the package). The HTTP server
+(:func:`make_server`, :func:`serve`; :mod:`pingvinas.web.server`) is Starlette on uvicorn, the
+``web`` extra: ``pip install "pingvinas[web]"``. The page (HTML, JavaScript, CSS in
+``pingvinas/web/static/``) is served by the package itself, so nothing is fetched from the
+network. The page talks to a small JSON API, which programs may use too:
 
 - ``GET /api/variants``: the variants a new game may use.
 - ``POST /api/games`` with ``{"variant": name, "human": seat, "seed": int}`` (all optional): a
@@ -21,9 +23,15 @@ move so far: ``ply``, ``player``, ``move``, ``by``), ``scores``, ``ranking``, ``
 ``result`` (a sentence once over) and ``state`` (``state.to_json()``, the exact position).
 
 A bad request gets a 4xx answer ``{"error": message}`` and never changes a game: 400 for a
-body that is not a JSON object or a field of the wrong type, 404 for an unknown game or path,
-409 for a move when it is not the person's turn or the game is over (or an undo with nothing to
-take back), 422 for an illegal move.
+body that is not a JSON object (or is nested too deeply) or a field of the wrong type, 404 for an
+unknown game or path, 409 for a move when it is not the person's turn or the game is over (or an
+undo with nothing to take back), 422 for an illegal move. The HTTP server adds its own refusals
+(see :mod:`pingvinas.web.server`).
+
+Games are kept in memory, bounded per client so that no client can push out the others' games:
+each client (an IP address; an IPv6 client by its /64 network) keeps its ``games_per_client``
+most recently used games, and when all clients together hold ``max_games``, the client holding
+the most loses its least recently used one.
 """
 
 from __future__ import annotations
@@ -31,15 +39,15 @@ from __future__ import annotations
 import json
 import secrets
 import threading
-import time
-from collections import OrderedDict
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections import Counter, OrderedDict
 from importlib import resources
-from typing import Any, Callable, Optional, Union
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pingvinas as pv
 from pingvinas.search import ALGORITHMS
+
+if TYPE_CHECKING:
+    from pingvinas.web.server import Server
 
 __all__ = ["ApiError", "App", "make_server", "serve"]
 
@@ -48,8 +56,10 @@ STATIC_FILES = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
-#: Games kept at once; the least recently used goes first.
-MAX_GAMES = 200
+#: Games kept at once, all clients together (the default of ``App(max_games=)``).
+MAX_GAMES = 1000
+#: Games kept for one client (``App(games_per_client=)``): its least recently used goes first.
+GAMES_PER_CLIENT = 100
 #: The largest request body read (a move is a few dozen bytes).
 MAX_BODY = 16 * 1024
 
@@ -85,9 +95,18 @@ class Game:
     the person's, and the positions to go back to on undo."""
 
     def __init__(
-        self, gid: str, name: str, variant: Any, human: int, seed: int, engine: str, seconds: float
+        self,
+        gid: str,
+        name: str,
+        variant: Any,
+        human: int,
+        seed: int,
+        engine: str,
+        seconds: float,
+        client: str = "local",
     ) -> None:
         self.id = gid
+        self.client = client  # who started it: its games are bounded together
         self.name = name
         self.variant = variant
         self.kind = "fish" if isinstance(variant, pv.Fish) else "marathon"
@@ -106,7 +125,6 @@ class Game:
         self.by: list[str] = []  # "you" or "engine", per move
         self.undo_points: list[int] = []  # record lengths at the person's earlier turns
         self.lock = threading.Lock()
-        self.touched = time.monotonic()
 
     # -- playing ------------------------------------------------------------------------------
 
@@ -239,8 +257,11 @@ class Game:
 
 
 class App:
-    """The API without HTTP: :meth:`handle` takes a method, a path and a body and returns a
-    status and a JSON-able answer (``ApiError`` becomes a 4xx answer)."""
+    """The API without HTTP: :meth:`handle` takes a method, a path, a body and the client, and
+    returns a status and a JSON-able answer (``ApiError`` becomes a 4xx answer).
+
+    ``max_games`` bounds the games kept in memory, ``games_per_client`` those of one client (see
+    the module's docstring)."""
 
     def __init__(
         self,
@@ -249,7 +270,12 @@ class App:
         engine: str = "auto",
         seconds: float = 1.0,
         variants: Optional[dict[str, Any]] = None,
+        max_games: int = MAX_GAMES,
+        games_per_client: int = GAMES_PER_CLIENT,
     ) -> None:
+        for name, value in (("max_games", max_games), ("games_per_client", games_per_client)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, not {value!r}")
         if engine not in ALGORITHMS:
             raise ValueError(f"unknown engine {engine!r}: one of {', '.join(ALGORITHMS)}")
         if (
@@ -280,7 +306,10 @@ class App:
             name = getattr(variant, "name", None) or "custom"
             self.variants[name] = variant
             self.default = name
-        self.games: OrderedDict[str, Game] = OrderedDict()
+        self.max_games = max_games
+        self.games_per_client = min(games_per_client, max_games)
+        self.games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
+        self.per_client: Counter[str] = Counter()
         self.lock = threading.Lock()
 
     def _variant(self, name: str) -> Any:
@@ -302,7 +331,26 @@ class App:
             self.games.move_to_end(gid)
             return game
 
-    def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _keep(self, game: Game) -> None:
+        """Keeps a new game, making room first: the client's own least recently used game when it
+        holds its share, then (all clients together at ``max_games``) that of the client holding
+        the most. So one client's new games never push out another's while it holds more."""
+        with self.lock:
+            if self.per_client[game.client] >= self.games_per_client:
+                self._evict(game.client)
+            while len(self.games) >= self.max_games:
+                self._evict(max(self.per_client, key=self.per_client.__getitem__))
+            self.games[game.id] = game
+            self.per_client[game.client] += 1
+
+    def _evict(self, client: str) -> None:
+        gid = next(g for g, game in self.games.items() if game.client == client)
+        del self.games[gid]
+        self.per_client[client] -= 1
+        if not self.per_client[client]:
+            del self.per_client[client]
+
+    def new_game(self, body: dict[str, Any], client: str = "local") -> dict[str, Any]:
         unknown = set(body) - {"variant", "human", "seed"}
         if unknown:
             raise ApiError(
@@ -329,24 +377,26 @@ class App:
             seed = secrets.randbelow(2**32)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise ApiError(400, f"'seed' must be a non-negative int, not {json.dumps(seed)}")
-        game = Game(secrets.token_hex(8), name, variant, human, seed, self.engine, self.seconds)
+        game = Game(
+            secrets.token_hex(8), name, variant, human, seed, self.engine, self.seconds, client
+        )
         with game.lock:
             game.engine_replies()
             answer = game.to_dict()
-        with self.lock:
-            self.games[game.id] = game
-            while len(self.games) > MAX_GAMES:
-                self.games.popitem(last=False)
+        self._keep(game)
         return answer
 
-    def handle(self, method: str, path: str, body: Optional[bytes]) -> tuple[int, Any]:
-        """Answers one API request: ``(status, JSON-able answer)``."""
+    def handle(
+        self, method: str, path: str, body: Optional[bytes], client: str = "local"
+    ) -> tuple[int, Any]:
+        """Answers one API request: ``(status, JSON-able answer)``. ``client`` names who asks
+        (the HTTP server passes the client's address): games are bounded per client."""
         try:
-            return 200, self._route(method, path, body)
+            return 200, self._route(method, path, body, client)
         except ApiError as e:
             return e.status, {"error": e.message}
 
-    def _route(self, method: str, path: str, body: Optional[bytes]) -> Any:
+    def _route(self, method: str, path: str, body: Optional[bytes], client: str) -> Any:
         parts = [p for p in path.split("/") if p][1:]  # after "api"
         if parts == ["variants"]:
             self._method(method, "GET")
@@ -365,7 +415,7 @@ class App:
             }
         if parts == ["games"]:
             self._method(method, "POST")
-            return self.new_game(_json_object(body, empty_ok=True))
+            return self.new_game(_json_object(body, empty_ok=True), client)
         if len(parts) >= 2 and parts[0] == "games":
             game = self._game(parts[1])
             action = parts[2:]
@@ -409,6 +459,8 @@ def _json_object(body: Optional[bytes], empty_ok: bool = False) -> dict[str, Any
         data = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise ApiError(400, f"the body is not JSON: {e}") from None
+    except RecursionError:  # json.loads recurses once per level of nesting
+        raise ApiError(400, "the body is nested too deeply to be a request") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, not {type(data).__name__}")
     return data
@@ -418,99 +470,29 @@ def _static(name: str) -> bytes:
     return resources.files("pingvinas.web").joinpath("static", name).read_bytes()
 
 
-def _handler(app: App, quiet: bool) -> Callable[..., BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        server_version = f"pingvinas/{pv.__version__}"
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's name)
-            if not quiet:
-                super().log_message(format, *args)
-
-        def _send(
-            self,
-            status: int,
-            body: bytes,
-            content_type: str,
-            extra: Optional[dict[str, str]] = None,
-        ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            for k, v in (extra or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-
-        def _json(self, status: int, data: Any, extra: Optional[dict[str, str]] = None) -> None:
-            self._send(status, json.dumps(data).encode("utf-8"), "application/json", extra)
-
-        def _body(self) -> Optional[bytes]:
-            length = self.headers.get("Content-Length")
-            if length is None:
-                return None
-            try:
-                n = int(length)
-            except ValueError:
-                raise ApiError(400, "bad Content-Length") from None
-            if n < 0 or n > MAX_BODY:
-                raise ApiError(413, f"the body is too large (at most {MAX_BODY} bytes)")
-            return self.rfile.read(n)
-
-        def _dispatch(self) -> None:
-            path = urlsplit(self.path).path
-            try:
-                if path.startswith("/api/") or path == "/api":
-                    body = self._body() if self.command == "POST" else None
-                    status, data = app.handle(self.command, path, body)
-                    extra = None
-                    if status == 200 and path.endswith("/record"):
-                        extra = {
-                            "Content-Disposition": (
-                                f'attachment; filename="pingvinas-{path.split("/")[3]}.json"'
-                            )
-                        }
-                    self._json(status, data, extra)
-                    return
-                if self.command not in ("GET", "HEAD"):
-                    raise ApiError(405, f"use GET here, not {self.command}")
-                name = (
-                    "index.html"
-                    if path == "/"
-                    else path[len("/static/") :]
-                    if path.startswith("/static/")
-                    else ""
-                )
-                if name not in STATIC_FILES:
-                    raise ApiError(404, f"not found: {path}")
-                self._send(200, _static(name), STATIC_FILES[name])
-            except ApiError as e:
-                self._json(e.status, {"error": e.message})
-            except Exception as e:  # a bug: answer, keep serving, say what happened
-                self._json(500, {"error": f"internal error: {type(e).__name__}: {e}"})
-                raise
-
-        do_GET = do_POST = do_HEAD = _dispatch
-
-        def do_PUT(self) -> None:
-            self._dispatch()
-
-        do_DELETE = do_PATCH = do_PUT
-
-    return Handler
-
-
 def make_server(
-    app: App, host: str = "127.0.0.1", port: int = 8000, *, quiet: bool = False
-) -> ThreadingHTTPServer:
-    """An HTTP server for ``app`` (not yet serving: call ``serve_forever()``); ``port=0`` picks a
-    free port (``server.server_address[1]``)."""
-    server = ThreadingHTTPServer((host, port), _handler(app, quiet))
-    server.daemon_threads = True
-    return server
+    app: App,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    quiet: bool = False,
+    request_timeout: float = 10.0,
+    allowed_hosts: Optional[Any] = None,
+) -> Server:
+    """An HTTP server for ``app``, bound and listening but not yet serving (call
+    ``serve_forever()``; ``shutdown()`` from another thread stops it). ``port=0`` picks a free
+    port (``server.server_address[1]``). Needs the ``web`` extra; see
+    :class:`pingvinas.web.server.Server` for ``request_timeout`` and ``allowed_hosts``."""
+    from pingvinas.web.server import Server
+
+    return Server(
+        app,
+        host,
+        port,
+        quiet=quiet,
+        request_timeout=request_timeout,
+        allowed_hosts=allowed_hosts,
+    )
 
 
 def serve(
@@ -523,10 +505,13 @@ def serve(
     open_browser: bool = False,
     quiet: bool = False,
 ) -> None:
-    """Serves the page until Ctrl-C (what ``pingvinas serve`` runs)."""
+    """Serves the page until Ctrl-C (what ``pingvinas serve`` runs). Raises ``ImportError``
+    saying what to install without the ``web`` extra, ``OSError`` when it cannot listen."""
+    from pingvinas.web.server import Server  # first: without the extra, say so before anything
+
     app = App(variant, engine=engine, seconds=seconds)
-    server = make_server(app, host, port, quiet=quiet)
-    url = f"http://{host}:{server.server_address[1]}/"
+    server = Server(app, host, port, quiet=quiet)
+    url = server.url
     print(
         f"pingvinas: playing {app.default} against {engine} ({seconds:g} s a move) at {url}  "
         "(Ctrl-C stops)",

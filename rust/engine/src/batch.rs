@@ -45,6 +45,23 @@ pub fn resolve_threads(threads: usize) -> Result<usize> {
     }
 }
 
+/// `Error::Memory` when `need` bytes (for `what`, named in the message) do not fit in the
+/// memory available: checked before allocating, as a failed allocation would abort.
+///
+/// # Errors
+/// `Error::Memory` as above.
+pub fn check_memory(what: &str, need: usize) -> Result<()> {
+    let available = available_bytes().unwrap_or(usize::MAX);
+    if need > available || need > isize::MAX as usize {
+        return Err(crate::Error::Memory(format!(
+            "{what} need about {} MiB, only {} MiB of memory are available",
+            need >> 20,
+            available >> 20
+        )));
+    }
+    Ok(())
+}
+
 /// `MemAvailable` of `/proc/meminfo` in bytes (Linux), else `None`.
 pub fn available_bytes() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

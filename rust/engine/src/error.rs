@@ -14,6 +14,9 @@ pub enum Error {
     /// A long call (batch playouts, say) stopped early because its stop flag was raised
     /// (the bindings raise `KeyboardInterrupt`).
     Interrupted(String),
+    /// More memory asked for than the machine has (checked before allocating; the bindings
+    /// raise `MemoryError`).
+    Memory(String),
 }
 
 /// The engine's `Result`.
@@ -22,9 +25,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::IllegalMove(m) | Error::Parse(m) | Error::Invalid(m) | Error::Interrupted(m) => {
-                f.write_str(m)
-            }
+            Error::IllegalMove(m)
+            | Error::Parse(m)
+            | Error::Invalid(m)
+            | Error::Interrupted(m)
+            | Error::Memory(m) => f.write_str(m),
         }
     }
 }

@@ -117,6 +117,19 @@ impl SelfPlayConfig {
     }
 }
 
+/// The most games one self-play call plays.
+pub const MAX_GAMES: usize = 1 << 24;
+
+/// Refuses more than [`MAX_GAMES`] games, and more games than the memory their bookkeeping
+/// takes before the first move (a record and a slot each).
+fn check_games(n: usize) -> Result<()> {
+    if n > MAX_GAMES {
+        return crate::invalid!("games: {n} games asked for, at most {MAX_GAMES} in one call");
+    }
+    let per_game = 2 * std::mem::size_of::<GameRecord>() + 32;
+    crate::batch::check_memory(&format!("{n} self-play games"), n.saturating_mul(per_game))
+}
+
 /// The samples of one game.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameRecord {
@@ -364,6 +377,7 @@ impl<G: VectorGame, E: Evaluate<G>> SelfPlay<G, E> {
     /// `Error::Invalid` for bad settings.
     pub fn new(config: SelfPlayConfig, maker: Maker<G, E>, ids: &[u64]) -> Result<Self> {
         config.check()?;
+        check_games(ids.len())?;
         let (g, _) = maker(game_seeds(config.seed, ids.first().copied().unwrap_or(0)).0);
         let shape = (g.observation_len(), g.num_actions(), g.num_players());
         let live_n = config.max_live.min(ids.len());
@@ -556,6 +570,7 @@ pub fn play_many_mcts<G: VectorGame, E: Evaluate<G>>(
     finished: &AtomicUsize,
 ) -> Result<Vec<GameRecord>> {
     config.check()?;
+    check_games(ids.len())?;
     let threads = crate::batch::resolve_threads(threads)?
         .min(ids.len())
         .max(1);

@@ -150,20 +150,23 @@ pub fn game_seed(seed: u64, env: usize, game: u64) -> u64 {
 
 /// A built-in player for the seats the learner does not play.
 pub trait Agent<G: Game>: Send + Sync {
-    /// The action to play in `state` (a game that is not over).
-    fn act(&mut self, game: &G, state: &G::State) -> Action;
+    /// The action to play in `state` (a game that is not over), or `None` when `stop` was set
+    /// before it was found. It must depend on `state` alone (not on earlier calls), so that a
+    /// step abandoned halfway can be played again with the same result.
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action>;
 }
 
 /// Makes the agent of one game from the game and a seed.
 pub type AgentMaker<G> = Arc<dyn Fn(&Arc<G>, u64) -> Box<dyn Agent<G>> + Send + Sync>;
 
 /// An engine [`Searcher`] as an agent: random, greedy (one ply by the evaluator's order hints)
-/// or MCTS with a fixed iteration budget, on one thread, seeded: deterministic.
+/// or MCTS with a fixed iteration budget, on one thread, seeded: deterministic (each move's
+/// randomness comes from the seed and the position).
 pub struct SearchAgent<G: Game, E> {
     searcher: Searcher<G::State>,
     eval: Arc<E>,
     budget: Budget,
-    stop: StopFlag,
+    seed: u64,
 }
 
 impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
@@ -187,7 +190,7 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
             ),
             eval,
             budget,
-            stop: StopFlag::new(),
+            seed,
         }
     }
 
@@ -208,11 +211,14 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
 }
 
 impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
-    fn act(&mut self, game: &G, state: &G::State) -> Action {
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
         self.searcher
-            .search(game, &*self.eval, state, &self.budget, self.stop.clone())
-            .expect("a search of a game that is not over, within a checked budget")
-            .best
+            .reseed(splitmix64(self.seed ^ game.hash(state)));
+        let r = self
+            .searcher
+            .search(game, &*self.eval, state, &self.budget, stop.clone())
+            .expect("a search of a game that is not over, within a checked budget");
+        (!r.interrupted && !stop.is_set()).then_some(r.best)
     }
 }
 
@@ -326,6 +332,15 @@ pub struct Dims {
     pub rewards: usize,
 }
 
+impl Dims {
+    /// The bytes of one env's rows of every output (observations twice: current and final).
+    pub fn bytes_per_env(&self) -> usize {
+        let f32s = 2 * self.observation + self.rewards + self.players;
+        let action_int = if self.num_actions <= i16::MAX as usize + 1 { 2 } else { 4 };
+        f32s * 4 + self.num_actions + (self.legal_width + 1) * action_int + 4 + 3
+    }
+}
+
 /// Where a step writes, every slice `num_envs` rows long (row `i` is env `i`); the caller
 /// passes the same buffers on every call (rows of `final_*` are cleared lazily: the rows of
 /// envs that did not end are zero when the buffers are the ones of the previous call).
@@ -413,19 +428,35 @@ impl<'a, A> Outputs<'a, A> {
     }
 }
 
-/// One env: its game and state, and what the step needs to remember.
-struct Slot<G: Game> {
+/// One game of an env: its rules and position, its number and who plays which seat.
+struct Play<G: Game> {
     game: Arc<G>,
     state: G::State,
     /// The number of the current game since the last seeded reset.
     index: u64,
     learner: usize,
     agent: Option<Box<dyn Agent<G>>>,
+}
+
+/// One env: its game, and what the step needs to remember.
+struct Slot<G: Game> {
+    play: Play<G>,
     /// The `final_*` rows hold the previous step's data (cleared on the next step).
     dirty: bool,
     /// The actions set in the mask row by the last step, cleared by the next one (so that the
     /// step does not clear the whole row); `None` after a full write.
     shown: Vec<u16>,
+}
+
+/// What one env's step will do, worked out before any env changes (so that a step stopped
+/// halfway changes nothing).
+struct Advance<G: Game> {
+    /// The position after the action and the opponents' replies (the final one when over).
+    state: G::State,
+    rewards: [f32; crate::MAX_PLAYERS],
+    over: bool,
+    /// When over: the env's next game.
+    next: Option<Play<G>>,
 }
 
 /// Everything but the slots, shared read-only by the threads of a step.
@@ -443,7 +474,16 @@ pub struct VectorEnv<G: VectorGame> {
     shared: Shared<G>,
     slots: Vec<Slot<G>>,
     pool: Option<rayon::ThreadPool>,
+    /// The worked-out steps of a step call (kept for its allocation).
+    pending: Vec<Option<Advance<G>>>,
 }
+
+/// The error of a call stopped by its flag.
+fn interrupted() -> Error {
+    Error::Interrupted("the vector env call was interrupted; no env changed".into())
+}
+
+
 
 /// Fewer envs than this are stepped on the calling thread: waking the pool costs more.
 const PARALLEL_MIN: usize = 64;
@@ -457,49 +497,44 @@ impl<G: VectorGame> Shared<G> {
         self.options.opponent.is_some()
     }
 
-    /// Starts game `index` of env `env` in `slot`, and plays the opponents up to the
-    /// learner's first move.
-    fn start(&self, env: usize, slot: &mut Slot<G>, first: u64) {
+    /// Game `first` of env `env` (or the next that does not end before the learner's first
+    /// move), the opponents played up to the learner's first move; `None` when stopped.
+    fn begin(&self, env: usize, first: u64, stop: &StopFlag) -> Option<Play<G>> {
+        let mut play = None;
         for index in first..first + MAX_SKIPPED as u64 {
             let seed = game_seed(self.seed, env, index);
-            slot.game = self.source.game(seed);
-            slot.state = slot.game.opening();
-            slot.index = index;
+            let game = self.source.game(seed);
             let mut rng = Rng::new(splitmix64(seed ^ 0x6F70_706F_6E65_6E74));
-            slot.learner = match self.options.learner {
+            let learner = match self.options.learner {
                 Learner::Seat(p) => p,
                 Learner::Random => rng.below(self.dims.players),
             };
-            slot.agent = self
+            let agent = self
                 .options
                 .opponent
                 .as_ref()
-                .map(|make| make(&slot.game, rng.next_u64()));
-            self.play_opponents(slot);
-            if !slot.game.is_over(&slot.state) {
-                return;
-            }
-        }
-    }
-
-    /// Single-agent mode: the opponents move until the learner is to move or the game is over.
-    fn play_opponents(&self, slot: &mut Slot<G>) {
-        let Some(agent) = slot.agent.as_mut() else {
-            return;
-        };
-        while let Some(p) = slot.game.to_move(&slot.state) {
-            if p == slot.learner {
+                .map(|make| make(&game, rng.next_u64()));
+            let mut p = Play {
+                state: game.opening(),
+                game,
+                index,
+                learner,
+                agent,
+            };
+            play_opponents(&mut p, stop)?;
+            let over = p.game.is_over(&p.state);
+            play = Some(p);
+            if !over {
                 break;
             }
-            let a = agent.act(&slot.game, &slot.state);
-            slot.game.apply(&mut slot.state, a);
         }
+        play
     }
 
     /// Each player's score minus the mean of the others'.
-    fn lead(&self, slot: &Slot<G>, player: usize) -> f64 {
+    fn lead(&self, game: &G, state: &G::State, player: usize) -> f64 {
         let n = self.dims.players;
-        let score = |p| slot.game.score(&slot.state, p).unwrap_or(0.0);
+        let score = |p| game.score(state, p).unwrap_or(0.0);
         if n < 2 {
             return score(player);
         }
@@ -508,11 +543,11 @@ impl<G: VectorGame> Shared<G> {
     }
 
     /// The player whose view observations take.
-    fn viewer(&self, slot: &Slot<G>) -> usize {
+    fn viewer(&self, play: &Play<G>) -> usize {
         if self.single_agent() {
-            slot.learner
+            play.learner
         } else {
-            slot.game.to_move(&slot.state).unwrap_or(0)
+            play.game.to_move(&play.state).unwrap_or(0)
         }
     }
 
@@ -527,14 +562,15 @@ impl<G: VectorGame> Shared<G> {
         full: bool,
     ) {
         let d = &self.dims;
-        let viewer = self.viewer(slot);
-        slot.game.write_observation(
-            &slot.state,
+        let play = &slot.play;
+        let viewer = self.viewer(play);
+        play.game.write_observation(
+            &play.state,
             viewer,
             &mut out.observations[j * d.observation..(j + 1) * d.observation],
         );
         let mut actions = ActionList::new();
-        slot.game.legal_actions(&slot.state, &mut actions);
+        play.game.legal_actions(&play.state, &mut actions);
         let mask = &mut out.legal_mask[j * d.num_actions..(j + 1) * d.num_actions];
         if full || !self.incremental {
             mask.fill(false);
@@ -561,7 +597,7 @@ impl<G: VectorGame> Shared<G> {
         }
         row[shown..].fill(A::PAD);
         out.legal_count[j] = A::of(actions.len());
-        out.to_move[j] = slot.game.to_move(&slot.state).map_or(-1, |p| p as i32);
+        out.to_move[j] = play.game.to_move(&play.state).map_or(-1, |p| p as i32);
     }
 
     /// Clears the `final_*` rows of env row `j`.
@@ -571,62 +607,98 @@ impl<G: VectorGame> Shared<G> {
         out.final_returns[j * d.players..(j + 1) * d.players].fill(0.0);
     }
 
-    /// Steps env `env` (row `j` of `out`) with a checked legal `action`.
-    fn step<A: ActionInt>(
+    /// What stepping env `env` with a checked legal `action` does; `None` when stopped (an
+    /// opponent's search was cut short). Changes nothing that matters: agents depend only on
+    /// the position.
+    fn advance(
         &self,
         env: usize,
         slot: &mut Slot<G>,
         action: Action,
-        out: &mut Outputs<'_, A>,
-        j: usize,
-    ) {
+        stop: &StopFlag,
+    ) -> Option<Advance<G>> {
+        if stop.is_set() {
+            return None;
+        }
         let d = &self.dims;
+        let play = &mut slot.play;
         let score = self.options.reward == Reward::Score;
         let mut before = [0.0; crate::MAX_PLAYERS];
         if score {
             for (p, b) in before.iter_mut().enumerate().take(d.players) {
-                *b = self.lead(slot, p);
+                *b = self.lead(&play.game, &play.state, p);
             }
         }
-        slot.game.apply(&mut slot.state, action);
-        self.play_opponents(slot);
-        let over = slot.game.is_over(&slot.state);
-        let returns = slot.game.returns(&slot.state);
-        let rewards = &mut out.rewards[j * d.rewards..(j + 1) * d.rewards];
+        let start = play.state;
+        play.game.apply(&mut play.state, action);
+        let replied = play_opponents(play, stop);
+        let state = std::mem::replace(&mut play.state, start);
+        replied?;
+        let game = &play.game;
+        let over = game.is_over(&state);
+        let returns = game.returns(&state);
+        let mut rewards = [0.0; crate::MAX_PLAYERS];
         let seats = if self.single_agent() {
-            slot.learner..slot.learner + 1
+            play.learner..play.learner + 1
         } else {
             0..d.players
         };
         for (r, p) in rewards.iter_mut().zip(seats) {
             *r = match (score, over) {
-                (true, _) => (self.lead(slot, p) - before[p]) as f32,
+                (true, _) => (self.lead(game, &state, p) - before[p]) as f32,
                 (false, true) => returns[p] as f32,
                 (false, false) => 0.0,
             };
         }
-        out.terminated[j] = over;
+        let next = if over {
+            Some(self.begin(env, play.index + 1, stop)?)
+        } else {
+            None
+        };
+        Some(Advance {
+            state,
+            rewards,
+            over,
+            next,
+        })
+    }
+
+    /// Applies env row `j`'s worked-out step and writes its outputs.
+    fn commit<A: ActionInt>(
+        &self,
+        slot: &mut Slot<G>,
+        step: Advance<G>,
+        out: &mut Outputs<'_, A>,
+        j: usize,
+    ) {
+        let d = &self.dims;
+        out.rewards[j * d.rewards..(j + 1) * d.rewards].copy_from_slice(&step.rewards[..d.rewards]);
+        out.terminated[j] = step.over;
         out.truncated[j] = false;
-        out.ended[j] = over;
-        if over {
-            let viewer = if self.single_agent() { slot.learner } else { 0 };
-            slot.game.write_observation(
-                &slot.state,
+        out.ended[j] = step.over;
+        slot.play.state = step.state;
+        if step.over {
+            let play = &slot.play;
+            let viewer = if self.single_agent() { play.learner } else { 0 };
+            play.game.write_observation(
+                &play.state,
                 viewer,
                 &mut out.final_observations[j * d.observation..(j + 1) * d.observation],
             );
+            let returns = play.game.returns(&play.state);
             for (r, &v) in out.final_returns[j * d.players..(j + 1) * d.players]
                 .iter_mut()
                 .zip(&returns)
             {
                 *r = v as f32;
             }
-            let next = slot.index + 1;
-            self.start(env, slot, next);
         } else if slot.dirty {
             self.clear_final(out, j);
         }
-        slot.dirty = over;
+        if let Some(next) = step.next {
+            slot.play = next;
+        }
+        slot.dirty = step.over;
         self.observe(slot, out, j, false);
     }
 
@@ -644,14 +716,68 @@ impl<G: VectorGame> Shared<G> {
     }
 }
 
+/// Single-agent mode: the opponents move until the learner is to move or the game is over;
+/// `None` when stopped (the position is then partly played).
+fn play_opponents<G: Game>(play: &mut Play<G>, stop: &StopFlag) -> Option<()> {
+    let Some(agent) = play.agent.as_mut() else {
+        return Some(());
+    };
+    while let Some(p) = play.game.to_move(&play.state) {
+        if p == play.learner {
+            break;
+        }
+        let a = agent.act(&play.game, &play.state, stop)?;
+        play.game.apply(&mut play.state, a);
+    }
+    Some(())
+}
+
+/// Runs `f` on every slot and its entry of `pending` (on the pool when there is one and the
+/// envs are many).
+fn each_slot<G: Game, T: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    slots: &mut [Slot<G>],
+    pending: &mut [T],
+    f: impl Fn(usize, &mut Slot<G>, &mut T) + Sync,
+) {
+    let work = |(i, (slot, p)): (usize, (&mut Slot<G>, &mut T))| f(i, slot, p);
+    match pool.filter(|_| slots.len() >= PARALLEL_MIN) {
+        None => slots.iter_mut().zip(pending).enumerate().for_each(work),
+        Some(pool) => pool.install(|| {
+            slots
+                .par_iter_mut()
+                .zip(pending.par_iter_mut())
+                .enumerate()
+                .for_each(work)
+        }),
+    }
+}
+
 impl<G: VectorGame> VectorEnv<G> {
     /// `num_envs` envs (1 to [`MAX_ENVS`]) of games from `source`, every game started from
     /// `seed` as [`VectorEnv::reset`] does.
     ///
     /// # Errors
     /// `Error::Invalid` for a bad number of envs or threads, a learner seat the game does not
-    /// have, a score reward for a game without scores, or threads that cannot be started.
+    /// have, a score reward for a game without scores, a game that is over before its first
+    /// move, or threads that cannot be started; `Error::Memory` when the envs and their
+    /// outputs ([`Dims::bytes_per_env`]) need more memory than is available.
     pub fn new(source: Source<G>, num_envs: usize, seed: u64, options: Options<G>) -> Result<Self> {
+        Self::new_or_stop(source, num_envs, seed, options, &StopFlag::new())
+    }
+
+    /// As [`VectorEnv::new`], stopped by `stop` (`Error::Interrupted`) while the opponents
+    /// play up to the learners' first moves.
+    ///
+    /// # Errors
+    /// As [`VectorEnv::new`], and `Error::Interrupted` when stopped.
+    pub fn new_or_stop(
+        source: Source<G>,
+        num_envs: usize,
+        seed: u64,
+        options: Options<G>,
+        stop: &StopFlag,
+    ) -> Result<Self> {
         if !(1..=MAX_ENVS).contains(&num_envs) {
             return invalid!("num_envs = {num_envs}: expected 1 to {MAX_ENVS}");
         }
@@ -670,6 +796,13 @@ impl<G: VectorGame> VectorEnv<G> {
         }
         if options.reward == Reward::Score && sample.score(&sample.opening(), 0).is_none() {
             return invalid!("reward = \"score\": {} has no score to reward", G::NAME);
+        }
+        if sample.is_over(&sample.opening()) {
+            return invalid!(
+                "this {} game is over before its first move (a Fish board needs a one-fish floe \
+                 for each penguin to place): every step would be refused",
+                G::NAME
+            );
         }
         let pool = if options.threads == 1 {
             None
@@ -695,17 +828,26 @@ impl<G: VectorGame> VectorEnv<G> {
                 players
             },
         };
-        let slots = (0..num_envs)
-            .map(|_| Slot {
+        let per_env = dims.bytes_per_env() + std::mem::size_of::<Slot<G>>();
+        crate::batch::check_memory(
+            &format!("{num_envs} envs (their states and output buffers)"),
+            num_envs.saturating_mul(per_env),
+        )?;
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(num_envs)
+            .map_err(|_| Error::Memory(format!("cannot allocate {num_envs} envs")))?;
+        slots.extend((0..num_envs).map(|_| Slot {
+            play: Play {
                 game: sample.clone(),
                 state: sample.opening(),
                 index: 0,
                 learner: 0,
                 agent: None,
-                dirty: false,
-                shown: Vec::new(),
-            })
-            .collect();
+            },
+            dirty: false,
+            shown: Vec::new(),
+        }));
         let mut env = VectorEnv {
             shared: Shared {
                 source,
@@ -716,8 +858,9 @@ impl<G: VectorGame> VectorEnv<G> {
             },
             slots,
             pool,
+            pending: Vec::new(),
         };
-        env.restart(Some(seed));
+        env.restart(Some(seed), stop)?;
         Ok(env)
     }
 
@@ -738,29 +881,31 @@ impl<G: VectorGame> VectorEnv<G> {
 
     /// The game of env `i` (for Fish, with this game's board).
     pub fn game(&self, i: usize) -> &Arc<G> {
-        &self.slots[i].game
+        &self.slots[i].play.game
     }
 
     /// The state of env `i`.
     pub fn state(&self, i: usize) -> &G::State {
-        &self.slots[i].state
+        &self.slots[i].play.state
     }
 
     /// The number of env `i`'s current game since the last seeded reset.
     pub fn game_index(&self, i: usize) -> u64 {
-        self.slots[i].index
+        self.slots[i].play.index
     }
 
     /// The learner's seat in env `i` (single-agent mode).
     pub fn learner(&self, i: usize) -> usize {
-        self.slots[i].learner
+        self.slots[i].play.learner
     }
 
-    /// Runs `f(first env, slots, outputs)` over chunks of envs, on the pool when there is one.
-    fn chunks<A: ActionInt>(
+    /// Runs `f(first env, slots, their entries of extra, outputs)` over chunks of envs, on the
+    /// pool when there is one.
+    fn chunks<A: ActionInt, T: Send>(
         &mut self,
         out: Outputs<'_, A>,
-        f: impl Fn(&Shared<G>, usize, &mut [Slot<G>], Outputs<'_, A>) + Sync,
+        extra: &mut [T],
+        f: impl Fn(&Shared<G>, usize, &mut [Slot<G>], &mut [T], Outputs<'_, A>) + Sync,
     ) {
         let n = self.slots.len();
         let pool = self.pool.as_ref().filter(|_| n >= PARALLEL_MIN);
@@ -784,8 +929,9 @@ impl<G: VectorGame> VectorEnv<G> {
         }
         match pool {
             None => {
-                for (slots, (first, out)) in self.slots.chunks_mut(size).zip(outs) {
-                    f(shared, first, slots, out);
+                let chunks = self.slots.chunks_mut(size).zip(extra.chunks_mut(size));
+                for ((slots, extra), (first, out)) in chunks.zip(outs) {
+                    f(shared, first, slots, extra, out);
                 }
             }
             Some(pool) => {
@@ -793,31 +939,39 @@ impl<G: VectorGame> VectorEnv<G> {
                 pool.install(|| {
                     slots
                         .par_chunks_mut(size)
+                        .zip(extra.par_chunks_mut(size))
                         .zip(outs.into_par_iter())
-                        .for_each(|(slots, (first, out))| f(shared, first, slots, out));
+                        .for_each(|((slots, extra), (first, out))| {
+                            f(shared, first, slots, extra, out)
+                        });
                 });
             }
         }
     }
 
     /// Starts a new game in every env: from `seed` (game 0 of each env's stream) when given,
-    /// else the next game of each env's stream.
-    fn restart(&mut self, seed: Option<u64>) {
+    /// else the next game of each env's stream. All or nothing: when stopped, no env changes.
+    fn restart(&mut self, seed: Option<u64>, stop: &StopFlag) -> Result<()> {
+        let mut shared_seed = self.shared.seed;
         if let Some(seed) = seed {
-            self.shared.seed = seed;
+            shared_seed = seed;
         }
+        let before = std::mem::replace(&mut self.shared.seed, shared_seed);
+        let mut next: Vec<Option<Play<G>>> = Vec::new();
+        next.resize_with(self.slots.len(), || None);
         let shared = &self.shared;
-        let work = |(i, slot): (usize, &mut Slot<G>)| {
-            let index = if seed.is_some() { 0 } else { slot.index + 1 };
-            shared.start(i, slot, index);
-        };
-        match &self.pool {
-            None => self.slots.iter_mut().enumerate().for_each(work),
-            Some(pool) => {
-                let slots = &mut self.slots;
-                pool.install(|| slots.par_iter_mut().enumerate().for_each(work));
-            }
+        each_slot(self.pool.as_ref(), &mut self.slots, &mut next, |i, slot, next| {
+            let index = if seed.is_some() { 0 } else { slot.play.index + 1 };
+            *next = shared.begin(i, index, stop);
+        });
+        if next.iter().any(Option::is_none) || !stop.commit() {
+            self.shared.seed = before;
+            return Err(interrupted());
         }
+        for (slot, play) in self.slots.iter_mut().zip(next) {
+            slot.play = play.expect("checked above");
+        }
+        Ok(())
     }
 
     /// Starts a new game in every env (game 0 of each env's stream from `seed` when given, else
@@ -827,8 +981,22 @@ impl<G: VectorGame> VectorEnv<G> {
     /// # Errors
     /// `Error::Invalid` when an output has the wrong length.
     pub fn reset<A: ActionInt>(&mut self, seed: Option<u64>, out: Outputs<'_, A>) -> Result<()> {
+        self.reset_or_stop(seed, out, &StopFlag::new())
+    }
+
+    /// As [`VectorEnv::reset`], stopped by `stop` while the opponents play: then
+    /// `Error::Interrupted`, and no env and no output has changed.
+    ///
+    /// # Errors
+    /// As [`VectorEnv::reset`], and `Error::Interrupted` when stopped.
+    pub fn reset_or_stop<A: ActionInt>(
+        &mut self,
+        seed: Option<u64>,
+        out: Outputs<'_, A>,
+        stop: &StopFlag,
+    ) -> Result<()> {
         out.check(&self.shared.dims)?;
-        self.restart(seed);
+        self.restart(seed, stop)?;
         self.observe(out)
     }
 
@@ -839,7 +1007,8 @@ impl<G: VectorGame> VectorEnv<G> {
     pub fn observe<A: ActionInt>(&mut self, out: Outputs<'_, A>) -> Result<()> {
         out.check(&self.shared.dims)?;
         self.check_width::<A>()?;
-        self.chunks(out, |shared, _first, slots, mut out| {
+        let mut none = vec![(); self.slots.len()];
+        self.chunks(out, &mut none, |shared, _first, slots, _, mut out| {
             for (j, slot) in slots.iter_mut().enumerate() {
                 shared.quiet(slot, &mut out, j);
                 shared.observe(slot, &mut out, j, true);
@@ -868,8 +1037,8 @@ impl<G: VectorGame> VectorEnv<G> {
         let legal = |i: usize| {
             let a = actions[i];
             (0..num_actions as i64).contains(&a) && {
-                let slot = &self.slots[i];
-                slot.game.is_legal(&slot.state, a as Action)
+                let play = &self.slots[i].play;
+                play.game.is_legal(&play.state, a as Action)
             }
         };
         let bad = match self.pool.as_ref().filter(|_| n >= PARALLEL_MIN) {
@@ -886,8 +1055,8 @@ impl<G: VectorGame> VectorEnv<G> {
                 num_actions - 1
             )));
         }
-        let slot = &self.slots[i];
-        Err(match slot.game.check_action(&slot.state, a as Action) {
+        let play = &self.slots[i].play;
+        Err(match play.game.check_action(&play.state, a as Action) {
             Err(Error::Parse(m)) => Error::Parse(format!(
                 "env {i}: action {a} is not a move ({m}); no env was stepped"
             )),
@@ -908,15 +1077,43 @@ impl<G: VectorGame> VectorEnv<G> {
     /// that denotes no move), `Error::IllegalMove` for an action the rules forbid, each naming
     /// the first such env and its action; `Error::Invalid` for outputs of the wrong length.
     pub fn step<A: ActionInt>(&mut self, actions: &[i64], out: Outputs<'_, A>) -> Result<()> {
+        self.step_or_stop(actions, out, &StopFlag::new())
+    }
+
+    /// As [`VectorEnv::step`], stopped by `stop` while the opponents search: then
+    /// `Error::Interrupted`, and no env and no output has changed (a step is all or nothing;
+    /// the flag is committed otherwise, see [`StopFlag::commit`]).
+    ///
+    /// # Errors
+    /// As [`VectorEnv::step`], and `Error::Interrupted` when stopped.
+    pub fn step_or_stop<A: ActionInt>(
+        &mut self,
+        actions: &[i64],
+        out: Outputs<'_, A>,
+        stop: &StopFlag,
+    ) -> Result<()> {
         out.check(&self.shared.dims)?;
         self.check_width::<A>()?;
         self.check_actions(actions)?;
-        self.chunks(out, |shared, first, slots, mut out| {
-            for (j, slot) in slots.iter_mut().enumerate() {
-                let i = first + j;
-                shared.step(i, slot, actions[i] as Action, &mut out, j);
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.clear();
+        pending.resize_with(self.slots.len(), || None);
+        let shared = &self.shared;
+        each_slot(self.pool.as_ref(), &mut self.slots, &mut pending, |i, slot, p| {
+            *p = shared.advance(i, slot, actions[i] as Action, stop);
+        });
+        if pending.iter().any(Option::is_none) || !stop.commit() {
+            pending.clear();
+            self.pending = pending;
+            return Err(interrupted());
+        }
+        self.chunks(out, &mut pending, |shared, _first, slots, steps, mut out| {
+            for (j, (slot, step)) in slots.iter_mut().zip(steps).enumerate() {
+                let step = step.take().expect("one worked-out step per env");
+                shared.commit(slot, step, &mut out, j);
             }
         });
+        self.pending = pending;
         Ok(())
     }
 
@@ -941,16 +1138,16 @@ impl<G: VectorGame> VectorEnv<G> {
         }
         let shared = &self.shared;
         let slot = &mut self.slots[i];
-        if !slot.game.same_shape(&game) {
+        if !slot.play.game.same_shape(&game) {
             return invalid!("env {i}: the state is of another game (rules, size or players)");
         }
         let Some(p) = game.to_move(&state) else {
             return invalid!("env {i}: cannot load a finished game");
         };
-        if shared.single_agent() && p != slot.learner {
+        if shared.single_agent() && p != slot.play.learner {
             return invalid!(
                 "env {i}: the learner (player {}) must be to move, not player {p}",
-                slot.learner
+                slot.play.learner
             );
         }
         if game.max_legal_actions(&state) > shared.dims.legal_width {
@@ -960,13 +1157,13 @@ impl<G: VectorGame> VectorEnv<G> {
             );
         }
         if let Some(make) = &shared.options.opponent {
-            let seed = game_seed(shared.seed, i, slot.index);
-            if !Arc::ptr_eq(&slot.game, &game) {
-                slot.agent = Some(make(&game, splitmix64(seed ^ 0x6C6F_6164)));
+            let seed = game_seed(shared.seed, i, slot.play.index);
+            if !Arc::ptr_eq(&slot.play.game, &game) {
+                slot.play.agent = Some(make(&game, splitmix64(seed ^ 0x6C6F_6164)));
             }
         }
-        slot.game = game;
-        slot.state = state;
+        slot.play.game = game;
+        slot.play.state = state;
         let (_, rest) = out.split(i, &shared.dims);
         let (mut row, _) = rest.split(1, &shared.dims);
         shared.quiet(slot, &mut row, 0);

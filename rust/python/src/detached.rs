@@ -1,6 +1,8 @@
 //! Long calls run with the GIL released on a worker thread while the calling thread waits on a
 //! condition variable, waking every 50 ms to check for signals: Ctrl-C sets the call's stop flag, waits
-//! for the worker to wind down and raises `KeyboardInterrupt`.
+//! for the worker to wind down and raises `KeyboardInterrupt`. Work that is all or nothing
+//! commits its flag when it takes effect ([`StopFlag::commit`]): a Ctrl-C that comes after
+//! that returns its result and is raised at Python's next check instead.
 
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -61,9 +63,21 @@ pub fn run<T: Send>(
                 });
             }
             if let Err(e) = py.check_signals() {
-                stop.stop();
-                let _ = py.detach(|| handle.join());
-                return Err(e);
+                if stop.stop_unless_committed() {
+                    let _ = py.detach(|| handle.join());
+                    return Err(e);
+                }
+                // The work had already taken effect (it committed its flag): its result is
+                // returned, and the interrupt raised at Python's next check.
+                drop(e);
+                // SAFETY: called with the GIL held; it only marks SIGINT as arrived.
+                unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+                let joined = py.detach(|| handle.join());
+                return joined.map_err(|_| {
+                    PyRuntimeError::new_err(
+                        "the engine failed (an internal error); please report it",
+                    )
+                });
             }
         }
     })

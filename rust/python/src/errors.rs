@@ -2,7 +2,7 @@
 
 use pingvinas_engine::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -25,6 +25,7 @@ pub fn to_py(err: Error) -> PyErr {
         Error::Invalid(m) => PyValueError::new_err(m),
         // Only a stop flag raised by Ctrl-C interrupts a call from Python.
         Error::Interrupted(m) => PyKeyboardInterrupt::new_err(m),
+        Error::Memory(m) => PyMemoryError::new_err(m),
     }
 }
 

@@ -8,7 +8,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use numpy::{
-    PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
 use pingvinas_engine::search::puct::Stepped;
@@ -41,11 +41,8 @@ struct Views<'py> {
 }
 
 fn view<'py>(array: &Bound<'py, PyAny>, rows: usize) -> PyResult<Bound<'py, PyAny>> {
-    let v = array.get_item(PySlice::new(array.py(), 0, rows as isize, 1))?;
-    let kwargs = PyDict::new(array.py());
-    kwargs.set_item("write", false)?;
-    v.call_method("setflags", (), Some(&kwargs))?;
-    Ok(v)
+    // A slice of a frozen array: read-only, for good.
+    array.get_item(PySlice::new(array.py(), 0, rows as isize, 1))
 }
 
 /// An evaluator's output as a C-contiguous float32 array of `shape`, or a `ValueError` that
@@ -205,12 +202,15 @@ pub fn drive<G: Game, W: Stepped<G>>(
             bytes >> 20
         )));
     }
-    let obs_array = PyArrayDyn::<f32>::zeros(
+    let obs_array = crate::arrays::zeros::<f32, numpy::IxDyn>(
         py,
-        [cap, obs_shape[0], obs_shape[1], obs_shape[2]].as_slice(),
-        false,
-    );
-    let mask_array = PyArray2::<bool>::zeros(py, [cap, a_len], false);
+        &[cap, obs_shape[0], obs_shape[1], obs_shape[2]],
+    )?
+    .into_bound(py);
+    let mask_array = crate::arrays::zeros::<bool, numpy::Ix2>(py, &[cap, a_len])?.into_bound(py);
+    // Views of frozen arrays cannot be made writeable by the evaluator.
+    crate::arrays::freeze(obs_array.as_any())?;
+    crate::arrays::freeze(mask_array.as_any())?;
     // SAFETY: both arrays were made just above, are C-contiguous and owned here; Python code
     // only ever sees read-only views of them, during the evaluator's call, when Rust does not
     // write to them.

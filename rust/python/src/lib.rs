@@ -1,6 +1,7 @@
 //! The `pingvinas._core` extension module: bindings only; the rules live in `pingvinas-engine`.
 
 mod args;
+mod arrays;
 mod detached;
 mod errors;
 mod evaluator;

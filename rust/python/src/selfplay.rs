@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::{AnyFish, FishGame, Width, W1024};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
@@ -14,10 +14,10 @@ use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::search::puct::{PuctConfig, MAX_BATCH};
 use pingvinas_engine::search::{Evaluate, StopFlag};
 use pingvinas_engine::selfplay::{
-    game_seeds, play_many_mcts, GameRecord, Maker, SelfPlay, SelfPlayConfig,
+    game_seeds, play_many_mcts, GameRecord, Maker, SelfPlay, SelfPlayConfig, MAX_GAMES,
 };
 use pingvinas_engine::vector::VectorGame;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -88,6 +88,15 @@ fn makers(game: &Bound<'_, PyAny>) -> PyResult<Makers> {
     )))
 }
 
+/// An empty vector with room for `len` values, or `MemoryError` naming `what`.
+fn buffer<T>(len: usize, what: &str) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        PyMemoryError::new_err(format!("self-play data: cannot allocate {len} {what}"))
+    })?;
+    Ok(v)
+}
+
 /// The records as a dict of numpy arrays (see `pingvinas.selfplay.SelfPlayData`).
 fn arrays<'py>(
     py: Python<'py>,
@@ -97,13 +106,13 @@ fn arrays<'py>(
     players: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let n: usize = records.iter().map(GameRecord::len).sum();
-    let mut obs = Vec::with_capacity(n * shape.iter().product::<usize>());
-    let mut masks = Vec::with_capacity(n * a_len);
-    let mut policies = Vec::with_capacity(n * a_len);
-    let mut to_move = Vec::with_capacity(n);
-    let mut returns = Vec::with_capacity(n * players);
-    let mut game_ids = Vec::with_capacity(n);
-    let mut move_numbers = Vec::with_capacity(n);
+    let mut obs = buffer(n * shape.iter().product::<usize>(), "observations")?;
+    let mut masks = buffer(n * a_len, "legal masks")?;
+    let mut policies = buffer(n * a_len, "policies")?;
+    let mut to_move = buffer(n, "players to move")?;
+    let mut returns = buffer(n * players, "returns")?;
+    let mut game_ids = buffer(n, "game ids")?;
+    let mut move_numbers = buffer(n, "move numbers")?;
     for r in records {
         obs.extend_from_slice(&r.observations);
         masks.extend_from_slice(&r.masks);
@@ -234,7 +243,7 @@ fn run<'py, G: VectorGame, E: Evaluate<G> + 'static>(
 pub fn selfplay<'py>(
     py: Python<'py>,
     game: &Bound<'py, PyAny>,
-    games: Vec<i64>,
+    games: PyReadonlyArray1<'py, i64>,
     simulations: &Bound<'py, PyAny>,
     evaluator: Option<&Bound<'py, PyAny>>,
     temperature: f64,
@@ -253,8 +262,18 @@ pub fn selfplay<'py>(
         Some(e) => Some(crate::evaluator::check_evaluator(e)?.into_bound(py)),
         None => None,
     };
-    let mut ids = Vec::with_capacity(games.len());
-    for g in games {
+    let games = games.as_array();
+    if games.len() > MAX_GAMES {
+        return Err(PyValueError::new_err(format!(
+            "games: {} games asked for, at most {MAX_GAMES} in one call",
+            games.len()
+        )));
+    }
+    let mut ids = Vec::new();
+    ids.try_reserve_exact(games.len()).map_err(|_| {
+        PyMemoryError::new_err(format!("cannot allocate {} game indices", games.len()))
+    })?;
+    for &g in games {
         if g < 0 {
             return Err(PyValueError::new_err(format!(
                 "game indices must not be negative, got {g}"

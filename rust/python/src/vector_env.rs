@@ -3,27 +3,28 @@
 //! the object-safe [`Envs`], so one Python class serves both games.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, TryLockError};
 
 use numpy::{
-    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
-    PyUntypedArrayMethods,
+    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn,
+    PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::{AnyFish, Config as FishConfig, FishGame, Width};
 use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
-use pingvinas_engine::search::{Budget, Choice, Evaluate};
+use pingvinas_engine::search::{Budget, Choice, Evaluate, StopFlag};
 use pingvinas_engine::vector::{
     self, AgentMaker, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source, VectorGame,
 };
 use pingvinas_engine::Game;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::args;
-use crate::errors::ToPyResult;
+use crate::arrays::{read_only, zeros};
+use crate::errors::{InvalidMoveError, ToPyResult};
 use crate::fish::{PyFish, PyFishState};
 use crate::marathon::{PyMarathon, PyMarathonState};
 
@@ -45,8 +46,9 @@ where
 {
     /// The Python state object of `state`.
     fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>>;
-    /// The game and state of a Python state object of this game, if it is one.
-    fn from_object(obj: &Bound<'_, PyAny>) -> Option<(Arc<Self>, Self::State)>;
+    /// The game and state of a Python state object of this game, or what is wrong with it
+    /// (`env` is this env's game, for the message).
+    fn from_object(obj: &Bound<'_, PyAny>, env: &Self) -> PyResult<(Arc<Self>, Self::State)>;
     /// The Python class of its states, for messages.
     const STATE_CLASS: &'static str;
 }
@@ -59,10 +61,19 @@ impl<W: Width> PyGame for FishGame<W> {
         let (game, state) = (Arc::new(W::any_game(game)), W::any_state(state));
         Ok(Py::new(py, PyFishState { game, state })?.into_any())
     }
-    fn from_object(obj: &Bound<'_, PyAny>) -> Option<(Arc<Self>, Self::State)> {
-        let s = obj.cast::<PyFishState>().ok()?.borrow();
-        // A state of a board on another word: a board of another size, refused as such.
-        Some((W::game_of(&s.game)?.clone(), *W::state_of(&s.state)?))
+    fn from_object(obj: &Bound<'_, PyAny>, env: &Self) -> PyResult<(Arc<Self>, Self::State)> {
+        let s = obj.cast::<PyFishState>().map_err(|_| wrong_class::<Self>(obj))?.borrow();
+        // A state of a board on another word: a board of another size.
+        match (W::game_of(&s.game), W::state_of(&s.state)) {
+            (Some(game), Some(state)) => Ok((game.clone(), *state)),
+            _ => Err(PyValueError::new_err(format!(
+                "set_state: the state's board is {}x{}, this env's is {}x{}",
+                s.game.rows(),
+                s.game.cols(),
+                env.board().rows(),
+                env.board().cols()
+            ))),
+        }
     }
 }
 
@@ -71,18 +82,47 @@ impl PyGame for Marathon {
     fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>> {
         Ok(Py::new(py, PyMarathonState { game, state })?.into_any())
     }
-    fn from_object(obj: &Bound<'_, PyAny>) -> Option<(Arc<Self>, Self::State)> {
-        let s = obj.cast::<PyMarathonState>().ok()?.borrow();
-        Some((s.game.clone(), s.state))
+    fn from_object(obj: &Bound<'_, PyAny>, _env: &Self) -> PyResult<(Arc<Self>, Self::State)> {
+        let s = obj
+            .cast::<PyMarathonState>()
+            .map_err(|_| wrong_class::<Self>(obj))?
+            .borrow();
+        Ok((s.game.clone(), s.state))
     }
+}
+
+/// The `TypeError` for a state object of another class.
+fn wrong_class<G: PyGame>(obj: &Bound<'_, PyAny>) -> PyErr
+where
+    G::State: Send,
+{
+    let got = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "another object".to_string(), |n| n.to_string());
+    PyTypeError::new_err(format!(
+        "set_state: expected a {} (this env plays {}), got {got}",
+        G::STATE_CLASS,
+        G::NAME,
+    ))
 }
 
 /// The engine env of either game, object-safe.
 trait Envs: Send + Sync {
     fn dims(&self) -> Dims;
-    fn reset(&mut self, seed: Option<u64>, out: Out<'_>) -> pingvinas_engine::Result<()>;
+    fn reset(
+        &mut self,
+        seed: Option<u64>,
+        out: Out<'_>,
+        stop: &StopFlag,
+    ) -> pingvinas_engine::Result<()>;
     fn observe(&mut self, out: Out<'_>) -> pingvinas_engine::Result<()>;
-    fn step(&mut self, actions: &[i64], out: Out<'_>) -> pingvinas_engine::Result<()>;
+    fn step(
+        &mut self,
+        actions: &[i64],
+        out: Out<'_>,
+        stop: &StopFlag,
+    ) -> pingvinas_engine::Result<()>;
     fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>>;
     fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()>;
     fn seed(&self) -> u64;
@@ -106,27 +146,30 @@ where
     fn dims(&self) -> Dims {
         *vector::VectorEnv::dims(self)
     }
-    fn reset(&mut self, seed: Option<u64>, out: Out<'_>) -> pingvinas_engine::Result<()> {
-        with_out!(out, o => vector::VectorEnv::reset(self, seed, o))
+    fn reset(
+        &mut self,
+        seed: Option<u64>,
+        out: Out<'_>,
+        stop: &StopFlag,
+    ) -> pingvinas_engine::Result<()> {
+        with_out!(out, o => vector::VectorEnv::reset_or_stop(self, seed, o, stop))
     }
     fn observe(&mut self, out: Out<'_>) -> pingvinas_engine::Result<()> {
         with_out!(out, o => vector::VectorEnv::observe(self, o))
     }
-    fn step(&mut self, actions: &[i64], out: Out<'_>) -> pingvinas_engine::Result<()> {
-        with_out!(out, o => vector::VectorEnv::step(self, actions, o))
+    fn step(
+        &mut self,
+        actions: &[i64],
+        out: Out<'_>,
+        stop: &StopFlag,
+    ) -> pingvinas_engine::Result<()> {
+        with_out!(out, o => vector::VectorEnv::step_or_stop(self, actions, o, stop))
     }
     fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
         G::state_object(py, self.game(i).clone(), *self.state(i))
     }
     fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()> {
-        let Some((game, state)) = G::from_object(obj) else {
-            return Err(PyTypeError::new_err(format!(
-                "set_state: expected a {} (this env plays {}), got {}",
-                G::STATE_CLASS,
-                G::NAME,
-                obj.get_type().name()?
-            )));
-        };
+        let (game, state) = G::from_object(obj, self.game(i))?;
         with_out!(out, o => vector::VectorEnv::set_state(self, i, game, state, o)).py()
     }
     fn seed(&self) -> u64 {
@@ -146,7 +189,9 @@ enum Legal {
     I32(Py<PyArray2<i32>>, Py<PyArray1<i32>>),
 }
 
-/// The numpy arrays every call writes into (made once per env).
+/// The numpy arrays every call writes into (made once per env). Python never sees them: it gets
+/// read-only views of them ([`Shown`]), so nothing but the env writes into them (a step clears
+/// only the mask entries it set).
 struct Buffers {
     observations: Py<PyArray4<f32>>,
     mask: Py<PyArray2<bool>>,
@@ -160,47 +205,77 @@ struct Buffers {
     final_returns: Py<PyArray2<f32>>,
 }
 
+/// The read-only views of the buffers that every call returns.
+struct Shown {
+    observations: Py<PyAny>,
+    mask: Py<PyAny>,
+    legal: Py<PyAny>,
+    count: Py<PyAny>,
+    to_move: Py<PyAny>,
+    rewards: Py<PyAny>,
+    terminated: Py<PyAny>,
+    truncated: Py<PyAny>,
+    ended: Py<PyAny>,
+    final_observations: Py<PyAny>,
+    final_returns: Py<PyAny>,
+}
+
 impl Buffers {
-    fn new(py: Python<'_>, d: &Dims, single_agent: bool) -> Buffers {
+    fn new(py: Python<'_>, d: &Dims, single_agent: bool) -> PyResult<Buffers> {
         let n = d.num_envs;
         let [p, r, c] = d.observation_shape;
         let legal = if d.num_actions <= i16::MAX as usize + 1 {
-            Legal::I16(
-                PyArray2::zeros(py, [n, d.legal_width], false).unbind(),
-                PyArray1::zeros(py, n, false).unbind(),
-            )
+            Legal::I16(zeros(py, &[n, d.legal_width])?, zeros(py, &[n])?)
         } else {
-            Legal::I32(
-                PyArray2::zeros(py, [n, d.legal_width], false).unbind(),
-                PyArray1::zeros(py, n, false).unbind(),
-            )
+            Legal::I32(zeros(py, &[n, d.legal_width])?, zeros(py, &[n])?)
         };
         let rewards = if single_agent {
             vec![n]
         } else {
             vec![n, d.players]
         };
-        Buffers {
-            observations: PyArray4::zeros(py, [n, p, r, c], false).unbind(),
-            mask: PyArray2::zeros(py, [n, d.num_actions], false).unbind(),
+        Ok(Buffers {
+            observations: zeros(py, &[n, p, r, c])?,
+            mask: zeros(py, &[n, d.num_actions])?,
             legal,
-            to_move: PyArray1::zeros(py, n, false).unbind(),
-            rewards: PyArrayDyn::zeros(py, rewards, false).unbind(),
-            terminated: PyArray1::zeros(py, n, false).unbind(),
-            truncated: PyArray1::zeros(py, n, false).unbind(),
-            ended: PyArray1::zeros(py, n, false).unbind(),
-            final_observations: PyArray4::zeros(py, [n, p, r, c], false).unbind(),
-            final_returns: PyArray2::zeros(py, [n, d.players], false).unbind(),
-        }
+            to_move: zeros(py, &[n])?,
+            rewards: zeros(py, &rewards)?,
+            terminated: zeros(py, &[n])?,
+            truncated: zeros(py, &[n])?,
+            ended: zeros(py, &[n])?,
+            final_observations: zeros(py, &[n, p, r, c])?,
+            final_returns: zeros(py, &[n, d.players])?,
+        })
+    }
+
+    /// The read-only views handed to Python.
+    fn shown(&self, py: Python<'_>) -> PyResult<Shown> {
+        let (legal, count) = match &self.legal {
+            Legal::I16(l, c) => (read_only(py, l)?, read_only(py, c)?),
+            Legal::I32(l, c) => (read_only(py, l)?, read_only(py, c)?),
+        };
+        Ok(Shown {
+            observations: read_only(py, &self.observations)?,
+            mask: read_only(py, &self.mask)?,
+            legal,
+            count,
+            to_move: read_only(py, &self.to_move)?,
+            rewards: read_only(py, &self.rewards)?,
+            terminated: read_only(py, &self.terminated)?,
+            truncated: read_only(py, &self.truncated)?,
+            ended: read_only(py, &self.ended)?,
+            final_observations: read_only(py, &self.final_observations)?,
+            final_returns: read_only(py, &self.final_returns)?,
+        })
     }
 
     /// Mutable views of every buffer for one call.
     ///
     /// # Safety
     /// The arrays were made by [`Buffers::new`], are C-contiguous and never resized (numpy
-    /// refuses to resize an array something else refers to, and the env always does); the
-    /// views live for one call while the env is borrowed mutably, so no other call of this
-    /// env writes them meanwhile.
+    /// refuses to resize an array something else refers to, and the env always does); Python
+    /// holds only read-only views of them; the views live for one call while the env's lock is
+    /// held, so no other call of this env writes them meanwhile.
     unsafe fn outputs<'a>(&'a self, py: Python<'a>) -> Out<'a> {
         fn slice<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
             py: Python<'a>,
@@ -277,12 +352,12 @@ impl Buffers {
 ///
 /// An action outside the action space raises ``InvalidMoveError``, an illegal one
 /// ``IllegalMoveError("env 17: action 42 is illegal (...)")``; in both cases no env has moved.
-#[pyclass(module = "pingvinas", name = "VectorEnv")]
+#[pyclass(module = "pingvinas", name = "VectorEnv", frozen)]
 pub struct PyVectorEnv {
-    inner: Box<dyn Envs>,
-    bufs: Buffers,
-    /// The actions of the last step, read from Python (reused).
-    actions: Vec<i64>,
+    /// What a call changes; a second thread calling meanwhile is told the env is busy.
+    core: Mutex<Core>,
+    /// The read-only views of the buffers, the same objects on every call.
+    shown: Shown,
     dims: Dims,
     game: Py<PyAny>,
     threads: usize,
@@ -290,9 +365,21 @@ pub struct PyVectorEnv {
     learner: Option<Learner>,
     reward: Reward,
     copy: bool,
+    /// Whether a step may take long (opponents that search, or very many envs): it then runs
+    /// on a worker thread that Ctrl-C stops.
+    long: bool,
 }
 
-/// The opponent of `name`, its evaluation built by `eval` (once, or per game when `per_game`).
+/// The engine env, its buffers and the actions of the last step (reused).
+struct Core {
+    inner: Box<dyn Envs>,
+    bufs: Buffers,
+    actions: Vec<i64>,
+}
+
+/// Envs from which a step always runs on a worker thread that Ctrl-C stops.
+const LONG_ENVS: usize = 1 << 14;
+
 fn opponent<G, E>(
     name: &str,
     eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
@@ -330,6 +417,7 @@ fn fish_env(
     seed: u64,
     options: Options<()>,
     opponent_name: Option<&str>,
+    long: bool,
 ) -> PyResult<Box<dyn Envs>> {
     let config = game.call_method0("to_config")?;
     let text: String = py
@@ -341,28 +429,30 @@ fn fish_env(
     match config.grid().py()? {
         Some(grid) => match AnyFish::new(rules, &grid).py()? {
             AnyFish::Narrow(g) => {
-                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+                fish_env_on(py, Source::Fixed(g), num_envs, seed, options, opponent_name, long)
             }
             AnyFish::Wide(g) => {
-                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+                fish_env_on(py, Source::Fixed(g), num_envs, seed, options, opponent_name, long)
             }
             AnyFish::Huge(g) => {
-                fish_env_on(Source::Fixed(g), num_envs, seed, options, opponent_name)
+                fish_env_on(py, Source::Fixed(g), num_envs, seed, options, opponent_name, long)
             }
         },
         None => {
             let deal = Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed))));
-            fish_env_on::<u64>(deal, num_envs, seed, options, opponent_name)
+            fish_env_on::<u64>(py, deal, num_envs, seed, options, opponent_name, long)
         }
     }
 }
 
 fn fish_env_on<W: Width>(
+    py: Python<'_>,
     source: Source<FishGame<W>>,
     num_envs: usize,
     seed: u64,
     options: Options<()>,
     opponent_name: Option<&str>,
+    long: bool,
 ) -> PyResult<Box<dyn Envs>> {
     let mut options = Options {
         threads: options.threads,
@@ -381,17 +471,21 @@ fn fish_env_on<W: Width>(
             })?,
         });
     }
-    let env = vector::VectorEnv::new(source, num_envs, seed, options).py()?;
+    let env = detached(py, long, move |stop| {
+        vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
+    })?;
     Ok(Box::new(env))
 }
 
 /// The engine env for a Marathon variant.
 fn marathon_env(
+    py: Python<'_>,
     game: &Bound<'_, PyMarathon>,
     num_envs: usize,
     seed: u64,
     options: Options<Marathon>,
     opponent_name: Option<&str>,
+    long: bool,
 ) -> PyResult<Box<dyn Envs>> {
     let state = game.call_method0("new_state")?;
     let game: Arc<Marathon> = state.cast::<PyMarathonState>()?.borrow().game.clone();
@@ -400,73 +494,111 @@ fn marathon_env(
         let eval = Arc::new(MarathonEval::new(&game, MarathonEvalConfig::default()));
         options.opponent = Some(opponent(name, move |_| eval.clone())?);
     }
-    let env = vector::VectorEnv::new(Source::Fixed(game), num_envs, seed, options).py()?;
+    let env = detached(py, long, move |stop| {
+        vector::VectorEnv::new_or_stop(Source::Fixed(game), num_envs, seed, options, stop)
+    })?;
     Ok(Box::new(env))
 }
 
-/// Runs engine work off the GIL; a panic becomes a `RuntimeError`.
+
+/// Runs engine work off the GIL: on a worker thread that Ctrl-C stops when `long` (the work
+/// is then stopped by its flag and changes nothing), else on this thread; a panic becomes a
+/// `RuntimeError`.
 fn detached<T: Send>(
     py: Python<'_>,
-    work: impl FnOnce() -> pingvinas_engine::Result<T> + Send,
+    long: bool,
+    work: impl FnOnce(&StopFlag) -> pingvinas_engine::Result<T> + Send,
 ) -> PyResult<T> {
-    py.detach(|| catch_unwind(AssertUnwindSafe(work)))
+    let stop = StopFlag::new();
+    if long {
+        return crate::detached::run(py, &stop, work)?.py();
+    }
+    py.detach(|| catch_unwind(AssertUnwindSafe(|| work(&stop))))
         .map_err(|_| {
             PyRuntimeError::new_err("the engine failed (an internal error); please report it")
         })?
         .py()
 }
 
-impl PyVectorEnv {
-    /// Reads `actions` (any integer array or sequence of shape `(num_envs,)`) into
-    /// `self.actions`.
-    fn read_actions(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
-        let n = self.dims.num_envs;
-        let array = match actions.cast::<PyUntypedArray>() {
-            Ok(a) => a.clone(),
-            Err(_) => {
-                if actions.is_instance_of::<PyString>() {
-                    return Err(PyTypeError::new_err(
-                        "actions must be an int array of shape (num_envs,), not a str",
-                    ));
-                }
-                py.import("numpy")?
-                    .call_method1("asarray", (actions,))?
-                    .cast_into::<PyUntypedArray>()?
+/// Reads `actions` (any integer array or sequence of shape `(n,)`) into `out`.
+fn read_actions(
+    py: Python<'_>,
+    actions: &Bound<'_, PyAny>,
+    n: usize,
+    num_actions: usize,
+    out: &mut Vec<i64>,
+) -> PyResult<()> {
+    let array = match actions.cast::<PyUntypedArray>() {
+        Ok(a) => a.clone(),
+        Err(_) => {
+            if actions.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err(
+                    "actions must be an int array of shape (num_envs,), not a str",
+                ));
             }
+            py.import("numpy")?
+                .call_method1("asarray", (actions,))?
+                .cast_into::<PyUntypedArray>()?
+        }
+    };
+    let dtype = array.dtype();
+    let kind = dtype.kind();
+    if kind != b'i' && kind != b'u' {
+        let what = if kind == b'b' {
+            "bools".to_string()
+        } else {
+            format!("dtype {}", dtype.str()?)
         };
-        let dtype = array.dtype();
-        let kind = dtype.kind();
-        if kind != b'i' && kind != b'u' {
-            let what = if kind == b'b' {
-                "bools".to_string()
-            } else {
-                format!("dtype {}", dtype.str()?)
-            };
-            return Err(PyTypeError::new_err(format!(
-                "actions must be ints (an integer array of shape ({n},)), not {what}"
-            )));
+        return Err(PyTypeError::new_err(format!(
+            "actions must be ints (an integer array of shape ({n},)), not {what}"
+        )));
+    }
+    if array.shape() != [n] {
+        return Err(PyValueError::new_err(format!(
+            "actions must have shape ({n},) (one per env), not {:?}",
+            array.shape()
+        )));
+    }
+    out.clear();
+    macro_rules! read {
+        ($($t:ty),*) => {
+            $(if let Ok(a) = array.cast::<PyArray1<$t>>() {
+                let a = a
+                    .try_readonly()
+                    .map_err(|e| PyValueError::new_err(format!("actions: {e}")))?;
+                for (i, &x) in a.as_array().iter().enumerate() {
+                    // Beyond i64 (a uint64 action): refused here, with its own value.
+                    let Some(x) = i64::try_from(x).ok() else {
+                        return Err(InvalidMoveError::new_err(format!(
+                            "env {i}: action {x} is not in the action space (0 to {}); no env \
+                             was stepped",
+                            num_actions - 1
+                        )));
+                    };
+                    out.push(x);
+                }
+                return Ok(());
+            })*
+        };
+    }
+    read!(i64, i32, i16, i8, u64, u32, u16, u8);
+    Err(PyTypeError::new_err(format!(
+        "actions: unsupported integer dtype {}",
+        dtype.str()?
+    )))
+}
+
+impl PyVectorEnv {
+    /// The env's core, or `RuntimeError` while another thread is using it.
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, Core>> {
+        match self.core.try_lock() {
+            Ok(guard) => Ok(guard),
+            Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err(
+                "VectorEnv is busy: another thread is using it (use one VectorEnv per thread)",
+            )),
+            // Every call leaves the core whole (a panic is caught inside the call).
+            Err(TryLockError::Poisoned(e)) => Ok(e.into_inner()),
         }
-        if array.shape() != [n] {
-            return Err(PyValueError::new_err(format!(
-                "actions must have shape ({n},) (one per env), not {:?}",
-                array.shape()
-            )));
-        }
-        self.actions.clear();
-        macro_rules! read {
-            ($($t:ty),*) => {
-                $(if let Ok(a) = array.cast::<PyArray1<$t>>() {
-                    let a = a.try_readonly().map_err(|e| PyValueError::new_err(format!("actions: {e}")))?;
-                    self.actions.extend(a.as_array().iter().map(|&x| i64::try_from(x).unwrap_or(i64::MAX)));
-                    return Ok(());
-                })*
-            };
-        }
-        read!(i64, i32, i16, i8, u64, u32, u16, u8);
-        Err(PyTypeError::new_err(format!(
-            "actions: unsupported integer dtype {}",
-            dtype.str()?
-        )))
     }
 
     /// The env index `i`, checked.
@@ -492,8 +624,9 @@ impl PyVectorEnv {
             })
     }
 
-    /// A returned array: the buffer itself, or a copy with `copy=True`.
-    fn give<'py>(&self, array: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    /// A returned array: the read-only view, or a copy with `copy=True`.
+    fn give<'py>(&self, py: Python<'py>, array: &Py<PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let array = array.bind(py).clone();
         if self.copy {
             array.call_method0("copy")
         } else {
@@ -502,36 +635,16 @@ impl PyVectorEnv {
     }
 
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let b = &self.bufs;
+        let b = &self.shown;
         let info = PyDict::new(py);
-        info.set_item(
-            "legal_action_mask",
-            self.give(b.mask.bind(py).clone().into_any())?,
-        )?;
-        let (legal, count) = match &b.legal {
-            Legal::I16(l, c) => (l.bind(py).clone().into_any(), c.bind(py).clone().into_any()),
-            Legal::I32(l, c) => (l.bind(py).clone().into_any(), c.bind(py).clone().into_any()),
-        };
-        info.set_item("legal_actions", self.give(legal)?)?;
-        info.set_item("legal_action_count", self.give(count)?)?;
-        info.set_item("to_move", self.give(b.to_move.bind(py).clone().into_any())?)?;
-        info.set_item(
-            "final_mask",
-            self.give(b.ended.bind(py).clone().into_any())?,
-        )?;
-        info.set_item(
-            "final_observation",
-            self.give(b.final_observations.bind(py).clone().into_any())?,
-        )?;
-        info.set_item(
-            "final_returns",
-            self.give(b.final_returns.bind(py).clone().into_any())?,
-        )?;
+        info.set_item("legal_action_mask", self.give(py, &b.mask)?)?;
+        info.set_item("legal_actions", self.give(py, &b.legal)?)?;
+        info.set_item("legal_action_count", self.give(py, &b.count)?)?;
+        info.set_item("to_move", self.give(py, &b.to_move)?)?;
+        info.set_item("final_mask", self.give(py, &b.ended)?)?;
+        info.set_item("final_observation", self.give(py, &b.final_observations)?)?;
+        info.set_item("final_returns", self.give(py, &b.final_returns)?)?;
         Ok(info)
-    }
-
-    fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.give(self.bufs.observations.bind(py).clone().into_any())
     }
 }
 
@@ -600,6 +713,7 @@ impl PyVectorEnv {
                 )))
             }
         };
+        let long = num_envs >= LONG_ENVS || opponent.as_deref().is_some_and(|o| o.starts_with("mcts"));
         let inner: Box<dyn Envs> = if let Ok(fish) = game.cast::<PyFish>() {
             let options = Options {
                 threads,
@@ -607,7 +721,7 @@ impl PyVectorEnv {
                 opponent: None,
                 learner,
             };
-            fish_env(py, fish, num_envs, seed, options, opponent.as_deref())?
+            fish_env(py, fish, num_envs, seed, options, opponent.as_deref(), long)?
         } else if let Ok(marathon) = game.cast::<PyMarathon>() {
             let options = Options {
                 threads,
@@ -615,7 +729,7 @@ impl PyVectorEnv {
                 opponent: None,
                 learner,
             };
-            marathon_env(marathon, num_envs, seed, options, opponent.as_deref())?
+            marathon_env(py, marathon, num_envs, seed, options, opponent.as_deref(), long)?
         } else {
             return Err(PyTypeError::new_err(format!(
                 "game must be a pingvinas Fish or Marathon, not {}",
@@ -623,35 +737,41 @@ impl PyVectorEnv {
             )));
         };
         let dims = inner.dims();
-        let bufs = Buffers::new(py, &dims, opponent.is_some());
-        let mut env = PyVectorEnv {
+        let bufs = Buffers::new(py, &dims, opponent.is_some())?;
+        let mut actions = Vec::new();
+        actions
+            .try_reserve_exact(num_envs)
+            .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {num_envs} actions")))?;
+        let mut core = Core {
             inner,
             bufs,
-            actions: Vec::with_capacity(num_envs),
+            actions,
+        };
+        // SAFETY: see `Buffers::outputs`.
+        let out = unsafe { core.bufs.outputs(py) };
+        let inner = &mut core.inner;
+        detached(py, false, move |_| inner.observe(out))?;
+        let shown = core.bufs.shown(py)?;
+        Ok(PyVectorEnv {
+            core: Mutex::new(core),
+            shown,
             dims,
             game: game.clone().unbind(),
             threads,
+            learner: opponent.is_some().then_some(learner),
             opponent,
-            learner: None,
             reward,
             copy,
-        };
-        if env.opponent.is_some() {
-            env.learner = Some(learner);
-        }
-        // SAFETY: see `Buffers::outputs`.
-        let out = unsafe { env.bufs.outputs(py) };
-        let inner = &mut env.inner;
-        detached(py, move || inner.observe(out))?;
-        Ok(env)
+            long,
+        })
     }
 
     /// Starts a new game in every env and returns ``(observations, info)``. With ``seed`` (any
     /// int) the games are game 0 of each env's stream from that seed; without, the next game of
-    /// each env's stream.
+    /// each env's stream. Ctrl-C stops it (``KeyboardInterrupt``), and then no env has changed.
     #[pyo3(signature = (seed = None, options = None))]
     fn reset<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         seed: Option<&Bound<'py, PyAny>>,
         options: Option<&Bound<'py, PyAny>>,
@@ -663,37 +783,54 @@ impl PyVectorEnv {
             Some(s) if !s.is_none() => Some(args::seed(s)?),
             _ => None,
         };
+        let mut core = self.lock()?;
+        let core = &mut *core;
         // SAFETY: see `Buffers::outputs`.
-        let out = unsafe { self.bufs.outputs(py) };
-        let inner = &mut self.inner;
-        detached(py, move || inner.reset(seed, out))?;
-        PyTuple::new(py, [self.observations(py)?, self.info(py)?.into_any()])
+        let out = unsafe { core.bufs.outputs(py) };
+        let inner = &mut core.inner;
+        detached(py, self.long, move |stop| inner.reset(seed, out, stop))?;
+        PyTuple::new(
+            py,
+            [
+                self.give(py, &self.shown.observations)?,
+                self.info(py)?.into_any(),
+            ],
+        )
     }
 
     /// Plays ``actions[i]`` in env ``i`` for every env; returns ``(observations, rewards,
     /// terminations, truncations, info)``. Raises ``IllegalMoveError`` / ``InvalidMoveError``
     /// naming the first env whose action is illegal or outside the action space, ``TypeError``
     /// / ``ValueError`` for actions that are not ints of shape ``(num_envs,)``; then no env has
-    /// moved.
+    /// moved. Ctrl-C stops a long step (opponents that search) within about 50 ms: it raises
+    /// ``KeyboardInterrupt`` and no env has moved either (a step is all or nothing).
     fn step<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        self.read_actions(py, actions)?;
+        let mut core = self.lock()?;
+        let core = &mut *core;
+        read_actions(
+            py,
+            actions,
+            self.dims.num_envs,
+            self.dims.num_actions,
+            &mut core.actions,
+        )?;
         // SAFETY: see `Buffers::outputs`.
-        let out = unsafe { self.bufs.outputs(py) };
-        let inner = &mut self.inner;
-        let actions = &self.actions;
-        detached(py, move || inner.step(actions, out))?;
-        let b = &self.bufs;
+        let out = unsafe { core.bufs.outputs(py) };
+        let inner = &mut core.inner;
+        let actions = &core.actions;
+        detached(py, self.long, move |stop| inner.step(actions, out, stop))?;
+        let b = &self.shown;
         PyTuple::new(
             py,
             [
-                self.observations(py)?,
-                self.give(b.rewards.bind(py).clone().into_any())?,
-                self.give(b.terminated.bind(py).clone().into_any())?,
-                self.give(b.truncated.bind(py).clone().into_any())?,
+                self.give(py, &b.observations)?,
+                self.give(py, &b.rewards)?,
+                self.give(py, &b.terminated)?,
+                self.give(py, &b.truncated)?,
                 self.info(py)?.into_any(),
             ],
         )
@@ -703,13 +840,14 @@ impl PyVectorEnv {
     /// on it does not change the env).
     fn state(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let i = self.index(i)?;
-        self.inner.state_object(py, i)
+        self.lock()?.inner.state_object(py, i)
     }
 
     /// Every env's state (copies), in env order.
     fn states(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        let core = self.lock()?;
         (0..self.dims.num_envs)
-            .map(|i| self.inner.state_object(py, i))
+            .map(|i| core.inner.state_object(py, i))
             .collect()
     }
 
@@ -718,46 +856,67 @@ impl PyVectorEnv {
     /// buffers (the arrays returned last show it). Raises ``ValueError`` for a state of another
     /// game, a finished game, or (with an opponent) a state where the learner is not to move.
     fn set_state(
-        &mut self,
+        &self,
         py: Python<'_>,
         i: &Bound<'_, PyAny>,
         state: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let i = self.index(i)?;
+        let mut core = self.lock()?;
+        let core = &mut *core;
         // SAFETY: see `Buffers::outputs`.
-        let out = unsafe { self.bufs.outputs(py) };
-        self.inner.set_state(i, state, out)
+        let out = unsafe { core.bufs.outputs(py) };
+        core.inner.set_state(i, state, out)
     }
 
     /// The seed of game ``game`` of env ``env`` since the last seeded reset (default: its
-    /// current game): ``game.new_state(seed=...)`` deals the same Fish board.
+    /// current game; negative numbers count back from it, as env indices count from the end):
+    /// ``game.new_state(seed=...)`` deals the same Fish board.
     #[pyo3(signature = (env, game = None))]
     fn game_seed(&self, env: &Bound<'_, PyAny>, game: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let i = self.index(env)?;
+        let core = self.lock()?;
+        let current = core.inner.game_index(i);
         let k = match game {
-            Some(g) if !g.is_none() => args::count(g, "game", 0, u64::MAX)?,
-            _ => self.inner.game_index(i),
+            Some(g) if !g.is_none() => {
+                let g = args::int(g, "game")?;
+                match g.extract::<i64>() {
+                    Ok(back) if back < 0 => current.checked_add_signed(back + 1).ok_or_else(|| {
+                        PyValueError::new_err(format!(
+                            "game = {back}: env {i} has played {} games since the last seeded \
+                             reset (-1 is its current game)",
+                            current + 1
+                        ))
+                    })?,
+                    _ => args::count(&g, "game", 0, u64::MAX)?,
+                }
+            }
+            _ => current,
         };
-        Ok(vector::game_seed(self.inner.seed(), i, k))
+        Ok(vector::game_seed(core.inner.seed(), i, k))
     }
 
     /// The number of each env's current game since the last seeded reset (int64, a new array).
     #[getter]
-    fn game_index<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+    fn game_index<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let core = self.lock()?;
         let v: Vec<i64> = (0..self.dims.num_envs)
-            .map(|i| self.inner.game_index(i) as i64)
+            .map(|i| core.inner.game_index(i) as i64)
             .collect();
-        PyArray1::from_vec(py, v)
+        Ok(PyArray1::from_vec(py, v))
     }
 
     /// The learner's seat in each env (int32, a new array); None without an opponent.
     #[getter]
-    fn learners<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<i32>>> {
-        self.opponent.as_ref()?;
+    fn learners<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray1<i32>>>> {
+        if self.opponent.is_none() {
+            return Ok(None);
+        }
+        let core = self.lock()?;
         let v: Vec<i32> = (0..self.dims.num_envs)
-            .map(|i| self.inner.learner(i) as i32)
+            .map(|i| core.inner.learner(i) as i32)
             .collect();
-        Some(PyArray1::from_vec(py, v))
+        Ok(Some(PyArray1::from_vec(py, v)))
     }
 
     #[getter]
@@ -816,8 +975,8 @@ impl PyVectorEnv {
 
     /// The seed of the current game stream (the last seeded reset's, or the constructor's).
     #[getter]
-    fn seed(&self) -> u64 {
-        self.inner.seed()
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.lock()?.inner.seed())
     }
 
     fn __len__(&self) -> usize {
@@ -850,6 +1009,7 @@ impl PyVectorEnv {
         ))
     }
 }
+
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyVectorEnv>()

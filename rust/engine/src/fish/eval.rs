@@ -21,7 +21,7 @@ use crate::fish::{
 };
 use crate::game::{returns_from_keys, Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::rng::{splitmix64, Rng};
-use crate::search::Evaluate;
+use crate::search::{Clock, Evaluate};
 
 /// A haul packed as `fish << 16 | floes` (a board has at most 1024 floes and 35,000 fish), so
 /// that comparing packed values compares fish first, then floes.
@@ -127,7 +127,16 @@ pub struct HaulSolver<W: Word = u64> {
     /// Component searches done (not counting memo hits) since the last `reset_nodes`.
     pub nodes: u64,
     limit: u64,
+    /// Set when the running search's clock expired during the last [`HaulSolver::haul`].
+    interrupted: bool,
+    /// Region splits (flood fills) done in the last [`HaulSolver::haul`], and the most the
+    /// running search allows ([`Clock::current_solver_work`]).
+    work: u64,
+    work_limit: u64,
 }
+
+/// Component searches between two readings of the running search's clock.
+const HAUL_CLOCK_INTERVAL: u64 = 32;
 
 impl<W: Word> Default for HaulSolver<W> {
     fn default() -> Self {
@@ -145,12 +154,17 @@ impl<W: Word> HaulSolver<W> {
             board: 0,
             nodes: 0,
             limit: u64::MAX,
+            interrupted: false,
+            work: 0,
+            work_limit: u64::MAX,
         }
     }
 
     /// The best haul of `pens` (a set of one player's penguins, all in `floes`) on `floes`, or
     /// `None` if it needs more than `limit` component searches (at once when the region has
-    /// more than [`MAX_HAUL_FLOES`] floes and `limit` is finite).
+    /// more than [`MAX_HAUL_FLOES`] floes and `limit` is finite). Inside a search, it also
+    /// gives up when the search's clock expires and does at most the work the search allows
+    /// ([`Clock::current_solver_work`]).
     pub fn haul(
         &mut self,
         board: &Board<W>,
@@ -179,13 +193,25 @@ impl<W: Word> HaulSolver<W> {
         {
             return None;
         }
+        self.interrupted = Clock::current_expired();
+        if self.interrupted {
+            return None;
+        }
         self.nodes = 0;
         self.limit = limit;
+        self.work = 0;
+        self.work_limit = Clock::current_solver_work();
         let r = self.split(board, planes, floes, pens);
-        if r.is_none() {
+        // Out of time or of the search's allowance is not too big: a later search tries again.
+        if r.is_none() && !self.interrupted && self.work <= self.work_limit {
             self.too_big.insert((floes.0, pens.0), limit);
         }
         r
+    }
+
+    /// Whether the running search's clock stopped the last [`HaulSolver::haul`].
+    pub fn interrupted(&self) -> bool {
+        self.interrupted
     }
 
     /// The best first move of `pens` on `floes` (`None` when no penguin can move or over limit).
@@ -225,6 +251,10 @@ impl<W: Word> HaulSolver<W> {
         floes: Bitboard<W>,
         pens: Bitboard<W>,
     ) -> Option<Packed> {
+        self.work += 1;
+        if self.work > self.work_limit {
+            return None;
+        }
         // Floes cut off from every penguin are lost; each group with penguins is independent.
         let mut total = 0;
         let mut rest = floes;
@@ -256,6 +286,10 @@ impl<W: Word> HaulSolver<W> {
         }
         self.nodes += 1;
         if self.nodes > self.limit {
+            return None;
+        }
+        if self.nodes % HAUL_CLOCK_INTERVAL == 0 && Clock::current_expired() {
+            self.interrupted = true;
             return None;
         }
         let bound = pack(planes.fish_on(floes), floes.count());
@@ -354,8 +388,12 @@ pub fn regions<W: Word>(
         }
     }
     // Not borrowed while computing: the haul solver has its own cell.
-    let r = compute_regions(game, planes, s, limit);
-    *last.borrow_mut() = Some((key, r.clone()));
+    let (r, interrupted) = compute_regions(game, planes, s, limit);
+    // Hauls given up for lack of time or allowance are not the position's: not kept for the
+    // next search.
+    if !interrupted {
+        *last.borrow_mut() = Some((key, r.clone()));
+    }
     r
 }
 
@@ -376,11 +414,12 @@ fn compute_regions<W: Word>(
     planes: &FishPlanes<W>,
     s: &FishState<W>,
     limit: u64,
-) -> Vec<Region<W>> {
+) -> (Vec<Region<W>>, bool) {
     let board = game.board();
     let n = game.rules().players();
     let occupied = s.occupied();
     let mut out = Vec::new();
+    let mut interrupted = false;
     let mut rest = s.floes;
     while let Some(c) = (rest & occupied).first() {
         let floes = board.fill(Bitboard::from_cell(c), rest);
@@ -390,7 +429,11 @@ fn compute_regions<W: Word>(
             .fold(0u8, |m, p| m | 1 << p);
         let haul = if owners.count_ones() == 1 {
             let p = owners.trailing_zeros() as usize;
-            with_haul_solver(|h| h.haul(board, planes, floes, s.penguins[p] & floes, limit))
+            with_haul_solver(|h| {
+                let haul = h.haul(board, planes, floes, s.penguins[p] & floes, limit);
+                interrupted |= h.interrupted() || h.work > h.work_limit;
+                haul
+            })
         } else {
             None
         };
@@ -400,7 +443,7 @@ fn compute_regions<W: Word>(
             haul,
         });
     }
-    out
+    (out, interrupted)
 }
 
 /// The exact final `(fish, floes)` of every player when every region has at most one owner and

@@ -247,6 +247,8 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         max_depth: u32,
         budget: &Budget,
     ) -> Result<SearchResult> {
+        // Exact evaluations that search (the Fish region solver) read this clock too.
+        let _clock = self.clock.enter();
         let mut root_actions = ActionList::new();
         self.game.legal_actions(state, &mut root_actions);
         self.eval.prune_actions(self.game, state, &mut root_actions);

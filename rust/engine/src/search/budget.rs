@@ -1,7 +1,8 @@
 //! How long a search may run: a time limit, an iteration (playout) count, a node count and a
 //! depth, any combination, plus a stop flag that another thread (or a Ctrl-C handler) may set.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,8 +35,11 @@ pub const MAX_DEPTH: u32 = 1000;
 ///   It reads the clock every [`crate::search::alphabeta::CLOCK_INTERVAL`] (1024) nodes.
 /// - Greedy and random play one move whatever the budget (which is still checked).
 ///
-/// A search given a time stops within one clock interval of its deadline, plus the time an
-/// exact evaluation (the Fish endgame solver) takes once started.
+/// A search given a time stops within one clock interval of its deadline (and within 10 ms on
+/// the boards and budgets the tests cover): exact evaluations that search themselves (the Fish
+/// region solver) read the running search's clock too, through [`Clock::enter`], and give up
+/// when it expires. With a node limit, such an evaluation's own effort is bounded by
+/// [`SOLVER_WORK_PER_NODE`] times that limit, so that a small node budget is a small search.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
     /// Wall-clock time.
@@ -126,10 +130,22 @@ impl Budget {
     }
 }
 
+/// The most work an exact evaluation may do per node of a search's node limit, when the search
+/// has one (for the Fish region solver, region splits: one flood fill each).
+pub const SOLVER_WORK_PER_NODE: u64 = 16;
+
+const RUNNING: u8 = 0;
+const STOPPED: u8 = 1;
+const COMMITTED: u8 = 2;
+
 /// A flag that asks a running search to stop as soon as it can (it then returns the best move it
 /// has). Cheap to clone and share between threads.
+///
+/// Work that must be all or nothing (a vector env's step) finishes by [`StopFlag::commit`]:
+/// a flag is either stopped or committed, never both, so the caller that stopped it knows
+/// whether the work took effect ([`StopFlag::stop_unless_committed`]).
 #[derive(Clone, Debug, Default)]
-pub struct StopFlag(Arc<AtomicBool>);
+pub struct StopFlag(Arc<AtomicU8>);
 
 impl StopFlag {
     /// A flag that is not set.
@@ -138,15 +154,47 @@ impl StopFlag {
     }
     /// Asks every search holding a clone of this flag to stop.
     pub fn stop(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.stop_unless_committed();
+    }
+    /// Asks the work to stop; false when it had already committed (then it has taken effect
+    /// and the flag stays committed).
+    pub fn stop_unless_committed(&self) -> bool {
+        self.0
+            .compare_exchange(RUNNING, STOPPED, Ordering::AcqRel, Ordering::Acquire)
+            .map_or_else(|now| now == STOPPED, |_| true)
+    }
+    /// Marks the work as done for good, unless a stop came first: true when the work may take
+    /// effect, false when it was stopped (and must be discarded).
+    pub fn commit(&self) -> bool {
+        self.0
+            .compare_exchange(RUNNING, COMMITTED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
     /// Clears the flag, for the next search.
     pub fn reset(&self) {
-        self.0.store(false, Ordering::Relaxed);
+        self.0.store(RUNNING, Ordering::Relaxed);
     }
     /// Whether a stop was asked for.
     pub fn is_set(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.load(Ordering::Relaxed) == STOPPED
+    }
+}
+
+thread_local! {
+    /// The clock of the search running on this thread, if any ([`Clock::enter`]).
+    static CURRENT: RefCell<Option<Clock>> = const { RefCell::new(None) };
+}
+
+/// While alive, [`Clock::current_expired`] on this thread reads its clock; dropping it restores
+/// the clock before (searches may nest: a search inside an agent inside a search).
+pub struct ClockScope {
+    previous: Option<Clock>,
+}
+
+impl Drop for ClockScope {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
     }
 }
 
@@ -158,6 +206,8 @@ pub struct Clock {
     stop: StopFlag,
     /// Set when another thread of the same search has finished it.
     finished: Option<StopFlag>,
+    /// The most work an exact evaluation may do ([`SOLVER_WORK_PER_NODE`]).
+    solver_work: u64,
 }
 
 impl Clock {
@@ -169,7 +219,29 @@ impl Clock {
             deadline: budget.time.map(|t| start + t),
             stop,
             finished: None,
+            solver_work: budget
+                .nodes
+                .map_or(u64::MAX, |n| n.saturating_mul(SOLVER_WORK_PER_NODE)),
         }
+    }
+
+    /// Makes this the clock that evaluations on this thread read ([`Clock::current_expired`],
+    /// [`Clock::current_solver_work`]) until the scope is dropped.
+    pub fn enter(&self) -> ClockScope {
+        let previous = CURRENT.with(|c| c.borrow_mut().replace(self.clone()));
+        ClockScope { previous }
+    }
+
+    /// Whether the clock of the search running on this thread has expired (false outside a
+    /// search). For evaluations that search themselves, to give up in time.
+    pub fn current_expired() -> bool {
+        CURRENT.with(|c| c.borrow().as_ref().is_some_and(Clock::expired))
+    }
+
+    /// The most work an exact evaluation on this thread may do for the running search
+    /// (unbounded outside a search or without a node limit).
+    pub fn current_solver_work() -> u64 {
+        CURRENT.with(|c| c.borrow().as_ref().map_or(u64::MAX, |c| c.solver_work))
     }
 
     /// This clock, also expired once `finished` is set (by a thread that completed the search
@@ -243,5 +315,37 @@ mod tests {
         assert!(!clock.expired());
         flag.stop();
         assert!(clock.expired() && clock.stopped());
+    }
+
+    #[test]
+    fn a_flag_is_stopped_or_committed_never_both() {
+        let flag = StopFlag::new();
+        assert!(flag.commit());
+        assert!(!flag.stop_unless_committed() && !flag.is_set());
+        flag.reset();
+        assert!(flag.stop_unless_committed() && flag.is_set());
+        assert!(!flag.commit());
+        assert!(flag.stop_unless_committed());
+    }
+
+    #[test]
+    fn the_current_clock_is_scoped() {
+        assert!(!Clock::current_expired());
+        let stopped = StopFlag::new();
+        stopped.stop();
+        let outer = Clock::start(&Budget::nodes(3), stopped);
+        {
+            let _outer = outer.enter();
+            assert!(Clock::current_expired());
+            assert_eq!(Clock::current_solver_work(), 3 * SOLVER_WORK_PER_NODE);
+            let inner = Clock::start(&Budget::time(60.0), StopFlag::new());
+            {
+                let _inner = inner.enter();
+                assert!(!Clock::current_expired());
+                assert_eq!(Clock::current_solver_work(), u64::MAX);
+            }
+            assert!(Clock::current_expired());
+        }
+        assert!(!Clock::current_expired());
     }
 }

@@ -460,6 +460,8 @@ fn run<G: Game, E: Evaluate<G>>(
     nodes: Option<u64>,
     rng: &mut Rng,
 ) -> (u64, RootStats) {
+    // Exact evaluations that search (the Fish region solver) read this clock too.
+    let _clock = clock.enter();
     let root_state = tree.root.expect("the tree has a root");
     let iter_limit = iterations.unwrap_or(u64::MAX);
     let node_limit = nodes.unwrap_or(u64::MAX).min(u32::MAX as u64 - 2048) as usize;

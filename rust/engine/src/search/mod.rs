@@ -233,6 +233,12 @@ impl<S: Copy + PartialEq + Send> Searcher<S> {
         }
     }
 
+    /// Reseeds the random choices of greedy and random play (MCTS seeds each search from its
+    /// settings).
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(seed);
+    }
+
     /// Forgets the trees and the transposition table.
     pub fn clear(&mut self) {
         self.mcts.clear();

@@ -940,6 +940,8 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         let Some(first) = self.trees.first() else {
             return 0;
         };
+        // Exact evaluations that search (the Fish region solver) read this clock too.
+        let _clock = self.clock.as_ref().map(Clock::enter);
         let obs_len = first.game.observation_len();
         let a_len = first.game.num_actions();
         let mut total = 0;
@@ -965,6 +967,7 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         };
         let a_len = first.game.num_actions();
         let n = first.game.num_players();
+        let _clock = self.clock.as_ref().map(Clock::enter);
         let mut row = 0;
         for (t, &rows) in self.trees.iter_mut().zip(&self.rows) {
             t.backup(&policy[row * a_len..], &values[row * n..]);

@@ -106,6 +106,62 @@ impl Slot {
 
 const BUCKET: usize = 4;
 const NO_MOVE: u32 = u32::MAX;
+/// Tables of at least this many buckets (1 MiB) are cleared by allocating them again.
+const LAZY_BUCKETS: usize = 1 << 14;
+
+/// Empty buckets in zeroed memory. An empty entry is all zeros, so the memory needs no
+/// writing: the system hands out zeroed pages as the search first touches them, and a table of
+/// any size costs no time before the search's clock starts. (The memory is asked for with the
+/// allocator's own alignment, for which `alloc_zeroed` is `calloc`, and aligned to a cache line
+/// here: with a larger alignment, `alloc_zeroed` writes every byte.)
+struct Buckets {
+    ptr: std::ptr::NonNull<u8>,
+    offset: usize,
+    len: usize,
+    layout: std::alloc::Layout,
+}
+
+// SAFETY: the memory is owned by `Buckets` alone and holds atomics (`Bucket` is Send + Sync).
+unsafe impl Send for Buckets {}
+// SAFETY: as above: shared access is through `&[Bucket]`, which is Sync.
+unsafe impl Sync for Buckets {}
+
+impl Buckets {
+    /// `n` empty buckets (none when `n` is 0), `None` when the allocation fails.
+    fn zeroed(n: usize) -> Option<Buckets> {
+        let align = std::mem::align_of::<Bucket>();
+        let bytes = n.checked_mul(std::mem::size_of::<Bucket>())?.checked_add(align)?;
+        let layout = std::alloc::Layout::from_size_align(bytes, 16).ok()?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+        let offset = ptr.as_ptr().align_offset(align);
+        Some(Buckets {
+            ptr,
+            offset,
+            len: n,
+            layout,
+        })
+    }
+}
+
+impl std::ops::Deref for Buckets {
+    type Target = [Bucket];
+    fn deref(&self) -> &[Bucket] {
+        // SAFETY: `offset + len * size_of::<Bucket>()` bytes fit in the allocation, aligned for
+        // `Bucket`; all-zero bytes are a valid bucket (atomics only), and nothing hands out
+        // `&mut` to them.
+        unsafe {
+            std::slice::from_raw_parts(self.ptr.as_ptr().add(self.offset).cast(), self.len)
+        }
+    }
+}
+
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
 
 #[repr(C, align(64))]
 #[derive(Default)]
@@ -114,7 +170,7 @@ struct Bucket([Slot; BUCKET]);
 /// The table. `new(mb)` allocates the largest power-of-two number of buckets that fits in `mb`
 /// MiB (at least one bucket). Probes and stores take `&self`: threads of one search share it.
 pub struct Tt {
-    buckets: Vec<Bucket>,
+    buckets: Buckets,
     mask: u64,
     age: u8,
 }
@@ -145,13 +201,11 @@ impl Tt {
                 );
             }
         }
-        let mut buckets = Vec::new();
-        buckets.try_reserve_exact(n).map_err(|_| {
+        let buckets = Buckets::zeroed(n).ok_or_else(|| {
             Error::Invalid(format!(
                 "tt_mb = {mb}: the transposition table cannot allocate {want_mib} MiB"
             ))
         })?;
-        buckets.resize_with(n, Bucket::default);
         Ok(Tt {
             buckets,
             mask: (n - 1) as u64,
@@ -162,7 +216,7 @@ impl Tt {
     /// A table of no entries, to be replaced by [`Tt::new`] before use (probing it panics).
     pub(crate) fn unallocated() -> Tt {
         Tt {
-            buckets: Vec::new(),
+            buckets: Buckets::zeroed(0).expect("an allocation of one cache line"),
             mask: 0,
             age: 0,
         }
@@ -188,12 +242,18 @@ impl Tt {
         self.age = self.age.wrapping_add(1);
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry. A large table is replaced by fresh zeroed memory (as fast as
+    /// allocating it), a small one overwritten.
     pub fn clear(&mut self) {
-        self.buckets
-            .iter()
-            .flat_map(|b| &b.0)
-            .for_each(|slot| slot.save(&Entry::default()));
+        let n = self.buckets.len();
+        match (n >= LAZY_BUCKETS).then(|| Buckets::zeroed(n)).flatten() {
+            Some(fresh) => self.buckets = fresh,
+            None => self
+                .buckets
+                .iter()
+                .flat_map(|b| &b.0)
+                .for_each(|slot| slot.save(&Entry::default())),
+        }
         self.age = 0;
     }
 

@@ -5,6 +5,7 @@ Small on purpose: a local instance takes a few seconds to start, and the machine
 """
 
 import functools
+import os
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from pingvinas.agents import (
     SearchAgent,
 )
 from pingvinas.match import play_match
+from pingvinas.record import read_jsonl
 from pingvinas.search import ALGORITHMS
 
 ray = pytest.importorskip("ray", reason='ray is not installed (pip install "pingvinas[ray]")')
@@ -104,6 +106,68 @@ def test_match_on_ray_raises_the_workers_error(local_ray):
 
     with pytest.raises(RuntimeError, match="this agent gives up"):
         play_match(pv.Fish(), [CallableAgent(broken), "random"], games=3, backend="ray")
+
+
+def test_match_on_ray_retries_a_game_whose_worker_died(local_ray, tmp_path):
+    """Issue 17, item 17: a worker killed mid-game (here: by the agent, once) loses that task
+    only; Ray runs it again, and the match is the local one, game for game."""
+    marker = str(tmp_path / "killed-once")
+
+    def kills_its_worker_once(state):
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)  # the worker process dies, as under the OOM killer
+        return state.legal_actions()[0]
+
+    def first_legal(state):  # (defined here: Ray pickles a test module's functions by name)
+        return state.legal_actions()[0]
+
+    game = pv.Fish(board=[[1, 2, 3, 1], [3, 2, 1, 2], [1, 1, 2, 3]], penguins=2)
+    remote = play_match(
+        game,
+        [CallableAgent(kills_its_worker_once), "random"],
+        games=4,
+        seed=3,
+        progress=False,
+        backend="ray",
+        save=tmp_path / "g.jsonl",
+    )
+    assert os.path.exists(marker)  # the worker did die
+    local = play_match(
+        game, [CallableAgent(first_legal), "random"], games=4, seed=3, progress=False
+    )
+    assert facts(remote) == facts(local)
+    assert len(read_jsonl(tmp_path / "g.jsonl")) == 4
+
+
+def test_match_on_ray_keeps_the_finished_games_when_an_agent_fails(local_ray, tmp_path):
+    """Issue 17, item 17: an agent that fails in game 4 (of 8, one at a time): games 0 to 3
+    reach the save file and the exception (before, all were lost)."""
+    game = pv.Fish()
+    corner = [int(game.new_state(seed=k).board[0, 0]) for k in range(8)]
+    # Deals k = index // 2 (seed 0, two seats): fail on the first deal unlike deals 0 and 1.
+    bad = next(c for c in corner[2:] if c not in corner[:2])
+    first_bad = 2 * next(k for k in range(8) if corner[k] == bad)
+
+    def fails_on_some_boards(state):
+        if int(state.board[0, 0]) == bad:
+            raise RuntimeError("this agent gives up")
+        return state.legal_actions()[0]
+
+    path = tmp_path / "g.jsonl"
+    with pytest.raises(RuntimeError, match="this agent gives up") as info:
+        play_match(
+            game,
+            [CallableAgent(fails_on_some_boards), "random"],
+            games=16,
+            progress=False,
+            backend="ray",
+            workers=1,
+            save=path,
+        )
+    kept = info.value.match_result
+    assert kept.games == first_bad >= 4
+    assert [r.meta["game"] for r in read_jsonl(path)] == list(range(first_bad))
 
 
 def test_cli_match_on_ray(local_ray, capsys):

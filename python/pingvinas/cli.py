@@ -142,17 +142,28 @@ def cmd_match(args: argparse.Namespace) -> None:
         f"{args.games} games of {args.game}, {args.time} s per move: "
         f"{' vs '.join(a.name for a in agents)}"
     )
-    result = play_match(
-        game,
-        agents,
-        games=args.games,
-        seed=args.seed,
-        workers=args.workers,
-        progress=not args.quiet,
-        save=args.save,
-        backend=args.backend,
-        address=args.address,
-    )
+    try:
+        result = play_match(
+            game,
+            agents,
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            progress=not args.quiet,
+            save=args.save,
+            backend=args.backend,
+            address=args.address,
+        )
+    except OSError as e:  # the save file (opened before the first game)
+        raise ValueError(f"cannot write {e.filename or args.save}: {e.strerror or e}") from None
+    except BaseException as e:  # an error or Ctrl-C: say what was kept
+        partial = getattr(e, "match_result", None)
+        if args.save and partial is not None:
+            print(
+                f"pingvinas: stopped; kept the {partial.games} finished game(s) in {args.save}",
+                file=sys.stderr,
+            )
+        raise
     print(result)
     if args.save:
         print(f"saved {args.games} game records to {args.save}")
@@ -167,11 +178,32 @@ def cmd_play(args: argparse.Namespace) -> None:
     sys.exit(play(game, seats, seed=args.seed, hint_time=hint, names=args.agents))
 
 
+def _move_number(args: argparse.Namespace) -> Optional[int]:
+    """``--move`` as the number of moves played: a negative one counts positions back from the
+    end as Python indexes ``record.states()``, so that -1 is the last position (the default)
+    and ``-(moves + 1)`` the start."""
+    move = args.move
+    if move is None or move >= 0:
+        return move
+    from pingvinas.console import load_shown
+
+    shown = load_shown(args.source, args.index)
+    if not isinstance(shown, pv.GameRecord):
+        return move  # a single position: show() says that --move needs a record
+    positions = len(shown) + 1
+    if move < -positions:
+        raise ValueError(
+            f"--move {move}: the game has {len(shown)} moves ({-positions} to {len(shown)}; "
+            "-1 is the last position)"
+        )
+    return move + positions
+
+
 def cmd_show(args: argparse.Namespace) -> None:
     from pingvinas.console import show
 
     try:
-        where = dict(move=args.move, index=args.index)
+        where = dict(move=_move_number(args), index=args.index)
         show(args.source, svg=args.svg, png=args.png, size=args.size, **where)
     except ImportError as e:  # --png without cairosvg
         raise ValueError(str(e)) from None
@@ -322,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--move",
         type=int,
         help="the position after this many moves of a record (default: the last; negative: "
-        "back from the end)",
+        "counted from the end, -1 the last position, as Python indexes)",
     )
     p.add_argument(
         "--index", type=int, default=0, help="which record of a JSON Lines file (default 0)"

@@ -66,6 +66,11 @@ def init(address: Optional[str] = None) -> Any:
     return ray
 
 
+#: How many times a lost task (its worker killed, a node gone) is run again. Games and self-play
+#: chunks are deterministic from their seeds, so a retry gives the same result.
+TASK_RETRIES = 3
+
+
 def _cluster_cpus(ray: Any) -> int:
     try:
         return max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -94,6 +99,18 @@ def _stream(
             for ref in ready:
                 done(pending.pop(ref), ray.get(ref))
     except BaseException:
+        # Report the tasks that finished meanwhile (a failed task raises again: skip it), then
+        # cancel the rest.
+        try:
+            finished, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
+        except Exception:
+            finished = []
+        for ref in finished:
+            try:
+                value = ray.get(ref, timeout=0)
+            except Exception:
+                continue
+            done(pending.pop(ref), value)
         for ref in pending:
             try:
                 ray.cancel(ref, force=True)
@@ -143,19 +160,27 @@ def play_games(
     names: Optional[list[str]],
     address: Optional[str] = None,
     workers: Optional[int] = None,
-    on_game: Optional[Callable[[], None]] = None,
+    on_record: Optional[Callable[[int, Any], None]] = None,
 ) -> list[Any]:
     """Plays a match's games as Ray tasks, one task per game, and returns their
     :class:`~pingvinas.match.GameRecord` in game order (``play_match`` calls this).
 
+    A game is played from its seeds alone, so a task lost with its worker (killed, out of
+    memory, a node gone) is run again, up to :data:`TASK_RETRIES` times; an error raised by
+    an agent is not retried (it would only fail again) and ends the match, after the games
+    finished so far have been reported.
+
     :param jobs: ``(seats, index, deal)`` per game, as ``play_match`` deals them.
     :param workers: the most games in flight at once (default: twice the cluster's CPUs).
-    :param on_game: called as each game finishes (the progress bar).
+    :param on_record: called with ``(k, record)`` as game ``jobs[k]`` finishes, in this process
+        (``play_match`` saves it and moves the progress bar).
     """
     ray = init(address)
     # Put once, shared by every task (not serialised again per game).
     game_ref, agents_box = ray.put(game), [ray.put(list(agents))]
-    task = ray.remote(_play_game).options(num_cpus=_task_cpus(agents), max_retries=0)
+    task = ray.remote(_play_game).options(
+        num_cpus=_task_cpus(agents), max_retries=TASK_RETRIES, retry_exceptions=False
+    )
     window = workers if workers is not None else 2 * _cluster_cpus(ray)
     records: list[Any] = [None] * len(jobs)
 
@@ -165,8 +190,8 @@ def play_games(
 
     def done(i: int, record: Any) -> None:
         records[i] = record
-        if on_game is not None:
-            on_game()
+        if on_record is not None:
+            on_record(i, record)
 
     _stream(ray, submit, len(jobs), window, done)
     return records
@@ -308,7 +333,9 @@ def selfplay_ray(
 
         evaluator = per_worker(evaluator_factory)
     box = None if evaluator is None else [ray.put(evaluator)]
-    task = ray.remote(_selfplay_chunk).options(num_cpus=threads, max_retries=0)
+    task = ray.remote(_selfplay_chunk).options(
+        num_cpus=threads, max_retries=TASK_RETRIES, retry_exceptions=False
+    )
     game_ref = ray.put(game)
     parts: list[Any] = [None] * len(runs)
     bar = _Progress(len(indices), progress)

@@ -18,9 +18,10 @@ import sys
 import threading
 import time as _time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
+from concurrent.futures import wait as _wait
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import IO, Any, Callable, Optional, Union
 
 from . import record as _record
 from .agents import Agent, as_agent
@@ -195,6 +196,73 @@ class _Progress:
         sys.stderr.flush()
 
 
+class _Stopped(Exception):
+    """A game given up because its match is stopping (an error elsewhere, or Ctrl-C)."""
+
+
+class _Stop:
+    """Stops a match's games in flight: the games check ``flag`` between moves, and ``stop()``
+    also stops the searches their agents are running (``Agent.stop``, where an agent has it)."""
+
+    def __init__(self) -> None:
+        self.flag = threading.Event()
+        self.lock = threading.Lock()
+        self.players: list[Any] = []
+
+    def enter(self, players: list[Any]) -> None:
+        with self.lock:
+            self.players.extend(players)
+
+    def leave(self, players: list[Any]) -> None:
+        with self.lock:
+            for p in players:
+                self.players.remove(p)
+
+    def stop(self) -> None:
+        self.flag.set()
+        with self.lock:
+            playing = list(self.players)
+        for p in playing:
+            stop = getattr(p, "stop", None)
+            if callable(stop):
+                try:
+                    stop()
+                except Exception:  # stopping is best effort; the flag ends the game anyway
+                    pass
+
+
+class _Saver:
+    """The ``save`` file of a match: opened (created or emptied) before the first game, so that a
+    bad path fails at once, and written as games finish: each record goes out as soon as every
+    game before it has, so that the file stays in game order and a complete match reads as
+    before. ``close()`` also writes the finished games still waiting for an earlier one (after an
+    error or Ctrl-C), in game order."""
+
+    def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
+        self.file: IO[str] = open(path, "w", encoding="utf-8")
+        self.waiting: dict[int, _record.GameRecord] = {}
+        self.next = 0
+
+    def add(self, index: int, record: Optional[_record.GameRecord]) -> None:
+        if record is None:
+            return
+        self.waiting[index] = record
+        while self.next in self.waiting:
+            self._write(self.waiting.pop(self.next))
+            self.next += 1
+        self.file.flush()
+
+    def _write(self, record: _record.GameRecord) -> None:
+        self.file.write(record.to_json() + "\n")
+
+    def close(self) -> None:
+        try:
+            for index in sorted(self.waiting):
+                self._write(self.waiting.pop(index))
+        finally:
+            self.file.close()
+
+
 def _new_state(game: Any, seed: int) -> Any:
     try:
         return game.new_state(seed=seed)
@@ -211,6 +279,7 @@ def _play_one(
     deal: int,
     max_moves: Optional[int],
     names: Optional[list[str]] = None,
+    stopper: Optional[_Stop] = None,
 ) -> GameRecord:
     state = _new_state(game, deal)
     # Fresh copies per game, seeded per game and seat.
@@ -218,6 +287,29 @@ def _play_one(
         agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63))
         for s, a in enumerate(seats)
     ]
+    if stopper is None:
+        return _play_seated(game, agents, players, seats, index, deal, state, max_moves, names)
+    stopper.enter(players)
+    try:
+        return _play_seated(
+            game, agents, players, seats, index, deal, state, max_moves, names, stopper
+        )
+    finally:
+        stopper.leave(players)
+
+
+def _play_seated(
+    game: Any,
+    agents: Sequence[Agent],
+    players: list[Agent],
+    seats: list[int],
+    index: int,
+    deal: int,
+    state: Any,
+    max_moves: Optional[int],
+    names: Optional[list[str]],
+    stopper: Optional[_Stop] = None,
+) -> GameRecord:
     for p in players:
         p.reset()
     full = None
@@ -228,8 +320,12 @@ def _play_one(
     while not state.is_over:
         if max_moves is not None and moves >= max_moves:
             break
+        if stopper is not None and stopper.flag.is_set():
+            raise _Stopped
         p = state.to_move
         mv = players[p].choose(state)
+        if stopper is not None and stopper.flag.is_set():  # a stopped search's move
+            raise _Stopped
         if full is not None:
             found = getattr(players[p], "last", None)
             mv = full.add_search(mv, found) if found is not None else full.add(mv)
@@ -284,7 +380,10 @@ def play_match(
     :param max_moves: stop a game after this many moves (it is then scored as it stands).
     :param save: a path: write every game there as a JSON Lines file of game records
         (:mod:`pingvinas.record`, in game order, with the search facts of each move), and keep
-        each in ``result.records[i].game``.
+        each in ``result.records[i].game``. The file is created (or emptied) before the first
+        game, so that a path that cannot be written raises ``OSError`` at once, and each game
+        is written as it ends (once the games before it are): after an error or Ctrl-C the
+        file holds every game that finished.
     :param backend: ``"local"`` (this process) or ``"ray"`` (``pip install
         "pingvinas[ray]"``): every game a Ray task, on a local Ray instance or a cluster, each
         reserving as many CPUs as its agents' most search ``threads``. The agents are pickled
@@ -296,6 +395,10 @@ def play_match(
         node of) or ``"ray://host:10001"``.
     :returns: a :class:`MatchResult`: wins, draws, losses, score rate with its 95% confidence
         interval, and average scores per seat, for each agent.
+    :raises: whatever an agent raises, or ``KeyboardInterrupt``: the games in flight are then
+        stopped (their searches too, within half a second with several workers), and the
+        exception carries the games that finished as ``e.match_result`` (a
+        :class:`MatchResult`).
     """
     agents = [as_agent(a) for a in agents]
     n = len(agents)
@@ -327,38 +430,126 @@ def play_match(
         deal = seed * 7919 + (i // n if swap_seats else i)
         jobs.append((seats, i, deal))
 
+    # Opened before the first game: a path that cannot be written fails now, not at the end.
+    saver = _Saver(save) if save is not None else None
     bar = _Progress(games, progress)
     start = _time.monotonic()
+    keep = names if save is not None else None
+    records: list[Optional[GameRecord]] = [None] * games
 
-    def run(job: tuple[list[int], int, int]) -> GameRecord:
-        seats, i, deal = job
-        keep = names if save is not None else None
-        rec = _play_one(game, agents, seats, i, seed, deal, max_moves, keep)
+    def finished(k: int, rec: GameRecord) -> None:
+        records[k] = rec
+        if saver is not None:
+            saver.add(k, rec.game)
         bar.tick()
-        return rec
 
-    if backend == "ray":
-        from . import distributed
+    def result() -> MatchResult:
+        done = [r for r in records if r is not None]
+        return _tabulate(done, names, probe, _time.monotonic() - start)
 
-        records = distributed.play_games(
-            game,
-            agents,
-            jobs,
-            seed=seed,
-            max_moves=max_moves,
-            names=names if save is not None else None,
-            address=address,
-            workers=workers,
-            on_game=bar.tick,
-        )
-    elif workers is None or workers == 1:
-        records = [run(j) for j in jobs]
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            records = list(pool.map(run, jobs))
+    try:
+        if backend == "ray":
+            from . import distributed
 
-    if save is not None:
-        _record.write_jsonl(save, [rec.game for rec in records if rec.game is not None])
+            distributed.play_games(
+                game,
+                agents,
+                jobs,
+                seed=seed,
+                max_moves=max_moves,
+                names=keep,
+                address=address,
+                workers=workers,
+                on_record=finished,
+            )
+        elif workers is None or workers == 1:
+            for k, (seats, i, deal) in enumerate(jobs):
+                finished(k, _play_one(game, agents, seats, i, seed, deal, max_moves, keep))
+        else:
+            _play_threads(game, agents, jobs, seed, max_moves, keep, workers, finished)
+    except BaseException as e:
+        # The games that did finish reach the caller on the exception (and the save file).
+        try:
+            e.match_result = result()  # type: ignore[attr-defined]
+        except Exception:  # an exception type without attributes; the file still has them
+            pass
+        raise
+    finally:
+        if saver is not None:
+            saver.close()
+    return result()
+
+
+def _play_threads(
+    game: Any,
+    agents: Sequence[Agent],
+    jobs: Sequence[tuple[list[int], int, int]],
+    seed: int,
+    max_moves: Optional[int],
+    names: Optional[list[str]],
+    workers: int,
+    finished: Callable[[int, GameRecord], None],
+) -> None:
+    """Plays ``jobs`` on ``workers`` threads (a few games queued ahead), calling
+    ``finished(k, record)`` here, in this thread, as each ends. On an error in a game or in
+    ``finished``, or Ctrl-C, the games in flight are stopped (their searches too) within a
+    fraction of a second, the finished ones still reported, and the exception raised."""
+    stopper = _Stop()
+    pool = ThreadPoolExecutor(max_workers=workers)
+    running: dict[Future[GameRecord], int] = {}
+    following = 0
+
+    def collect(done: Any) -> Optional[BaseException]:
+        """Reports the finished games among ``done``; returns the first game's error."""
+        error = None
+        for fut in done:
+            k = running.pop(fut)
+            if fut.cancelled():
+                continue
+            failure = fut.exception()
+            if failure is None:
+                finished(k, fut.result())
+            elif error is None and not isinstance(failure, _Stopped):
+                error = failure
+        return error
+
+    try:
+        while following < len(jobs) or running:
+            while following < len(jobs) and len(running) < 2 * workers:
+                seats, i, deal = jobs[following]
+                fut = pool.submit(
+                    _play_one, game, agents, seats, i, seed, deal, max_moves, names, stopper
+                )
+                running[fut] = following
+                following += 1
+            # A timeout, so that Ctrl-C is seen here on every platform.
+            done, _ = _wait(list(running), timeout=0.1, return_when=FIRST_COMPLETED)
+            error = collect(done)
+            if error is not None:
+                raise error
+    except BaseException:
+        stopper.stop()
+        pool.shutdown(wait=False, cancel_futures=True)
+        # The searches in flight were told to stop; a game between two moves sees the flag
+        # before its next one, and a search that started after the first stop() is stopped
+        # again here.
+        deadline = _time.monotonic() + 0.4
+        while any(not f.done() for f in running) and _time.monotonic() < deadline:
+            _wait(list(running), timeout=0.02)
+            stopper.stop()
+        try:
+            collect([f for f in list(running) if f.done()])
+        except Exception:  # the first error is the one raised
+            pass
+        raise
+    pool.shutdown(wait=True)
+
+
+def _tabulate(
+    records: list[GameRecord], names: list[str], probe: Any, elapsed: float
+) -> MatchResult:
+    """The table of the games in ``records``."""
+    n = len(names)
     stats = [AgentStats(name=names[a]) for a in range(n)]
     for rec in records:
         firsts = sum(1 for place in rec.ranking if place == 1)
@@ -382,7 +573,6 @@ def play_match(
                 st.points.append((rec.returns[seat] + 1) / 2)
             st.seat_scores.setdefault(seat, []).append(rec.scores[seat])
     score_name = "fish" if hasattr(probe, "board") and hasattr(probe, "scores") else "return"
-    elapsed = _time.monotonic() - start
     return MatchResult(
         agents=stats, records=records, players=n, elapsed=elapsed, score_name=score_name
     )

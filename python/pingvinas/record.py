@@ -22,6 +22,7 @@ anything wrong raises ``ValueError`` naming the field.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Optional, Union
@@ -115,12 +116,37 @@ def _info(value: Any, where: str) -> dict[str, Any]:
         elif key in ("nodes", "depth"):
             if isinstance(x, bool) or not isinstance(x, int) or x < 0:
                 raise _err(f"{where}.{key}", f"expected a non-negative int, got {x!r}")
-        elif isinstance(x, bool) or not isinstance(x, (int, float)) or x != x:
+        elif isinstance(x, bool) or not isinstance(x, (int, float)):
             raise _err(f"{where}.{key}", f"expected a number, got {x!r}")
         else:
             x = float(x)
+            # NaN fails both comparisons.
+            if key == "value" and not -1.0 <= x <= 1.0:
+                raise _err(f"{where}.{key}", f"{x!r}: a value is in [-1, 1], for the mover")
+            if key == "time" and not 0.0 <= x < math.inf:
+                raise _err(f"{where}.{key}", f"{x!r}: expected seconds, finite and not negative")
         out[key] = x
     return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality that tells a bool from a number (in Python ``True == 1``)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _jsonable(value: Any, where: str) -> Any:
+    """``value``, if :meth:`GameRecord.to_json` can write it (else the error names ``where``)."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise _err(where, f"not JSON: {e}") from None
+    except RecursionError:
+        raise _err(where, "not JSON: nested too deeply") from None
+    return value
 
 
 class GameRecord:
@@ -171,7 +197,9 @@ class GameRecord:
         self.players: list[dict[str, Any]] = [
             _player(p, f"players[{i}]") for i, p in enumerate(players)
         ]
-        self.meta: dict[str, Any] = dict(meta or {})
+        self.meta: dict[str, Any] = _jsonable(dict(meta or {}), "meta")
+        for i, p in enumerate(self.players):
+            _jsonable(p, f"players[{i}]")
         self._moves: list[Any] = []
         self._info: list[dict[str, Any]] = []
         self._final = self.start_state()
@@ -362,6 +390,8 @@ class GameRecord:
                 )
             except (ValueError, TypeError) as e:
                 raise _err("start", str(e)) from None
+            except RecursionError:
+                raise _err("start", "nested too deeply") from None
             if start_state.players != game.players:
                 raise _err(
                     "start",
@@ -402,7 +432,7 @@ class GameRecord:
                     f"{where}.action",
                     f"{action} does not match the move {text!r} (action {mv.action})",
                 )
-            if "player" in entry and entry["player"] != player:
+            if "player" in entry and not _same(entry["player"], player):
                 raise _err(
                     f"{where}.player", f"{entry['player']!r}, but player {player} was to move"
                 )
@@ -412,7 +442,9 @@ class GameRecord:
                 raise _err("result", f"expected an object, got {result!r}")
             replayed = record.result
             for key, value in result.items():
-                if key in replayed and replayed[key] != value:
+                if key not in replayed:
+                    raise _err(f"result.{key}", f"unknown key (the keys: {', '.join(replayed)})")
+                if not _same(replayed[key], value):
                     raise _err(
                         f"result.{key}", f"{value!r}, but the replay gives {replayed[key]!r}"
                     )
@@ -425,6 +457,8 @@ class GameRecord:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise ValueError(f"game record: not JSON: {e}") from None
+        except RecursionError:  # the decoder recurses once per level of nesting
+            raise ValueError("game record: not a record: JSON nested too deeply") from None
         return cls.from_dict(data)
 
     def write(self, path: _PathLike, indent: Optional[int] = 2) -> None:

@@ -136,7 +136,7 @@ def _game_indices(games: Union[int, range, Sequence[int]]) -> np.ndarray:
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
             raise TypeError(f"game index {g!r}: expected an int")
         if not 0 <= g < 2**63:
-            raise ValueError(f"game index {g}: expected 0 to 2**63 - 1")
+            raise ValueError(f"game index {g}: expected 0 to 2**63 - 1 (not negative)")
         if len(ids) == MAX_GAMES:
             raise ValueError(f"games: more than {MAX_GAMES} games in one call")
         ids.append(int(g))

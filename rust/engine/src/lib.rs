@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod config;
 pub mod error;
 pub mod fish;
 pub mod game;

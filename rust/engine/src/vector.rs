@@ -336,7 +336,11 @@ impl Dims {
     /// The bytes of one env's rows of every output (observations twice: current and final).
     pub fn bytes_per_env(&self) -> usize {
         let f32s = 2 * self.observation + self.rewards + self.players;
-        let action_int = if self.num_actions <= i16::MAX as usize + 1 { 2 } else { 4 };
+        let action_int = if self.num_actions <= i16::MAX as usize + 1 {
+            2
+        } else {
+            4
+        };
         f32s * 4 + self.num_actions + (self.legal_width + 1) * action_int + 4 + 3
     }
 }
@@ -482,8 +486,6 @@ pub struct VectorEnv<G: VectorGame> {
 fn interrupted() -> Error {
     Error::Interrupted("the vector env call was interrupted; no env changed".into())
 }
-
-
 
 /// Fewer envs than this are stepped on the calling thread: waking the pool costs more.
 const PARALLEL_MIN: usize = 64;
@@ -960,10 +962,19 @@ impl<G: VectorGame> VectorEnv<G> {
         let mut next: Vec<Option<Play<G>>> = Vec::new();
         next.resize_with(self.slots.len(), || None);
         let shared = &self.shared;
-        each_slot(self.pool.as_ref(), &mut self.slots, &mut next, |i, slot, next| {
-            let index = if seed.is_some() { 0 } else { slot.play.index + 1 };
-            *next = shared.begin(i, index, stop);
-        });
+        each_slot(
+            self.pool.as_ref(),
+            &mut self.slots,
+            &mut next,
+            |i, slot, next| {
+                let index = if seed.is_some() {
+                    0
+                } else {
+                    slot.play.index + 1
+                };
+                *next = shared.begin(i, index, stop);
+            },
+        );
         if next.iter().any(Option::is_none) || !stop.commit() {
             self.shared.seed = before;
             return Err(interrupted());
@@ -1099,20 +1110,29 @@ impl<G: VectorGame> VectorEnv<G> {
         pending.clear();
         pending.resize_with(self.slots.len(), || None);
         let shared = &self.shared;
-        each_slot(self.pool.as_ref(), &mut self.slots, &mut pending, |i, slot, p| {
-            *p = shared.advance(i, slot, actions[i] as Action, stop);
-        });
+        each_slot(
+            self.pool.as_ref(),
+            &mut self.slots,
+            &mut pending,
+            |i, slot, p| {
+                *p = shared.advance(i, slot, actions[i] as Action, stop);
+            },
+        );
         if pending.iter().any(Option::is_none) || !stop.commit() {
             pending.clear();
             self.pending = pending;
             return Err(interrupted());
         }
-        self.chunks(out, &mut pending, |shared, _first, slots, steps, mut out| {
-            for (j, (slot, step)) in slots.iter_mut().zip(steps).enumerate() {
-                let step = step.take().expect("one worked-out step per env");
-                shared.commit(slot, step, &mut out, j);
-            }
-        });
+        self.chunks(
+            out,
+            &mut pending,
+            |shared, _first, slots, steps, mut out| {
+                for (j, (slot, step)) in slots.iter_mut().zip(steps).enumerate() {
+                    let step = step.take().expect("one worked-out step per env");
+                    shared.commit(slot, step, &mut out, j);
+                }
+            },
+        );
         self.pending = pending;
         Ok(())
     }
@@ -1436,6 +1456,48 @@ mod tests {
             }
         }
         assert!(ended > 0);
+    }
+
+    #[test]
+    fn a_stopped_step_changes_nothing_and_replays_the_same() {
+        let options = || Options {
+            opponent: Some(SearchAgent::<FishGame, NoEval>::maker(
+                Choice::Random,
+                Budget::iterations(1),
+                |_| Arc::new(NoEval),
+            )),
+            learner: Learner::Seat(0),
+            ..Options::default()
+        };
+        let mut env = VectorEnv::new(fish_source(2), 5, 4, options()).unwrap();
+        let mut twin = VectorEnv::new(fish_source(2), 5, 4, options()).unwrap();
+        let d = *env.dims();
+        let (mut bufs, mut twin_bufs) = (Bufs::new(&d), Bufs::new(&d));
+        env.reset(Some(4), bufs.out()).unwrap();
+        twin.reset(Some(4), twin_bufs.out()).unwrap();
+        let mut rng = Rng::new(3);
+        for _ in 0..40 {
+            let actions = bufs.random_actions(&d, &mut rng);
+            let states: Vec<_> = (0..5).map(|i| *env.state(i)).collect();
+            let obs = bufs.obs.clone();
+            let stop = StopFlag::new();
+            stop.stop();
+            let err = env.step_or_stop(&actions, bufs.out(), &stop).unwrap_err();
+            assert!(matches!(err, Error::Interrupted(_)), "{err}");
+            assert_eq!(states, (0..5).map(|i| *env.state(i)).collect::<Vec<_>>());
+            assert_eq!(obs, bufs.obs);
+            // Played again, the step is the one an env that was never stopped plays.
+            let stop = StopFlag::new();
+            env.step_or_stop(&actions, bufs.out(), &stop).unwrap();
+            assert!(
+                !stop.stop_unless_committed(),
+                "a step that took effect is committed"
+            );
+            twin.step(&actions, twin_bufs.out()).unwrap();
+            assert_eq!(bufs.obs, twin_bufs.obs);
+            assert_eq!(bufs.rewards, twin_bufs.rewards);
+            assert_eq!(bufs.term, twin_bufs.term);
+        }
     }
 
     #[test]

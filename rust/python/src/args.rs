@@ -1,9 +1,10 @@
 //! Python arguments read the same way in every call: ints that are not bools, seeds of any
 //! size, counts with a limit, players, and cells as any pair of ints.
 
+use pingvinas_engine::config::{Value, MAX_DEPTH};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 /// At most this many characters of a bad input are quoted back in an error message.
 pub const QUOTE: usize = 200;
@@ -148,4 +149,97 @@ pub fn cells(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<(i64, i64)>> 
         .map_err(|_| PyTypeError::new_err(format!("{what} must be a list of cells")))?
         .map(|c| cell(&c?, what))
         .collect()
+}
+
+/// A config dict as the engine's [`Value`] tree, kept as Python has it (NaN, ints of any
+/// size), so that the engine's messages quote what was given. `path` names the value in
+/// errors (`"players"`, `"board[2]"`).
+pub fn config_value(value: &Bound<'_, PyAny>, origin: &str, path: &str) -> PyResult<Value> {
+    config_value_at(value, origin, path, 0)
+}
+
+fn config_value_at(
+    value: &Bound<'_, PyAny>,
+    origin: &str,
+    path: &str,
+    depth: usize,
+) -> PyResult<Value> {
+    let nested = |what: &str| {
+        if depth >= MAX_DEPTH {
+            return Err(PyValueError::new_err(format!(
+                "{origin}: {} nests more than {MAX_DEPTH} levels deep",
+                if path.is_empty() { what } else { path }
+            )));
+        }
+        Ok(())
+    };
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(Value::Str(s.to_cow()?.into_owned()));
+    }
+    if let Ok(x) = value.cast::<PyFloat>() {
+        return Ok(Value::Float(x.value()));
+    }
+    if value.cast::<PyInt>().is_ok() || value.hasattr("__index__")? {
+        let i = int(value, path)?;
+        return Ok(match i.extract::<i128>() {
+            Ok(n) => Value::Int(n),
+            // str() refuses ints of more than 4300 digits: say how large instead.
+            Err(_) => Value::BigInt(match i.str() {
+                Ok(digits) => digits.to_string(),
+                Err(_) => format!("<an int of {} bits>", i.call_method0("bit_length")?),
+            }),
+        });
+    }
+    let item = |i: usize, v: &Bound<'_, PyAny>| {
+        config_value_at(v, origin, &format!("{path}[{i}]"), depth + 1)
+    };
+    if let Ok(list) = value.cast::<PyList>() {
+        nested("the dict")?;
+        return list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| item(i, &v))
+            .collect::<PyResult<_>>()
+            .map(Value::List);
+    }
+    if let Ok(tuple) = value.cast::<PyTuple>() {
+        nested("the dict")?;
+        return tuple
+            .iter()
+            .enumerate()
+            .map(|(i, v)| item(i, &v))
+            .collect::<PyResult<_>>()
+            .map(Value::List);
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        nested("the dict")?;
+        let mut entries = Vec::with_capacity(dict.len());
+        for (k, v) in dict.iter() {
+            let Ok(key) = k.cast::<PyString>() else {
+                return Err(PyValueError::new_err(format!(
+                    "{origin}: key {}: keys are strings",
+                    quote(&k)
+                )));
+            };
+            let key = key.to_cow()?.into_owned();
+            let at = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            entries.push((key, config_value_at(&v, origin, &at, depth + 1)?));
+        }
+        return Ok(Value::Table(entries));
+    }
+    Err(PyValueError::new_err(format!(
+        "{origin}: {} = {}: not a config value (a string, number, bool, list or dict)",
+        if path.is_empty() { "the config" } else { path },
+        quote(value)
+    )))
 }

@@ -7,10 +7,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use numpy::{
-    PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
-    PyUntypedArrayMethods,
-};
+use numpy::{PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pingvinas_engine::search::puct::Stepped;
 use pingvinas_engine::Game;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};

@@ -27,6 +27,19 @@ use crate::errors::{IllegalMoveError, ToPyResult};
 use crate::state::{state_class, Bind};
 use crate::variants;
 
+/// A config file's error, naming the file: `Fish config: ...` becomes `Fish config FILE: ...`.
+fn in_file(e: pingvinas_engine::Error, path: &std::path::Path) -> pingvinas_engine::Error {
+    match e {
+        pingvinas_engine::Error::Invalid(m) => {
+            pingvinas_engine::Error::Invalid(match m.strip_prefix("Fish config") {
+                Some(rest) => format!("Fish config {}{rest}", path.display()),
+                None => format!("Fish config {}: {m}", path.display()),
+            })
+        }
+        other => other,
+    }
+}
+
 fn parse_placement(text: &str) -> PyResult<Placement> {
     text.parse::<Placement>()
         .map_err(|e| PyValueError::new_err(format!("placement = {}", args::cut(&e.to_string()))))
@@ -185,22 +198,25 @@ impl PyFish {
 
     /// A variant from a TOML file (a path) or a dict with the same keys.
     #[staticmethod]
-    fn from_config(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_config(source: &Bound<'_, PyAny>) -> PyResult<Self> {
         let config = if source.is_instance_of::<PyDict>() {
-            let text: String = py
-                .import("json")?
-                .call_method1("dumps", (source,))
-                .map_err(|e| PyValueError::new_err(format!("Fish config dict: {e}")))?
-                .extract()?;
-            Config::from_json(&text).py()?
+            Config::from_value(args::config_value(source, "Fish config", "")?).py()?
         } else {
             let path: std::path::PathBuf = source.extract().map_err(|_| {
                 PyTypeError::new_err("from_config takes a path to a TOML file or a dict")
             })?;
-            let text = std::fs::read_to_string(&path).map_err(|e| {
+            let bytes = std::fs::read(&path).map_err(|e| {
                 PyValueError::new_err(format!("cannot read Fish config {}: {e}", path.display()))
             })?;
-            Config::from_toml(&text).py()?
+            let text = String::from_utf8(bytes).map_err(|e| {
+                PyValueError::new_err(format!(
+                    "Fish config {}: not UTF-8 text ({e})",
+                    path.display()
+                ))
+            })?;
+            Config::from_toml(&text)
+                .map_err(|e| in_file(e, &path))
+                .py()?
         };
         PyFish::from_config_struct(config)
     }

@@ -224,14 +224,10 @@ impl PyMarathon {
     /// A variant from a TOML file (a path) or a dict with the same keys (`course` is the ASCII
     /// map; `name`, `description`, `players`, `ply_limit` are optional).
     #[staticmethod]
-    fn from_config(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_config(source: &Bound<'_, PyAny>) -> PyResult<Self> {
         let config = if source.is_instance_of::<PyDict>() {
-            let text: String = py
-                .import("json")?
-                .call_method1("dumps", (source,))
-                .map_err(|e| PyValueError::new_err(format!("Marathon config dict: {e}")))?
-                .extract()?;
-            Config::from_json(&text, "Marathon config dict").py()?
+            let origin = "Marathon config dict";
+            Config::from_value(args::config_value(source, origin, "")?, origin).py()?
         } else {
             let path: std::path::PathBuf = source.extract().map_err(|_| {
                 PyTypeError::new_err("from_config takes a path to a TOML file or a dict")

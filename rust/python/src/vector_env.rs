@@ -6,8 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, TryLockError};
 
 use numpy::{
-    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn,
-    PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
 };
 use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::{AnyFish, Config as FishConfig, FishGame, Width};
@@ -62,7 +62,10 @@ impl<W: Width> PyGame for FishGame<W> {
         Ok(Py::new(py, PyFishState { game, state })?.into_any())
     }
     fn from_object(obj: &Bound<'_, PyAny>, env: &Self) -> PyResult<(Arc<Self>, Self::State)> {
-        let s = obj.cast::<PyFishState>().map_err(|_| wrong_class::<Self>(obj))?.borrow();
+        let s = obj
+            .cast::<PyFishState>()
+            .map_err(|_| wrong_class::<Self>(obj))?
+            .borrow();
         // A state of a board on another word: a board of another size.
         match (W::game_of(&s.game), W::state_of(&s.state)) {
             (Some(game), Some(state)) => Ok((game.clone(), *state)),
@@ -428,15 +431,33 @@ fn fish_env(
     let rules = config.rules().py()?;
     match config.grid().py()? {
         Some(grid) => match AnyFish::new(rules, &grid).py()? {
-            AnyFish::Narrow(g) => {
-                fish_env_on(py, Source::Fixed(g), num_envs, seed, options, opponent_name, long)
-            }
-            AnyFish::Wide(g) => {
-                fish_env_on(py, Source::Fixed(g), num_envs, seed, options, opponent_name, long)
-            }
-            AnyFish::Huge(g) => {
-                fish_env_on(py, Source::Fixed(g), num_envs, seed, options, opponent_name, long)
-            }
+            AnyFish::Narrow(g) => fish_env_on(
+                py,
+                Source::Fixed(g),
+                num_envs,
+                seed,
+                options,
+                opponent_name,
+                long,
+            ),
+            AnyFish::Wide(g) => fish_env_on(
+                py,
+                Source::Fixed(g),
+                num_envs,
+                seed,
+                options,
+                opponent_name,
+                long,
+            ),
+            AnyFish::Huge(g) => fish_env_on(
+                py,
+                Source::Fixed(g),
+                num_envs,
+                seed,
+                options,
+                opponent_name,
+                long,
+            ),
         },
         None => {
             let deal = Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed))));
@@ -499,7 +520,6 @@ fn marathon_env(
     })?;
     Ok(Box::new(env))
 }
-
 
 /// Runs engine work off the GIL: on a worker thread that Ctrl-C stops when `long` (the work
 /// is then stopped by its flag and changes nothing), else on this thread; a panic becomes a
@@ -713,7 +733,8 @@ impl PyVectorEnv {
                 )))
             }
         };
-        let long = num_envs >= LONG_ENVS || opponent.as_deref().is_some_and(|o| o.starts_with("mcts"));
+        let long =
+            num_envs >= LONG_ENVS || opponent.as_deref().is_some_and(|o| o.starts_with("mcts"));
         let inner: Box<dyn Envs> = if let Ok(fish) = game.cast::<PyFish>() {
             let options = Options {
                 threads,
@@ -729,7 +750,15 @@ impl PyVectorEnv {
                 opponent: None,
                 learner,
             };
-            marathon_env(py, marathon, num_envs, seed, options, opponent.as_deref(), long)?
+            marathon_env(
+                py,
+                marathon,
+                num_envs,
+                seed,
+                options,
+                opponent.as_deref(),
+                long,
+            )?
         } else {
             return Err(PyTypeError::new_err(format!(
                 "game must be a pingvinas Fish or Marathon, not {}",
@@ -881,13 +910,15 @@ impl PyVectorEnv {
             Some(g) if !g.is_none() => {
                 let g = args::int(g, "game")?;
                 match g.extract::<i64>() {
-                    Ok(back) if back < 0 => current.checked_add_signed(back + 1).ok_or_else(|| {
-                        PyValueError::new_err(format!(
-                            "game = {back}: env {i} has played {} games since the last seeded \
+                    Ok(back) if back < 0 => {
+                        current.checked_add_signed(back + 1).ok_or_else(|| {
+                            PyValueError::new_err(format!(
+                                "game = {back}: env {i} has played {} games since the last seeded \
                              reset (-1 is its current game)",
-                            current + 1
-                        ))
-                    })?,
+                                current + 1
+                            ))
+                        })?
+                    }
                     _ => args::count(&g, "game", 0, u64::MAX)?,
                 }
             }
@@ -1009,7 +1040,6 @@ impl PyVectorEnv {
         ))
     }
 }
-
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyVectorEnv>()

@@ -877,6 +877,40 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_region_solver_gives_up_with_the_search_and_tries_again_later() {
+        use crate::search::{Budget, StopFlag};
+        let grid = vec![
+            vec![3, 1, 2, 3, 1],
+            vec![2, 2, 3, 1, 2],
+            vec![1, 3, 2, 2, 3],
+        ];
+        let game: FishGame = FishGame::new(
+            Rules::standard(2).unwrap(),
+            Board::from_grid(&grid).unwrap(),
+        );
+        let board = game.board();
+        let planes = FishPlanes::new(board);
+        let (floes, pens) = (board.floes(), Bitboard::from_cell(0));
+        let mut h = HaulSolver::default();
+        let stopped = StopFlag::new();
+        stopped.stop();
+        {
+            // An expired search: no haul, and not remembered as too big.
+            let _scope = Clock::start(&Budget::time(60.0), stopped).enter();
+            assert_eq!(h.haul(board, &planes, floes, pens, u64::MAX), None);
+            assert!(h.interrupted());
+        }
+        {
+            // A search of one node allows a few region splits only.
+            let _scope = Clock::start(&Budget::nodes(1), StopFlag::new()).enter();
+            assert_eq!(h.haul(board, &planes, floes, pens, u64::MAX), None);
+            assert!(!h.interrupted() && h.work > h.work_limit);
+        }
+        let want = brute_haul(board, floes, pens);
+        assert_eq!(h.haul(board, &planes, floes, pens, u64::MAX), Some(want));
+    }
+
+    #[test]
     fn exact_scores_match_random_play_when_regions_are_split() {
         // Positions where every region is single-owner: the exact scores equal the result of
         // optimal (here: haul-optimal) play, and every playout scores at most that.

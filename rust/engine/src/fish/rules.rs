@@ -2,9 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{
-    check_length, clip_message, quote, Error, Result, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
-};
+use crate::config::{Table, Value};
+use crate::error::{check_length, quote, Result, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
 use crate::invalid;
 
 /// Which floes a penguin may be placed on.
@@ -172,6 +171,67 @@ pub struct Config {
     pub board: Option<BoardSpec>,
 }
 
+/// The start of every config error.
+const ORIGIN: &str = "Fish config";
+/// The keys of a Fish config.
+const KEYS: &[&str] = &[
+    "game",
+    "name",
+    "description",
+    "players",
+    "penguins",
+    "placement",
+    "order",
+    "board",
+];
+/// What a `board` may be.
+const BOARD: &str = "\"standard\" or a grid of fish counts (a list of rows of integers)";
+
+/// A name of `names` at `key` (placement, order), read by `T::from_str`.
+fn named<T: std::str::FromStr>(t: &mut Table<'_>, key: &str, names: &[&str]) -> Result<Option<T>> {
+    let Some(value) = t.value(key) else {
+        return Ok(None);
+    };
+    let expected = format!("one of {}", crate::names::one_of(names));
+    match &value {
+        Value::Str(s) => s
+            .parse()
+            .map(Some)
+            .map_err(|_| t.error(key, &value, &expected)),
+        _ => Err(t.error(key, &value, &expected)),
+    }
+}
+
+/// The `board` key: a name, or rows of fish counts, each cell named when it is wrong.
+fn board_spec(t: &Table<'_>, board: Value) -> Result<BoardSpec> {
+    let rows = match board {
+        Value::Str(name) => return Ok(BoardSpec::Named(name)),
+        Value::List(rows) => rows,
+        other => return Err(t.error("board", &other, BOARD)),
+    };
+    let mut grid = Vec::with_capacity(rows.len());
+    for (r, row) in rows.into_iter().enumerate() {
+        let Value::List(cells) = row else {
+            return Err(t.error(&format!("board[{r}]"), &row, "a row: a list of fish counts"));
+        };
+        let mut out = Vec::with_capacity(cells.len());
+        for (c, cell) in cells.iter().enumerate() {
+            match crate::config::integer(cell) {
+                Some(n) if (0..=255).contains(&n) => out.push(n as u8),
+                _ => {
+                    return Err(t.error(
+                        &format!("board[{r}][{c}]"),
+                        cell,
+                        "a fish count, an integer 0 to 255 (0 for a gap)",
+                    ))
+                }
+            }
+        }
+        grid.push(out);
+    }
+    Ok(BoardSpec::Grid(grid))
+}
+
 fn default_players() -> usize {
     2
 }
@@ -186,14 +246,11 @@ impl Config {
     /// A config from TOML text.
     ///
     /// # Errors
-    /// `Error::Invalid` for bad TOML, an unknown key, a value of the wrong type or a `game`
-    /// other than `"fish"`.
+    /// `Error::Invalid` for bad TOML, an unknown key, a value of the wrong type or out of
+    /// range, or a `game` other than `"fish"`: the message names the key, quotes the value and
+    /// says what is allowed.
     pub fn from_toml(text: &str) -> Result<Config> {
-        let config: Config = toml::from_str(text).map_err(|e| {
-            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
-        })?;
-        config.check_game()?;
-        Ok(config)
+        Config::read(Value::from_toml(text, ORIGIN)?, Some(text))
     }
 
     /// A config from a JSON object.
@@ -201,9 +258,45 @@ impl Config {
     /// # Errors
     /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str) -> Result<Config> {
-        let config: Config = serde_json::from_str(text).map_err(|e| {
-            Error::Invalid(format!("Fish config: {}", clip_message(&e.to_string())))
-        })?;
+        Config::from_value(Value::from_json(text, ORIGIN)?)
+    }
+
+    /// A config from a [`Value`] tree (what the bindings make of a Python dict).
+    ///
+    /// # Errors
+    /// As [`Config::from_toml`].
+    pub fn from_value(value: Value) -> Result<Config> {
+        Config::read(value, None)
+    }
+
+    fn read(value: Value, source: Option<&str>) -> Result<Config> {
+        let mut t = Table::new(value, ORIGIN, KEYS, source)?;
+        let config = Config {
+            game: match t.string("game", "\"fish\"")? {
+                Some(game) => game,
+                None => return invalid!("{ORIGIN}: game is missing: expected game = \"fish\""),
+            },
+            name: t.string("name", "a string, the variant's name")?,
+            description: t.string("description", "a string, one line about the variant")?,
+            players: t
+                .int("players", 2, MAX_FISH_PLAYERS as i128, "2 to 4 players")?
+                .map_or(default_players(), |n| n as usize),
+            penguins: t
+                .int(
+                    "penguins",
+                    1,
+                    MAX_PENGUINS as i128,
+                    "1 to 8 penguins per player",
+                )?
+                .map(|n| n as usize),
+            placement: named(&mut t, "placement", Placement::NAMES)?
+                .map_or(default_placement(), |p| p),
+            order: named(&mut t, "order", Order::NAMES)?.map_or(default_order(), |o| o),
+            board: match t.value("board") {
+                None => None,
+                Some(board) => Some(board_spec(&t, board)?),
+            },
+        };
         config.check_game()?;
         Ok(config)
     }
@@ -247,10 +340,7 @@ impl Config {
             None => Ok(None),
             Some(BoardSpec::Named(name)) if name == "standard" => Ok(None),
             Some(BoardSpec::Named(name)) => {
-                invalid!(
-                    "board = {}: expected \"standard\" or a grid of fish counts (a list of rows)",
-                    quote(name)
-                )
+                invalid!("{ORIGIN}: board = {}: expected {BOARD}", quote(name))
             }
             Some(BoardSpec::Grid(grid)) => Ok(Some(grid.clone())),
         }
@@ -282,15 +372,55 @@ mod tests {
             .to_string();
         assert!(err.contains("all"), "{err}");
         let err = Config::from_toml("game = \"fish\"\nplayers = 7\n")
-            .unwrap()
-            .rules()
             .unwrap_err()
             .to_string();
-        assert!(err.contains("players = 7"), "{err}");
+        assert!(
+            err.contains("players = 7 (line 2): expected 2 to 4 players"),
+            "{err}"
+        );
         let err = Config::from_json(r#"{"game": "marathon"}"#)
             .unwrap_err()
             .to_string();
         assert!(err.contains("marathon"), "{err}");
+    }
+
+    #[test]
+    fn config_errors_speak_of_keys_not_serde() {
+        let cases = [
+            (
+                r#"{"game": "fish", "board": [[1, -1]]}"#,
+                "board[0][1] = -1",
+            ),
+            (
+                r#"{"game": "fish", "board": [[1, "x"]]}"#,
+                "board[0][1] = \"x\"",
+            ),
+            (
+                r#"{"game": "fish", "board": [[1, 1000000000]]}"#,
+                "0 to 255",
+            ),
+            (
+                r#"{"game": "fish", "players": 1267650600228229401496703205376}"#,
+                "players = 1.2676506002282293e30: expected 2 to 4 players",
+            ),
+            (r#"{"game": "fish", "players": 2.5}"#, "players = 2.5"),
+            (r#"{"players": 2}"#, "game is missing"),
+            (r#"[1, 2]"#, "expected a table of keys"),
+        ];
+        for (json, says) in cases {
+            let e = Config::from_json(json).unwrap_err().to_string();
+            assert!(e.starts_with("Fish config: ") && e.contains(says), "{e}");
+            assert!(
+                !e.contains("untagged") && !e.contains("invalid type"),
+                "{e}"
+            );
+        }
+        let e = Config::from_toml("game = \"fish\"\nboard = [[1, 2], 3]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("board[1] = 3 (line 2): expected a row"), "{e}");
+        let ok = Config::from_json(r#"{"game": "fish", "players": 3.0, "penguins": null}"#);
+        assert_eq!(ok.unwrap().players, 3);
     }
 
     #[test]

@@ -7,7 +7,8 @@ use toml::Spanned;
 
 use super::course::Course;
 use super::{Marathon, DEFAULT_PLY_LIMIT, MAX_PLAYERS};
-use crate::error::{check_length, clip_message, quote, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
+use crate::config::{Table, Value};
+use crate::error::{check_length, quote, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
 use crate::{Error, Result};
 
 /// Short names of the bundled configs.
@@ -40,50 +41,63 @@ pub struct Config {
     pub course: String,
 }
 
+/// The keys of a Marathon config.
+const KEYS: &[&str] = &[
+    "game",
+    "name",
+    "description",
+    "players",
+    "ply_limit",
+    "course",
+];
+
+/// Where the course string sits in TOML text (the other keys are read as [`Value`]s).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConfig<C> {
-    game: Option<String>,
-    name: Option<String>,
-    description: Option<String>,
-    players: Option<i64>,
-    ply_limit: Option<i64>,
-    course: C,
+struct CourseSpan {
+    course: Spanned<String>,
 }
 
-impl<C> RawConfig<C> {
-    /// Checks the scalar keys; `origin` names the source in messages.
-    fn finish(self, origin: &str, course: String) -> Result<Config> {
-        if let Some(game) = &self.game {
-            if game != "marathon" {
-                return Err(Error::Invalid(format!(
-                    "{origin}: game = {}, but this is a Penguin Marathon config (game = \"marathon\")",
-                    quote(game)
-                )));
-            }
-        }
-        let players = self.players.unwrap_or(2);
-        if !(2..=MAX_PLAYERS as i64).contains(&players) {
+/// Checks every key but the course map itself; `origin` names the source in messages and
+/// `source` is the TOML text, if any (for the line of a bad key).
+fn read(value: Value, origin: &str, source: Option<&str>) -> Result<Config> {
+    let mut t = Table::new(value, origin, KEYS, source)?;
+    if let Some(game) = t.string("game", "\"marathon\"")? {
+        if game != "marathon" {
             return Err(Error::Invalid(format!(
-                "{origin}: players = {players}, but Penguin Marathon is for 2 to 5 players"
+                "{origin}: game = {}, but this is a Penguin Marathon config (game = \"marathon\")",
+                quote(&game)
             )));
         }
-        let ply_limit = self.ply_limit.unwrap_or(DEFAULT_PLY_LIMIT as i64);
-        if !(1..=u32::MAX as i64).contains(&ply_limit) {
-            return Err(Error::Invalid(format!(
-                "{origin}: ply_limit = {ply_limit}, but it must be a positive number of actions"
-            )));
-        }
-        let config = Config {
-            name: self.name.unwrap_or_else(|| "custom".to_string()),
-            description: self.description.unwrap_or_default(),
-            players: players as usize,
-            ply_limit: ply_limit as u32,
-            course,
-        };
-        config.check_texts().map_err(|e| with_origin(origin, e))?;
-        Ok(config)
     }
+    let name = t.string("name", "a string, the variant's name")?;
+    let description = t.string("description", "a string, one line about the variant")?;
+    let players = t.int(
+        "players",
+        2,
+        MAX_PLAYERS as i128,
+        "2 to 5 players (Penguin Marathon)",
+    )?;
+    let ply_limit = t.int(
+        "ply_limit",
+        1,
+        u32::MAX as i128,
+        "a positive number of actions (at most 4294967295)",
+    )?;
+    let Some(course) = t.string("course", "the course as an ASCII map (a string)")? else {
+        return Err(Error::Invalid(format!(
+            "{origin}: course is missing: expected the course as an ASCII map (a string; see \
+             the bundled variants)"
+        )));
+    };
+    let config = Config {
+        name: name.unwrap_or_else(|| "custom".to_string()),
+        description: description.unwrap_or_default(),
+        players: players.map_or(2, |p| p as usize),
+        ply_limit: ply_limit.map_or(DEFAULT_PLY_LIMIT, |p| p as u32),
+        course,
+    };
+    config.check_texts().map_err(|e| with_origin(origin, e))?;
+    Ok(config)
 }
 
 impl Config {
@@ -94,11 +108,11 @@ impl Config {
     /// `Error::Invalid` for bad TOML, an unknown key, a value out of range or a bad course map,
     /// naming `origin` and the place.
     pub fn from_toml(text: &str, origin: &str) -> Result<Config> {
-        let raw: RawConfig<Spanned<String>> = toml::from_str(text)
-            .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
-        let span = raw.course.span();
-        let course = raw.course.get_ref().clone();
-        let map_start = map_start_in_source(text, span, &course);
+        let config = read(Value::from_toml(text, origin)?, origin, Some(text))?;
+        let span = toml::from_str::<CourseSpan>(text)
+            .ok()
+            .map(|c| c.course.span());
+        let map_start = span.and_then(|span| map_start_in_source(text, span, &config.course));
         let locate = |line: usize, col: usize| match map_start {
             Some(start) => {
                 let before = &text[..start];
@@ -112,23 +126,29 @@ impl Config {
             }
             None => format!("{origin}: course map line {}, column {}", line + 1, col + 1),
         };
-        Course::parse_located(&course, &locate).map_err(|e| with_origin(origin, e))?;
-        raw.finish(origin, course)
+        Course::parse_located(&config.course, &locate).map_err(|e| with_origin(origin, e))?;
+        Ok(config)
     }
 
-    /// Reads a JSON config with the same keys (for configs given as Python dicts).
+    /// Reads a JSON config with the same keys.
     ///
     /// # Errors
     /// As [`Config::from_toml`], for JSON.
     pub fn from_json(text: &str, origin: &str) -> Result<Config> {
-        let raw: RawConfig<String> = serde_json::from_str(text)
-            .map_err(|e| Error::Invalid(format!("{origin}: {}", clip_message(&e.to_string()))))?;
-        let course = raw.course.clone();
-        Course::parse_located(&course, &|line, col| {
+        Config::from_value(Value::from_json(text, origin)?, origin)
+    }
+
+    /// Reads a config from a [`Value`] tree (what the bindings make of a Python dict).
+    ///
+    /// # Errors
+    /// As [`Config::from_toml`].
+    pub fn from_value(value: Value, origin: &str) -> Result<Config> {
+        let config = read(value, origin, None)?;
+        Course::parse_located(&config.course, &|line, col| {
             format!("{origin}: course map line {}, column {}", line + 1, col + 1)
         })
         .map_err(|e| with_origin(origin, e))?;
-        raw.finish(origin, course)
+        Ok(config)
     }
 
     /// A bundled config by name or short name (`standard`, `5`, `l`, `zigzag`), any case.

@@ -14,7 +14,7 @@
 use crate::error::Result;
 use crate::game::{Action, ActionList, Game, Returns, MAX_ACTIONS};
 use crate::rng::splitmix64;
-use crate::search::budget::{Budget, Clock, StopFlag, MAX_DEPTH};
+use crate::search::budget::{Budget, Clock, Pacer, StopFlag, MAX_DEPTH};
 use crate::search::tt::{Bound, Tt};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
 use arrayvec::ArrayVec;
@@ -25,8 +25,8 @@ pub const WIN: i32 = 1_000_000;
 pub const EVAL_SCALE: i32 = 100_000;
 const INF: i32 = 2 * WIN;
 const MAX_PLY: usize = MAX_DEPTH as usize + 8;
-/// Nodes between two readings of the clock (time and stop flag): a search stops within this
-/// many nodes of its deadline or of the stop flag being set.
+/// The most nodes between two readings of the clock (time and stop flag); fewer when nodes
+/// are slow ([`Pacer`]), so that a search stops within about a millisecond of its deadline.
 pub const CLOCK_INTERVAL: u64 = 1024;
 
 /// Settings of an alpha-beta search.
@@ -84,7 +84,7 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
     node_limit: u64,
     nodes: u64,
     /// The node count at which the clock is next read.
-    next_clock_check: u64,
+    pacer: Pacer,
     aborted: bool,
     /// Whether the current iteration cut any line short (so its value is an estimate).
     truncated: bool,
@@ -179,7 +179,7 @@ impl AlphaBeta {
                     clock: $clock,
                     node_limit: $node_limit,
                     nodes: 0,
-                    next_clock_check: CLOCK_INTERVAL,
+                    pacer: Pacer::new(CLOCK_INTERVAL),
                     aborted: false,
                     truncated: false,
                     players,
@@ -411,7 +411,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         p: usize,
     ) -> i32 {
         // The node budget is checked exactly, before counting the node.
-        if self.nodes >= self.node_limit {
+        if self.nodes >= self.node_limit || self.pacer.expired(&self.clock) {
             self.aborted = true;
             return 0;
         }
@@ -447,12 +447,6 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         p: usize,
     ) -> i32 {
         self.w.pv[ply].clear();
-        if self.nodes >= self.next_clock_check {
-            self.next_clock_check = self.nodes + CLOCK_INTERVAL;
-            if self.clock.expired() {
-                self.aborted = true;
-            }
-        }
         if self.aborted {
             return 0;
         }

@@ -27,12 +27,14 @@ pub const MAX_DEPTH: u32 = 1000;
 ///   the root and its children when `nodes` is smaller); with `nodes` its only limit, it also
 ///   stops once [`crate::search::mcts::STALE`] iterations in a row add no node (the tree is
 ///   complete or at its memory bound). It ignores `depth`. It reads the clock
-///   (time and stop flag) every 16 iterations. Iteration and node budgets are shared between
+///   (time and stop flag) every 1 to 16 iterations ([`Pacer`]: about every 0.1-1 ms).
+///   Iteration and node budgets are shared between
 ///   threads.
 /// - **Alpha-beta** counts `nodes` (positions visited, checked before each one: never more
 ///   than `nodes`, summed over all threads) and `depth` (iterative deepening stops after this
 ///   depth). It ignores `iterations`, and refuses a budget with no time, node or depth limit.
-///   It reads the clock every [`crate::search::alphabeta::CLOCK_INTERVAL`] (1024) nodes.
+///   It reads the clock every 1 to [`crate::search::alphabeta::CLOCK_INTERVAL`] (1024) nodes
+///   ([`Pacer`]: about every 0.1-1 ms).
 /// - Greedy and random play one move whatever the budget (which is still checked).
 ///
 /// A search given a time stops within one clock interval of its deadline (and within 10 ms on
@@ -180,6 +182,48 @@ impl StopFlag {
     }
 }
 
+/// Reads a clock every `interval` calls, the interval adapted so that readings come about
+/// every 0.1-1 ms: rare for fast iterations (a reading costs tens of nanoseconds), every call
+/// for slow ones (a playout on a large board), so that a search stops close to its deadline
+/// whatever its iterations cost.
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    interval: u64,
+    max: u64,
+    count: u64,
+    last: Instant,
+}
+
+impl Pacer {
+    /// A pacer reading the clock at least every `max` calls.
+    pub fn new(max: u64) -> Pacer {
+        Pacer {
+            interval: 1,
+            max: max.max(1),
+            count: 0,
+            last: Instant::now(),
+        }
+    }
+
+    /// Whether `clock` has expired, read only when it is time to.
+    #[inline]
+    pub fn expired(&mut self, clock: &Clock) -> bool {
+        self.count += 1;
+        if self.count < self.interval {
+            return false;
+        }
+        self.count = 0;
+        let now = Instant::now();
+        let gap = now - std::mem::replace(&mut self.last, now);
+        if gap < Duration::from_micros(100) {
+            self.interval = (self.interval * 2).min(self.max);
+        } else if gap > Duration::from_millis(1) {
+            self.interval = (self.interval / 2).max(1);
+        }
+        clock.expired_at(now)
+    }
+}
+
 thread_local! {
     /// The clock of the search running on this thread, if any ([`Clock::enter`]).
     static CURRENT: RefCell<Option<Clock>> = const { RefCell::new(None) };
@@ -261,9 +305,15 @@ impl Clock {
     /// True when the deadline has passed or the stop flag is set.
     #[inline]
     pub fn expired(&self) -> bool {
+        self.expired_at(Instant::now())
+    }
+
+    /// [`Clock::expired`] at the time `now`.
+    #[inline]
+    fn expired_at(&self, now: Instant) -> bool {
         self.stop.is_set()
             || self.finished.as_ref().is_some_and(StopFlag::is_set)
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.deadline.is_some_and(|d| now >= d)
     }
 
     /// Whether the budget has a time limit.

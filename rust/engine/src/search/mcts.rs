@@ -23,7 +23,7 @@
 use crate::error::Result;
 use crate::game::{Action, ActionList, Game, Returns};
 use crate::rng::Rng;
-use crate::search::budget::{Budget, Clock, StopFlag};
+use crate::search::budget::{Budget, Clock, Pacer, StopFlag};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
 
 /// How a child is selected.
@@ -475,12 +475,13 @@ fn run<G: Game, E: Evaluate<G>>(
     // that add no node.
     let nodes_only = iterations.is_none() && !clock.has_deadline();
     let mut stale = 0u32;
+    let mut pacer = Pacer::new(16);
     while done < iter_limit {
         if nodes_only && stale >= STALE {
             break;
         }
         let size = tree.nodes.len();
-        if done > 0 && (tree.nodes.len() >= node_limit || (done % 16 == 0 && clock.expired())) {
+        if done > 0 && (tree.nodes.len() >= node_limit || pacer.expired(clock)) {
             break;
         }
         if tree.nodes[0].kind == SOLVED && done > 0 {

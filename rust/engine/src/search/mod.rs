@@ -21,7 +21,7 @@ use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::invalid;
 use crate::rng::Rng;
 
-pub use budget::{Budget, Clock, StopFlag};
+pub use budget::{Budget, Clock, Pacer, StopFlag};
 
 /// What a game knows about its positions beyond the rules. Every method has a default, so
 /// `impl Evaluate<MyGame> for MyEval {}` is a valid (if uninformed) evaluator.

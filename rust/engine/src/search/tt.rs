@@ -130,7 +130,9 @@ impl Buckets {
     /// `n` empty buckets (none when `n` is 0), `None` when the allocation fails.
     fn zeroed(n: usize) -> Option<Buckets> {
         let align = std::mem::align_of::<Bucket>();
-        let bytes = n.checked_mul(std::mem::size_of::<Bucket>())?.checked_add(align)?;
+        let bytes = n
+            .checked_mul(std::mem::size_of::<Bucket>())?
+            .checked_add(align)?;
         let layout = std::alloc::Layout::from_size_align(bytes, 16).ok()?;
         // SAFETY: the layout has a non-zero size.
         let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
@@ -150,9 +152,7 @@ impl std::ops::Deref for Buckets {
         // SAFETY: `offset + len * size_of::<Bucket>()` bytes fit in the allocation, aligned for
         // `Bucket`; all-zero bytes are a valid bucket (atomics only), and nothing hands out
         // `&mut` to them.
-        unsafe {
-            std::slice::from_raw_parts(self.ptr.as_ptr().add(self.offset).cast(), self.len)
-        }
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(self.offset).cast(), self.len) }
     }
 }
 

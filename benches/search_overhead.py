@@ -9,6 +9,7 @@ the worker thread, building the result).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import pingvinas as pv
@@ -43,6 +44,14 @@ def main() -> None:
                 per_call(lambda s=state: pv.search(s, "mcts", iterations=1), args.calls),
             )
         )
+        mcts = pv.Searcher("mcts")
+        rows.append(
+            (
+                name,
+                "Searcher mcts, 1 iteration",
+                per_call(lambda r=mcts, s=state: r.search(s, iterations=1), args.calls),
+            )
+        )
         searcher = pv.Searcher("greedy")
         rows.append(
             (
@@ -51,6 +60,7 @@ def main() -> None:
                 per_call(lambda r=searcher, s=state: r.search(s), args.calls),
             )
         )
+    print(f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'game':<10} {'call':<26} {'µs per call':>12}")
     for game, call, secs in rows:
         print(f"{game:<10} {call:<26} {secs * 1e6:>12.1f}")

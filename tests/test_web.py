@@ -640,6 +640,17 @@ def test_head_serves_the_page_without_a_body(server):
     assert status == 200 and text == "" and headers["Content-Type"].startswith("text/html")
 
 
+def test_head_on_api_paths_is_get_without_a_body(server):
+    """Issue 17, item 20: HEAD on API paths got 405."""
+    req = urllib.request.Request(server + "/api/variants", method="HEAD")
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        assert resp.status == 200 and resp.read() == b""
+        assert resp.headers["Content-Type"].startswith("application/json")
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(urllib.request.Request(server + "/api/games", method="HEAD"))
+    assert e.value.code == 405  # a POST path stays one
+
+
 def test_clients_that_vanish_print_nothing(tmp_path):
     """Issue 17, item 14: each client gone before its answer printed two BrokenPipeError
     tracebacks, even with --quiet."""

@@ -446,7 +446,8 @@ class App:
 
     @staticmethod
     def _method(method: str, allowed: str) -> None:
-        if method != allowed:
+        # HEAD is GET without the body (the HTTP layer drops it), as for the page itself.
+        if method != allowed and not (method == "HEAD" and allowed == "GET"):
             raise ApiError(405, f"use {allowed} here, not {method}")
 
 

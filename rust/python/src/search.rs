@@ -406,6 +406,20 @@ fn lock(inner: &Mutex<Inner>) -> PyResult<std::sync::MutexGuard<'_, Inner>> {
     }
 }
 
+/// Budgets below which a search runs on the calling thread (with the GIL released) rather than
+/// on a worker thread that Ctrl-C stops: the hand-off costs 50-200 us.
+const SMALL_ITERATIONS: u64 = 64;
+const SMALL_NODES: u64 = 4096;
+const SMALL_TIME: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// Whether `budget` ends a search of `choice` within a few milliseconds (its first limit
+/// reached ends it; alpha-beta does not count iterations).
+fn is_small(choice: Choice, budget: &Budget) -> bool {
+    (choice == Choice::Mcts && budget.iterations.is_some_and(|n| n <= SMALL_ITERATIONS))
+        || budget.nodes.is_some_and(|n| n <= SMALL_NODES)
+        || budget.time.is_some_and(|t| t <= SMALL_TIME)
+}
+
 /// The seed of tree `i` of a PUCT search seeded with `seed` (`pv.search` is tree 0).
 pub fn tree_seed(seed: u64, i: usize) -> u64 {
     Rng::for_item(seed, i as u64).next_u64()
@@ -556,8 +570,9 @@ impl PySearcher {
             kept.searcher
                 .search(&*kept.game, &*kept.eval, &state, &budget, stop.clone())
         };
-        // Greedy and random look one ply ahead: microseconds, not worth a worker thread.
-        let result = if matches!(choice, Choice::Greedy | Choice::Random) {
+        // Greedy and random look one ply ahead, and small budgets end within a few
+        // milliseconds: not worth a worker thread (Ctrl-C is seen as soon as they return).
+        let result = if matches!(choice, Choice::Greedy | Choice::Random) || is_small(choice, &budget) {
             let stop = self.stop.clone();
             py.detach(move || search(&stop))
         } else {

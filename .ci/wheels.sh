@@ -68,13 +68,24 @@ sdist=$(ls "$work"/dist/*.tar.gz)
 # clone it starts empty); the pingvinas crates compile from the sdist's own unpacked sources.
 # (A zig-linked build keeps its own target directory: sharing one would rebuild everything
 # each time the linker changes between this and the editable dev installs.)
+# The sdist's files all carry one old timestamp and cargo hashes a crate's path relative to its
+# workspace, so the pingvinas crates of an earlier run would look up to date and the wheel would
+# hold an old extension: clean them (and only them) first, and never take pip's cached wheel.
+clean_ours() {  # clean_ours TARGET_DIR [TRIPLE]
+    # shellcheck disable=SC2086
+    CARGO_TARGET_DIR="$1" cargo clean --quiet --release -p pingvinas-engine -p pingvinas-python \
+        ${2:+--target "$2"}
+}
 if [ "$manylinux" = 1 ]; then
+    clean_ours "$root/target/manylinux" "$(rustc -vV | sed -n 's/^host: //p')"
     env CARGO_TARGET_DIR="$root/target/manylinux" \
         MATURIN_PEP517_ARGS="--zig --compatibility manylinux2014" \
-        python -m pip wheel --quiet --no-build-isolation --no-deps --wheel-dir "$work/dist" "$sdist"
+        python -m pip wheel --quiet --no-cache-dir --no-build-isolation --no-deps \
+        --wheel-dir "$work/dist" "$sdist"
 else
+    clean_ours "$root/target"
     env -u MATURIN_PEP517_ARGS CARGO_TARGET_DIR="$root/target" \
-        python -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" "$sdist"
+        python -m pip wheel --quiet --no-cache-dir --no-deps --wheel-dir "$work/dist" "$sdist"
 fi
 wheel=$(ls "$work"/dist/*.whl)
 case "$(basename "$wheel")" in

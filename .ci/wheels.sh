@@ -10,12 +10,28 @@
 # LICENSE; it builds from an unpacked copy outside the repository) and the release wheel works.
 # A second, separate sdist install would compile everything again (~6 min on a busy 2-core
 # machine) and prove nothing more.
-# Called by .ci/run (inside its virtual environment); runs alone too: bash .ci/wheels.sh
+#
+# On Linux (x86_64, aarch64) that one wheel is the portable one PyPI takes: manylinux2014, built
+# without Docker by linking through zig against glibc 2.17 (`maturin[zig]` brings zig from PyPI;
+# MATURIN_PEP517_ARGS hands `--zig --compatibility manylinux2014` to the PEP 517 backend, and
+# `--no-build-isolation` lets that backend find the ziglang of this environment). `auditwheel
+# show` must then find it manylinux2014 (manylinux_2_17) or older, needing no shared library
+# beyond the system ones that the policy allows. A plain local build is tagged linux_x86_64,
+# which PyPI refuses. Elsewhere (macOS runners) the wheel is the platform's own, as before.
+# PINGVINAS_WHEELS_LOCAL=1 builds the local-tag wheel on Linux too (no zig download).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-python -m pip install --quiet "maturin>=1.7,<2"
+manylinux=0
+if [ "$(uname -s)" = Linux ] && [ "${PINGVINAS_WHEELS_LOCAL:-0}" != 1 ]; then
+    case "$(uname -m)" in x86_64 | aarch64) manylinux=1 ;; esac
+fi
+if [ "$manylinux" = 1 ]; then
+    python -m pip install --quiet "maturin[zig]>=1.7,<2" "auditwheel>=6"
+else
+    python -m pip install --quiet "maturin>=1.7,<2"
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -50,13 +66,55 @@ maturin sdist --out "$work/dist"
 sdist=$(ls "$work"/dist/*.tar.gz)
 # The repository's target directory keeps crates.io dependencies between local runs (on a clean
 # clone it starts empty); the pingvinas crates compile from the sdist's own unpacked sources.
-env -u MATURIN_PEP517_ARGS CARGO_TARGET_DIR="$root/target" \
-    python -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" "$sdist"
+# (A zig-linked build keeps its own target directory: sharing one would rebuild everything
+# each time the linker changes between this and the editable dev installs.)
+# The sdist's files all carry one old timestamp and cargo hashes a crate's path relative to its
+# workspace, so the pingvinas crates of an earlier run would look up to date and the wheel would
+# hold an old extension: clean them (and only them) first, and never take pip's cached wheel.
+clean_ours() {  # clean_ours TARGET_DIR [TRIPLE]
+    # shellcheck disable=SC2086
+    CARGO_TARGET_DIR="$1" cargo clean --quiet --release -p pingvinas-engine -p pingvinas-python \
+        ${2:+--target "$2"}
+}
+if [ "$manylinux" = 1 ]; then
+    clean_ours "$root/target/manylinux" "$(rustc -vV | sed -n 's/^host: //p')"
+    env CARGO_TARGET_DIR="$root/target/manylinux" \
+        MATURIN_PEP517_ARGS="--zig --compatibility manylinux2014" \
+        python -m pip wheel --quiet --no-cache-dir --no-build-isolation --no-deps \
+        --wheel-dir "$work/dist" "$sdist"
+else
+    clean_ours "$root/target"
+    env -u MATURIN_PEP517_ARGS CARGO_TARGET_DIR="$root/target" \
+        python -m pip wheel --quiet --no-cache-dir --no-deps --wheel-dir "$work/dist" "$sdist"
+fi
 wheel=$(ls "$work"/dist/*.whl)
 case "$(basename "$wheel")" in
     *-cp39-abi3-*) ;;
     *) echo "wheels: $(basename "$wheel") is not a cp39-abi3 wheel" >&2; exit 1 ;;
 esac
+if [ "$manylinux" = 1 ]; then
+    step "auditwheel show $(basename "$wheel")"
+    python - "$wheel" <<'PY'
+import re, subprocess, sys
+wheel = sys.argv[1]
+name = wheel.rsplit("/", 1)[-1]
+out = subprocess.run(["auditwheel", "show", wheel], capture_output=True, text=True, check=True).stdout
+print(out.strip())
+text = " ".join(out.split())  # auditwheel wraps its lines
+# Its tag names the newest glibc the wheel needs, and it lists libraries outside the policy.
+tag = re.search(r'consistent with the following platform tag: "manylinux_(\d+)_(\d+)_\w+"', text)
+if not tag:
+    sys.exit("wheels: auditwheel found no manylinux tag for the wheel")
+glibc = (int(tag[1]), int(tag[2]))
+if glibc > (2, 17):
+    sys.exit(f"wheels: the wheel needs glibc {glibc[0]}.{glibc[1]}, newer than manylinux2014's 2.17")
+if "external shared libraries" in text:
+    sys.exit("wheels: the wheel needs external shared libraries (see above)")
+if "manylinux2014" not in name and "manylinux_2_17" not in name:
+    sys.exit(f"wheels: {name} is not tagged manylinux2014")
+print(f"wheels: {name}: manylinux_{glibc[0]}_{glibc[1]}, system libraries only")
+PY
+fi
 # What users must find in the packages (a missing include would only show after release).
 python - "$wheel" "$sdist" <<'PY'
 import sys, tarfile, zipfile

@@ -42,8 +42,7 @@ def main() -> None:
                     pv.search(s, algorithm, time=args.time)
                 overs.append((time.perf_counter() - t0 - args.time) * 1000)
             print(
-                f"{name:<14} {algorithm:<13} {statistics.median(overs):>17.1f} "
-                f"{max(overs):>16.1f}"
+                f"{name:<14} {algorithm:<13} {statistics.median(overs):>17.1f} {max(overs):>16.1f}"
             )
     for name, make in BOARDS.items():
         s = make()

@@ -1,5 +1,6 @@
 """Agents and the match runner."""
 
+import math
 import pickle
 import random
 
@@ -175,6 +176,19 @@ def test_three_player_match():
     assert result.players == 3
     for a in result.agents:
         assert a.games == 3 and set(a.seat_scores) == {0, 1, 2}
+
+
+def test_a_five_player_table_has_no_nan_for_seats_never_played():
+    # Two games of five players: seats rotate, so each agent sits in two seats of five.
+    agents = ["greedy"] + ["random"] * 4
+    result = play_match(pv.Marathon(players=5), agents, games=2, seed=1, progress=False)
+    text = str(result)
+    assert "nan" not in text
+    greedy = text.splitlines()[1].split()
+    assert greedy[0] == "greedy" and greedy[-5:] == ["1.00", "1.00", "-", "-", "-"]
+    # The rows keep nan, as data for code.
+    averages = [row[f"seat{s}_avg"] for row in result.rows() for s in range(5)]
+    assert any(math.isnan(x) for x in averages)
 
 
 def test_match_errors():

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import pingvinas as pv
-from pingvinas.console import load_shown, play, show
+from pingvinas.console import load_shown, move_listing, play, show
 
 SMALL = [[1, 2, 3, 1], [3, 1, 1, 2], [1, 1, 2, 3]]
 
@@ -144,6 +144,47 @@ def test_play_commands_in_process(tmp_path):
     record = pv.GameRecord.read(saved)
     assert [str(m) for m in record.moves][:1] == ["a1"] and len(record) == 2
     assert "Traceback" not in text
+
+
+def listed_moves(text, separator):
+    """The moves of a ``?`` listing (header, then lines of columns), each line whole."""
+    lines = text.splitlines()
+    assert lines[0].endswith("legal moves:")
+    return [m.strip() for line in lines[1:] for m in line.strip().split(separator)]
+
+
+@pytest.mark.parametrize("width", [30, 80, 120])
+@pytest.mark.parametrize("game", ["marathon", "fish"])
+def test_the_move_listing_never_breaks_a_move(game, width):
+    state = pv.load_game(game).new_state(seed=3)
+    for _ in range(8 if game == "fish" else 3):  # Fish: into movement, long slides "e1-f2"
+        state.play(state.legal_moves()[len(state.legal_moves()) // 2])
+    while getattr(state, "phase", None) == "placement":
+        state.play(state.legal_moves()[0])
+    moves = [str(m) for m in state.legal_moves()]
+    text = move_listing(moves, width)
+    assert all(len(line) <= width for line in text.splitlines())
+    # Marathon moves hold spaces: columns split by " | "; every entry one whole legal move.
+    separator = " | " if game == "marathon" else "  "
+    entries = [m for m in listed_moves(text, separator) if m]
+    assert entries == moves
+    for entry in entries:
+        state.after(entry)
+
+
+def test_a_short_listing_stays_on_one_line():
+    assert move_listing(["a1", "d1", "b2"]) == "3 legal moves: a1 d1 b2"
+    assert move_listing(["B 0,1 S 3,1 SE"]) == "1 legal moves:\n  B 0,1 S 3,1 SE"
+
+
+def test_question_mark_in_marathon_lists_moves_in_columns():
+    out = io.StringIO()
+    play(pv.Marathon(), [None, pv.GreedyAgent()], stdin=io.StringIO("?\nquit\n"), out=out)
+    text = out.getvalue()
+    start = text.index("57 legal moves:")
+    listing = text[start:].split("\nA (player 0) to move>")[0]
+    assert listed_moves(listing, " | ")[:2] == ["M -1,0 S 0,0 SE", "M -1,0 S 0,0 S"]
+    assert all(len(line) <= 80 for line in listing.splitlines())
 
 
 def test_engines_alone_play_to_the_end():

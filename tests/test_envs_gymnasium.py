@@ -39,10 +39,11 @@ def play_episode(env, seed, action_seed=0):
 @pytest.mark.parametrize(
     "env_id, game", [("pingvinas/Fish-v0", "fish"), ("pingvinas/Marathon-v0", "marathon")]
 )
-def test_check_env(env_id, game):
-    # check_env steps with unmasked random actions, so it runs with illegal_action="lose".
-    env = gymnasium.make(env_id, game=game, illegal_action="lose")
-    check_env(env.unwrapped)
+def test_check_env_on_the_default_env(env_id, game):
+    # check_env steps with unmasked random actions: the default env (illegal_action="lose")
+    # passes it as a new user first calls it, through gymnasium.make and directly.
+    check_env(gymnasium.make(env_id).unwrapped)
+    check_env(envs.gym_env(game))
 
 
 @pytest.mark.parametrize(
@@ -69,8 +70,8 @@ def test_observation_is_the_learners_view():
     assert obs["action_mask"].dtype == np.int8
 
 
-def test_illegal_action_raises_and_leaves_the_state():
-    env = envs.gym_env("fish")
+def test_illegal_action_raise_leaves_the_state():
+    env = envs.gym_env("fish", illegal_action="raise")
     obs, info = env.reset(seed=3)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     before = env.state.copy()
@@ -79,14 +80,17 @@ def test_illegal_action_raises_and_leaves_the_state():
     assert env.state == before
 
 
-def test_illegal_action_lose():
-    env = envs.gym_env("fish", illegal_action="lose")
+@pytest.mark.parametrize("outside", [False, True], ids=["masked", "outside the space"])
+def test_illegal_action_loses_by_default(outside):
+    env = envs.gym_env("fish")
     obs, info = env.reset(seed=3)
-    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    illegal = env.game.num_actions if outside else int(np.flatnonzero(obs["action_mask"] == 0)[0])
     obs, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
     with pytest.raises(RuntimeError):
         env.step(info["legal_actions"][0])
+    with pytest.raises(ValueError, match="illegal_action"):
+        envs.gym_env("fish", illegal_action="ignore")
 
 
 @pytest.mark.parametrize(

@@ -254,16 +254,17 @@ def test_onnx_unreadable_models(onnx_mod, tmp_path):
 
 
 def test_missing_optional_packages_name_the_extra(monkeypatch):
+    # The package to install from PyPI now (no pingvinas release is published yet) and the extra.
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails
-    with pytest.raises(ImportError, match=r'pip install "pingvinas\[onnx\]"'):
+    with pytest.raises(ImportError, match=r'pip install onnxruntime \(the extra "onnx"\)'):
         evaluators.onnx(b"")
     monkeypatch.setitem(sys.modules, "torch", None)
-    with pytest.raises(ImportError, match=r'pip install "pingvinas\[torch\]"'):
+    with pytest.raises(ImportError, match=r'pip install torch \(the extra "torch"\)'):
         evaluators.torch(object())
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ImportError, match=r'pip install "pingvinas\[ray\]"'):
+    with pytest.raises(ImportError, match=r'pip install "ray>=2.9" \(the extra "ray"\)'):
         pv.play_match(pv.Fish(), ["random", "random"], games=1, backend="ray")
-    with pytest.raises(ImportError, match=r'pip install "pingvinas\[ray\]"'):
+    with pytest.raises(ImportError, match=r'pip install "ray>=2.9" \(the extra "ray"\)'):
         evaluators.shared(evaluators.uniform(pv.Fish()))
 
 

@@ -726,6 +726,20 @@ def test_text(pv):
     assert str(moved) != str(moved.after("a1-b1"))
 
 
+def test_text_board_tells_gaps_from_removed_floes():
+    # A cell that never held a floe (h1 of the standard board, a 0 of a custom board) is blank;
+    # a floe removed in play is "."; players are letters, as in the prompt "A (player 0)".
+    s = pingvinas.Fish().position(
+        board=[[1, 2, 0], [3, 1, 1]], penguins=[[(0, 0)], [(1, 2)]], to_move=0
+    )
+    assert str(s.after("a1-b1")).splitlines()[:3] == ["     a  b  c", " 1    .  A", " 2  3  1  B"]
+    standard = str(pingvinas.Fish().new_state(seed=7)).splitlines()
+    # Even rows end at g, half a hex right of the odd rows' h: no mark where h1 would be.
+    assert all(len(standard[1 + r]) == len(standard[2]) - 1 for r in (0, 2, 4, 6))
+    assert "." not in "".join(standard[1:9])
+    assert standard[-1] == "A to move (placement)"
+
+
 def test_after_and_copy_are_independent(pv):
     state = pv.Fish().new_state(seed=4)
     before = state.to_json()

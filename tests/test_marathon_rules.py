@@ -970,3 +970,16 @@ def test_observation_tensor_shows_every_piece_from_the_players_view(state, me):
         assert np.array_equal(state.observation_tensor(), state.observation_tensor(state.to_move))
     with pytest.raises(ValueError):
         state.observation_tensor(n)
+
+
+def test_marathon_5_is_a_course_not_a_player_count():
+    # "marathon-5" reads like "fish-4p": its description and the docs say it counts coasters.
+    five = pingvinas.Marathon.variant("marathon-5")
+    assert five.players == 2 and "not a five-player game" in five.description
+    assert "players=5" in five.description
+    assert pingvinas.Marathon(players=5).players == 5
+    assert pingvinas.Marathon(players=5, course="marathon-5").players == 5
+    for name in pingvinas.variants():
+        if name.startswith("marathon"):
+            # Every Marathon description names its default player count.
+            assert "2 players" in pingvinas.load_game(name).description, name

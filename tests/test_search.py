@@ -151,6 +151,45 @@ def test_searcher_reuses_its_tree():
     assert second.visits.sum() > 100
 
 
+def test_searcher_takes_its_budget_in_the_constructor():
+    s = movement_state(seed=4)
+    # A new user's first try, and DESIGN.md's form: the budget given once, used by each call.
+    assert pv.Searcher("mcts", iterations=10).search(s).iterations == 10
+    searcher = Searcher("mcts", iterations=40, reuse=False, seed=2)
+    assert searcher.budget == dict(time=None, iterations=40, depth=None, nodes=None)
+    assert searcher.search(s).iterations == 40
+    # A call's budget replaces the constructor's whole (not capped by its iterations) ...
+    assert searcher.search(s, iterations=70).iterations == 70
+    timed = searcher.search(s, time=0.05)
+    assert timed.iterations > 40 and timed.time >= 0.04
+    # ... and the next call without one is back to the default.
+    assert searcher.search(s).iterations == 40
+    # The same result as the old per-call form, for a seed.
+    old = Searcher("mcts", reuse=False, seed=2).search(s, iterations=40)
+    assert (old.action, old.visits.tolist()) == (
+        searcher.search(s).action,
+        searcher.search(s).visits.tolist(),
+    )
+    assert Searcher("alphabeta", depth=2).search(s).depth == 2
+    assert "iterations=40" in repr(searcher)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(iterations=0), ValueError),
+        (dict(time=-1.0), ValueError),
+        (dict(time=float("nan")), ValueError),
+        (dict(depth=True), TypeError),
+        (dict(nodes=1.5), TypeError),
+        (dict(time="1"), TypeError),
+    ],
+)
+def test_searcher_refuses_a_bad_budget_when_made(kwargs, error):
+    with pytest.raises(error):
+        Searcher("mcts", **kwargs)
+
+
 def test_solved_endgame_is_exact():
     # Each penguin alone in its own region: the result is known without search.
     game = pv.Fish()

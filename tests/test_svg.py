@@ -5,6 +5,7 @@ intended change to the drawing, rewrite them with ``PINGVINAS_REGEN_GOLDEN=1 pyt
 tests/test_svg.py`` and look at them (``pv.svg.to_png``) before committing.
 """
 
+import math
 import os
 import random
 import xml.etree.ElementTree as ET
@@ -262,3 +263,70 @@ def test_rgb_array():
     # Player 0's penguin (Okabe-Ito blue, #0072B2) is in the picture: blue well above red.
     blue = (pixels[:, :, 2].astype(int) - pixels[:, :, 0]) > 120
     assert blue.sum() > 50
+
+
+def _tip(root, cls="lastmove"):
+    """The point of the arrow of class ``cls`` (its head's first corner)."""
+    head = root.find(f".//{SVG}g[@class='{cls}']/{SVG}polygon")
+    return tuple(map(float, head.get("points").split()[0].split(",")))
+
+
+def test_the_last_move_arrow_stops_at_the_piece_it_moved():
+    # Fish: the head ends at the edge of the penguin's disc, not under it (`pingvinas show`).
+    s = pv.Fish().position(board=[[1, 2, 3], [3, 1, 1]], penguins=[[(0, 0)], [(1, 2)]])
+    s.play("a1-c1")
+    root = parse(s.svg(lastmove="a1-c1"))
+    disc = root.find(f".//{SVG}g[@data-cell='c1']/{SVG}circle")
+    cx, cy, r = (float(disc.get(k)) for k in ("cx", "cy", "r"))
+    x, y = _tip(root)
+    assert math.hypot(x - cx, y - cy) >= r
+    # Marathon: the head stops before the piece on the end cell (half a mama: 0.44 cells).
+    state, kwargs = POSITIONS["marathon-midgame"]
+    root = parse(state.svg(**kwargs))
+    end = str(kwargs["lastmove"]).split()[3]  # "P 3,2 SW 5,0 W": the papa now on 5,0
+    assert root.find(f".//{SVG}g[@class='pieces']/{SVG}g[@data-cell='{end}']") is not None
+    cell = root.find(f".//{SVG}rect[@class='cell'][@data-cell='{end}']")
+    size = float(cell.get("width")) / 0.84  # a cell's square is 0.84 of the grid step
+    cx, cy = float(cell.get("x")) + 0.42 * size, float(cell.get("y")) + 0.42 * size
+    x, y = _tip(root)
+    assert math.hypot(x - cx, y - cy) >= 0.44 * size
+
+
+def test_marathon_table_is_centred_beside_the_course_and_never_empty():
+    state, kwargs = POSITIONS["marathon-midgame"]  # every piece on the course
+    root = parse(state.svg(**kwargs))
+    _, _, w, h = map(float, root.get("viewBox").split())
+    table = root.find(f".//{SVG}g[@class='reserve']")
+    ys = [float(t.get("y")) for t in table.iter(f"{SVG}text")]
+    assert abs((min(ys) + max(ys)) / 2 - h / 2) < 0.1 * h  # not at the top over white
+    # No piece is off the course: each player's six places are outlines under the heads.
+    off = [p for p in state.pieces if p.status != "on course"]
+    slots = table.findall(f"{SVG}polygon[@class='slot']")
+    assert len(slots) == 6 * state.players - len(off)
+    fresh = parse(pv.Marathon(players=3).new_state().svg())
+    table = fresh.find(f".//{SVG}g[@class='reserve']")
+    assert len(table.findall(f"{SVG}g[@data-piece]")) == 9  # all waiting
+    assert len(table.findall(f"{SVG}polygon[@class='slot']")) == 9  # none finished yet
+
+
+def test_a_long_game_strip_fits_a_page():
+    record = pv.GameRecord(pv.Fish(), seed=3)
+    rng = random.Random(1)
+    while not record.final_state().is_over:
+        record.add(rng.choice(record.final_state().legal_moves()))
+    assert len(record) > 40
+    strip = parse(pv.svg.game(record))
+    frames = strip.findall(f"{SVG}g[@class='frame']")
+    assert 8 <= len(frames) <= 16
+    assert float(strip.get("width")) <= 1000 and float(strip.get("height")) <= 1400
+    captions = [f.find(f"{SVG}text") for f in frames]
+    assert captions[-1].text.startswith(f"{len(record)}. ")  # the last position is drawn
+    # The captions read at 13 px after scaling, in every frame alike.
+    _, _, vw, _ = map(float, strip.get("viewBox").split())
+    scale = float(strip.get("width")) / vw
+    assert [float(c.get("font-size")) * scale for c in captions] == [
+        pytest.approx(13.0, abs=0.01)
+    ] * len(captions)
+    assert len(parse(pv.svg.game(record, every=1)).findall(f"{SVG}g[@class='frame']")) == (
+        len(record) + 1
+    )

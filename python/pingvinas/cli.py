@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         choices=["local", "ray"],
         default="local",
-        help='where the games run: here, or on Ray (pip install "pingvinas[ray]")',
+        help='where the games run: here, or on Ray (pip install "ray>=2.9")',
     )
     p.add_argument(
         "--address",

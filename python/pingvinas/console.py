@@ -139,6 +139,34 @@ def _who(player: int) -> str:
     return f"{_LETTERS[player % 5]} (player {player})"
 
 
+def _width(stream: Any) -> int:
+    """The width to wrap lines at: the terminal's, or 80 for a file or a pipe."""
+    if _isatty(stream):
+        import shutil
+
+        return max(20, shutil.get_terminal_size((80, 24)).columns)
+    return 80
+
+
+def move_listing(moves: Sequence[str], width: int = 80) -> str:
+    """The legal moves for ``?``: on one line when they fit, else in aligned columns, one move a
+    column, whole moves on every line (the terminal never wraps one in the middle). Marathon
+    moves contain spaces, so their columns are split by `` | ``."""
+    header = f"{len(moves)} legal moves:"
+    spaced = any(" " in m for m in moves)
+    if not spaced and len(header) + sum(len(m) + 1 for m in moves) <= width:
+        return " ".join([header, *moves])
+    sep = " | " if spaced else "  "
+    indent = "  "
+    cell = max(len(m) for m in moves)
+    per_line = max(1, (width - len(indent) + len(sep)) // (cell + len(sep)))
+    lines = [header]
+    for i in range(0, len(moves), per_line):
+        row = moves[i : i + per_line]
+        lines.append(indent + sep.join(m.ljust(cell) for m in row).rstrip())
+    return "\n".join(lines)
+
+
 def _value(v: float) -> str:
     return f"{v:+.2f}"
 
@@ -218,7 +246,7 @@ def play(
             return 0
         if command in ("?", "moves"):
             moves = [str(m) for m in state.legal_moves()]
-            say(f"{len(moves)} legal moves: " + " ".join(moves))
+            say(move_listing(moves, _width(out)))
             continue
         if command in ("help", "h"):
             say(_HELP.format(example=example))

@@ -44,7 +44,8 @@ def _ray() -> Any:
         return importlib.import_module("ray")
     except ImportError as e:
         raise ImportError(
-            'backend="ray" needs ray, which is not installed: pip install "pingvinas[ray]"'
+            'backend="ray" needs ray, which is not installed: pip install "ray>=2.9" (the '
+            'extra "ray")'
         ) from e
 
 

@@ -73,7 +73,8 @@ def _optional(module: str, extra: str, what: str) -> Any:
         return importlib.import_module(module)
     except ImportError as e:
         raise ImportError(
-            f'{what} needs {module}, which is not installed: pip install "pingvinas[{extra}]"'
+            f"{what} needs {module}, which is not installed: pip install {module} "
+            f'(the extra "{extra}")'
         ) from e
 
 

@@ -132,7 +132,11 @@ class MatchResult:
                     f"{a.score_rate:.3f}",
                     f"[{lo:.3f}, {hi:.3f}]",
                 ]
-                + [f"{a.seat_average(s):.2f}" for s in range(self.players)]
+                # "-", not nan, for a seat the agent never sat in (5 players, few games).
+                + [
+                    f"{a.seat_average(s):.2f}" if a.seat_scores.get(s) else "-"
+                    for s in range(self.players)
+                ]
             )
         widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
 
@@ -147,7 +151,8 @@ class MatchResult:
         notes = [
             "score: mean points per game with its 95% CI (1 a win, 0 a loss, 1/2 a two-player draw;"
             " more players: (return + 1) / 2);",
-            f"seat n {self.score_name}: the agent's mean {what} in games it played from seat n.",
+            f"seat n {self.score_name}: the agent's mean {what} in games it played from seat n"
+            " (- where it never did).",
         ]
         return "\n".join([fmt(head)] + [fmt(r) for r in lines] + notes)
 

@@ -175,14 +175,55 @@ class _Options(TypedDict):
     dirichlet: Optional[tuple[float, float]]
 
 
+class _Budget(TypedDict):
+    """The limits of one search (``Searcher.budget``); None: no such limit."""
+
+    time: Optional[float]
+    iterations: Optional[int]
+    depth: Optional[int]
+    nodes: Optional[int]
+
+
+def _budget(
+    time: Any, iterations: Any, depth: Any, nodes: Any, *, positive: bool = False
+) -> _Budget:
+    """The budget checked for types (and, with ``positive``, for values: a constructor's
+    budget is refused when it is made, not at the first search)."""
+    budget: _Budget = dict(
+        time=_check_time(time),
+        iterations=_check_int("iterations", iterations),
+        depth=_check_int("depth", depth),
+        nodes=_check_int("nodes", nodes),
+    )
+    if positive:
+        for name, value in budget.items():
+            # `not value > 0` also refuses a NaN time.
+            if value is not None and not value > 0:  # type: ignore[operator]
+                what = "a positive number of seconds" if name == "time" else "positive"
+                raise ValueError(f"{name} must be {what}, got {value}")
+    return budget
+
+
 class Searcher:
     """A search player that keeps its MCTS trees and transposition table between moves (use
     one per seat). Thread-safe: ``stop()`` may be called from another thread.
+
+    >>> import pingvinas as pv
+    >>> searcher = pv.Searcher("mcts", iterations=100, seed=1)   # the budget of every search
+    >>> state = pv.Fish().new_state(seed=1)
+    >>> searcher.search(state).iterations
+    100
+    >>> searcher.search(state, iterations=50).iterations         # a call's budget replaces it
+    50
 
     :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players; Marathon:
         MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the
         best-looking move
         now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
+    :param time: the default budget of :meth:`search`, as for :func:`search`: seconds;
+        ``iterations`` (MCTS and PUCT playouts), ``depth`` (alpha-beta plies) and ``nodes``
+        bound it too, the first limit reached ending the search. A call to :meth:`search` that
+        gives any budget uses that budget alone; with none given here or there, one second.
     :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
         (one thread is deterministic for a seed); PUCT searches one tree on the calling
         thread (the evaluator is the bottleneck) and ignores it.
@@ -210,6 +251,10 @@ class Searcher:
         self,
         algorithm: str = "auto",
         *,
+        time: Optional[float] = None,
+        iterations: Optional[int] = None,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
         threads: int = 1,
         seed: int = 0,
         exploration: Optional[float] = None,
@@ -226,6 +271,8 @@ class Searcher:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm = {algorithm!r}: expected one of {', '.join(ALGORITHMS)}")
         self.algorithm = algorithm
+        #: The budget of a :meth:`search` call that gives none.
+        self.budget = _budget(time, iterations, depth, nodes, positive=True)
         self.options: _Options = dict(
             threads=_require_int("threads", threads),
             seed=_require_int("seed", seed),
@@ -251,19 +298,19 @@ class Searcher:
         depth: Optional[int] = None,
         nodes: Optional[int] = None,
     ) -> SearchResult:
-        """Searches ``state`` within the budget (the first limit reached ends it; none given:
-        one second) and returns a :class:`SearchResult`.
+        """Searches ``state`` within the budget and returns a :class:`SearchResult`.
+
+        The first limit reached ends the search. A call that gives any of ``time``,
+        ``iterations``, ``depth``, ``nodes`` searches within those alone; one that gives none
+        uses the constructor's budget (:attr:`budget`), and with none there either, one second.
 
         :raises ValueError: the game is over, a budget is negative, zero or absurd, or the
             state is not of a game this searcher can play.
         """
-        raw = self._core.search(
-            state,
-            time=_check_time(time),
-            iterations=_check_int("iterations", iterations),
-            nodes=_check_int("nodes", nodes),
-            depth=_check_int("depth", depth),
-        )
+        budget = _budget(time, iterations, depth, nodes)
+        if all(v is None for v in budget.values()):
+            budget = self.budget
+        raw = self._core.search(state, **budget)
         return SearchResult(*raw)
 
     def stop(self) -> None:
@@ -276,7 +323,8 @@ class Searcher:
 
     def __repr__(self) -> str:
         threads, seed = self.options["threads"], self.options["seed"]
-        return f"Searcher({self.algorithm!r}, threads={threads}, seed={seed})"
+        budget = "".join(f", {k}={v}" for k, v in self.budget.items() if v is not None)
+        return f"Searcher({self.algorithm!r}{budget}, threads={threads}, seed={seed})"
 
 
 def search(

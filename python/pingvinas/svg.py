@@ -134,13 +134,18 @@ def _arrow(
     color: str,
     opacity: float,
     cls: str,
+    end_gap: float = 0.0,
 ) -> None:
-    """A straight arrow from ``a`` to ``b``: a shaft and a head, no markers (and so no ids)."""
+    """A straight arrow from ``a`` to ``b``: a shaft and a head, no markers (and so no ids).
+    ``end_gap`` stops the head that far short of ``b``, at the edge of a piece standing there,
+    so the head stays in sight (at most half the length goes)."""
     (x1, y1), (x2, y2) = a, b
     length = math.hypot(x2 - x1, y2 - y1)
     if length < 1e-9:
         return
     ux, uy = (x2 - x1) / length, (y2 - y1) / length
+    gap = min(end_gap, length * 0.5)
+    x2, y2, length = x2 - ux * gap, y2 - uy * gap, length - gap
     head = min(width * 2.6, length * 0.6)
     bx, by = x2 - ux * head, y2 - uy * head
     g = _el(parent, "g", class_=cls, fill=color, stroke=color, opacity=opacity)
@@ -487,9 +492,19 @@ def _fish_svg(
             _text(g, x, y - R * 0.12, _LETTERS[player % 5], R * 0.5, fill=ink, font_weight="bold")
 
     if drawn is not None and drawn[0] is not None and drawn[1] is not None:
-        _arrow(root, centre(drawn[0]), centre(drawn[1]), R * 0.2, _ARROW, 0.5, "lastmove")
+        # The penguin that moved stands at the end (its disc sits R * 0.12 higher; R * 0.5
+        # clears it in every direction): the head stops at its edge, not under it.
+        x2, y2 = centre(drawn[1])
+        _arrow(
+            root, centre(drawn[0]), (x2, y2 - R * 0.12), R * 0.2, _ARROW, 0.5, "lastmove", R * 0.55
+        )
+    occupied = {tuple(cell) for cells in penguins for cell in cells}
     for src, dst, colour in _arrow_list("fish", arrows, rows, cols):
-        _arrow(root, centre(src), centre(dst), R * 0.2, colour, 0.6, "arrow")
+        x2, y2 = centre(dst)
+        if dst in occupied:  # as for the last move: the head at the penguin's edge
+            _arrow(root, centre(src), (x2, y2 - R * 0.12), R * 0.2, colour, 0.6, "arrow", R * 0.55)
+        else:
+            _arrow(root, centre(src), (x2, y2), R * 0.2, colour, 0.6, "arrow")
 
     if labels:
         coords = _el(root, "g", class_="coords")
@@ -640,9 +655,10 @@ def _marathon_svg(
     ring = S * 1.1  # room for the outside places, the lines and the coordinates
     panel_w = 240.0
     bw, bh = cols * S, rows * S
-    panel_h = 30.0 + S * players + (40.0 if labels else 0.0)
+    # The table beside the course: a head row, one row per player, the status line.
+    panel_h = 16.0 + S * players + (24.0 if labels else 0.0)
     width = bw + 2 * ring + panel_w
-    height = max(bh + 2 * ring, panel_h + ring)
+    height = max(bh + 2 * ring, panel_h + 2 * ring)
 
     def corner(r: float, c: float) -> tuple[float, float]:
         x, y = c * S, r * S
@@ -780,7 +796,10 @@ def _marathon_svg(
                     break
             dst = end
         if src is not None and dst is not None and not stand:
-            _arrow(root, centre(src), centre(dst), S * 0.12, _ARROW, 0.35, "lastmove")
+            # A piece lies or stands on the end cell (half a mama is 0.44 S long): the head
+            # stops before it, in sight, rather than under it.
+            gap = S * 0.48 if dst in course else 0.0
+            _arrow(root, centre(src), centre(dst), S * 0.12, _ARROW, 0.45, "lastmove", gap)
 
     for cell, colour in _fill_list(fill, rows, cols, "marathon"):
         _el(
@@ -826,16 +845,23 @@ def _marathon_svg(
         for dx, dy in dots:
             _el(g, "circle", cx=dx, cy=dy, r=S * 0.045, fill=_ON_PALETTE[p.owner % 5])
 
+    occupied = {tuple(p.cell) for p in state.pieces if p.status == "on course" and p.cell}
     for src, dst, colour in _arrow_list("marathon", arrows, rows, cols):
-        _arrow(root, centre(src), centre(dst), S * 0.12, colour, 0.6, "arrow")
+        gap = S * 0.48 if dst in occupied else 0.0
+        _arrow(root, centre(src), centre(dst), S * 0.12, colour, 0.6, "arrow", gap)
 
-    # The table of waiting and finished pieces, one row per player.
+    # The table of waiting and finished pieces, one row per player, centred beside the course
+    # (a tall course left it at the top, over white). Every player has a place for each of
+    # their three pieces in both columns: a piece that is elsewhere leaves a faint outline,
+    # so the heads stand over something and a row reads "two of three still waiting".
     px = bw + 2 * ring
     table = _el(root, "g", class_="reserve")
-    head_y = ring * 0.5 + 4
-    _text(table, px + 30 + 60, head_y, "waiting", 12.0)
-    _text(table, px + 30 + 165, head_y, "finished", 12.0)
+    head_y = (height - panel_h) / 2 + 8
+    columns = (("waiting", px + 40.0), ("finished", px + 140.0))
+    for word, base in columns:
+        _text(table, base + S * 0.7 * 1.5, head_y, word, 12.0)
     to_move = state.to_move
+    slot = {"mama": 0, "papa": 1, "baby": 2}
     for player in range(players):
         y = head_y + 16 + S * (player + 0.5)
         if to_move == player:
@@ -846,34 +872,49 @@ def _marathon_svg(
                 fill=_INK,
             )
         _player_disc(table, px + 20, y, player, 9.0)
-        for p in state.pieces:
-            if p.owner != player or p.status == "on course":
-                continue
-            slot = {"mama": 0, "papa": 1, "baby": 2}[p.kind]
-            base = px + 30 + (20 if p.status == "waiting" else 125)
-            x = base + slot * S * 0.7 + S * 0.35
-            outline, dots = _piece_shape(p.kind, None, x, y + S * 0.08, S * 0.85)
-            g = _el(
-                table,
-                "g",
-                class_=f"piece player{player} {p.kind} {p.status}",
-                data_piece=f"{player} {p.kind}",
-            )
-            _el(g, "title", f"{_LETTERS[player % 5]} (player {player}) {p.kind}, {p.status}")
-            _el(
-                g,
-                "polygon",
-                points=_points(outline),
-                fill=PALETTE[player % 5],
-                stroke=_INK,
-                stroke_width=1.2,
-                stroke_linejoin="round",
-                opacity=0.55 if p.status == "finished" else None,
-            )
-            for dx, dy in dots:
-                _el(g, "circle", cx=dx, cy=dy, r=S * 0.04, fill=_ON_PALETTE[player % 5])
+        off_course = {
+            (p.kind, p.status): p
+            for p in state.pieces
+            if p.owner == player and p.status != "on course"
+        }
+        for status, base in zip(("waiting", "finished"), (c[1] for c in columns)):
+            for kind in ("mama", "papa", "baby"):
+                x = base + slot[kind] * S * 0.7 + S * 0.35
+                outline, dots = _piece_shape(kind, None, x, y + S * 0.08, S * 0.85)
+                if (kind, status) not in off_course:
+                    _el(
+                        table,
+                        "polygon",
+                        class_="slot",
+                        points=_points(outline),
+                        fill="none",
+                        stroke="#c3c8d2",
+                        stroke_width=1.0,
+                        stroke_dasharray="3,2",
+                        stroke_linejoin="round",
+                    )
+                    continue
+                g = _el(
+                    table,
+                    "g",
+                    class_=f"piece player{player} {kind} {status}",
+                    data_piece=f"{player} {kind}",
+                )
+                _el(g, "title", f"{_LETTERS[player % 5]} (player {player}) {kind}, {status}")
+                _el(
+                    g,
+                    "polygon",
+                    points=_points(outline),
+                    fill=PALETTE[player % 5],
+                    stroke=_INK,
+                    stroke_width=1.2,
+                    stroke_linejoin="round",
+                    opacity=0.55 if status == "finished" else None,
+                )
+                for dx, dy in dots:
+                    _el(g, "circle", cx=dx, cy=dy, r=S * 0.04, fill=_ON_PALETTE[player % 5])
     if labels:
-        y = head_y + 16 + S * players + 6
+        y = head_y + 16 + S * players + 10
         if state.is_over:
             winner = state.winner
             status = "draw" if winner is None else f"{_LETTERS[winner % 5]} wins"
@@ -929,6 +970,11 @@ def state_svg(
     return _tostring(_element(state, size, lastmove, arrows, labels, flipped, fill))
 
 
+#: ``game``'s defaults: at most this many positions in a strip, each this many pixels wide.
+_MAX_FRAMES = 16
+_FRAME_SIZE = 240.0
+
+
 def _frames(source: Any, start: Any) -> tuple[list[Any], list[Any]]:
     """The states of a game and the move before each (None before the first)."""
     if hasattr(source, "states") and hasattr(source, "moves"):
@@ -955,7 +1001,7 @@ def game(
     *,
     size: Optional[float] = None,
     columns: Optional[int] = None,
-    every: int = 1,
+    every: Optional[int] = None,
     animate: bool = False,
     seconds: float = 1.0,
     labels: bool = True,
@@ -966,30 +1012,42 @@ def game(
     :param source: a :class:`~pingvinas.record.GameRecord`, or moves (objects, actions or
         notation) played from ``start``.
     :param start: the first position when ``source`` is a list of moves.
-    :param size: the width in pixels of each position (strip) or of the animation.
+    :param size: the width in pixels of each position (strip; default 240, so that four
+        columns fit a page) or of the animation (default: the position's own size). Captions
+        keep a readable size at any scale.
     :param columns: positions per row of the strip (default: up to 4).
-    :param every: draw every ``every``-th position (the last one is always drawn).
+    :param every: draw every ``every``-th position (the last one is always drawn). Default:
+        every position of a game of up to 16, else the smallest step that draws at most 16
+        (a strip of a whole long game would be several thousand pixels tall); ``every=1``
+        draws them all.
     :param animate: one position after the other, one every ``seconds``, looping (SMIL
         animation, shown by browsers).
     """
-    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
         raise ValueError(f"every = {every!r}: expected a positive int")
     if not (isinstance(seconds, (int, float)) and seconds > 0):
         raise ValueError(f"seconds = {seconds!r}: expected a positive number")
     states, moves = _frames(source, start)
+    if every is None:
+        # Steps of `every` from 0, and the last position: at most 15 + 1.
+        every = 1 if len(states) <= _MAX_FRAMES else -(-(len(states) - 1) // (_MAX_FRAMES - 2))
     picks = list(range(0, len(states), every))
     if picks[-1] != len(states) - 1:
         picks.append(len(states) - 1)
     frames = [_element(states[i], None, moves[i], (), labels, flipped) for i in picks]
     fw = max(float(f.get("viewBox", "0 0 0 0").split()[2]) for f in frames)
     fh = max(float(f.get("viewBox", "0 0 0 0").split()[3]) for f in frames)
-    caption = 20.0
+    if size is None and not animate:
+        size = _FRAME_SIZE
+    # Captions and gaps grow as the positions shrink, to read at 13 px whatever the scale.
+    scale = max(1.0, fw / size) if isinstance(size, (int, float)) and size > 0 else 1.0
+    caption = 20.0 * scale
     if animate:
         root = _root(fw, fh + caption, size)
         total = seconds * len(frames)
         for k, (i, frame) in enumerate(zip(picks, frames)):
             g = _el(root, "g", class_="frame", visibility="visible" if k == 0 else "hidden")
-            _caption(g, fw / 2, fh + caption / 2, i, moves[i])
+            _caption(g, fw / 2, fh + caption / 2, i, moves[i], scale)
             _nest(g, frame, 0.0, 0.0)
             if len(frames) > 1:
                 a, b = k / len(frames), (k + 1) / len(frames)
@@ -1014,21 +1072,23 @@ def game(
         columns = min(4, len(frames))
     if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
         raise ValueError(f"columns = {columns!r}: expected a positive int")
-    gap = 10.0
+    gap = 10.0 * scale
     rows = (len(frames) + columns - 1) // columns
     width = columns * fw + (columns - 1) * gap
     height = rows * (fh + caption) + (rows - 1) * gap
-    root = _root(width, height, None if size is None else size * width / fw)
+    root = _root(width, height, size * width / fw)
     for k, (i, frame) in enumerate(zip(picks, frames)):
         x, y = (k % columns) * (fw + gap), (k // columns) * (fh + caption + gap)
         g = _el(root, "g", class_="frame")
         _nest(g, frame, x, y)
-        _caption(g, x + fw / 2, y + fh + caption / 2, i, moves[i])
+        _caption(g, x + fw / 2, y + fh + caption / 2, i, moves[i], scale)
     return _tostring(root)
 
 
-def _caption(parent: ET.Element, x: float, y: float, ply: int, move: Any) -> None:
-    _text(parent, x, y, "start" if move is None else f"{ply}. {move}", 13.0)
+def _caption(
+    parent: ET.Element, x: float, y: float, ply: int, move: Any, scale: float = 1.0
+) -> None:
+    _text(parent, x, y, "start" if move is None else f"{ply}. {move}", 13.0 * scale)
 
 
 def _nest(parent: ET.Element, frame: ET.Element, x: float, y: float) -> None:
@@ -1058,7 +1118,7 @@ def _cairosvg() -> Any:
     except (ImportError, OSError) as e:  # OSError: cairosvg is there but libcairo is not
         raise ImportError(
             "pictures as pixels or PNG need cairosvg and the cairo library: "
-            f"pip install 'pingvinas[png]' ({e})"
+            f"pip install 'cairosvg>=2.5' (the extra 'png') ({e})"
         ) from e
     return cairosvg
 

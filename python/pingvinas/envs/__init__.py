@@ -34,7 +34,7 @@ def gym_env(
     *,
     seat: int = 0,
     render_mode: Optional[str] = None,
-    illegal_action: str = "raise",
+    illegal_action: str = "lose",
     opponent_budget: Optional[dict[str, Any]] = None,
 ) -> PingvinasEnv:
     """A single-agent ``gymnasium.Env``: the learner plays ``seat``, ``opponent`` the others.
@@ -49,11 +49,12 @@ def gym_env(
     :param seat: the learner's player number.
     :param render_mode: None, ``"ansi"`` (``render()`` returns the text board) or ``"human"``
         (it prints it).
-    :param illegal_action: ``"raise"`` (default): ``step`` raises
-        :class:`pingvinas.IllegalMoveError` for an action the mask forbids, and the state is
-        unchanged; ``"lose"``: the episode ends with reward -1 and
-        ``info["illegal_action"] = True`` (what ``gymnasium.utils.env_checker.check_env``
-        needs, as it steps with unmasked random actions).
+    :param illegal_action: ``"lose"`` (default): an action the mask forbids (or one outside
+        the action space) ends the episode as the learner's loss, reward -1 and
+        ``info["illegal_action"] = True``, as PettingZoo's classic games do; so the default env
+        passes ``gymnasium.utils.env_checker.check_env``, which steps with unmasked random
+        actions. ``"raise"``: ``step`` raises :class:`pingvinas.IllegalMoveError` and the state
+        is unchanged (to catch a masking bug early).
     """
     from ._gym import PingvinasEnv
 

@@ -12,7 +12,8 @@ try:
     from gymnasium import spaces
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError(
-        'pingvinas.envs.gym_env needs Gymnasium: pip install "pingvinas[gymnasium]"'
+        'pingvinas.envs.gym_env needs Gymnasium: pip install "gymnasium>=1.0" (the extra '
+        '"gymnasium": pip install ".[gymnasium]" in a checkout)'
     ) from e
 
 from . import _common
@@ -47,7 +48,7 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
         *,
         seat: int = 0,
         render_mode: Optional[str] = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
         opponent_budget: Optional[dict[str, Any]] = None,
     ) -> None:
         self.game = _common.resolve_game(game)
@@ -110,10 +111,12 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
         """Plays the learner's ``action``, then the opponents' moves up to the learner's next
         turn or the end.
 
-        :raises pingvinas.IllegalMoveError: ``action`` is not legal here (with the default
-            ``illegal_action="raise"``; the state is unchanged); ``InvalidMoveError`` for a
-            number outside the action space. With ``"lose"`` the episode
-            ends instead, with reward -1 and ``info["illegal_action"] = True``.
+        An action that is not legal here ends the episode with reward -1 and
+        ``info["illegal_action"] = True`` (the default ``illegal_action="lose"``).
+
+        :raises pingvinas.IllegalMoveError: with ``illegal_action="raise"``, ``action`` is not
+            legal here (the state is unchanged); ``InvalidMoveError`` for a number outside the
+            action space.
         """
         state = self._require_state()
         if self._done:

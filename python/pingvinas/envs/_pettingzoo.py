@@ -13,7 +13,8 @@ try:
     from pettingzoo import AECEnv
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError(
-        'pingvinas.envs.pettingzoo_env needs PettingZoo: pip install "pingvinas[pettingzoo]"'
+        'pingvinas.envs.pettingzoo_env needs PettingZoo: pip install "pettingzoo>=1.24" (the '
+        'extra "pettingzoo": pip install ".[pettingzoo]" in a checkout)'
     ) from e
 
 from . import _common

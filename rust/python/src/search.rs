@@ -572,13 +572,14 @@ impl PySearcher {
         };
         // Greedy and random look one ply ahead, and small budgets end within a few
         // milliseconds: not worth a worker thread (Ctrl-C is seen as soon as they return).
-        let result = if matches!(choice, Choice::Greedy | Choice::Random) || is_small(choice, &budget) {
-            let stop = self.stop.clone();
-            py.detach(move || search(&stop))
-        } else {
-            crate::detached::run(py, &self.stop, search)?
-        }
-        .py()?;
+        let result =
+            if matches!(choice, Choice::Greedy | Choice::Random) || is_small(choice, &budget) {
+                let stop = self.stop.clone();
+                py.detach(move || search(&stop))
+            } else {
+                crate::detached::run(py, &self.stop, search)?
+            }
+            .py()?;
         result_tuple(py, &*game, &state, &result, choice.name())
     }
 }

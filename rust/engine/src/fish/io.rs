@@ -145,7 +145,9 @@ impl<W: Word> GameIo for FishGame<W> {
     }
 
     /// Penguins are drawn as the player's letter (A for player 0), floes as their fish,
-    /// removed floes and gaps as `.`; even rows are shifted half a hex to the right.
+    /// removed floes as `.`, and cells that never held a floe (gaps: h1 of the standard
+    /// board, a 0 of a custom one) left blank, so a board's shape stands apart from the holes
+    /// of play; even rows are shifted half a hex to the right.
     fn render(&self, s: &FishState<W>) -> String {
         let board = self.board();
         let players = self.num_players();
@@ -163,7 +165,8 @@ impl<W: Word> GameIo for FishGame<W> {
                 let mark = match owner {
                     Some(p) => ((b'A' + p as u8) as char).to_string(),
                     None if s.floes.contains(cell) => board.fish(cell).to_string(),
-                    None => ".".to_string(),
+                    None if board.floes().contains(cell) => ".".to_string(),
+                    None => String::new(),
                 };
                 out += &format!("{mark:>2} ");
             }

@@ -820,14 +820,14 @@ fn render_shows_the_course_and_pieces() {
         1,
     );
     let text = game.render(&s);
-    assert!(text.contains("player 1 to move"), "{text}");
+    assert!(text.ends_with("\nB to move"), "{text}");
     assert!(
-        text.contains("0M:S") && text.contains("1B:NE") && text.contains("0P"),
+        text.contains("Am:S") && text.contains("Bb:NE") && text.contains("Ap"),
         "{text}"
     );
-    assert!(text.contains("finished: player 1: mama"), "{text}");
+    assert!(text.contains("\nA player 0: waiting baby\n"), "{text}");
     assert!(
-        text.contains("waiting:  player 0: baby; player 1: papa"),
+        text.contains("\nB player 1: waiting papa; finished mama\n"),
         "{text}"
     );
     let lines: Vec<&str> = text.lines().collect();

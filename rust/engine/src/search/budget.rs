@@ -134,7 +134,7 @@ impl Budget {
 
 /// The most work an exact evaluation may do per node of a search's node limit, when the search
 /// has one (for the Fish region solver, region splits: one flood fill each).
-pub const SOLVER_WORK_PER_NODE: u64 = 16;
+pub const SOLVER_WORK_PER_NODE: u64 = 4;
 
 const RUNNING: u8 = 0;
 const STOPPED: u8 = 1;

@@ -178,6 +178,11 @@ def test_self_play_game_counts_are_bounded_before_anything_is_built():
     assert time.perf_counter() - t0 < 1.0  # nothing of 10**9 games was built
     with pytest.raises(ValueError, match="2\\*\\*63"):
         pv.selfplay(game, games=[2**70], simulations=1)
+    # The Ray backend checks the same bounds before it starts Ray.
+    with pytest.raises(ValueError, match="at most"):
+        pv.selfplay(game, games=10**9, simulations=1, backend="ray")
+    with pytest.raises(ValueError, match="2\\*\\*63"):
+        pv.selfplay(game, games=[2**70], simulations=1, backend="ray")
     data = pv.selfplay(game, games=range(3, 5), simulations=2, seed=1)
     assert sorted(set(data.game_ids.tolist())) == [3, 4]
 

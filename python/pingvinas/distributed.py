@@ -36,6 +36,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .selfplay import MAX_GAMES
+
 __all__ = ["SharedEvaluator", "init", "play_games", "selfplay_ray", "shared_evaluator"]
 
 
@@ -255,13 +257,17 @@ def _game_indices(games: Any) -> list[int]:
     if isinstance(games, (int, np.integer)):
         if games < 1:
             raise ValueError(f"games = {games!r}: expected a positive int")
+        if games > MAX_GAMES:
+            raise ValueError(f"games = {games}: at most {MAX_GAMES} games in one call")
         return list(range(int(games)))
     if not isinstance(games, Iterable) or isinstance(games, (str, bytes)):
         raise ValueError(f"games = {games!r}: expected an int or a sequence of game indices")
     indices = []
     for g in games:
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 0:
-            raise ValueError(f"game index {g!r}: expected a non-negative int")
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < 2**63:
+            raise ValueError(f"game index {g!r}: expected an int 0 to 2**63 - 1")
+        if len(indices) == MAX_GAMES:
+            raise ValueError(f"games: more than {MAX_GAMES} games in one call")
         indices.append(int(g))
     if not indices:
         raise ValueError("games: no game indices given")

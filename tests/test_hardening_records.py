@@ -18,8 +18,8 @@ import time
 import pytest
 
 import pingvinas as pv
-from pingvinas import cli
 from pingvinas.record import GameRecord, read_jsonl
+from test_cli import run as run_cli
 
 #: Ctrl-C must stop a match within 500 ms (issue 17, item 16); the assertion allows this much
 #: for a loaded machine (the measured time is printed: ``pytest -rP`` shows it).
@@ -29,16 +29,6 @@ SMALL = pv.Fish(board=[[1, 2, 3, 1], [3, 2, 1, 2], [1, 1, 2, 3]], penguins=2)
 
 def first_move(state):
     return state.legal_actions()[0]
-
-
-def run_cli(capsys, *argv):
-    try:
-        cli.main(list(argv))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --------------------------------------------------------------------------- 15. saving matches

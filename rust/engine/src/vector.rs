@@ -954,11 +954,8 @@ impl<G: VectorGame> VectorEnv<G> {
     /// Starts a new game in every env: from `seed` (game 0 of each env's stream) when given,
     /// else the next game of each env's stream. All or nothing: when stopped, no env changes.
     fn restart(&mut self, seed: Option<u64>, stop: &StopFlag) -> Result<()> {
-        let mut shared_seed = self.shared.seed;
-        if let Some(seed) = seed {
-            shared_seed = seed;
-        }
-        let before = std::mem::replace(&mut self.shared.seed, shared_seed);
+        let before = self.shared.seed;
+        self.shared.seed = seed.unwrap_or(before);
         let mut next: Vec<Option<Play<G>>> = Vec::new();
         next.resize_with(self.slots.len(), || None);
         let shared = &self.shared;

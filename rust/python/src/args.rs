@@ -199,21 +199,12 @@ fn config_value_at(
     let item = |i: usize, v: &Bound<'_, PyAny>| {
         config_value_at(v, origin, &format!("{path}[{i}]"), depth + 1)
     };
-    if let Ok(list) = value.cast::<PyList>() {
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
         nested("the dict")?;
-        return list
-            .iter()
+        return value
+            .try_iter()?
             .enumerate()
-            .map(|(i, v)| item(i, &v))
-            .collect::<PyResult<_>>()
-            .map(Value::List);
-    }
-    if let Ok(tuple) = value.cast::<PyTuple>() {
-        nested("the dict")?;
-        return tuple
-            .iter()
-            .enumerate()
-            .map(|(i, v)| item(i, &v))
+            .map(|(i, v)| item(i, &v?))
             .collect::<PyResult<_>>()
             .map(Value::List);
     }

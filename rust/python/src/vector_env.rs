@@ -17,7 +17,7 @@ use pingvinas_engine::search::{Budget, Choice, Evaluate, StopFlag};
 use pingvinas_engine::vector::{
     self, AgentMaker, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source, VectorGame,
 };
-use pingvinas_engine::Game;
+use pingvinas_engine::{with_fish, Game};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -430,35 +430,15 @@ fn fish_env(
     let config = FishConfig::from_json(&text).py()?;
     let rules = config.rules().py()?;
     match config.grid().py()? {
-        Some(grid) => match AnyFish::new(rules, &grid).py()? {
-            AnyFish::Narrow(g) => fish_env_on(
-                py,
-                Source::Fixed(g),
-                num_envs,
-                seed,
-                options,
-                opponent_name,
-                long,
-            ),
-            AnyFish::Wide(g) => fish_env_on(
-                py,
-                Source::Fixed(g),
-                num_envs,
-                seed,
-                options,
-                opponent_name,
-                long,
-            ),
-            AnyFish::Huge(g) => fish_env_on(
-                py,
-                Source::Fixed(g),
-                num_envs,
-                seed,
-                options,
-                opponent_name,
-                long,
-            ),
-        },
+        Some(grid) => with_fish!(AnyFish::new(rules, &grid).py()?, |g| fish_env_on(
+            py,
+            Source::Fixed(g),
+            num_envs,
+            seed,
+            options,
+            opponent_name,
+            long,
+        )),
         None => {
             let deal = Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed))));
             fish_env_on::<u64>(py, deal, num_envs, seed, options, opponent_name, long)

@@ -18,6 +18,7 @@ use crate::search::budget::{Budget, Clock, Pacer, StopFlag, MAX_DEPTH};
 use crate::search::tt::{Bound, Tt};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
 use arrayvec::ArrayVec;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The value of a won game, before its distance is subtracted.
 pub const WIN: i32 = 1_000_000;
@@ -40,8 +41,9 @@ pub struct AlphaBetaConfig {
     pub killers: bool,
     /// Order the remaining moves by the history heuristic.
     pub history: bool,
-    /// Threads searching at once ("lazy SMP": helpers search the same root and share the
-    /// table; the first thread's result is returned). One thread is deterministic.
+    /// Threads searching at once: every thread deepens the same root, sharing the table and
+    /// telling the others which moves it is on, so they take other moves first (simplified
+    /// ABDADA); the deepest completed result is returned. One thread is deterministic.
     pub threads: usize,
 }
 
@@ -61,6 +63,8 @@ impl Default for AlphaBetaConfig {
 pub struct AlphaBeta {
     config: AlphaBetaConfig,
     tt: Tt,
+    /// The positions threads are searching now (with more than one thread).
+    busy: Busy,
     /// Move-ordering memory per thread (the first is the main search's).
     workers: Vec<Worker>,
 }
@@ -79,6 +83,8 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
     eval: &'a E,
     config: &'a AlphaBetaConfig,
     tt: &'a Tt,
+    /// `None` on one thread: nothing to share.
+    busy: Option<&'a Busy>,
     w: &'a mut Worker,
     clock: Clock,
     node_limit: u64,
@@ -105,6 +111,7 @@ impl AlphaBeta {
         AlphaBeta {
             config,
             tt: Tt::unallocated(),
+            busy: Busy::new(if config.threads > 1 { BUSY_SLOTS } else { 0 }),
             workers: vec![worker; config.threads.max(1)],
         }
     }
@@ -121,9 +128,9 @@ impl AlphaBeta {
     }
 
     /// Searches `state` within `budget` (time, nodes and/or depth) or until `stop` is set, and
-    /// returns the best move of the last completed depth. With several threads, helpers search
-    /// the same position at every other depth and fill the shared table; all stop when one
-    /// thread finishes, and the deepest completed result is returned.
+    /// returns the best move of the last completed depth. With several threads, each deepens
+    /// the same root and they share the work of each iteration (see `Busy`); all stop when
+    /// one thread finishes, and the deepest completed result is returned.
     ///
     /// # Errors
     /// `Error::Invalid` when the game is over, the budget is unbounded or `threads` is 0 or
@@ -165,8 +172,10 @@ impl AlphaBeta {
         let AlphaBeta {
             config,
             tt,
+            busy,
             workers,
         } = self;
+        let busy = (threads > 1).then_some(&*busy);
         let (main, helpers) = workers.split_first_mut().expect("at least one worker");
         macro_rules! run {
             ($w:expr, $clock:expr, $node_limit:expr $(,)?) => {
@@ -175,6 +184,7 @@ impl AlphaBeta {
                     eval,
                     config,
                     tt,
+                    busy,
                     w: $w,
                     clock: $clock,
                     node_limit: $node_limit,
@@ -201,14 +211,11 @@ impl AlphaBeta {
         std::thread::scope(|scope| {
             let helpers: Vec<_> = helpers
                 .iter_mut()
-                .enumerate()
-                .map(|(i, w)| {
+                .map(|w| {
                     let mut helper = run!(w, clock(), helper_nodes);
                     let finished = finished.clone();
-                    // Helpers skip every other depth (half from 2, half from 3): they run
-                    // ahead of the main search and fill the table for it.
                     scope.spawn(move || {
-                        let result = helper.iterate(state, 2 + i as u32 % 2, 2, max_depth, budget);
+                        let result = helper.iterate(state, 1, 1, max_depth, budget);
                         if !helper.aborted {
                             finished.stop();
                         }
@@ -321,9 +328,29 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         let mut alpha = -INF;
         let beta = INF;
         let mut best = None;
-        for (i, &(_, a)) in order.iter().enumerate() {
+        let share = self.busy.filter(|_| depth as i32 >= SHARE_DEPTH);
+        let mut deferred = Vec::new();
+        let moves = order.len();
+        for i in 0.. {
+            let a = match order.get(i).or_else(|| deferred.get(i - moves)) {
+                Some(&(_, a)) => a,
+                None => break,
+            };
             let mut child = *state;
             self.game.apply(&mut child, a);
+            // As in `negamax`: root moves another thread is on come last.
+            let claim = match share {
+                Some(busy) if i < moves => {
+                    let key = self.key(&child);
+                    if i > 0 && busy.taken(key) {
+                        deferred.push((0, a));
+                        continue;
+                    }
+                    busy.claim(key);
+                    Some((busy, key))
+                }
+                _ => None,
+            };
             self.w.pv[1].clear();
             let v = if i == 0 {
                 self.child_value(&child, depth as i32 - 1, alpha, beta, 1, p)
@@ -336,6 +363,9 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                     v
                 }
             };
+            if let Some((busy, key)) = claim {
+                busy.release(key);
+            }
             if self.aborted {
                 return None;
             }
@@ -489,22 +519,45 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             }
         }
         let mut rest = Keyed::new();
+        let share = self.busy.filter(|_| depth >= SHARE_DEPTH);
+        let mut deferred = ArrayVec::<Action, MAX_ACTIONS>::new();
 
         let mut best = -INF;
         let mut best_action = actions[0];
-        for i in 0..actions.len() {
-            let a = match i.checked_sub(front.len()) {
-                None => front[i],
-                Some(j) => {
-                    if j == 0 {
-                        self.order_keys(s, p, &actions, &front, &mut rest);
+        let mut searched = 0;
+        for i in 0.. {
+            let a = if i < actions.len() {
+                match i.checked_sub(front.len()) {
+                    None => front[i],
+                    Some(j) => {
+                        if j == 0 {
+                            self.order_keys(s, p, &actions, &front, &mut rest);
+                        }
+                        next_best(&mut rest, j)
                     }
-                    next_best(&mut rest, j)
                 }
+            } else if let Some(&a) = deferred.get(i - actions.len()) {
+                a
+            } else {
+                break;
             };
             let mut child = *s;
             self.game.apply(&mut child, a);
-            let v = if i == 0 {
+            // Simplified ABDADA: a move another thread is searching waits until the others are
+            // done (the first move is always searched: it sets the window).
+            let claim = match share {
+                Some(busy) if i < actions.len() => {
+                    let key = self.key(&child);
+                    if searched > 0 && busy.taken(key) {
+                        deferred.push(a);
+                        continue;
+                    }
+                    busy.claim(key);
+                    Some((busy, key))
+                }
+                _ => None,
+            };
+            let v = if searched == 0 {
                 self.child_value(&child, depth - 1, alpha, beta, ply + 1, p)
             } else {
                 let v = self.child_value(&child, depth - 1, alpha, alpha + 1, ply + 1, p);
@@ -514,6 +567,10 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                     v
                 }
             };
+            if let Some((busy, key)) = claim {
+                busy.release(key);
+            }
+            searched += 1;
             if self.aborted {
                 self.truncated = true;
                 return 0;
@@ -600,6 +657,46 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 .filter(|a| !front.contains(a))
                 .map(|&a| (key(a) as u128) << 32 | u128::from(!a)),
         );
+    }
+}
+
+/// The shallowest remaining depth at which threads tell each other what they are searching:
+/// below it a position is cheaper to search twice than to look up.
+const SHARE_DEPTH: i32 = 3;
+/// Slots of the busy table: far more than the positions that threads are in at once.
+const BUSY_SLOTS: usize = 1 << 14;
+
+/// The positions that some thread is searching now, by key (simplified ABDADA, after Tom
+/// Kerrigan): a thread that meets a move another is on searches its other moves first, so that
+/// threads share the work of one iteration instead of repeating it. A slot holds one key; a
+/// collision only loses a hint.
+struct Busy(Vec<AtomicU64>);
+
+impl Busy {
+    fn new(slots: usize) -> Busy {
+        Busy((0..slots).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &AtomicU64 {
+        &self.0[key as usize & (self.0.len() - 1)]
+    }
+
+    #[inline]
+    fn taken(&self, key: u64) -> bool {
+        self.slot(key).load(Ordering::Relaxed) == key
+    }
+
+    #[inline]
+    fn claim(&self, key: u64) {
+        self.slot(key).store(key, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn release(&self, key: u64) {
+        let _ = self
+            .slot(key)
+            .compare_exchange(key, 0, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -763,6 +860,19 @@ mod tests {
             assert_eq!(value(1), value(2), "{:?} {s:?}", game.board());
             solved += 1;
         }
+    }
+
+    #[test]
+    fn busy_table_marks_positions_while_they_are_searched() {
+        let busy = Busy::new(BUSY_SLOTS);
+        let (a, b) = (0x1234_5678_9abc_def0, 0x1234_5678_9abc_def0 ^ (1 << 40));
+        assert!(!busy.taken(a));
+        busy.claim(a);
+        assert!(busy.taken(a) && !busy.taken(b), "a slot holds one key");
+        busy.release(b);
+        assert!(busy.taken(a), "another key does not free the slot");
+        busy.release(a);
+        assert!(!busy.taken(a));
     }
 
     #[test]

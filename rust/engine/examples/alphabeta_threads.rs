@@ -1,0 +1,80 @@
+//! Alpha-beta's time to depth on 1 and 2 threads (issue 20's measure), on the standard
+//! 2-player Fish board after a seeded random placement, with the full Fish evaluation.
+//!
+//! For each position: the depth that one thread completes in `secs` seconds, then the time one
+//! thread and `threads` threads take to complete that depth (fresh tables), and their ratio.
+//! Run it alone on a quiet machine:
+//! `cargo run --release -p pingvinas-engine --example alphabeta_threads [positions] [secs] [threads]`
+
+use std::time::Duration;
+
+use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
+use pingvinas_engine::fish::{Board, FishGame, FishState, Phase, Rules};
+use pingvinas_engine::game::{ActionList, Game};
+use pingvinas_engine::rng::Rng;
+use pingvinas_engine::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use pingvinas_engine::search::{Budget, SearchResult, StopFlag};
+
+fn after_placement(seed: u64) -> (FishGame, FishState) {
+    let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(seed));
+    let mut s = game.initial_state();
+    let mut rng = Rng::new(seed);
+    let mut actions = ActionList::new();
+    while game.phase(&s) == Phase::Placement {
+        game.legal_actions(&s, &mut actions);
+        game.apply(&mut s, actions[rng.below(actions.len())]);
+    }
+    (game, s)
+}
+
+fn search(game: &FishGame, s: &FishState, threads: usize, budget: Budget) -> SearchResult {
+    let eval = FishEval::new(game, FishEvalConfig::default());
+    let mut ab = AlphaBeta::new(AlphaBetaConfig {
+        threads,
+        ..Default::default()
+    });
+    ab.search(game, &eval, s, &budget, StopFlag::new()).unwrap()
+}
+
+fn main() {
+    let arg = |i: usize, default: f64| {
+        std::env::args()
+            .nth(i)
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(default)
+    };
+    let positions = arg(1, 20.0) as u64;
+    let secs = arg(2, 2.0);
+    let threads = arg(3, 2.0) as usize;
+    let mut ratios = Vec::new();
+    for seed in 0..positions {
+        let (game, s) = after_placement(1000 + seed);
+        let depth = search(&game, &s, 1, Budget::time(secs)).depth;
+        let budget = Budget::depth(depth);
+        let one = search(&game, &s, 1, budget);
+        let many = search(&game, &s, threads, budget);
+        let (t1, tn) = (one.elapsed, many.elapsed.max(Duration::from_micros(1)));
+        let ratio = t1.as_secs_f64() / tn.as_secs_f64();
+        println!(
+            "position {seed:>2}: depth {depth}, 1 thread {:.3} s ({} nodes), {threads} threads {:.3} s ({} nodes): x{ratio:.2}{}",
+            t1.as_secs_f64(),
+            one.nodes,
+            tn.as_secs_f64(),
+            many.nodes,
+            if one.best == many.best && one.value == many.value { "" } else { "  (another move or value)" },
+        );
+        ratios.push(ratio);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let median = if ratios.len() % 2 == 1 {
+        ratios[ratios.len() / 2]
+    } else {
+        0.5 * (ratios[ratios.len() / 2 - 1] + ratios[ratios.len() / 2])
+    };
+    println!(
+        "time to depth, {threads} threads against 1: median x{median:.2} (min x{:.2}, max x{:.2}) over {} positions",
+        ratios[0],
+        ratios[ratios.len() - 1],
+        ratios.len()
+    );
+}

@@ -1,0 +1,95 @@
+//! The native net's cost: microseconds a position for the value alone (alpha-beta, MCTS
+//! leaves), for policy and value (PUCT's leaves), and PUCT iterations a second with it, on the
+//! standard 2-player Fish board after a seeded random placement.
+//! `cargo run --release -p pingvinas-engine --example net_speed [widths, e.g. 64,64] [seconds]`
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use pingvinas_engine::fish::{Board, FishGame, Phase, Rules};
+use pingvinas_engine::game::{ActionList, Game};
+use pingvinas_engine::io::GameIo;
+use pingvinas_engine::net::{Fits, Mlp};
+use pingvinas_engine::rng::Rng;
+use pingvinas_engine::search::puct::{run, Forest, PuctConfig, PuctTree};
+use pingvinas_engine::search::{Budget, Evaluate, NoEval, StopFlag};
+
+fn main() {
+    let widths: Vec<usize> = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "64,64".into())
+        .split(',')
+        .map(|w| w.parse().expect("a width"))
+        .collect();
+    let secs: f64 = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(7));
+    let mut s = game.initial_state();
+    let mut rng = Rng::new(7);
+    let mut actions = ActionList::new();
+    while game.phase(&s) == Phase::Placement {
+        game.legal_actions(&s, &mut actions);
+        game.apply(&mut s, actions[rng.below(actions.len())]);
+    }
+    let net = Mlp::random(Fits::of(&game, "fish"), &widths, 1).unwrap();
+    println!(
+        "net {widths:?} on observations {:?}, {} actions",
+        game.observation_shape(),
+        game.num_actions()
+    );
+
+    let n = 20_000;
+    let t = Instant::now();
+    let mut sum = 0.0;
+    for _ in 0..n {
+        sum += Evaluate::evaluate(&net, &game, &s)[0];
+    }
+    println!(
+        "value only (observation written each time): {:.2} us a position  ({sum:.1})",
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
+
+    let mut obs = vec![0.0; game.observation_len()];
+    game.write_observation(&s, 0, &mut obs);
+    game.legal_actions(&s, &mut actions);
+    let mask: Vec<bool> = (0..game.num_actions() as u32)
+        .map(|a| actions.contains(&a))
+        .collect();
+    let (mut policy, mut values) = (vec![0.0; game.num_actions()], vec![0.0; 2]);
+    let t = Instant::now();
+    for _ in 0..n {
+        net.forward(&obs, Some(&mask), &mut policy, &mut values);
+    }
+    println!(
+        "policy ({} legal actions) and value: {:.2} us a position",
+        actions.len(),
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
+
+    for batch in [1, 16] {
+        let tree = PuctTree::new(
+            Arc::new(game.clone()),
+            Arc::new(NoEval),
+            PuctConfig {
+                batch_size: batch,
+                ..Default::default()
+            },
+            1,
+        );
+        let mut forest = Forest::new(vec![tree]).unwrap();
+        let r = run(
+            &mut forest,
+            &[s],
+            &Budget::time(secs),
+            StopFlag::new(),
+            &mut &net,
+        )
+        .unwrap();
+        println!(
+            "PUCT with the native net, batch {batch}: {:.0} iterations/s",
+            r[0].iterations as f64 / r[0].elapsed.as_secs_f64()
+        );
+    }
+}

@@ -8,7 +8,8 @@
 //! with that value. Trees are kept between searches and re-rooted at the new position when it is
 //! a few plies below the old root. Several threads search independent trees (root parallelism)
 //! whose root statistics are summed; one thread with a given seed and an iteration budget always
-//! gives the same result.
+//! gives the same result. The tree itself (nodes, re-rooting, the selection rules, the principal
+//! variation) is the one PUCT uses too, in `search/tree.rs`.
 //!
 //! # Memory
 //!

@@ -228,9 +228,10 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         check_start(&*self.game, state, budget, Algorithm::Mcts)?;
         self.config.check()?;
         let plies = self.game.num_players().max(2);
-        let found = match self.config.reuse {
-            true => self.tree.find(&*self.game, state, plies),
-            false => None,
+        let found = if self.config.reuse {
+            self.tree.find(&*self.game, state, plies)
+        } else {
+            None
         };
         match found {
             Some(0) => {}

@@ -1,11 +1,14 @@
 //! Search throughput on the standard 2-player Fish board just after placement, checked as it is
 //! measured: `cargo bench -p pingvinas-engine --bench search`.
 //!
-//! Prints MCTS playouts per second (1 and 2 threads), alpha-beta nodes per second (with the
-//! blind and the full Fish evaluation), the region solver's time on 15-floe single-owner
-//! regions, and the exact solver's time on endgames. A word after `--` runs only the parts
-//! whose name holds it: `mcts`, `alpha-beta` (`blind`, `Fish`, `threads`), `region` or `exact`.
+//! Prints MCTS playouts per second (1 and 2 threads, UCT and PUCT selection), PUCT leaves per
+//! second (one tree and a forest of 8, driven by a Rust evaluator), alpha-beta nodes per second
+//! (with the blind and the full Fish evaluation), the region solver's time on 15-floe
+//! single-owner regions, and the exact solver's time on endgames. A word after `--` runs only
+//! the parts whose name holds it: `mcts`, `puct`, `alpha-beta` (`blind`, `Fish`, `threads`),
+//! `region` or `exact`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pingvinas_engine::fish::eval::{unpack, FishEval, FishEvalConfig, FishPlanes, HaulSolver};
@@ -14,8 +17,9 @@ use pingvinas_engine::fish::{Bitboard, Board, FishGame, FishState, Phase, Rules}
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
-use pingvinas_engine::search::mcts::{Mcts, MctsConfig};
-use pingvinas_engine::search::{Budget, StopFlag};
+use pingvinas_engine::search::mcts::{Mcts, MctsConfig, Selection};
+use pingvinas_engine::search::puct::{self, BatchEvaluator, Forest, PuctConfig, PuctTree};
+use pingvinas_engine::search::{Budget, Evaluate, StopFlag};
 
 fn after_placement(seed: u64) -> (FishGame, FishState) {
     let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(seed));
@@ -27,6 +31,32 @@ fn after_placement(seed: u64) -> (FishGame, FishState) {
         game.apply(&mut s, actions[rng.below(actions.len())]);
     }
     (game, s)
+}
+
+/// Zero logits and the blind Fish evaluation's values: the time goes to the tree (selection,
+/// virtual losses, expansion, backup) and the game, as little as can be to the evaluator.
+struct FishValues<'a>(&'a FishGame, &'a FishEval);
+
+impl BatchEvaluator<FishGame> for FishValues<'_> {
+    fn evaluate(
+        &mut self,
+        states: &[FishState],
+        _obs: &[f32],
+        _mask: &[bool],
+        policy: &mut [f32],
+        values: &mut [f32],
+    ) -> pingvinas_engine::error::Result<()> {
+        policy.fill(0.0);
+        let n = self.0.num_players();
+        for (row, state) in states.iter().enumerate() {
+            let r = self.1.evaluate(self.0, state);
+            let p = self.0.to_move(state).unwrap_or(0);
+            for k in 0..n {
+                values[row * n + k] = r[(p + k) % n] as f32;
+            }
+        }
+        Ok(())
+    }
 }
 
 fn main() {
@@ -75,6 +105,44 @@ fn main() {
         println!(
             "mcts with Fish knowledge, 1 thread: {:>10.0} playouts/s",
             r.iterations as f64 / r.elapsed.as_secs_f64()
+        );
+        let mut m = Mcts::new(MctsConfig {
+            selection: Selection::Puct,
+            reuse: false,
+            ..Default::default()
+        });
+        let r = m
+            .search(&game, &full, &s, &Budget::time(secs), StopFlag::new())
+            .unwrap();
+        assert!(game.is_legal(&s, r.best));
+        println!(
+            "mcts puct selection, Fish knowledge: {:>9.0} playouts/s",
+            r.iterations as f64 / r.elapsed.as_secs_f64()
+        );
+    }
+
+    for trees in [1, 8].into_iter().filter(|_| wanted("puct")) {
+        let (g, e) = (Arc::new(game.clone()), Arc::new(plain.clone()));
+        let forest: Vec<_> = (0..trees)
+            .map(|t| PuctTree::new(g.clone(), e.clone(), PuctConfig::default(), t))
+            .collect();
+        let mut forest = Forest::new(forest).unwrap();
+        let states = vec![s; trees as usize];
+        let mut values = FishValues(&game, &plain);
+        let t0 = Instant::now();
+        let rs = puct::run(
+            &mut forest,
+            &states,
+            &Budget::time(secs),
+            StopFlag::new(),
+            &mut values,
+        )
+        .unwrap();
+        assert!(rs.iter().all(|r| game.is_legal(&s, r.best)));
+        let leaves: u64 = rs.iter().map(|r| r.iterations).sum();
+        println!(
+            "puct, {trees} tree(s) in batches of 16: {:>11.0} leaves/s",
+            leaves as f64 / t0.elapsed().as_secs_f64()
         );
     }
 

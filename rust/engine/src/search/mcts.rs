@@ -8,7 +8,8 @@
 //! with that value. Trees are kept between searches and re-rooted at the new position when it is
 //! a few plies below the old root. Several threads search independent trees (root parallelism)
 //! whose root statistics are summed; one thread with a given seed and an iteration budget always
-//! gives the same result.
+//! gives the same result. The tree itself (nodes, re-rooting, the selection rules, the principal
+//! variation) is the one PUCT uses too, in `search/tree.rs`.
 //!
 //! # Memory
 //!
@@ -21,9 +22,10 @@
 //! exactly its size and frees the rest.
 
 use crate::error::Result;
-use crate::game::{Action, ActionList, Game, Returns};
+use crate::game::{Action, ActionList, Game};
 use crate::rng::Rng;
 use crate::search::budget::{Budget, Clock, Pacer, StopFlag};
+use crate::search::tree::{self, most_visited, Kind, RootStat, Rule, Tree};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
 
 /// How a child is selected.
@@ -69,21 +71,24 @@ pub struct MctsConfig {
 /// Iterations in a row without a new node after which a search with only a node budget stops.
 pub const STALE: u32 = 1024;
 
-/// The default [`MctsConfig::memory_mb`]: 1 GiB.
-pub const DEFAULT_MEMORY_MB: usize = 1024;
-
-/// The largest [`MctsConfig::memory_mb`]: 1 TiB.
-pub const MAX_MEMORY_MB: usize = 1 << 20;
+pub use super::tree::{DEFAULT_MEMORY_MB, MAX_MEMORY_MB};
 
 /// The bytes one tree node is counted as against [`MctsConfig::memory_mb`]: the node itself
 /// plus the returns a solved node keeps (the worst case).
-pub const NODE_BYTES: usize = std::mem::size_of::<Node>() + std::mem::size_of::<Returns>();
+pub const NODE_BYTES: usize = tree::node_bytes::<()>();
 
 impl MctsConfig {
     /// The most nodes each of the `threads` trees may hold under `memory_mb`.
     pub fn nodes_per_tree(&self) -> usize {
-        let bytes = self.memory_mb.min(MAX_MEMORY_MB) << 20;
-        (bytes / NODE_BYTES / self.threads.max(1)).clamp(1, u32::MAX as usize - 2048)
+        tree::nodes_per_tree(self.memory_mb, self.threads, NODE_BYTES)
+    }
+
+    /// The rule that picks a child.
+    fn rule(&self) -> Rule {
+        match self.selection {
+            Selection::Uct => Rule::Uct(self.exploration),
+            Selection::Puct => Rule::Puct(self.exploration),
+        }
     }
 }
 
@@ -102,160 +107,8 @@ impl Default for MctsConfig {
     }
 }
 
-const UNSEEN: u8 = 0;
-const LEAF: u8 = 1;
-const EXPANDED: u8 = 2;
-const SOLVED: u8 = 3;
-const NONE: u32 = u32::MAX;
-
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    action: Action,
-    first_child: u32,
-    visits: u32,
-    /// For `SOLVED` nodes, the index of their returns in `Tree::solved`.
-    solved: u32,
-    /// Sum of the rewards of `mover`.
-    value: f64,
-    prior: f32,
-    n_children: u16,
-    mover: u8,
-    kind: u8,
-}
-
-impl Node {
-    fn new(action: Action, mover: u8, prior: f32) -> Node {
-        Node {
-            action,
-            first_child: NONE,
-            visits: 0,
-            solved: NONE,
-            value: 0.0,
-            prior,
-            n_children: 0,
-            mover,
-            kind: UNSEEN,
-        }
-    }
-    #[inline]
-    fn children(&self) -> std::ops::Range<usize> {
-        self.first_child as usize..self.first_child as usize + self.n_children as usize
-    }
-    #[inline]
-    fn mean(&self) -> f64 {
-        if self.visits == 0 {
-            0.0
-        } else {
-            self.value / self.visits as f64
-        }
-    }
-}
-
-/// One search tree, kept between searches.
-struct Tree<S> {
-    nodes: Vec<Node>,
-    solved: Vec<Returns>,
-    root: Option<S>,
-    max_depth: u32,
-}
-
-impl<S: Copy + PartialEq> Tree<S> {
-    fn new() -> Tree<S> {
-        Tree {
-            nodes: Vec::new(),
-            solved: Vec::new(),
-            root: None,
-            max_depth: 0,
-        }
-    }
-
-    fn reset(&mut self, state: S) {
-        self.nodes.clear();
-        self.solved.clear();
-        self.nodes.push(Node::new(Action::MAX, u8::MAX, 1.0));
-        self.root = Some(state);
-    }
-
-    /// Re-roots the tree at `target` when it lies within `max_plies` plies below the current
-    /// root; otherwise starts afresh. Returns whether any of the tree was kept.
-    fn reroot<G: Game<State = S>>(&mut self, game: &G, target: &S, max_plies: usize) -> bool {
-        let Some(root) = self.root else {
-            self.reset(*target);
-            return false;
-        };
-        if self.nodes.is_empty() {
-            self.reset(*target);
-            return false;
-        }
-        if root == *target {
-            return true;
-        }
-        let mut frontier = vec![(0usize, root)];
-        let mut found = None;
-        'bfs: for _ in 0..max_plies {
-            let mut next = Vec::new();
-            for (i, s) in frontier {
-                if self.nodes[i].kind != EXPANDED {
-                    continue;
-                }
-                for c in self.nodes[i].children() {
-                    let mut cs = s;
-                    game.apply(&mut cs, self.nodes[c].action);
-                    if cs == *target {
-                        found = Some(c);
-                        break 'bfs;
-                    }
-                    next.push((c, cs));
-                }
-            }
-            frontier = next;
-        }
-        let Some(new_root) = found else {
-            self.reset(*target);
-            return false;
-        };
-        // Copy the subtree into a fresh arena of exactly its size, breadth first (children stay
-        // contiguous); the rest of the old tree is freed.
-        let mut size = 0usize;
-        let mut solved_size = 0usize;
-        let mut stack = vec![new_root];
-        while let Some(i) = stack.pop() {
-            size += 1;
-            match self.nodes[i].kind {
-                SOLVED => solved_size += 1,
-                EXPANDED => stack.extend(self.nodes[i].children()),
-                _ => {}
-            }
-        }
-        let mut nodes = Vec::with_capacity(size);
-        let mut solved = Vec::with_capacity(solved_size);
-        let mut root_node = self.nodes[new_root];
-        root_node.action = Action::MAX;
-        root_node.mover = u8::MAX;
-        nodes.push(root_node);
-        let mut i = 0;
-        while i < nodes.len() {
-            let n = nodes[i];
-            if n.kind == SOLVED {
-                solved.push(self.solved[n.solved as usize]);
-                nodes[i].solved = (solved.len() - 1) as u32;
-            }
-            if n.kind == EXPANDED {
-                let first = nodes.len() as u32;
-                nodes.extend_from_slice(&self.nodes[n.children()]);
-                nodes[i].first_child = first;
-            }
-            i += 1;
-        }
-        self.nodes = nodes;
-        self.solved = solved;
-        self.root = Some(*target);
-        true
-    }
-}
-
-/// Per-root-action statistics of one tree: (action, visits, value sum for the root player).
-type RootStats = Vec<(Action, u64, f64)>;
+/// Per-root-action statistics of one tree.
+type RootStats = Vec<RootStat>;
 
 /// An MCTS searcher. Keep it between moves of a game to reuse its trees.
 pub struct Mcts<S> {
@@ -379,30 +232,21 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
             }
         }
         merged.sort_by_key(|m| m.0);
-        let &(best, best_n, best_v) = merged
-            .iter()
-            .max_by(|x, y| {
-                let mx = if x.1 > 0 { x.2 / x.1 as f64 } else { -2.0 };
-                let my = if y.1 > 0 { y.2 / y.1 as f64 } else { -2.0 };
-                x.1.cmp(&y.1).then(mx.total_cmp(&my)).then(y.0.cmp(&x.0))
-            })
+        let (best, best_n, best_v) = most_visited(merged.iter().copied())
             .expect("a position that is not over has a legal move");
         // The principal variation from the tree that visited the best move most.
         let (t, _) = self
             .trees
             .iter()
             .enumerate()
-            .map(|(t, tree)| {
-                let n = tree.nodes[0]
-                    .children()
-                    .find(|&c| tree.nodes[c].action == best)
-                    .map_or(0, |c| tree.nodes[c].visits);
-                (t, n)
-            })
+            .map(|(t, tree)| (t, tree.child(0, best).map_or(0, |c| tree.nodes[c].visits)))
             .max_by_key(|&(t, n)| (n, std::cmp::Reverse(t)))
             .unwrap_or((0, 0));
-        let pv = principal_variation(&self.trees[t], best);
-        let solved_root = self.trees.iter().any(|tree| tree.nodes[0].kind == SOLVED);
+        let pv = self.trees[t].principal_variation(best);
+        let solved_root = self
+            .trees
+            .iter()
+            .any(|tree| tree.nodes[0].kind == Kind::Solved);
         let nodes = self.tree_size() as u64;
         let depth = self.trees.iter().map(|t| t.max_depth).max().unwrap_or(0);
         let _ = player;
@@ -425,28 +269,6 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
     }
 }
 
-fn principal_variation<S>(tree: &Tree<S>, best: Action) -> Vec<Action> {
-    let mut pv = vec![best];
-    let Some(mut i) = tree.nodes[0]
-        .children()
-        .find(|&c| tree.nodes[c].action == best)
-    else {
-        return pv;
-    };
-    while tree.nodes[i].kind == EXPANDED && pv.len() < 64 {
-        let Some(c) = tree.nodes[i]
-            .children()
-            .filter(|&c| tree.nodes[c].visits > 0)
-            .max_by_key(|&c| (tree.nodes[c].visits, std::cmp::Reverse(c)))
-        else {
-            break;
-        };
-        pv.push(tree.nodes[c].action);
-        i = c;
-    }
-    pv
-}
-
 /// Runs iterations on one tree until a limit; returns the iterations done and the root's
 /// per-action statistics.
 #[allow(clippy::too_many_arguments)]
@@ -466,7 +288,8 @@ fn run<G: Game, E: Evaluate<G>>(
     let iter_limit = iterations.unwrap_or(u64::MAX);
     let node_limit = nodes.unwrap_or(u64::MAX).min(u32::MAX as u64 - 2048) as usize;
     let memory_limit = config.nodes_per_tree();
-    let mut path: Vec<usize> = Vec::with_capacity(256);
+    let rule = config.rule();
+    let mut path: Vec<u32> = Vec::with_capacity(256);
     let mut actions = ActionList::new();
     let mut done = 0u64;
     tree.max_depth = 0;
@@ -484,7 +307,7 @@ fn run<G: Game, E: Evaluate<G>>(
         if done > 0 && (tree.nodes.len() >= node_limit || pacer.expired(clock)) {
             break;
         }
-        if tree.nodes[0].kind == SOLVED && done > 0 {
+        if tree.nodes[0].kind == Kind::Solved && done > 0 {
             // Nothing more to learn: the root is solved.
             break;
         }
@@ -494,18 +317,18 @@ fn run<G: Game, E: Evaluate<G>>(
         path.clear();
         path.push(0);
         let mut i = 0;
-        while tree.nodes[i].kind == EXPANDED {
-            let c = select(tree, i, config);
+        while tree.nodes[i].kind == Kind::Expanded {
+            let c = tree.select(i, rule);
             game.apply(&mut s, tree.nodes[c].action);
-            path.push(c);
+            path.push(c as u32);
             i = c;
         }
         // Classify a node seen for the first time.
-        if tree.nodes[i].kind == UNSEEN {
+        if tree.nodes[i].kind == Kind::Unseen {
             classify(tree, i, game, eval, &s);
         }
         // Expansion.
-        if tree.nodes[i].kind == LEAF
+        if tree.nodes[i].kind == Kind::Leaf
             && tree.nodes[i].visits + 1 >= config.expand_after
             && expand(
                 tree,
@@ -521,23 +344,19 @@ fn run<G: Game, E: Evaluate<G>>(
         {
             if i != 0 && tree.nodes.len() > node_limit {
                 // The node budget is spent: undo this expansion and stop.
-                let first = tree.nodes[i].first_child as usize;
-                tree.nodes.truncate(first);
-                tree.nodes[i].first_child = NONE;
-                tree.nodes[i].n_children = 0;
-                tree.nodes[i].kind = LEAF;
+                tree.unexpand(i);
                 done -= 1;
                 break;
             }
-            let c = select(tree, i, config);
+            let c = tree.select(i, rule);
             game.apply(&mut s, tree.nodes[c].action);
-            path.push(c);
+            path.push(c as u32);
             i = c;
             classify(tree, i, game, eval, &s);
         }
         // Evaluation.
         let r = match tree.nodes[i].kind {
-            SOLVED => tree.solved[tree.nodes[i].solved as usize],
+            Kind::Solved => tree.value_of(i),
             _ => match config.leaf {
                 Leaf::Playout => eval.playout(game, &s, rng),
                 Leaf::Evaluate => eval.evaluate(game, &s),
@@ -549,26 +368,10 @@ fn run<G: Game, E: Evaluate<G>>(
         } else {
             0
         };
-        tree.max_depth = tree.max_depth.max(path.len() as u32 - 1);
-        for &j in &path {
-            let n = &mut tree.nodes[j];
-            n.visits += 1;
-            if n.mover != u8::MAX {
-                n.value += r[n.mover as usize];
-            }
-        }
+        tree.add_visit(&path, &r);
     }
-    let root = &tree.nodes[0];
-    let stats = if root.kind == EXPANDED {
-        root.children()
-            .map(|c| {
-                (
-                    tree.nodes[c].action,
-                    tree.nodes[c].visits as u64,
-                    tree.nodes[c].value,
-                )
-            })
-            .collect()
+    let stats = if tree.nodes[0].kind == Kind::Expanded {
+        tree.root_stats().collect()
     } else {
         // A root solved before expansion: pick the move whose (exactly known) result is best
         // for the player to move, among the moves the evaluator keeps.
@@ -602,18 +405,8 @@ fn classify<G: Game, E: Evaluate<G>>(
     eval: &E,
     s: &G::State,
 ) {
-    let solved = if game.is_over(s) {
-        Some(game.returns(s))
-    } else {
-        eval.exact(game, s)
-    };
-    match solved {
-        Some(r) => {
-            tree.solved.push(r);
-            tree.nodes[i].solved = (tree.solved.len() - 1) as u32;
-            tree.nodes[i].kind = SOLVED;
-        }
-        None => tree.nodes[i].kind = LEAF,
+    if !tree.solve(i, game, eval, s) {
+        tree.nodes[i].kind = Kind::Leaf;
     }
 }
 
@@ -634,28 +427,14 @@ fn expand<G: Game, E: Evaluate<G>>(
     actions.clear();
     game.legal_actions(s, actions);
     eval.prune_actions(game, s, actions);
-    let needed = tree.nodes.len() + actions.len();
-    if i != 0 && needed > memory_limit {
+    if !tree.reserve(i, actions.len(), memory_limit) {
         return false;
-    }
-    if needed > tree.nodes.capacity() {
-        // Grow by doubling, but never past the memory limit.
-        let target = needed.max((2 * tree.nodes.capacity()).min(memory_limit));
-        if tree
-            .nodes
-            .try_reserve_exact(target - tree.nodes.len())
-            .is_err()
-            && tree.nodes.try_reserve_exact(actions.len()).is_err()
-        {
-            return false;
-        }
     }
     let mover = game
         .to_move(s)
         .expect("a leaf that is not over has a player to move") as u8;
     // A random order breaks ties among unvisited children; hints then order them.
     rng.shuffle(actions);
-    let first = tree.nodes.len() as u32;
     let mut hints: ArrayHints = ArrayHints::new();
     if eval.has_order_hint() {
         for &a in actions.iter() {
@@ -680,59 +459,18 @@ fn expand<G: Game, E: Evaluate<G>>(
     } else {
         vec![1.0 / actions.len() as f32; actions.len()]
     };
-    for (k, &a) in actions.iter().enumerate() {
-        tree.nodes.push(Node::new(a, mover, priors[k]));
-    }
-    let n = &mut tree.nodes[i];
-    n.first_child = first;
-    n.n_children = actions.len() as u16;
-    n.kind = EXPANDED;
+    tree.expand(i, mover, actions.iter().copied().zip(priors));
     true
 }
 
 type ArrayHints = arrayvec::ArrayVec<i32, { crate::game::MAX_ACTIONS }>;
 
-#[inline]
-fn select<S>(tree: &Tree<S>, i: usize, config: &MctsConfig) -> usize {
-    let parent = &tree.nodes[i];
-    let c = config.exploration;
-    let mut best = parent.first_child as usize;
-    let mut best_score = f64::NEG_INFINITY;
-    match config.selection {
-        Selection::Uct => {
-            let log_n = (parent.visits.max(1) as f64).ln();
-            for k in parent.children() {
-                let ch = &tree.nodes[k];
-                if ch.visits == 0 {
-                    return k;
-                }
-                let score = ch.mean() + c * (log_n / ch.visits as f64).sqrt();
-                if score > best_score {
-                    best_score = score;
-                    best = k;
-                }
-            }
-        }
-        Selection::Puct => {
-            let sqrt_n = (parent.visits.max(1) as f64).sqrt();
-            for k in parent.children() {
-                let ch = &tree.nodes[k];
-                let score = ch.mean() + c * ch.prior as f64 * sqrt_n / (1.0 + ch.visits as f64);
-                if score > best_score {
-                    best_score = score;
-                    best = k;
-                }
-            }
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::MAX_PLAYERS;
+    use crate::game::{Returns, MAX_PLAYERS};
     use crate::search::toys::{Nim, NimState, TicTacToe, Ttt};
+    use crate::search::tree::Node;
     use crate::search::NoEval;
     use std::time::{Duration, Instant};
 
@@ -1182,7 +920,7 @@ mod tests {
         let mut stack = vec![b];
         while let Some(i) = stack.pop() {
             subtree += 1;
-            if tree.nodes[i].kind == EXPANDED {
+            if tree.nodes[i].kind == Kind::Expanded {
                 stack.extend(tree.nodes[i].children());
             }
         }

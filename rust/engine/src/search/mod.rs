@@ -7,8 +7,10 @@
 
 pub mod alphabeta;
 pub mod budget;
+pub mod forest;
 pub mod mcts;
 pub mod puct;
+mod tree;
 pub mod tt;
 
 #[cfg(test)]

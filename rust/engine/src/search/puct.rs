@@ -33,8 +33,11 @@ use crate::error::Result;
 use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::io::GameIo;
 use crate::rng::Rng;
-use crate::search::budget::{Budget, Clock, StopFlag};
+use crate::search::budget::Budget;
+use crate::search::tree::{self, most_visited, Kind, Rule, Tree};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
+
+pub use crate::search::forest::{drive, run, BatchEvaluator, Forest, Stepped};
 
 /// Settings of a PUCT search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,7 +63,7 @@ impl Default for PuctConfig {
             batch_size: 16,
             dirichlet: None,
             reuse: true,
-            memory_mb: crate::search::mcts::DEFAULT_MEMORY_MB,
+            memory_mb: tree::DEFAULT_MEMORY_MB,
         }
     }
 }
@@ -94,7 +97,7 @@ impl PuctConfig {
                 return crate::invalid!("dirichlet fraction = {frac}: expected 0 to 1");
             }
         }
-        let max = crate::search::mcts::MAX_MEMORY_MB;
+        let max = tree::MAX_MEMORY_MB;
         if !(1..=max).contains(&self.memory_mb) {
             return crate::invalid!("memory_mb = {}: expected 1 to {max}", self.memory_mb);
         }
@@ -102,69 +105,15 @@ impl PuctConfig {
     }
 
     fn nodes_per_tree(&self) -> usize {
-        let bytes = self.memory_mb.min(crate::search::mcts::MAX_MEMORY_MB) << 20;
-        (bytes / NODE_BYTES).clamp(1, u32::MAX as usize - 2048)
+        tree::nodes_per_tree(self.memory_mb, 1, NODE_BYTES)
     }
 }
 
 /// The bytes one node is counted as against [`PuctConfig::memory_mb`].
-pub const NODE_BYTES: usize = std::mem::size_of::<Node>() + std::mem::size_of::<Returns>();
+pub const NODE_BYTES: usize = tree::node_bytes::<u32>();
 
-const UNSEEN: u8 = 0;
-const PENDING: u8 = 1;
-const EXPANDED: u8 = 2;
-/// Valued exactly (over, or solved by the game's evaluation).
-const SOLVED: u8 = 3;
-/// Valued once by the evaluator and never expanded (the tree was full): its value is kept.
-const FROZEN: u8 = 4;
+/// The node of a collision in [`Pending`].
 const NONE: u32 = u32::MAX;
-/// The mover of the root (nobody moved into it).
-const ROOT: u8 = u8::MAX;
-
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    action: Action,
-    first_child: u32,
-    visits: u32,
-    /// Pending visits (virtual losses).
-    pending: u32,
-    /// For `SOLVED` and `FROZEN` nodes, the index of their returns in `PuctTree::values`.
-    value_index: u32,
-    /// Sum of the returns of `mover`.
-    value: f64,
-    prior: f32,
-    n_children: u16,
-    mover: u8,
-    kind: u8,
-}
-
-impl Node {
-    fn new(action: Action, mover: u8, prior: f32) -> Node {
-        Node {
-            action,
-            first_child: NONE,
-            visits: 0,
-            pending: 0,
-            value_index: NONE,
-            value: 0.0,
-            prior,
-            n_children: 0,
-            mover,
-            kind: UNSEEN,
-        }
-    }
-    #[inline]
-    fn children(&self) -> std::ops::Range<usize> {
-        self.first_child as usize..self.first_child as usize + self.n_children as usize
-    }
-    fn mean(&self) -> f64 {
-        if self.visits == 0 {
-            0.0
-        } else {
-            self.value / self.visits as f64
-        }
-    }
-}
 
 /// A leaf sent to the evaluator, or a collision (a path that met a pending leaf and holds a
 /// virtual loss until the next backup).
@@ -190,9 +139,8 @@ pub struct PuctTree<G: Game, E> {
     game: Arc<G>,
     eval: Arc<E>,
     config: PuctConfig,
-    nodes: Vec<Node>,
-    values: Vec<Returns>,
-    root: Option<G::State>,
+    /// The tree, its nodes counting the visits under way (virtual losses).
+    tree: Tree<G::State, u32>,
     rng: Rng,
     pending: Vec<Pending<G::State>>,
     paths: Vec<u32>,
@@ -200,7 +148,6 @@ pub struct PuctTree<G: Game, E> {
     rows: usize,
     iterations: u64,
     limits: Limits,
-    max_depth: u32,
     done: bool,
     interrupted: bool,
     noised: bool,
@@ -215,9 +162,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             game,
             eval,
             config,
-            nodes: Vec::new(),
-            values: Vec::new(),
-            root: None,
+            tree: Tree::new(),
             rng: Rng::new(seed),
             pending: Vec::new(),
             paths: Vec::new(),
@@ -227,7 +172,6 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 iterations: 0,
                 nodes: 0,
             },
-            max_depth: 0,
             done: true,
             interrupted: false,
             noised: false,
@@ -258,7 +202,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
 
     /// Nodes held.
     pub fn size(&self) -> usize {
-        self.nodes.len()
+        self.tree.nodes.len()
     }
 
     /// Leaves valued so far in the current search.
@@ -268,9 +212,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
 
     /// Forgets the tree.
     pub fn clear(&mut self) {
-        self.nodes.clear();
-        self.values.clear();
-        self.root = None;
+        self.tree.clear();
         self.pending.clear();
         self.paths.clear();
         self.done = true;
@@ -286,15 +228,21 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         check_start(&*self.game, state, budget, Algorithm::Mcts)?;
         self.config.check()?;
         let plies = self.game.num_players().max(2);
-        let kept = self.config.reuse && self.reroot(state, plies);
-        if !kept {
-            self.reset(*state);
+        let found = if self.config.reuse {
+            self.tree.find(&*self.game, state, plies)
+        } else {
+            None
+        };
+        match found {
+            Some(0) => {}
+            Some(c) => self.keep_subtree(c, *state),
+            None => self.reset(*state),
         }
         self.pending.clear();
         self.paths.clear();
         self.rows = 0;
         self.iterations = 0;
-        self.max_depth = 0;
+        self.tree.max_depth = 0;
         self.done = false;
         self.interrupted = false;
         let memory = self.config.nodes_per_tree();
@@ -306,7 +254,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 None => usize::MAX,
             },
         };
-        if self.nodes[0].kind == EXPANDED && !self.noised {
+        if self.root_expanded() && !self.noised {
             self.add_noise();
         }
         Ok(())
@@ -315,10 +263,8 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// Moves the root down to the child reached by `action` (self-play), keeping its subtree;
     /// a fresh tree when that child was never expanded. `state` must be the new position.
     pub fn advance(&mut self, action: Action, state: &G::State) {
-        let child = match self.root {
-            Some(_) if self.nodes.first().is_some_and(|n| n.kind == EXPANDED) => self.nodes[0]
-                .children()
-                .find(|&c| self.nodes[c].action == action),
+        let child = match self.tree.root {
+            Some(_) if self.root_expanded() => self.tree.child(0, action),
             _ => None,
         };
         match child {
@@ -327,86 +273,27 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         }
     }
 
+    /// Whether the root has its children (its priors came back).
+    pub(super) fn root_expanded(&self) -> bool {
+        self.tree
+            .nodes
+            .first()
+            .is_some_and(|n| n.kind == Kind::Expanded)
+    }
+
     fn reset(&mut self, state: G::State) {
-        self.nodes.clear();
-        self.values.clear();
-        self.nodes.push(Node::new(Action::MAX, ROOT, 1.0));
-        self.root = Some(state);
+        self.tree.reset(state);
         self.noised = false;
     }
 
-    /// Re-roots the tree at `target` when it lies within `max_plies` plies below the current
-    /// root. Returns whether any of the tree was kept.
-    fn reroot(&mut self, target: &G::State, max_plies: usize) -> bool {
-        let Some(root) = self.root else {
-            return false;
-        };
-        if self.nodes.is_empty() {
-            return false;
-        }
-        if root == *target {
-            return true;
-        }
-        let game = &*self.game;
-        let mut frontier = vec![(0usize, root)];
-        for _ in 0..max_plies {
-            let mut next = Vec::new();
-            for (i, s) in frontier {
-                if self.nodes[i].kind != EXPANDED {
-                    continue;
-                }
-                for c in self.nodes[i].children() {
-                    let mut cs = s;
-                    game.apply(&mut cs, self.nodes[c].action);
-                    if cs == *target {
-                        self.keep_subtree(c, cs);
-                        return true;
-                    }
-                    next.push((c, cs));
-                }
-            }
-            frontier = next;
-        }
-        false
-    }
-
-    /// Copies the subtree of `new_root` into a fresh arena of exactly its size.
+    /// Makes `new_root` the root at `state`, keeping its subtree when it has children (a
+    /// fresh tree otherwise: the new root needs its own priors).
     fn keep_subtree(&mut self, new_root: usize, state: G::State) {
-        if self.nodes[new_root].kind != EXPANDED {
+        if self.tree.nodes[new_root].kind != Kind::Expanded {
             self.reset(state);
             return;
         }
-        let mut size = 0usize;
-        let mut stack = vec![new_root];
-        while let Some(i) = stack.pop() {
-            size += 1;
-            if self.nodes[i].kind == EXPANDED {
-                stack.extend(self.nodes[i].children());
-            }
-        }
-        let mut nodes = Vec::with_capacity(size);
-        let mut values = Vec::new();
-        let mut root_node = self.nodes[new_root];
-        root_node.action = Action::MAX;
-        root_node.mover = ROOT;
-        nodes.push(root_node);
-        let mut i = 0;
-        while i < nodes.len() {
-            let n = nodes[i];
-            if n.value_index != NONE {
-                values.push(self.values[n.value_index as usize]);
-                nodes[i].value_index = (values.len() - 1) as u32;
-            }
-            if n.kind == EXPANDED {
-                let first = nodes.len() as u32;
-                nodes.extend_from_slice(&self.nodes[n.children()]);
-                nodes[i].first_child = first;
-            }
-            i += 1;
-        }
-        self.nodes = nodes;
-        self.values = values;
-        self.root = Some(state);
+        self.tree.keep_subtree(new_root, state);
         self.noised = false;
     }
 
@@ -453,16 +340,17 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         if want == 0 {
             return 0;
         }
-        let root_state = self.root.expect("start() sets the root");
-        if self.nodes[0].kind != EXPANDED {
+        let root_state = self.tree.root.expect("start() sets the root");
+        if !self.root_expanded() {
             // The root first, alone: its children need its priors.
             self.push_leaf(0, root_state, &[0], obs, mask);
             return self.rows;
         }
-        if self.root_settled() || self.nodes.len() >= self.limits.nodes {
+        if self.root_settled() || self.tree.nodes.len() >= self.limits.nodes {
             self.done = true;
             return 0;
         }
+        let rule = Rule::Puct(self.config.exploration);
         // Each attempt adds a row, backs up an exact leaf, or collides; bound them so that a
         // tree whose leaves are all exact still returns to the driver (its clock).
         let mut attempts = 0;
@@ -479,34 +367,24 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             path.clear();
             path.push(0);
             let mut i = 0usize;
-            while self.nodes[i].kind == EXPANDED {
-                let c = self.select(i);
-                game.apply(&mut s, self.nodes[c].action);
+            while self.tree.nodes[i].kind == Kind::Expanded {
+                let c = self.tree.select(i, rule);
+                game.apply(&mut s, self.tree.nodes[c].action);
                 path.push(c as u32);
                 i = c;
             }
-            if self.nodes[i].kind == UNSEEN {
-                self.classify(i, &s);
+            if self.tree.nodes[i].kind == Kind::Unseen {
+                self.tree.solve(i, game, &*self.eval, &s);
             }
-            match self.nodes[i].kind {
-                SOLVED | FROZEN => {
-                    let r = self.values[self.nodes[i].value_index as usize];
-                    self.add_visit(&path, &r);
+            match self.tree.nodes[i].kind {
+                Kind::Solved | Kind::Frozen => {
+                    let r = self.tree.value_of(i);
+                    self.tree.add_visit(&path, &r);
                     self.iterations += 1;
                 }
-                PENDING => {
+                Kind::Pending => {
                     collisions += 1;
-                    let start = self.paths.len() as u32;
-                    self.paths.extend_from_slice(&path);
-                    for &j in &path {
-                        self.nodes[j as usize].pending += 1;
-                    }
-                    self.pending.push(Pending {
-                        node: NONE,
-                        state: s,
-                        to_move: 0,
-                        path: (start, self.paths.len() as u32),
-                    });
+                    self.hold(NONE, s, 0, &path);
                 }
                 _ => self.push_leaf(i, s, &path, obs, mask),
             }
@@ -519,8 +397,9 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
 
     /// Whether every child of the root is valued exactly: more search changes nothing.
     fn root_settled(&self) -> bool {
-        let root = &self.nodes[0];
-        root.kind == EXPANDED && root.children().all(|c| self.nodes[c].kind == SOLVED)
+        let nodes = &self.tree.nodes;
+        nodes[0].kind == Kind::Expanded
+            && nodes[0].children().all(|c| nodes[c].kind == Kind::Solved)
     }
 
     /// Marks `i` pending, adds a virtual loss along `path` and writes its row.
@@ -547,43 +426,23 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         for &a in &self.actions {
             m[a as usize] = true;
         }
-        self.nodes[i].kind = PENDING;
-        let start = self.paths.len() as u32;
-        self.paths.extend_from_slice(path);
-        for &j in path {
-            self.nodes[j as usize].pending += 1;
-        }
-        self.pending.push(Pending {
-            node: i as u32,
-            state: s,
-            to_move: to_move as u8,
-            path: (start, self.paths.len() as u32),
-        });
+        self.tree.nodes[i].kind = Kind::Pending;
+        self.hold(i as u32, s, to_move as u8, path);
         self.rows += 1;
     }
 
-    fn classify(&mut self, i: usize, s: &G::State) {
-        let solved = if self.game.is_over(s) {
-            Some(self.game.returns(s))
-        } else {
-            self.eval.exact(&self.game, s)
-        };
-        if let Some(r) = solved {
-            self.values.push(r);
-            self.nodes[i].value_index = (self.values.len() - 1) as u32;
-            self.nodes[i].kind = SOLVED;
-        }
-    }
-
-    fn add_visit(&mut self, path: &[u32], r: &Returns) {
-        self.max_depth = self.max_depth.max(path.len() as u32 - 1);
-        for &j in path {
-            let n = &mut self.nodes[j as usize];
-            n.visits += 1;
-            if n.mover != ROOT {
-                n.value += r[n.mover as usize];
-            }
-        }
+    /// Keeps a virtual loss along `path` until the next backup: for the leaf `node` sent to
+    /// the evaluator, or for a collision (`NONE`).
+    fn hold(&mut self, node: u32, state: G::State, to_move: u8, path: &[u32]) {
+        let start = self.paths.len() as u32;
+        self.paths.extend_from_slice(path);
+        self.tree.add_virtual_loss(path);
+        self.pending.push(Pending {
+            node,
+            state,
+            to_move,
+            path: (start, self.paths.len() as u32),
+        });
     }
 
     /// Takes the evaluator's answers for the rows of the last [`PuctTree::gather`]:
@@ -599,9 +458,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         let mut row = 0;
         for p in &pending {
             let path: Vec<u32> = self.paths[p.path.0 as usize..p.path.1 as usize].to_vec();
-            for &j in &path {
-                self.nodes[j as usize].pending -= 1;
-            }
+            self.tree.remove_virtual_loss(&path);
             if p.node == NONE {
                 continue;
             }
@@ -614,11 +471,9 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             }
             let i = p.node as usize;
             if !self.expand(i, &p.state, p.to_move, logits) {
-                self.values.push(r);
-                self.nodes[i].value_index = (self.values.len() - 1) as u32;
-                self.nodes[i].kind = FROZEN;
+                self.tree.keep_value(i, Kind::Frozen, r);
             }
-            self.add_visit(&path, &r);
+            self.tree.add_visit(&path, &r);
             if i != 0 {
                 self.iterations += 1;
             }
@@ -632,6 +487,20 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         }
     }
 
+    /// Drops the pending leaves of the last gather, and stops (an error in the evaluator, an
+    /// interrupt).
+    pub(super) fn abort(&mut self) {
+        for p in std::mem::take(&mut self.pending) {
+            self.tree
+                .remove_virtual_loss(&self.paths[p.path.0 as usize..p.path.1 as usize]);
+            if p.node != NONE && self.tree.nodes[p.node as usize].kind == Kind::Pending {
+                self.tree.nodes[p.node as usize].kind = Kind::Unseen;
+            }
+        }
+        self.paths.clear();
+        self.stop(true);
+    }
+
     /// Expands `i` with priors from `logits`; false when the tree has no room (the root is
     /// always expanded).
     fn expand(&mut self, i: usize, s: &G::State, mover: u8, logits: &[f32]) -> bool {
@@ -639,22 +508,12 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         let mut actions = ActionList::new();
         game.legal_actions(s, &mut actions);
         self.eval.prune_actions(game, s, &mut actions);
-        let needed = self.nodes.len() + actions.len();
-        let memory = self.config.nodes_per_tree();
-        if i != 0 && needed > memory {
+        if !self
+            .tree
+            .reserve(i, actions.len(), self.config.nodes_per_tree())
+            && i != 0
+        {
             return false;
-        }
-        if needed > self.nodes.capacity() {
-            let target = needed.max((2 * self.nodes.capacity()).min(memory));
-            if self
-                .nodes
-                .try_reserve_exact(target - self.nodes.len())
-                .is_err()
-                && self.nodes.try_reserve_exact(actions.len()).is_err()
-                && i != 0
-            {
-                return false;
-            }
         }
         // A random order breaks ties between equal children.
         self.rng.shuffle(&mut actions);
@@ -667,15 +526,9 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             .map(|&a| (logits[a as usize] as f64 - max).exp())
             .collect();
         let sum: f64 = weights.iter().sum();
-        let first = self.nodes.len() as u32;
-        for (k, &a) in actions.iter().enumerate() {
-            self.nodes
-                .push(Node::new(a, mover, (weights[k] / sum) as f32));
-        }
-        let node = &mut self.nodes[i];
-        node.first_child = first;
-        node.n_children = actions.len() as u16;
-        node.kind = EXPANDED;
+        let priors = weights.iter().map(|w| (w / sum) as f32);
+        self.tree
+            .expand(i, mover, actions.iter().copied().zip(priors));
         if i == 0 {
             self.add_noise();
         }
@@ -688,7 +541,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         let Some((alpha, frac)) = self.config.dirichlet else {
             return;
         };
-        let children = self.nodes[0].children();
+        let children = self.tree.nodes[0].children();
         if children.len() < 2 || frac == 0.0 {
             return;
         }
@@ -701,59 +554,23 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             return;
         }
         for (k, c) in children.enumerate() {
-            let p = self.nodes[c].prior as f64;
-            self.nodes[c].prior = ((1.0 - frac) * p + frac * noise[k] / sum) as f32;
+            let p = self.tree.nodes[c].prior as f64;
+            self.tree.nodes[c].prior = ((1.0 - frac) * p + frac * noise[k] / sum) as f32;
         }
-    }
-
-    #[inline]
-    fn select(&self, i: usize) -> usize {
-        let parent = &self.nodes[i];
-        let c = self.config.exploration;
-        let sqrt_n = ((parent.visits + parent.pending).max(1) as f64).sqrt();
-        let mut best = parent.first_child as usize;
-        let mut best_score = f64::NEG_INFINITY;
-        for k in parent.children() {
-            let ch = &self.nodes[k];
-            let n = ch.visits + ch.pending;
-            let q = if n == 0 {
-                0.0
-            } else {
-                (ch.value - ch.pending as f64) / n as f64
-            };
-            let score = q + c * ch.prior as f64 * sqrt_n / (1.0 + n as f64);
-            if score > best_score {
-                best_score = score;
-                best = k;
-            }
-        }
-        best
     }
 
     /// The result of the current search (call once it is done): the most visited root move.
     pub fn result(&self, elapsed: std::time::Duration) -> SearchResult {
-        let root = &self.nodes[0];
-        let mut visits: Vec<(Action, u64)> = root
-            .children()
-            .map(|c| (self.nodes[c].action, self.nodes[c].visits as u64))
-            .collect();
+        let tree = &self.tree;
+        let mut visits: Vec<(Action, u64)> = tree.root_stats().map(|s| (s.0, s.1)).collect();
         visits.sort_by_key(|v| v.0);
-        let best_child = root.children().max_by(|&x, &y| {
-            let (a, b) = (&self.nodes[x], &self.nodes[y]);
-            let ma = if a.visits > 0 { a.mean() } else { -2.0 };
-            let mb = if b.visits > 0 { b.mean() } else { -2.0 };
-            a.visits
-                .cmp(&b.visits)
-                .then(ma.total_cmp(&mb))
-                .then(b.action.cmp(&a.action))
-        });
+        let best_child = most_visited(tree.root_stats()).and_then(|s| tree.child(0, s.0));
         let (best, value, exact) = match best_child {
             Some(c) => {
-                let n = &self.nodes[c];
-                let exact =
-                    n.kind == SOLVED && root.children().all(|k| self.nodes[k].kind == SOLVED);
-                let value = if n.kind == SOLVED {
-                    self.values[n.value_index as usize][n.mover as usize]
+                let n = &tree.nodes[c];
+                let exact = n.kind == Kind::Solved && self.root_settled();
+                let value = if n.kind == Kind::Solved {
+                    tree.value_of(c)[n.mover as usize]
                 } else {
                     n.mean()
                 };
@@ -761,26 +578,13 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             }
             None => (0, 0.0, false),
         };
-        let mut pv = vec![best];
-        let mut i = best_child.unwrap_or(0);
-        while best_child.is_some() && self.nodes[i].kind == EXPANDED && pv.len() < 64 {
-            let Some(c) = self.nodes[i]
-                .children()
-                .filter(|&c| self.nodes[c].visits > 0)
-                .max_by_key(|&c| (self.nodes[c].visits, std::cmp::Reverse(c)))
-            else {
-                break;
-            };
-            pv.push(self.nodes[c].action);
-            i = c;
-        }
         SearchResult {
             best,
             value,
-            pv,
-            nodes: self.nodes.len() as u64,
+            pv: tree.principal_variation(best),
+            nodes: tree.nodes.len() as u64,
             iterations: self.iterations,
-            depth: self.max_depth,
+            depth: tree.max_depth,
             elapsed,
             visits,
             exact,
@@ -791,17 +595,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// The root's value for the player to move: the mean value of its children weighted by
     /// visits (0 before any visit).
     pub fn root_value(&self) -> f64 {
-        let root = &self.nodes[0];
-        let (mut sum, mut n) = (0.0, 0u64);
-        for c in root.children() {
-            sum += self.nodes[c].value;
-            n += self.nodes[c].visits as u64;
-        }
-        if n == 0 {
-            0.0
-        } else {
-            sum / n as f64
-        }
+        self.tree.root_value()
     }
 }
 
@@ -834,274 +628,6 @@ pub(crate) fn gamma(rng: &mut Rng, alpha: f64) -> f64 {
             return d * v;
         }
     }
-}
-
-/// Values a batch of leaves: called by [`run`] with `n` rows.
-pub trait BatchEvaluator<G: Game> {
-    /// Fills `policy` (`n * num_actions` logits) and `values` (`n * num_players`, per seat from
-    /// the player to move) for the `n` rows of `obs` and `mask`; `states` are the leaves'
-    /// positions (for evaluators written in Rust).
-    ///
-    /// # Errors
-    /// Any error stops the search and is returned by [`run`].
-    fn evaluate(
-        &mut self,
-        states: &[G::State],
-        obs: &[f32],
-        mask: &[bool],
-        policy: &mut [f32],
-        values: &mut [f32],
-    ) -> Result<()>;
-}
-
-/// Many trees searched together: each round every tree that is not done gathers up to its
-/// `batch_size` leaves into one shared batch (see [`PuctTree::gather`]).
-pub struct Forest<G: Game, E> {
-    /// The trees, in the order of their states.
-    pub trees: Vec<PuctTree<G, E>>,
-    rows: Vec<usize>,
-    clock: Option<Clock>,
-}
-
-impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
-    /// A forest of these trees (all of games with the same observation shape, action space
-    /// and players).
-    ///
-    /// # Errors
-    /// `Error::Invalid` when the trees' games differ in those sizes.
-    pub fn new(trees: Vec<PuctTree<G, E>>) -> Result<Forest<G, E>> {
-        if let Some(first) = trees.first() {
-            let g = first.game();
-            let shape = (g.observation_shape(), g.num_actions(), g.num_players());
-            for (i, t) in trees.iter().enumerate() {
-                let h = t.game();
-                if (h.observation_shape(), h.num_actions(), h.num_players()) != shape {
-                    return crate::invalid!(
-                        "state {i} is of a game with another observation shape, action space or \
-                         player count than state 0: one batch needs one shape"
-                    );
-                }
-            }
-        }
-        let n = trees.len();
-        Ok(Forest {
-            trees,
-            rows: vec![0; n],
-            clock: None,
-        })
-    }
-
-    /// Starts every tree's search (tree `i` on `states[i]`) within `budget` (iterations and
-    /// nodes per tree; time for all), stopped early by `stop`.
-    ///
-    /// # Errors
-    /// As [`PuctTree::start`], naming the state.
-    pub fn start(&mut self, states: &[G::State], budget: &Budget, stop: StopFlag) -> Result<()> {
-        if states.len() != self.trees.len() {
-            return crate::invalid!("{} states for {} trees", states.len(), self.trees.len());
-        }
-        for (i, (t, s)) in self.trees.iter_mut().zip(states).enumerate() {
-            t.start(s, budget).map_err(|e| match e {
-                crate::Error::Invalid(m) if states.len() > 1 => {
-                    crate::Error::Invalid(format!("state {i}: {m}"))
-                }
-                e => e,
-            })?;
-        }
-        self.clock = Some(Clock::start(budget, stop));
-        Ok(())
-    }
-
-    /// Rows one round may need: the sum of the trees' batch sizes.
-    pub fn capacity(&self) -> usize {
-        self.trees.iter().map(|t| t.config.batch_size).sum()
-    }
-
-    /// Whether every tree is done.
-    pub fn is_done(&self) -> bool {
-        self.trees.iter().all(|t| t.is_done())
-    }
-
-    /// Gathers one round of leaves of every tree into `obs` and `mask` (rows of all trees
-    /// together, tree by tree); returns the rows. Reads the clock first: past the deadline or
-    /// with the stop flag raised, every tree is done.
-    pub fn gather(&mut self, obs: &mut [f32], mask: &mut [bool]) -> usize {
-        if let Some(clock) = &self.clock {
-            if clock.expired() {
-                let interrupted = clock.stopped();
-                for t in &mut self.trees {
-                    // A root never valued has no move to give: it is valued first.
-                    if !t.is_done() && t.nodes.first().is_some_and(|n| n.kind == EXPANDED) {
-                        t.stop(interrupted);
-                    }
-                }
-            }
-        }
-        let Some(first) = self.trees.first() else {
-            return 0;
-        };
-        // Exact evaluations that search (the Fish region solver) read this clock too.
-        let _clock = self.clock.as_ref().map(Clock::enter);
-        let obs_len = first.game.observation_len();
-        let a_len = first.game.num_actions();
-        let mut total = 0;
-        for (t, rows) in self.trees.iter_mut().zip(self.rows.iter_mut()) {
-            *rows = t.gather(&mut obs[total * obs_len..], &mut mask[total * a_len..]);
-            total += *rows;
-        }
-        total
-    }
-
-    /// The positions of the rows of the last gather.
-    pub fn pending_states(&self) -> Vec<G::State> {
-        self.trees
-            .iter()
-            .flat_map(|t| t.pending_states().copied())
-            .collect()
-    }
-
-    /// Hands the evaluator's answers for the last gather's rows back to the trees.
-    pub fn backup(&mut self, policy: &[f32], values: &[f32]) {
-        let Some(first) = self.trees.first() else {
-            return;
-        };
-        let a_len = first.game.num_actions();
-        let n = first.game.num_players();
-        let _clock = self.clock.as_ref().map(Clock::enter);
-        let mut row = 0;
-        for (t, &rows) in self.trees.iter_mut().zip(&self.rows) {
-            t.backup(&policy[row * a_len..], &values[row * n..]);
-            row += rows;
-        }
-    }
-
-    /// Stops every tree (an error in the evaluator, an interrupt); their pending leaves are
-    /// dropped.
-    pub fn abort(&mut self) {
-        for t in &mut self.trees {
-            for p in std::mem::take(&mut t.pending) {
-                for &j in &t.paths[p.path.0 as usize..p.path.1 as usize] {
-                    t.nodes[j as usize].pending -= 1;
-                }
-                if p.node != NONE && t.nodes[p.node as usize].kind == PENDING {
-                    t.nodes[p.node as usize].kind = UNSEEN;
-                }
-            }
-            t.paths.clear();
-            t.stop(true);
-        }
-    }
-
-    /// Every tree's result.
-    pub fn results(&self) -> Vec<SearchResult> {
-        let elapsed = self.clock.as_ref().map(Clock::elapsed).unwrap_or_default();
-        self.trees.iter().map(|t| t.result(elapsed)).collect()
-    }
-}
-
-/// A search driven in rounds by an outside evaluator: [`Forest`], and the self-play driver.
-/// Each round: [`Stepped::gather`] writes rows, the caller values them, [`Stepped::backup`]
-/// takes the answers (also after a round of 0 rows), until [`Stepped::is_done`].
-pub trait Stepped<G: Game>: Send {
-    /// Numbers of `f32`s in one observation row.
-    fn obs_len(&self) -> usize;
-    /// The game's action space (mask and policy row length).
-    fn num_actions(&self) -> usize;
-    /// The game's players (values row length).
-    fn num_players(&self) -> usize;
-    /// The most rows one round may write.
-    fn capacity(&self) -> usize;
-    /// Writes the next round's rows; returns their number.
-    fn gather(&mut self, obs: &mut [f32], mask: &mut [bool]) -> usize;
-    /// The positions of the last round's rows.
-    fn pending_states(&self) -> Vec<G::State>;
-    /// Takes the answers for the last round's rows.
-    fn backup(&mut self, policy: &[f32], values: &[f32]);
-    /// Whether the work is done.
-    fn is_done(&self) -> bool;
-    /// Drops the pending rows and stops (after an evaluator error).
-    fn abort(&mut self);
-}
-
-impl<G: GameIo, E: Evaluate<G>> Stepped<G> for Forest<G, E> {
-    fn obs_len(&self) -> usize {
-        self.trees.first().map_or(0, |t| t.game.observation_len())
-    }
-    fn num_actions(&self) -> usize {
-        self.trees.first().map_or(0, |t| t.game.num_actions())
-    }
-    fn num_players(&self) -> usize {
-        self.trees.first().map_or(0, |t| t.game.num_players())
-    }
-    fn capacity(&self) -> usize {
-        Forest::capacity(self)
-    }
-    fn gather(&mut self, obs: &mut [f32], mask: &mut [bool]) -> usize {
-        Forest::gather(self, obs, mask)
-    }
-    fn pending_states(&self) -> Vec<G::State> {
-        Forest::pending_states(self)
-    }
-    fn backup(&mut self, policy: &[f32], values: &[f32]) {
-        Forest::backup(self, policy, values)
-    }
-    fn is_done(&self) -> bool {
-        Forest::is_done(self)
-    }
-    fn abort(&mut self) {
-        Forest::abort(self)
-    }
-}
-
-/// Drives `work` with `evaluator` until it is done.
-///
-/// # Errors
-/// The evaluator's error (the work is aborted first).
-pub fn drive<G: Game, W: Stepped<G>, B: BatchEvaluator<G>>(
-    work: &mut W,
-    evaluator: &mut B,
-) -> Result<()> {
-    let (obs_len, a_len, n) = (work.obs_len(), work.num_actions(), work.num_players());
-    let cap = work.capacity();
-    let mut obs = vec![0.0f32; cap * obs_len];
-    let mut mask = vec![false; cap * a_len];
-    let mut policy = vec![0.0f32; cap * a_len];
-    let mut values = vec![0.0f32; cap * n];
-    while !work.is_done() {
-        let rows = work.gather(&mut obs, &mut mask);
-        if rows > 0 {
-            let states = work.pending_states();
-            if let Err(e) = evaluator.evaluate(
-                &states,
-                &obs[..rows * obs_len],
-                &mask[..rows * a_len],
-                &mut policy[..rows * a_len],
-                &mut values[..rows * n],
-            ) {
-                work.abort();
-                return Err(e);
-            }
-        }
-        work.backup(&policy, &values);
-    }
-    Ok(())
-}
-
-/// Searches `states` (tree `i` on `states[i]`) with `evaluator` until every tree is done; see
-/// [`Forest`].
-///
-/// # Errors
-/// As [`Forest::start`], or the evaluator's error.
-pub fn run<G: GameIo, E: Evaluate<G>, B: BatchEvaluator<G>>(
-    forest: &mut Forest<G, E>,
-    states: &[G::State],
-    budget: &Budget,
-    stop: StopFlag,
-    evaluator: &mut B,
-) -> Result<Vec<SearchResult>> {
-    forest.start(states, budget, stop)?;
-    drive(forest, evaluator)?;
-    Ok(forest.results())
 }
 
 #[cfg(test)]

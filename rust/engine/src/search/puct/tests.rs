@@ -3,7 +3,7 @@ use crate::fish::{FishGame, Rules};
 use crate::marathon::Marathon;
 use crate::search::mcts::{Mcts, MctsConfig, Selection};
 use crate::search::toys::{minimax, Nim, NimState, TicTacToe, Ttt};
-use crate::search::{random_playout, NoEval};
+use crate::search::{random_playout, NoEval, StopFlag};
 
 /// Zero logits; values from one random playout of each leaf (the leaf's position is known in
 /// Rust), or zeros.
@@ -236,7 +236,7 @@ fn visits_add_up_and_batches_use_virtual_loss() {
     assert_eq!(mask[..9].iter().filter(|&&m| m).count(), 8);
     t.backup(&[0.0; 81], &[0.0; 18]);
     assert_eq!(t.iterations(), 9);
-    assert!(t.nodes.iter().all(|n| n.pending == 0));
+    assert!(t.tree.nodes.iter().all(|n| n.pending == 0));
 }
 
 #[test]
@@ -433,7 +433,7 @@ fn trees_are_kept_between_moves() {
     t.advance(r.pv[0], &s);
     let kept = t.size();
     assert!(kept > 10 && kept < before, "{kept} of {before}");
-    let visits_kept = t.nodes[0].visits;
+    let visits_kept = t.tree.nodes[0].visits;
     let r2 = search(&mut t, &s);
     assert_eq!(
         r2.visits.iter().map(|v| v.1).sum::<u64>() + 1,
@@ -445,7 +445,7 @@ fn trees_are_kept_between_moves() {
     game.apply(&mut s2, r2.pv[0]);
     game.apply(&mut s2, r2.pv[1]);
     t.start(&s2, &Budget::iterations(10)).unwrap();
-    assert!(t.nodes[0].visits > 1);
+    assert!(t.tree.nodes[0].visits > 1);
 }
 
 #[test]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Optional, TypedDict
 
-from .search import Searcher, SearchResult
+from .searcher import Searcher, SearchResult
 
 __all__ = [
     "Agent",
@@ -86,13 +86,13 @@ class RandomAgent(Agent):
 
 
 class SearchAgent(Agent):
-    """A player backed by a :class:`~pingvinas.search.Searcher`, which keeps its trees and
+    """A player backed by a :class:`~pingvinas.searcher.Searcher`, which keeps its trees and
     transposition table from move to move within a game.
 
-    :param algorithm: as for :func:`pingvinas.search.search`.
+    :param algorithm: as for :func:`pingvinas.searcher.search`.
     :param time: seconds per move; ``iterations``, ``depth`` and ``nodes`` bound each move's
         search too (with none given: one second per move).
-    :param options: further :class:`~pingvinas.search.Searcher` settings (``threads``,
+    :param options: further :class:`~pingvinas.searcher.Searcher` settings (``threads``,
         ``seed``, ``exploration``, ``selection``, ``playout``, ``knowledge``, ``tt_mb``,
         ``reuse``).
     """
@@ -164,7 +164,7 @@ class GreedyAgent(SearchAgent):
 
 
 class MCTSAgent(SearchAgent):
-    """Monte Carlo tree search (see :class:`~pingvinas.search.Searcher` for the settings).
+    """Monte Carlo tree search (see :class:`~pingvinas.searcher.Searcher` for the settings).
     ``knowledge=False`` gives plain MCTS with uniformly random playouts."""
 
     def __init__(

@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable, NoReturn, Optional
 
 import pingvinas as pv
-from pingvinas.search import ALGORITHMS
+from pingvinas.searcher import ALGORITHMS
 
 if TYPE_CHECKING:
     from pingvinas.agents import Agent
 
 #: The agent names ``--agents`` takes: the search algorithms (``random`` and ``greedy`` are
-#: among them), defined once in :data:`pingvinas.search.ALGORITHMS`, but ``puct``, which needs
+#: among them), defined once in :data:`pingvinas.searcher.ALGORITHMS`, but ``puct``, which needs
 #: an evaluator that a command line cannot give.
 AGENTS = tuple(a for a in ALGORITHMS if a != "puct")
 #: ``pingvinas play`` also seats people.

@@ -186,7 +186,7 @@ def play(
     move on ``out`` (default: stdout). Returns the exit status (0)."""
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
-    from .search import search
+    from .searcher import search
 
     record = GameRecord(
         game,

@@ -48,7 +48,8 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-from .search import Evaluator
+from .distributed import PerWorker, shared_evaluator
+from .searcher import Evaluator
 
 __all__ = [
     "Evaluator",
@@ -550,39 +551,6 @@ def export_onnx(
     return OnnxEvaluator(path, game=game)
 
 
-class PerWorker:
-    """An evaluator built by a factory at its first call, in each process that calls it: its
-    pickle holds only the factory. Made by :func:`per_worker`."""
-
-    def __init__(self, factory: Callable[[], Any]) -> None:
-        if not callable(factory):
-            raise TypeError(f"factory = {type(factory).__name__}: expected a callable")
-        self.factory = factory
-        self._lock = threading.Lock()
-        self._evaluator: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"factory": self.factory}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.factory = state["factory"]
-        self._lock = threading.Lock()
-        self._evaluator = None
-
-    def __call__(self, observations: np.ndarray, legal_mask: np.ndarray) -> Any:
-        evaluator = self._evaluator
-        if evaluator is None:
-            with self._lock:
-                if self._evaluator is None:
-                    self._evaluator = self.factory()
-                evaluator = self._evaluator
-        return evaluator(observations, legal_mask)
-
-    def __repr__(self) -> str:
-        what = getattr(self.factory, "__name__", None) or repr(self.factory)
-        return f"evaluators.per_worker({what})"
-
-
 def per_worker(factory: Callable[[], Any]) -> PerWorker:
     """An evaluator that each process builds for itself: ``factory()`` (no arguments) is called
     at the first evaluation in a process, and its pickle carries only the factory. On Ray
@@ -628,8 +596,6 @@ def shared(
     >>> fn = evaluators.shared(lambda: evaluators.onnx("net.onnx"), num_gpus=1)  # doctest: +SKIP
     >>> pv.selfplay(game, games=1000, evaluator=fn, backend="ray")  # doctest: +SKIP
     """
-    from . import distributed
-
-    return distributed.shared_evaluator(
+    return shared_evaluator(
         evaluator, num_gpus=num_gpus, num_cpus=num_cpus, factory=factory, address=address
     )

@@ -250,7 +250,7 @@ class GameRecord:
         return mv
 
     def add_search(self, move: Any, result: Any) -> Any:
-        """:meth:`add` with the facts of a :class:`~pingvinas.search.SearchResult`."""
+        """:meth:`add` with the facts of a :class:`~pingvinas.searcher.SearchResult`."""
         return self.add(
             move,
             value=result.value,

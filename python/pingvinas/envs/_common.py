@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _core
 from ..agents import Agent, as_agent
-from ..search import search
+from ..searcher import search
 
 Game = Union[_core.Fish, _core.Marathon]
 State = Union[_core.FishState, _core.MarathonState]

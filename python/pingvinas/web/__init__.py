@@ -44,7 +44,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pingvinas as pv
-from pingvinas.search import ALGORITHMS
+from pingvinas.searcher import ALGORITHMS
 
 if TYPE_CHECKING:
     from pingvinas.web.server import Server

@@ -37,6 +37,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ._args import is_int
 from ._play import play_one
 from ._progress import Progress
 from .samples import MAX_GAMES, SelfPlayData, selfplay_local
@@ -131,7 +132,7 @@ def _task_cpus(agents: Sequence[Any]) -> int:
         options = getattr(agent, "options", None)
         if isinstance(options, dict):
             t = options.get("threads", 1)
-            if isinstance(t, int) and not isinstance(t, bool):
+            if is_int(t):
                 threads.append(t)
     return max(threads)
 
@@ -260,7 +261,7 @@ def _game_indices(games: Any) -> list[int]:
         raise ValueError(f"games = {games!r}: expected an int or a sequence of game indices")
     indices = []
     for g in games:
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < 2**63:
+        if not is_int(g, numpy=True) or not 0 <= g < 2**63:
             raise ValueError(f"game index {g!r}: expected an int 0 to 2**63 - 1")
         if len(indices) == MAX_GAMES:
             raise ValueError(f"games: more than {MAX_GAMES} games in one call")
@@ -311,13 +312,9 @@ def selfplay_ray(
         raise ValueError("give an evaluator or an evaluator_factory, not both")
     if evaluator_factory is not None and not callable(evaluator_factory):
         raise TypeError("evaluator_factory must be a callable taking no arguments")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+    if not is_int(threads) or threads < 1:
         raise ValueError(f"threads = {threads!r}: expected a positive int")
-    if games_per_task is not None and (
-        isinstance(games_per_task, bool)
-        or not isinstance(games_per_task, int)
-        or games_per_task < 1
-    ):
+    if games_per_task is not None and (not is_int(games_per_task) or games_per_task < 1):
         raise ValueError(f"games_per_task = {games_per_task!r}: expected a positive int")
     kwargs.pop("backend", None)  # the tasks run the local backend
     indices = _game_indices(games)

@@ -48,6 +48,7 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
+from ._args import is_int
 from .distributed import PerWorker, shared_evaluator
 from .searcher import Evaluator
 
@@ -241,9 +242,7 @@ class OnnxEvaluator:
                 f"model = {type(model).__name__}: expected a path, the model's bytes or an "
                 "onnx.ModelProto"
             )
-        if threads is not None and (
-            isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-        ):
+        if threads is not None and (not is_int(threads) or threads < 1):
             raise ValueError(f"threads = {threads!r}: expected a positive int or None")
         self.providers = list(providers) if providers is not None else None
         self.threads = threads

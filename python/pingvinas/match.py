@@ -21,6 +21,7 @@ from concurrent.futures import wait as _wait
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
+from ._args import is_int
 from ._play import GameResult, Stop, Stopped, new_state, play_one
 from ._progress import Progress
 from .agents import Agent, as_agent
@@ -233,17 +234,15 @@ def play_match(
     """
     agents = [as_agent(a) for a in agents]
     n = len(agents)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+    if not is_int(games) or games < 1:
         raise ValueError(f"games = {games!r}: expected a positive int")
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
-    ):
+    if workers is not None and (not is_int(workers) or workers < 1):
         raise ValueError(f"workers = {workers!r}: expected a positive int")
     if backend not in ("local", "ray"):
         raise ValueError(f"backend = {backend!r}: expected 'local' or 'ray'")
     if address is not None and backend != "ray":
         raise ValueError('address is for backend="ray"')
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed = {seed!r}: expected a non-negative int")
     probe = new_state(game, 0)
     players = len(probe.returns())

@@ -27,6 +27,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Optional, Union
 
+from ._args import is_int, is_number
 from ._core import Fish, FishState, Marathon, MarathonState
 
 __all__ = ["FORMAT", "VERSION", "GameRecord", "read_jsonl", "write_jsonl"]
@@ -114,9 +115,9 @@ def _info(value: Any, where: str) -> dict[str, Any]:
             if not isinstance(x, str):
                 raise _err(f"{where}.{key}", f"expected a string, got {x!r}")
         elif key in ("nodes", "depth"):
-            if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+            if not is_int(x) or x < 0:
                 raise _err(f"{where}.{key}", f"expected a non-negative int, got {x!r}")
-        elif isinstance(x, bool) or not isinstance(x, (int, float)):
+        elif not is_number(x):
             raise _err(f"{where}.{key}", f"expected a number, got {x!r}")
         else:
             x = float(x)
@@ -177,7 +178,7 @@ class GameRecord:
     ) -> None:
         self.game_name = _game_name(game)
         self.game = game
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        if seed is not None and (not is_int(seed) or seed < 0):
             raise _err("seed", f"expected a non-negative int or null, got {seed!r}")
         self.seed = seed
         state_class = FishState if self.game_name == "fish" else MarathonState
@@ -362,7 +363,7 @@ class GameRecord:
         if data["format"] != FORMAT:
             raise _err("format", f"expected {FORMAT!r}, got {data['format']!r}")
         version = data["version"]
-        if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= VERSION:
+        if not is_int(version) or not 1 <= version <= VERSION:
             raise _err("version", f"this pingvinas reads versions 1 to {VERSION}, got {version!r}")
         game_name = data["game"]
         if game_name not in ("fish", "marathon"):
@@ -376,7 +377,7 @@ class GameRecord:
         except (ValueError, TypeError) as e:
             raise _err("config", str(e)) from None
         seed = data.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        if seed is not None and (not is_int(seed) or seed < 0):
             raise _err("seed", f"expected a non-negative int or null, got {seed!r}")
         start = data.get("start")
         start_state = None
@@ -420,7 +421,7 @@ class GameRecord:
             text, action = entry.get("move"), entry.get("action")
             if text is not None and not isinstance(text, str):
                 raise _err(f"{where}.move", f"expected notation (a string), got {text!r}")
-            if action is not None and (isinstance(action, bool) or not isinstance(action, int)):
+            if action is not None and (not is_int(action)):
                 raise _err(f"{where}.action", f"expected an int, got {action!r}")
             player = record._final.to_move
             mv = record.add(

@@ -14,6 +14,7 @@ import numpy as np
 
 import pingvinas._core as _core
 
+from ._args import is_int
 from ._progress import Progress
 from .searcher import Evaluator
 
@@ -126,7 +127,7 @@ def _game_indices(games: Union[int, range, Sequence[int]]) -> np.ndarray:
         )
     ids: list[int] = []
     for g in games:
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+        if not is_int(g, numpy=True):
             raise TypeError(f"game index {g!r}: expected an int")
         if not 0 <= g < 2**63:
             raise ValueError(f"game index {g}: expected 0 to 2**63 - 1 (not negative)")

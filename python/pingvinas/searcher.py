@@ -50,6 +50,8 @@ import numpy as np
 
 import pingvinas._core as _core
 
+from ._args import is_int, is_number
+
 __all__ = [
     "ALGORITHMS",
     "Evaluator",
@@ -134,26 +136,22 @@ class SearchResult:
         return self.nodes / self.time if self.time > 0 else 0.0
 
 
+# The budgets are checked here: the engine reads them as plain numbers, to which Python's bools
+# convert. The other settings it reads with args.rs, which refuses bools itself.
+
+
 def _check_int(name: str, value: Any) -> Optional[int]:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not is_int(value, numpy=True):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     return int(value)
-
-
-def _require_int(name: str, value: Any) -> int:
-    """``_check_int`` for a setting that must be given (None is refused here, not in Rust)."""
-    checked = _check_int(name, value)
-    if checked is None:
-        raise TypeError(f"{name} must be an int, got NoneType")
-    return checked
 
 
 def _check_time(value: Any) -> Optional[float]:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not is_number(value, numpy=True):
         raise TypeError(f"time must be a number of seconds, got {type(value).__name__}")
     return float(value)
 
@@ -274,17 +272,17 @@ class Searcher:
         #: The budget of a :meth:`search` call that gives none.
         self.budget = _budget(time, iterations, depth, nodes, positive=True)
         self.options: _Options = dict(
-            threads=_require_int("threads", threads),
-            seed=_require_int("seed", seed),
+            threads=threads,
+            seed=seed,
             exploration=exploration,
             selection=selection,
             playout=playout,
             knowledge=bool(knowledge),
-            tt_mb=_require_int("tt_mb", tt_mb),
-            memory_mb=_require_int("memory_mb", memory_mb),
+            tt_mb=tt_mb,
+            memory_mb=memory_mb,
             reuse=bool(reuse),
             evaluator=evaluator,
-            batch_size=_require_int("batch_size", batch_size),
+            batch_size=batch_size,
             dirichlet=dirichlet,
         )
         self._core = _core.Searcher(algorithm, **self.options)
@@ -402,12 +400,12 @@ def search_many(
         time=_check_time(time),
         iterations=_check_int("iterations", iterations),
         nodes=_check_int("nodes", nodes),
-        batch_size=_require_int("batch_size", batch_size),
-        seed=_require_int("seed", seed),
+        batch_size=batch_size,
+        seed=seed,
         exploration=exploration,
         dirichlet=dirichlet,
         knowledge=bool(knowledge),
-        memory_mb=_require_int("memory_mb", memory_mb),
+        memory_mb=memory_mb,
     )
     return [SearchResult(*raw) for raw in raws]
 
@@ -442,7 +440,9 @@ def solve_fish(state: Any, *, max_nodes: int = 50_000_000) -> FishSolution:
     :raises ValueError: the game is over, or the position needs more than ``max_nodes``
         positions (solve smaller positions, for example late in the game).
     """
-    raw = _core.fish_solve(state, max_nodes=_require_int("max_nodes", max_nodes))
+    if not is_int(max_nodes, numpy=True):
+        raise TypeError(f"max_nodes must be an int, got {type(max_nodes).__name__}")
+    raw = _core.fish_solve(state, max_nodes=int(max_nodes))
     best = raw["best"]
     return FishSolution(
         scores=[tuple(s) for s in raw["scores"]],

@@ -34,6 +34,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, Optional, Union
 
+from .._args import is_int
 from . import fish, marathon
 from ._draw import PALETTE, SvgText, el, num, svg_root, tostring, write_text
 
@@ -147,7 +148,7 @@ def game(
     :param animate: one position after the other, one every ``seconds``, looping (SMIL
         animation, shown by browsers).
     """
-    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
+    if every is not None and (not is_int(every) or every < 1):
         raise ValueError(f"every = {every!r}: expected a positive int")
     if not (isinstance(seconds, (int, float)) and seconds > 0):
         raise ValueError(f"seconds = {seconds!r}: expected a positive number")
@@ -194,7 +195,7 @@ def game(
         return tostring(root)
     if columns is None:
         columns = min(4, len(frames))
-    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+    if not is_int(columns) or columns < 1:
         raise ValueError(f"columns = {columns!r}: expected a positive int")
     gap = 10.0 * scale
     rows = (len(frames) + columns - 1) // columns

@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, Callable, Optional
 
+from .._args import is_number
+
 #: One colour per player: Okabe-Ito blue, vermillion, bluish green, reddish purple, orange.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00")
 #: Text drawn on each player's colour (black where white would be faint).
@@ -131,7 +133,7 @@ def arrow(
 
 def svg_root(width: float, height: float, size: Optional[float]) -> ET.Element:
     if size is not None:
-        if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
+        if not is_number(size) or not size > 0:
             raise ValueError(
                 f"size = {size!r}: expected a positive number of pixels (the width) or None"
             )

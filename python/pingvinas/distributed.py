@@ -259,7 +259,7 @@ def _game_indices(games: Any) -> list[int]:
         return list(range(int(games)))
     if not isinstance(games, Iterable) or isinstance(games, (str, bytes)):
         raise ValueError(f"games = {games!r}: expected an int or a sequence of game indices")
-    indices = []
+    indices: list[int] = []
     for g in games:
         if not is_int(g, numpy=True) or not 0 <= g < 2**63:
             raise ValueError(f"game index {g!r}: expected an int 0 to 2**63 - 1")

@@ -87,7 +87,7 @@ MARATHON_TYPE = _game_type(
 )
 
 
-class _PingvinasGame(pyspiel.Game):  # type: ignore[misc]
+class _PingvinasGame(pyspiel.Game):
     """A pingvinas variant as a pyspiel game."""
 
     def __init__(
@@ -144,7 +144,7 @@ class MarathonGame(_PingvinasGame):
         )
 
 
-class PingvinasState(pyspiel.State):  # type: ignore[misc]
+class PingvinasState(pyspiel.State):
     """A pyspiel state wrapping a pingvinas state."""
 
     def __init__(self, game: _PingvinasGame, state: Any) -> None:

@@ -50,7 +50,7 @@ Game = Union[_core.Fish, _core.Marathon]
 IDS = {"pingvinas/Fish-v0": "fish", "pingvinas/Marathon-v0": "marathon"}
 
 
-class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
+class PingvinasVectorEnv(gymnasium.vector.VectorEnv):
     """See the module docs; made by :func:`gym_vector_env` or ``gymnasium.make_vec``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}

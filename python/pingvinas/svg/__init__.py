@@ -201,6 +201,7 @@ def game(
     rows = (len(frames) + columns - 1) // columns
     width = columns * fw + (columns - 1) * gap
     height = rows * (fh + caption) + (rows - 1) * gap
+    assert size is not None  # the strip's default size is set above
     root = svg_root(width, height, size * width / fw)
     for k, (i, frame) in enumerate(zip(picks, frames)):
         x, y = (k % columns) * (fw + gap), (k // columns) * (fh + caption + gap)
@@ -239,7 +240,7 @@ def to_png(svg: str, path: Union[str, Any, None] = None, *, scale: float = 1.0) 
 
 def _cairosvg() -> Any:
     try:
-        import cairosvg  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        import cairosvg
     except (ImportError, OSError) as e:  # OSError: cairosvg is there but libcairo is not
         raise ImportError(
             "pictures as pixels or PNG need cairosvg and the cairo library: "
@@ -258,8 +259,8 @@ def to_array(svg: str, *, scale: float = 1.0) -> Any:
     import numpy as np
 
     _cairosvg()  # a clear ImportError when it is missing
-    from cairosvg.parser import Tree  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    from cairosvg.surface import PNGSurface  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from cairosvg.parser import Tree
+    from cairosvg.surface import PNGSurface
 
     surface = PNGSurface(
         Tree(bytestring=str(svg).encode("utf-8")), None, 96, scale=scale, background_color="white"

@@ -18,8 +18,10 @@ pickles when its callable does (Ray's serializer also takes lambdas and closures
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Optional, TypedDict
+from collections.abc import Sequence
+from typing import Any, Callable, Optional, TypedDict, Union
 
+from .games import Move, State
 from .searcher import Searcher, SearchResult
 
 __all__ = [
@@ -49,7 +51,7 @@ class Agent:
     #: A short name for tables.
     name: str = "agent"
 
-    def choose(self, state: Any) -> Any:
+    def choose(self, state: State) -> Move:
         raise NotImplementedError
 
     def reset(self) -> None:
@@ -59,7 +61,7 @@ class Agent:
         """A fresh agent with the same settings (and ``seed`` if given), for another game."""
         raise NotImplementedError
 
-    def __call__(self, state: Any) -> Any:
+    def __call__(self, state: State) -> Move:
         return self.choose(state)
 
     def __repr__(self) -> str:
@@ -75,8 +77,9 @@ class RandomAgent(Agent):
         self.seed = seed
         self._rng = random.Random(seed)
 
-    def choose(self, state: Any) -> Any:
-        return self._rng.choice(state.legal_moves())
+    def choose(self, state: State) -> Move:
+        moves: Sequence[Move] = state.legal_moves()
+        return self._rng.choice(moves)
 
     def spawn(self, seed: Optional[int] = None) -> RandomAgent:
         return RandomAgent(self.seed if seed is None else seed)
@@ -116,7 +119,7 @@ class SearchAgent(Agent):
         #: The result of the last search, for inspection.
         self.last: Optional[SearchResult] = None
 
-    def choose(self, state: Any) -> Any:
+    def choose(self, state: State) -> Move:
         self.last = self.searcher.search(state, **self.budget)
         return self.last.move
 
@@ -187,11 +190,13 @@ class AlphaBetaAgent(SearchAgent):
 class CallableAgent(Agent):
     """Any Python callable ``f(state) -> move`` (a move object, an int action or notation)."""
 
-    def __init__(self, fn: Callable[[Any], Any], name: Optional[str] = None) -> None:
+    def __init__(
+        self, fn: Callable[[State], Union[Move, int, str]], name: Optional[str] = None
+    ) -> None:
         self.fn = fn
         self.name = name or str(getattr(fn, "__name__", "callable"))
 
-    def choose(self, state: Any) -> Any:
+    def choose(self, state: State) -> Move:
         mv = self.fn(state)
         if isinstance(mv, (int, str)):
             mv = state.parse_move(mv)

@@ -14,7 +14,7 @@ from typing import Union
 
 from ._core import Fish, FishMove, FishState, Marathon, MarathonMove, MarathonState, variants
 
-__all__ = ["Game", "Move", "State", "load_game"]
+__all__ = ["Game", "Move", "MoveLike", "State", "load_game"]
 
 #: A game (a variant): :class:`pingvinas.Fish` or :class:`pingvinas.Marathon`.
 Game = Union[Fish, Marathon]
@@ -22,6 +22,8 @@ Game = Union[Fish, Marathon]
 State = Union[FishState, MarathonState]
 #: A move of either game.
 Move = Union[FishMove, MarathonMove]
+#: What ``state.play`` takes: a move object, an action or notation.
+MoveLike = Union[Move, int, str]
 
 
 def _quote(text: str) -> str:

@@ -44,13 +44,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, TypedDict
+from typing import Any, Callable, Optional, TypedDict, cast
 
 import numpy as np
 
 import pingvinas._core as _core
+from pingvinas._core import FishMove, FishState
 
 from ._args import is_int, is_number
+from .games import Move, State
 
 __all__ = [
     "ALGORITHMS",
@@ -71,7 +73,7 @@ Evaluator = Callable[[np.ndarray, np.ndarray], Any]
 ALGORITHMS: tuple[str, ...] = tuple(_core.ALGORITHMS)
 
 
-def _move_of(state: Any, action: int) -> Any:
+def _move_of(state: State, action: int) -> Move:
     """The move object of ``action`` in ``state``."""
     try:
         return state.parse_move(int(action))
@@ -82,7 +84,7 @@ def _move_of(state: Any, action: int) -> Any:
         raise
 
 
-def _moves_along(state: Any, actions: Sequence[int]) -> list[Any]:
+def _moves_along(state: State, actions: Sequence[int]) -> list[Move]:
     """The move objects of a line of actions played from ``state`` (stops at the first that
     does not apply)."""
     s = state.copy()
@@ -90,7 +92,7 @@ def _moves_along(state: Any, actions: Sequence[int]) -> list[Any]:
     for a in actions:
         try:
             m = _move_of(s, a)
-            s.play(m)
+            s.play(m.action)
         except ValueError:
             break
         moves.append(m)
@@ -118,10 +120,10 @@ class SearchResult:
     :ivar algorithm: the algorithm that ran (``auto`` resolved).
     """
 
-    move: Any
+    move: Move
     action: int
     value: float
-    pv: list[Any]
+    pv: list[Move]
     nodes: int
     iterations: int
     depth: int
@@ -289,7 +291,7 @@ class Searcher:
 
     def search(
         self,
-        state: Any,
+        state: State,
         *,
         time: Optional[float] = None,
         iterations: Optional[int] = None,
@@ -326,7 +328,7 @@ class Searcher:
 
 
 def search(
-    state: Any,
+    state: State,
     algorithm: str = "auto",
     *,
     time: Optional[float] = None,
@@ -362,7 +364,7 @@ def search(
 
 
 def search_many(
-    states: Sequence[Any],
+    states: Sequence[State],
     *,
     evaluator: Evaluator,
     time: Optional[float] = None,
@@ -395,7 +397,8 @@ def search_many(
     if algorithm != "puct":
         raise ValueError(f"search_many runs PUCT only, not algorithm = {algorithm!r}")
     raws = _core.search_many(
-        list(states),
+        # One game's states, as the engine checks (a list of either game's, to the stubs).
+        cast("list[FishState]", list(states)),
         evaluator=evaluator,
         time=_check_time(time),
         iterations=_check_int("iterations", iterations),
@@ -424,13 +427,13 @@ class FishSolution:
     """
 
     scores: list[tuple[int, int]]
-    move: Any
-    pv: list[Any]
+    move: Optional[FishMove]
+    pv: list[FishMove]
     value: tuple[int, int]
     nodes: int
 
 
-def solve_fish(state: Any, *, max_nodes: int = 50_000_000) -> FishSolution:
+def solve_fish(state: FishState, *, max_nodes: int = 50_000_000) -> FishSolution:
     """Solves a small Fish position exactly.
 
     Two players: each maximises their final fish minus the opponent's, floes breaking ties.
@@ -446,8 +449,8 @@ def solve_fish(state: Any, *, max_nodes: int = 50_000_000) -> FishSolution:
     best = raw["best"]
     return FishSolution(
         scores=[tuple(s) for s in raw["scores"]],
-        move=None if best is None else _move_of(state, best),
-        pv=_moves_along(state, raw["pv"]),
+        move=None if best is None else cast(FishMove, _move_of(state, best)),
+        pv=cast("list[FishMove]", _moves_along(state, raw["pv"])),
         value=tuple(raw["value"]),
         nodes=int(raw["nodes"]),
     )

@@ -94,7 +94,7 @@ class Opponent:
     def action(self, state: State, rng: np.random.Generator) -> int:
         """The opponent's action in ``state`` (its player is to move)."""
         if self.agent is not None:
-            move = self.agent.choose(state)
+            move: Any = self.agent.choose(state)  # either game's move: parse_move checks it
             return (
                 int(move)
                 if isinstance(move, (int, np.integer))

@@ -122,7 +122,7 @@ class Game:
         self.record = pv.GameRecord(
             variant, seed=seed, players=players, meta={"source": "pingvinas serve"}
         )
-        self.state = self.record.start_state()
+        self.state: Any = self.record.start_state()  # either game's: `kind` says which
         self.by: list[str] = []  # "you" or "engine", per move
         self.undo_points: list[int] = []  # record lengths at the person's earlier turns
         self.lock = threading.Lock()

@@ -51,7 +51,8 @@ class Agent:
     #: A short name for tables.
     name: str = "agent"
 
-    def choose(self, state: State) -> Move:
+    # Returns the state's own move: Any, so that the typed state of either game takes it back.
+    def choose(self, state: State) -> Any:
         raise NotImplementedError
 
     def reset(self) -> None:
@@ -61,7 +62,7 @@ class Agent:
         """A fresh agent with the same settings (and ``seed`` if given), for another game."""
         raise NotImplementedError
 
-    def __call__(self, state: State) -> Move:
+    def __call__(self, state: State) -> Any:
         return self.choose(state)
 
     def __repr__(self) -> str:
@@ -77,7 +78,7 @@ class RandomAgent(Agent):
         self.seed = seed
         self._rng = random.Random(seed)
 
-    def choose(self, state: State) -> Move:
+    def choose(self, state: State) -> Any:
         moves: Sequence[Move] = state.legal_moves()
         return self._rng.choice(moves)
 
@@ -119,7 +120,7 @@ class SearchAgent(Agent):
         #: The result of the last search, for inspection.
         self.last: Optional[SearchResult] = None
 
-    def choose(self, state: State) -> Move:
+    def choose(self, state: State) -> Any:
         self.last = self.searcher.search(state, **self.budget)
         return self.last.move
 
@@ -196,7 +197,7 @@ class CallableAgent(Agent):
         self.fn = fn
         self.name = name or str(getattr(fn, "__name__", "callable"))
 
-    def choose(self, state: State) -> Move:
+    def choose(self, state: State) -> Any:
         mv = self.fn(state)
         if isinstance(mv, (int, str)):
             mv = state.parse_move(mv)

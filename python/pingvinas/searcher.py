@@ -120,10 +120,11 @@ class SearchResult:
     :ivar algorithm: the algorithm that ran (``auto`` resolved).
     """
 
-    move: Move
+    # The searched state's own move: Any, so that the typed state of either game takes it back.
+    move: Any
     action: int
     value: float
-    pv: list[Move]
+    pv: list[Any]
     nodes: int
     iterations: int
     depth: int

@@ -11,10 +11,9 @@ import numpy as np
 
 from .. import _core
 from ..agents import Agent, as_agent
+from ..games import Game as Game
+from ..games import State as State
 from ..searcher import search
-
-Game = Union[_core.Fish, _core.Marathon]
-State = Union[_core.FishState, _core.MarathonState]
 
 #: The bounds of every observation plane (the planes are indicators and scaled counts).
 OBS_LOW, OBS_HIGH = 0.0, 1.0
@@ -94,7 +93,7 @@ class Opponent:
     def action(self, state: State, rng: np.random.Generator) -> int:
         """The opponent's action in ``state`` (its player is to move)."""
         if self.agent is not None:
-            move: Any = self.agent.choose(state)  # either game's move: parse_move checks it
+            move = self.agent.choose(state)
             return (
                 int(move)
                 if isinstance(move, (int, np.integer))

@@ -40,11 +40,10 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .. import _core
+from ..games import Game
 from ._common import resolve_game
 
 __all__ = ["PingvinasVectorEnv", "gym_vector_env", "register"]
-
-Game = Union[_core.Fish, _core.Marathon]
 
 #: The ids this module gives a vector entry point, with their default game.
 IDS = {"pingvinas/Fish-v0": "fish", "pingvinas/Marathon-v0": "marathon"}

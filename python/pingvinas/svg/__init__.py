@@ -32,20 +32,25 @@ from __future__ import annotations
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from .._args import is_int
+from .._core import FishState, MarathonState
+from ..games import MoveLike, State
 from . import fish, marathon
 from ._draw import PALETTE, SvgText, el, num, svg_root, tostring, write_text
+
+if TYPE_CHECKING:
+    from ..record import GameRecord
 
 __all__ = ["PALETTE", "SvgText", "game", "state_svg", "to_array", "to_png"]
 
 
-def _is_fish(state: Any) -> bool:
+def _is_fish(state: object) -> bool:
     return hasattr(state, "board") and hasattr(state, "penguins")
 
 
-def _kind(state: Any) -> str:
+def _kind(state: object) -> str:
     if _is_fish(state):
         return "fish"
     if hasattr(state, "pieces"):
@@ -62,12 +67,18 @@ def _element(
     flipped: Any,
     fill: Any = None,
 ) -> ET.Element:
-    draw = fish.draw if _kind(state) == "fish" else marathon.draw
-    return draw(state, size, lastmove, arrows, bool(labels), bool(flipped), fill)
+    # By what the state has (any object with a Fish state's or a Marathon state's attributes).
+    if _kind(state) == "fish":
+        return fish.draw(
+            cast(FishState, state), size, lastmove, arrows, bool(labels), bool(flipped), fill
+        )
+    return marathon.draw(
+        cast(MarathonState, state), size, lastmove, arrows, bool(labels), bool(flipped), fill
+    )
 
 
 def state_svg(
-    state: Any,
+    state: State,
     size: Optional[float] = None,
     *,
     lastmove: Any = None,
@@ -100,7 +111,9 @@ _MAX_FRAMES = 16
 _FRAME_SIZE = 240.0
 
 
-def _frames(source: Any, start: Any) -> tuple[list[Any], list[Any]]:
+def _frames(
+    source: Union[GameRecord, Iterable[MoveLike]], start: Optional[State]
+) -> tuple[list[State], list[Any]]:
     """The states of a game and the move before each (None before the first)."""
     if hasattr(source, "states") and hasattr(source, "moves"):
         states = list(source.states())
@@ -110,7 +123,7 @@ def _frames(source: Any, start: Any) -> tuple[list[Any], list[Any]]:
         raise ValueError(
             "start = None: a list of moves needs the state they start from (start=state)"
         )
-    state = start.copy()
+    state: Any = start.copy()  # either game's: its parse_move checks the moves
     states, moves = [state.copy()], [None]
     for _i, mv in enumerate(source):
         played = state.parse_move(mv)
@@ -121,8 +134,8 @@ def _frames(source: Any, start: Any) -> tuple[list[Any], list[Any]]:
 
 
 def game(
-    source: Any,
-    start: Any = None,
+    source: Union[GameRecord, Iterable[MoveLike]],
+    start: Optional[State] = None,
     *,
     size: Optional[float] = None,
     columns: Optional[int] = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Callable, Optional
 
 from .._args import is_number
@@ -153,6 +153,12 @@ def svg_root(width: float, height: float, size: Optional[float]) -> ET.Element:
 
 def tostring(root: ET.Element) -> SvgText:
     return SvgText(ET.tostring(root, encoding="unicode"))
+
+
+def pair(value: Sequence[int]) -> Cell:
+    """A cell as a tuple (a state may hold its cells as lists)."""
+    r, c = value
+    return (r, c)
 
 
 def as_cell(value: Any, what: str) -> Cell:

@@ -7,6 +7,7 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any, Optional
 
+from .._core import FishState
 from ._draw import (
     ARROW_INK,
     INK,
@@ -21,6 +22,7 @@ from ._draw import (
     el,
     fill_list,
     move_cells,
+    pair,
     player_disc,
     points,
     svg_root,
@@ -76,7 +78,7 @@ def _fish_dots(fish: int, x: float, y: float, r: float) -> list[tuple[float, flo
 
 
 def draw(
-    state: Any,
+    state: FishState,
     size: Optional[float],
     lastmove: Any,
     arrows: Any,
@@ -118,7 +120,7 @@ def draw(
         return f"{_col_name(cell[1])}{cell[0] + 1}"
 
     root = svg_root(width, height, size)
-    owner = {tuple(p): i for i, cells in enumerate(penguins) for p in cells}
+    owner = {pair(p): i for i, cells in enumerate(penguins) for p in cells}
     # The floes of the deal that are gone (taken or removed): a faint outline, nothing inside.
     dealt = state.start_board.tolist()
     if dealt:
@@ -215,8 +217,8 @@ def draw(
     for player, cells in enumerate(penguins):
         colour, ink = PALETTE[player % len(PALETTE)], ON_PALETTE[player % len(PALETTE)]
         for cell in cells:
-            x, y = centre(tuple(cell))
-            g = el(root, "g", class_=f"penguin player{player}", data_cell=name(tuple(cell)))
+            x, y = centre(pair(cell))
+            g = el(root, "g", class_=f"penguin player{player}", data_cell=name(pair(cell)))
             el(
                 g,
                 "circle",
@@ -245,7 +247,7 @@ def draw(
             "lastmove",
             R * 0.55,
         )
-    occupied = {tuple(cell) for cells in penguins for cell in cells}
+    occupied = {pair(cell) for cells in penguins for cell in cells}
     for src, dst, colour in arrow_list(_read_move, 0, arrows, rows, cols):
         x2, y2 = centre(dst)
         if dst in occupied:  # as for the last move: the head at the penguin's edge

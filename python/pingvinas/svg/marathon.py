@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from .._core import MarathonState
 from ._draw import (
     ARROW_INK,
     INK,
@@ -25,6 +26,7 @@ from ._draw import (
     fill_list,
     move_cells,
     num,
+    pair,
     player_disc,
     points,
     svg_root,
@@ -147,7 +149,7 @@ def _piece_shape(
 
 
 def draw(
-    state: Any,
+    state: MarathonState,
     size: Optional[float],
     lastmove: Any,
     arrows: Any,
@@ -157,7 +159,7 @@ def draw(
 ) -> ET.Element:
     game = state.game
     rows, cols = int(game.rows), int(game.cols)
-    cells = [tuple(c) for c in game.cells]
+    cells = [pair(c) for c in game.cells]
     course = set(cells)
     players = int(state.players)
     S = 40.0
@@ -210,13 +212,13 @@ def draw(
 
     lines = el(root, "g", class_="lines")
     for place in game.start:
-        e = _edge(tuple(place), course)
+        e = _edge(pair(place), course)
         if e is None:
             continue
         (x1, y1), (x2, y2) = corner(*e[0]), corner(*e[1])
         el(lines, "line", class_="start", x1=x1, y1=y1, x2=x2, y2=y2, stroke=INK, stroke_width=4.0)
     for place in game.finish:
-        e = _edge(tuple(place), course)
+        e = _edge(pair(place), course)
         if e is None:
             continue
         (r0, c0), (r1, c1) = e
@@ -251,8 +253,8 @@ def draw(
         # The words beside the lines, at the middle of each, outside the course.
         for places, word in ((game.start, "start"), (game.finish, "finish")):
             ends = [
-                (tuple(p), e)
-                for p, e in ((tuple(p), _edge(tuple(p), course)) for p in places)
+                (pair(p), e)
+                for p, e in ((pair(p), _edge(pair(p), course)) for p in places)
                 if e is not None
             ]
             if not ends:
@@ -331,7 +333,7 @@ def draw(
         if facing is not None and flipped:
             dr, dc = _DIRS[facing]
             facing = next(k for k, v in _DIRS.items() if v == (-dr, -dc))
-        x, y = centre(tuple(p.cell))
+        x, y = centre(pair(p.cell))
         outline, dots = _piece_shape(p.kind, facing, x, y, S)
         state_word = f"lying, facing {p.facing}" if p.facing else "upright"
         g = el(
@@ -354,7 +356,7 @@ def draw(
         for dx, dy in dots:
             el(g, "circle", cx=dx, cy=dy, r=S * 0.045, fill=ON_PALETTE[p.owner % 5])
 
-    occupied = {tuple(p.cell) for p in state.pieces if p.status == "on course" and p.cell}
+    occupied = {pair(p.cell) for p in state.pieces if p.status == "on course" and p.cell}
     for src, dst, colour in arrow_list(_read_move, -1, arrows, rows, cols):
         gap = S * 0.48 if dst in occupied else 0.0
         arrow(root, centre(src), centre(dst), S * 0.12, colour, 0.6, "arrow", gap)

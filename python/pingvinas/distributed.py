@@ -40,6 +40,7 @@ import numpy as np
 from ._args import is_int
 from ._play import play_one
 from ._progress import Progress
+from .games import Game
 from .samples import MAX_GAMES, SelfPlayData, selfplay_local
 
 __all__ = ["PerWorker", "SharedEvaluator", "init", "play_games", "selfplay_ray", "shared_evaluator"]
@@ -231,7 +232,7 @@ def _worker_evaluator(box: Optional[list[Any]]) -> Any:
 
 
 def _selfplay_chunk(
-    game: Any,
+    game: Game,
     indices: list[int],
     box: Optional[list[Any]],
     threads: int,
@@ -274,7 +275,7 @@ def _game_indices(games: Any) -> list[int]:
 
 
 def selfplay_ray(
-    game: Any,
+    game: Game,
     games: Any,
     *,
     address: Optional[str] = None,

@@ -50,6 +50,7 @@ import numpy.typing as npt
 
 from ._args import is_int
 from .distributed import PerWorker, shared_evaluator
+from .games import Game
 from .searcher import Evaluator
 
 __all__ = [
@@ -89,7 +90,7 @@ class _Facts(NamedTuple):
     players: int
 
 
-def _facts(game: Any) -> _Facts:
+def _facts(game: Game) -> _Facts:
     try:
         return _Facts(
             name=repr(game),
@@ -149,7 +150,7 @@ class UniformEvaluator:
     """Zero logits (a uniform prior over the legal moves) and zero values, for tests and
     benchmarks. Made by :func:`uniform`."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Game) -> None:
         self.facts = _facts(game)
 
     def __call__(
@@ -165,7 +166,7 @@ class UniformEvaluator:
         return f"evaluators.uniform({self.facts.name})"
 
 
-def uniform(game: Any) -> UniformEvaluator:
+def uniform(game: Game) -> UniformEvaluator:
     """An evaluator giving zero logits and zero values for every position of ``game``: PUCT with
     it spreads its visits by the exploration term alone."""
     return UniformEvaluator(game)
@@ -223,7 +224,7 @@ class OnnxEvaluator:
         *,
         providers: Optional[Sequence[Any]] = None,
         threads: Optional[int] = None,
-        game: Any = None,
+        game: Optional[Game] = None,
     ) -> None:
         if isinstance(model, (bytes, bytearray, memoryview)):
             self.model_bytes, self.source = bytes(model), f"<{len(model)} bytes>"
@@ -376,7 +377,7 @@ def onnx(
     *,
     providers: Optional[Sequence[Any]] = None,
     threads: Optional[int] = None,
-    game: Any = None,
+    game: Optional[Game] = None,
 ) -> OnnxEvaluator:
     """An evaluator running an ONNX model on onnxruntime (``pip install "pingvinas[onnx]"``).
 
@@ -435,7 +436,7 @@ class TorchEvaluator:
         module: Any,
         *,
         device: Any = "cpu",
-        game: Any = None,
+        game: Optional[Game] = None,
         with_mask: Optional[bool] = None,
     ) -> None:
         torch = _optional("torch", "torch", "pingvinas.evaluators.torch")
@@ -476,7 +477,11 @@ class TorchEvaluator:
 
 
 def torch(
-    module: Any, *, device: Any = "cpu", game: Any = None, with_mask: Optional[bool] = None
+    module: Any,
+    *,
+    device: Any = "cpu",
+    game: Optional[Game] = None,
+    with_mask: Optional[bool] = None,
 ) -> TorchEvaluator:
     """An evaluator running a torch module (``pip install "pingvinas[torch]"``).
 
@@ -501,7 +506,7 @@ def torch(
 
 def export_onnx(
     module: Any,
-    game: Any,
+    game: Game,
     path: Union[str, os.PathLike[str]],
     *,
     with_mask: Optional[bool] = None,

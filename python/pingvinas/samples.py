@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 
@@ -16,6 +16,7 @@ import pingvinas._core as _core
 
 from ._args import is_int
 from ._progress import Progress
+from .games import Game
 from .searcher import Evaluator
 
 __all__ = ["MAX_GAMES", "SelfPlayData", "selfplay_local"]
@@ -141,7 +142,7 @@ def _game_indices(games: Union[int, range, Sequence[int]]) -> np.ndarray:
 
 
 def selfplay_local(
-    game: Any,
+    game: Game,
     *,
     games: Union[int, range, Sequence[int]] = 1,
     simulations: int = 100,

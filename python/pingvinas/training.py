@@ -15,8 +15,9 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
+from .games import Game
 from .samples import MAX_GAMES, SelfPlayData, selfplay_local
 from .searcher import Evaluator
 
@@ -24,7 +25,7 @@ __all__ = ["MAX_GAMES", "SelfPlayData", "selfplay"]
 
 
 def selfplay(
-    game: Any,
+    game: Game,
     *,
     games: Union[int, range, Sequence[int]] = 1,
     simulations: int = 100,

@@ -50,6 +50,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     ) from e
 
 from .. import _core
+from ..games import Game, State
 from ._common import max_game_length, observation_shape
 
 __all__ = ["FISH_VARIANTS", "MARATHON_VARIANTS", "register"]
@@ -91,7 +92,7 @@ class _PingvinasGame(pyspiel.Game):
     """A pingvinas variant as a pyspiel game."""
 
     def __init__(
-        self, game_type: pyspiel.GameType, game: Any, params: dict[str, Any], seed: Optional[int]
+        self, game_type: pyspiel.GameType, game: Game, params: dict[str, Any], seed: Optional[int]
     ) -> None:
         self.pingvinas_game = game
         self._seed = seed
@@ -147,7 +148,7 @@ class MarathonGame(_PingvinasGame):
 class PingvinasState(pyspiel.State):
     """A pyspiel state wrapping a pingvinas state."""
 
-    def __init__(self, game: _PingvinasGame, state: Any) -> None:
+    def __init__(self, game: _PingvinasGame, state: State) -> None:
         super().__init__(game)
         self.pingvinas_state = state
 

@@ -9,8 +9,8 @@
 1
 """
 
-# The old module names first: importing them later would rebind `pv.search` and `pv.selfplay`,
-# the functions, to the modules.
+# The old module names (search, selfplay) are imported before the functions of their names:
+# imported later, they would rebind `pv.search` and `pv.selfplay` to the modules.
 from . import evaluators, fish, marathon, record, svg
 from . import search as _search_module
 from . import selfplay as _selfplay_module

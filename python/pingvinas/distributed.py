@@ -237,7 +237,7 @@ def _selfplay_chunk(
     box: Optional[list[Any]],
     threads: int,
     kwargs: dict[str, Any],
-) -> Any:
+) -> SelfPlayData:
     """A Ray task: self-play of some game indices, with the local backend."""
     return selfplay_local(
         game,
@@ -285,7 +285,7 @@ def selfplay_ray(
     games_per_task: Optional[int] = None,
     progress: bool = False,
     **kwargs: Any,
-) -> Any:
+) -> SelfPlayData:
     """Self-play on Ray: ``pv.selfplay(game, ..., backend="ray")`` calls this.
 
     The game indices (sorted) are split into runs of ``games_per_task``; each run is a Ray task

@@ -74,7 +74,7 @@ def selfplay(
     if backend == "ray":
         from .distributed import selfplay_ray
 
-        return selfplay_ray(  # type: ignore[no-any-return]
+        return selfplay_ray(
             game,
             games=games,
             simulations=simulations,

@@ -6,12 +6,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Protocol, cast
 
 from .agents import Agent
+from .games import Game
 from .record import GameRecord
 
-__all__ = ["GameResult", "Stop", "Stopped", "new_state", "play_one"]
+__all__ = ["GameResult", "Playable", "Stop", "Stopped", "new_state", "play_one"]
+
+
+class Playable(Protocol):
+    """What a match plays: ``pv.Fish(...)``, ``pv.Marathon(...)``, or any game whose
+    ``new_state(seed=...)`` (or ``new_state()``) starts a game with the State API."""
+
+    def new_state(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 @dataclass
@@ -65,7 +73,7 @@ class Stop:
                     pass
 
 
-def new_state(game: Any, seed: int) -> Any:
+def new_state(game: Playable, seed: int) -> Any:
     try:
         return game.new_state(seed=seed)
     except TypeError:
@@ -73,7 +81,7 @@ def new_state(game: Any, seed: int) -> Any:
 
 
 def play_one(
-    game: Any,
+    game: Playable,
     agents: Sequence[Agent],
     seats: list[int],
     index: int,
@@ -101,7 +109,7 @@ def play_one(
 
 
 def _play_seated(
-    game: Any,
+    game: Playable,
     agents: Sequence[Agent],
     players: list[Agent],
     seats: list[int],
@@ -117,7 +125,8 @@ def _play_seated(
     full = None
     if names is not None:  # keep the whole game
         seated = [{"name": names[a], "agent": repr(agents[a])} for a in seats]
-        full = GameRecord(game, seed=deal, players=seated, meta={"game": index})
+        # A record is of a pingvinas game: GameRecord refuses any other.
+        full = GameRecord(cast(Game, game), seed=deal, players=seated, meta={"game": index})
     moves = 0
     while not state.is_over:
         if max_moves is not None and moves >= max_moves:

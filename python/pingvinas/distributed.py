@@ -38,7 +38,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ._args import is_int
-from ._play import play_one
+from ._play import Playable, play_one
 from ._progress import Progress
 from .games import Game
 from .samples import MAX_GAMES, SelfPlayData, selfplay_local
@@ -139,7 +139,7 @@ def _task_cpus(agents: Sequence[Any]) -> int:
 
 
 def _play_game(
-    game: Any,
+    game: Playable,
     agents_box: list[Any],
     seats: list[int],
     index: int,
@@ -156,7 +156,7 @@ def _play_game(
 
 
 def play_games(
-    game: Any,
+    game: Playable,
     agents: Sequence[Any],
     jobs: Sequence[tuple[list[int], int, int]],
     *,

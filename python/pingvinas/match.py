@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
 from ._args import is_int
-from ._play import GameResult, Stop, Stopped, new_state, play_one
+from ._play import GameResult, Playable, Stop, Stopped, new_state, play_one
 from ._progress import Progress
 from .agents import Agent, as_agent
 from .record import GameRecord as _WholeGame
@@ -182,7 +182,7 @@ class _Saver:
 
 
 def play_match(
-    game: Any,
+    game: Playable,
     agents: Sequence[Any],
     *,
     games: int = 100,
@@ -311,7 +311,7 @@ def play_match(
 
 
 def _play_threads(
-    game: Any,
+    game: Playable,
     agents: Sequence[Agent],
     jobs: Sequence[tuple[list[int], int, int]],
     seed: int,

@@ -9,11 +9,11 @@
 1
 """
 
-import os
-import re
-from typing import Union
-
+# The old module names (search, selfplay) are imported before the functions of their names:
+# imported later, they would rebind `pv.search` and `pv.selfplay` to the modules.
 from . import evaluators, fish, marathon, record, svg
+from . import search as _search_module
+from . import selfplay as _selfplay_module
 from ._core import (
     Fish,
     FishMove,
@@ -29,61 +29,20 @@ from ._core import (
     variants,
 )
 from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
+from .games import Game, Move, State, load_game
 from .match import play_match
 from .record import GameRecord
-from .search import Searcher, SearchResult, search, search_many
-from .selfplay import SelfPlayData, selfplay
+from .searcher import Searcher, SearchResult, search, search_many
+from .training import SelfPlayData, selfplay
 
-
-def _quote(text: str) -> str:
-    """``repr(text)``, cut to 200 characters (errors never echo a huge input whole)."""
-    r = repr(text)
-    return r if len(r) <= 200 else f"{r[:200]}... ({len(text)} characters)"
-
-
-def load_game(name: "Union[str, os.PathLike[str]]") -> "Union[Fish, Marathon]":
-    """A bundled variant of either game by name, ``load_game("fish-3p")``,
-    ``load_game("marathon-zigzag")`` (``pingvinas.variants()`` lists them), or a config file of
-    either game by path, ``load_game("my-board.toml")`` (its ``game = "fish"`` or
-    ``"marathon"`` line says which; without one, the game whose keys it uses)."""
-    path = os.fspath(name)
-    # A path object, a .toml name or a name with a directory in it is a file; a bare name is
-    # a bundled variant (even when a file of that name happens to be here).
-    if not isinstance(name, str) or path.endswith(".toml") or os.sep in path or "/" in path:
-        if not os.path.isfile(path):
-            raise ValueError(f"no config file {_quote(path)}")
-        with open(path, encoding="utf-8") as f:
-            said = re.search(r'^\s*game\s*=\s*"(\w+)"', f.read(), re.M)
-        kind = said.group(1) if said else ""
-        errors = []
-        if kind in ("fish", ""):
-            try:
-                return Fish.from_config(path)
-            except ValueError as e:
-                errors.append(str(e))
-        if kind in ("marathon", ""):
-            try:
-                return Marathon.from_config(path)
-            except ValueError as e:
-                errors.append(str(e))
-        unknown = f"{_quote(path)}: unknown game {kind!r} (expected fish or marathon)"
-        raise ValueError(errors[0] if errors else unknown)
-    for game in (Fish, Marathon):
-        try:
-            return game.variant(path)
-        except ValueError:
-            continue
-    bundled = ", ".join(variants())
-    raise ValueError(
-        f"unknown variant {_quote(path)}; bundled variants: {bundled}, or a path to a .toml config"
-    )
-
+del _search_module, _selfplay_module
 
 __all__ = [
     "AlphaBetaAgent",
     "Fish",
     "FishMove",
     "FishState",
+    "Game",
     "GameRecord",
     "GreedyAgent",
     "IllegalMoveError",
@@ -93,22 +52,31 @@ __all__ = [
     "MarathonMove",
     "MarathonPiece",
     "MarathonState",
+    "Move",
     "RandomAgent",
     "SearchAgent",
     "SearchResult",
     "Searcher",
     "SelfPlayData",
+    "State",
     "VectorEnv",
     "__version__",
+    "agents",
+    "distributed",
     "evaluators",
     "fish",
+    "games",
     "load_game",
     "marathon",
+    "match",
     "play_match",
     "record",
+    "samples",
     "search",
     "search_many",
+    "searcher",
     "selfplay",
     "svg",
+    "training",
     "variants",
 ]

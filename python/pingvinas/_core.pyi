@@ -571,7 +571,7 @@ class Searcher:
         """Forgets the kept trees and transposition table."""
     @property
     def algorithm(self) -> str: ...
-    def __reduce__(self) -> NoReturn:  # type: ignore[override]
+    def __reduce__(self) -> NoReturn:
         """Raises ``TypeError``: a searcher holds search trees and is not pickled."""
 
 def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> dict[str, Any]:

@@ -18,9 +18,11 @@ pickles when its callable does (Ray's serializer also takes lambdas and closures
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Optional, TypedDict
+from collections.abc import Sequence
+from typing import Any, Callable, Optional, TypedDict, Union
 
-from .search import Searcher, SearchResult
+from .games import Move, State
+from .searcher import Searcher, SearchResult
 
 __all__ = [
     "Agent",
@@ -49,7 +51,8 @@ class Agent:
     #: A short name for tables.
     name: str = "agent"
 
-    def choose(self, state: Any) -> Any:
+    # Returns the state's own move: Any, so that the typed state of either game takes it back.
+    def choose(self, state: State) -> Any:
         raise NotImplementedError
 
     def reset(self) -> None:
@@ -59,7 +62,7 @@ class Agent:
         """A fresh agent with the same settings (and ``seed`` if given), for another game."""
         raise NotImplementedError
 
-    def __call__(self, state: Any) -> Any:
+    def __call__(self, state: State) -> Any:
         return self.choose(state)
 
     def __repr__(self) -> str:
@@ -75,8 +78,9 @@ class RandomAgent(Agent):
         self.seed = seed
         self._rng = random.Random(seed)
 
-    def choose(self, state: Any) -> Any:
-        return self._rng.choice(state.legal_moves())
+    def choose(self, state: State) -> Any:
+        moves: Sequence[Move] = state.legal_moves()
+        return self._rng.choice(moves)
 
     def spawn(self, seed: Optional[int] = None) -> RandomAgent:
         return RandomAgent(self.seed if seed is None else seed)
@@ -86,13 +90,13 @@ class RandomAgent(Agent):
 
 
 class SearchAgent(Agent):
-    """A player backed by a :class:`~pingvinas.search.Searcher`, which keeps its trees and
+    """A player backed by a :class:`~pingvinas.searcher.Searcher`, which keeps its trees and
     transposition table from move to move within a game.
 
-    :param algorithm: as for :func:`pingvinas.search.search`.
+    :param algorithm: as for :func:`pingvinas.searcher.search`.
     :param time: seconds per move; ``iterations``, ``depth`` and ``nodes`` bound each move's
         search too (with none given: one second per move).
-    :param options: further :class:`~pingvinas.search.Searcher` settings (``threads``,
+    :param options: further :class:`~pingvinas.searcher.Searcher` settings (``threads``,
         ``seed``, ``exploration``, ``selection``, ``playout``, ``knowledge``, ``tt_mb``,
         ``reuse``).
     """
@@ -116,7 +120,7 @@ class SearchAgent(Agent):
         #: The result of the last search, for inspection.
         self.last: Optional[SearchResult] = None
 
-    def choose(self, state: Any) -> Any:
+    def choose(self, state: State) -> Any:
         self.last = self.searcher.search(state, **self.budget)
         return self.last.move
 
@@ -164,7 +168,7 @@ class GreedyAgent(SearchAgent):
 
 
 class MCTSAgent(SearchAgent):
-    """Monte Carlo tree search (see :class:`~pingvinas.search.Searcher` for the settings).
+    """Monte Carlo tree search (see :class:`~pingvinas.searcher.Searcher` for the settings).
     ``knowledge=False`` gives plain MCTS with uniformly random playouts."""
 
     def __init__(
@@ -187,11 +191,13 @@ class AlphaBetaAgent(SearchAgent):
 class CallableAgent(Agent):
     """Any Python callable ``f(state) -> move`` (a move object, an int action or notation)."""
 
-    def __init__(self, fn: Callable[[Any], Any], name: Optional[str] = None) -> None:
+    def __init__(
+        self, fn: Callable[[State], Union[Move, int, str]], name: Optional[str] = None
+    ) -> None:
         self.fn = fn
         self.name = name or str(getattr(fn, "__name__", "callable"))
 
-    def choose(self, state: Any) -> Any:
+    def choose(self, state: State) -> Any:
         mv = self.fn(state)
         if isinstance(mv, (int, str)):
             mv = state.parse_move(mv)

@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable, NoReturn, Optional
 
 import pingvinas as pv
-from pingvinas.search import ALGORITHMS
+from pingvinas.searcher import ALGORITHMS
 
 if TYPE_CHECKING:
     from pingvinas.agents import Agent
 
 #: The agent names ``--agents`` takes: the search algorithms (``random`` and ``greedy`` are
-#: among them), defined once in :data:`pingvinas.search.ALGORITHMS`, but ``puct``, which needs
+#: among them), defined once in :data:`pingvinas.searcher.ALGORITHMS`, but ``puct``, which needs
 #: an evaluator that a command line cannot give.
 AGENTS = tuple(a for a in ALGORITHMS if a != "puct")
 #: ``pingvinas play`` also seats people.
@@ -182,7 +182,7 @@ def _move_number(args: argparse.Namespace) -> Optional[int]:
     """``--move`` as the number of moves played: a negative one counts positions back from the
     end as Python indexes ``record.states()``, so that -1 is the last position (the default)
     and ``-(moves + 1)`` the start."""
-    move = args.move
+    move: Optional[int] = args.move
     if move is None or move >= 0:
         return move
     from pingvinas.console import load_shown
@@ -247,7 +247,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         sys.exit(f"pingvinas: {e}")
 
 
-def serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def serve_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("serve", help="play against the engine on a page in your browser")
     p.add_argument(
         "--port", type=_int_in(0, 65535), default=8000, help="default 8000; 0 picks a free port"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Optional, TextIO
 
 from ._core import FishState, MarathonState
+from .games import Game, State
 from .record import FORMAT, GameRecord
 
 __all__ = ["load_shown", "play", "show"]
@@ -172,7 +173,7 @@ def _value(v: float) -> str:
 
 
 def play(
-    game: Any,
+    game: Game,
     seats: Sequence[Any],
     *,
     seed: Optional[int] = None,
@@ -186,7 +187,7 @@ def play(
     move on ``out`` (default: stdout). Returns the exit status (0)."""
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
-    from .search import search
+    from .searcher import search
 
     record = GameRecord(
         game,
@@ -299,7 +300,7 @@ def play(
     return 0
 
 
-def _result(state: Any) -> str:
+def _result(state: State) -> str:
     ranking = state.ranking()
     winners = [p for p, place in enumerate(ranking) if place == 1]
     if len(winners) == len(ranking):

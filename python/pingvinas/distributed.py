@@ -31,14 +31,19 @@ import importlib
 import inspect
 import math
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .selfplay import MAX_GAMES
+from ._args import is_int
+from ._play import Playable, play_one
+from ._progress import Progress
+from .games import Game
+from .samples import MAX_GAMES, SelfPlayData, selfplay_local
 
-__all__ = ["SharedEvaluator", "init", "play_games", "selfplay_ray", "shared_evaluator"]
+__all__ = ["PerWorker", "SharedEvaluator", "init", "play_games", "selfplay_ray", "shared_evaluator"]
 
 
 def _ray() -> Any:
@@ -128,13 +133,13 @@ def _task_cpus(agents: Sequence[Any]) -> int:
         options = getattr(agent, "options", None)
         if isinstance(options, dict):
             t = options.get("threads", 1)
-            if isinstance(t, int) and not isinstance(t, bool):
+            if is_int(t):
                 threads.append(t)
     return max(threads)
 
 
 def _play_game(
-    game: Any,
+    game: Playable,
     agents_box: list[Any],
     seats: list[int],
     index: int,
@@ -145,15 +150,13 @@ def _play_game(
 ) -> Any:
     """A Ray task: one game of a match, exactly as the local backend plays it (the agents
     spawn fresh copies for each game, as locally; a worker unpickles them once per match)."""
-    from .match import _play_one
-
-    return _play_one(
+    return play_one(
         game, _cached("agents", agents_box, None), seats, index, seed, deal, max_moves, names
     )
 
 
 def play_games(
-    game: Any,
+    game: Playable,
     agents: Sequence[Any],
     jobs: Sequence[tuple[list[int], int, int]],
     *,
@@ -229,23 +232,18 @@ def _worker_evaluator(box: Optional[list[Any]]) -> Any:
 
 
 def _selfplay_chunk(
-    game: Any,
+    game: Game,
     indices: list[int],
     box: Optional[list[Any]],
     threads: int,
     kwargs: dict[str, Any],
-) -> Any:
+) -> SelfPlayData:
     """A Ray task: self-play of some game indices, with the local backend."""
-    import pingvinas
-
-    evaluator = _worker_evaluator(box)
-    selfplay: Any = getattr(pingvinas, "selfplay")  # noqa: B009
-    return selfplay(
+    return selfplay_local(
         game,
         games=indices,
-        evaluator=evaluator,
+        evaluator=_worker_evaluator(box),
         threads=threads,
-        backend="local",
         progress=False,
         **kwargs,
     )
@@ -262,9 +260,9 @@ def _game_indices(games: Any) -> list[int]:
         return list(range(int(games)))
     if not isinstance(games, Iterable) or isinstance(games, (str, bytes)):
         raise ValueError(f"games = {games!r}: expected an int or a sequence of game indices")
-    indices = []
+    indices: list[int] = []
     for g in games:
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < 2**63:
+        if not is_int(g, numpy=True) or not 0 <= g < 2**63:
             raise ValueError(f"game index {g!r}: expected an int 0 to 2**63 - 1")
         if len(indices) == MAX_GAMES:
             raise ValueError(f"games: more than {MAX_GAMES} games in one call")
@@ -277,7 +275,7 @@ def _game_indices(games: Any) -> list[int]:
 
 
 def selfplay_ray(
-    game: Any,
+    game: Game,
     games: Any,
     *,
     address: Optional[str] = None,
@@ -287,7 +285,7 @@ def selfplay_ray(
     games_per_task: Optional[int] = None,
     progress: bool = False,
     **kwargs: Any,
-) -> Any:
+) -> SelfPlayData:
     """Self-play on Ray: ``pv.selfplay(game, ..., backend="ray")`` calls this.
 
     The game indices (sorted) are split into runs of ``games_per_task``; each run is a Ray task
@@ -311,40 +309,29 @@ def selfplay_ray(
         ``temperature``, ...), passed to each task unchanged.
     :returns: the ``SelfPlayData`` of all the games, in game-id order.
     """
-    import pingvinas
-
-    from .match import _Progress
-
     if evaluator is not None and evaluator_factory is not None:
         raise ValueError("give an evaluator or an evaluator_factory, not both")
     if evaluator_factory is not None and not callable(evaluator_factory):
         raise TypeError("evaluator_factory must be a callable taking no arguments")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+    if not is_int(threads) or threads < 1:
         raise ValueError(f"threads = {threads!r}: expected a positive int")
-    if games_per_task is not None and (
-        isinstance(games_per_task, bool)
-        or not isinstance(games_per_task, int)
-        or games_per_task < 1
-    ):
+    if games_per_task is not None and (not is_int(games_per_task) or games_per_task < 1):
         raise ValueError(f"games_per_task = {games_per_task!r}: expected a positive int")
     kwargs.pop("backend", None)  # the tasks run the local backend
     indices = _game_indices(games)
-    data_class: Any = getattr(pingvinas, "SelfPlayData")  # noqa: B009
     ray = init(address)
     if games_per_task is None:
         games_per_task = max(1, math.ceil(len(indices) / (2 * _cluster_cpus(ray))))
     runs = [indices[i : i + games_per_task] for i in range(0, len(indices), games_per_task)]
     if evaluator_factory is not None:
-        from .evaluators import per_worker
-
-        evaluator = per_worker(evaluator_factory)
+        evaluator = PerWorker(evaluator_factory)
     box = None if evaluator is None else [ray.put(evaluator)]
     task = ray.remote(_selfplay_chunk).options(
         num_cpus=threads, max_retries=TASK_RETRIES, retry_exceptions=False
     )
     game_ref = ray.put(game)
     parts: list[Any] = [None] * len(runs)
-    bar = _Progress(len(indices), progress)
+    bar = Progress(len(indices), progress)
 
     def submit(i: int) -> Any:
         return task.remote(game_ref, runs[i], box, threads, kwargs)
@@ -354,7 +341,41 @@ def selfplay_ray(
         bar.tick(len(runs[i]))
 
     _stream(ray, submit, len(runs), len(runs), done)
-    return data_class.concatenate(parts)
+    return SelfPlayData.concatenate(parts)
+
+
+class PerWorker:
+    """An evaluator built by a factory at its first call, in each process that calls it: its
+    pickle holds only the factory. Made by
+    :func:`pingvinas.evaluators.per_worker`."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        if not callable(factory):
+            raise TypeError(f"factory = {type(factory).__name__}: expected a callable")
+        self.factory = factory
+        self._lock = threading.Lock()
+        self._evaluator: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"factory": self.factory}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.factory = state["factory"]
+        self._lock = threading.Lock()
+        self._evaluator = None
+
+    def __call__(self, observations: np.ndarray, legal_mask: np.ndarray) -> Any:
+        evaluator = self._evaluator
+        if evaluator is None:
+            with self._lock:
+                if self._evaluator is None:
+                    self._evaluator = self.factory()
+                evaluator = self._evaluator
+        return evaluator(observations, legal_mask)
+
+    def __repr__(self) -> str:
+        what = getattr(self.factory, "__name__", None) or repr(self.factory)
+        return f"evaluators.per_worker({what})"
 
 
 # --- one evaluator for everyone -------------------------------------------------------------

@@ -48,7 +48,10 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-from .search import Evaluator
+from ._args import is_int
+from .distributed import PerWorker, shared_evaluator
+from .games import Game
+from .searcher import Evaluator
 
 __all__ = [
     "Evaluator",
@@ -87,7 +90,7 @@ class _Facts(NamedTuple):
     players: int
 
 
-def _facts(game: Any) -> _Facts:
+def _facts(game: Game) -> _Facts:
     try:
         return _Facts(
             name=repr(game),
@@ -147,7 +150,7 @@ class UniformEvaluator:
     """Zero logits (a uniform prior over the legal moves) and zero values, for tests and
     benchmarks. Made by :func:`uniform`."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Game) -> None:
         self.facts = _facts(game)
 
     def __call__(
@@ -163,7 +166,7 @@ class UniformEvaluator:
         return f"evaluators.uniform({self.facts.name})"
 
 
-def uniform(game: Any) -> UniformEvaluator:
+def uniform(game: Game) -> UniformEvaluator:
     """An evaluator giving zero logits and zero values for every position of ``game``: PUCT with
     it spreads its visits by the exploration term alone."""
     return UniformEvaluator(game)
@@ -221,7 +224,7 @@ class OnnxEvaluator:
         *,
         providers: Optional[Sequence[Any]] = None,
         threads: Optional[int] = None,
-        game: Any = None,
+        game: Optional[Game] = None,
     ) -> None:
         if isinstance(model, (bytes, bytearray, memoryview)):
             self.model_bytes, self.source = bytes(model), f"<{len(model)} bytes>"
@@ -240,9 +243,7 @@ class OnnxEvaluator:
                 f"model = {type(model).__name__}: expected a path, the model's bytes or an "
                 "onnx.ModelProto"
             )
-        if threads is not None and (
-            isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-        ):
+        if threads is not None and (not is_int(threads) or threads < 1):
             raise ValueError(f"threads = {threads!r}: expected a positive int or None")
         self.providers = list(providers) if providers is not None else None
         self.threads = threads
@@ -376,7 +377,7 @@ def onnx(
     *,
     providers: Optional[Sequence[Any]] = None,
     threads: Optional[int] = None,
-    game: Any = None,
+    game: Optional[Game] = None,
 ) -> OnnxEvaluator:
     """An evaluator running an ONNX model on onnxruntime (``pip install "pingvinas[onnx]"``).
 
@@ -435,7 +436,7 @@ class TorchEvaluator:
         module: Any,
         *,
         device: Any = "cpu",
-        game: Any = None,
+        game: Optional[Game] = None,
         with_mask: Optional[bool] = None,
     ) -> None:
         torch = _optional("torch", "torch", "pingvinas.evaluators.torch")
@@ -476,7 +477,11 @@ class TorchEvaluator:
 
 
 def torch(
-    module: Any, *, device: Any = "cpu", game: Any = None, with_mask: Optional[bool] = None
+    module: Any,
+    *,
+    device: Any = "cpu",
+    game: Optional[Game] = None,
+    with_mask: Optional[bool] = None,
 ) -> TorchEvaluator:
     """An evaluator running a torch module (``pip install "pingvinas[torch]"``).
 
@@ -501,7 +506,7 @@ def torch(
 
 def export_onnx(
     module: Any,
-    game: Any,
+    game: Game,
     path: Union[str, os.PathLike[str]],
     *,
     with_mask: Optional[bool] = None,
@@ -550,39 +555,6 @@ def export_onnx(
     return OnnxEvaluator(path, game=game)
 
 
-class PerWorker:
-    """An evaluator built by a factory at its first call, in each process that calls it: its
-    pickle holds only the factory. Made by :func:`per_worker`."""
-
-    def __init__(self, factory: Callable[[], Any]) -> None:
-        if not callable(factory):
-            raise TypeError(f"factory = {type(factory).__name__}: expected a callable")
-        self.factory = factory
-        self._lock = threading.Lock()
-        self._evaluator: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"factory": self.factory}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.factory = state["factory"]
-        self._lock = threading.Lock()
-        self._evaluator = None
-
-    def __call__(self, observations: np.ndarray, legal_mask: np.ndarray) -> Any:
-        evaluator = self._evaluator
-        if evaluator is None:
-            with self._lock:
-                if self._evaluator is None:
-                    self._evaluator = self.factory()
-                evaluator = self._evaluator
-        return evaluator(observations, legal_mask)
-
-    def __repr__(self) -> str:
-        what = getattr(self.factory, "__name__", None) or repr(self.factory)
-        return f"evaluators.per_worker({what})"
-
-
 def per_worker(factory: Callable[[], Any]) -> PerWorker:
     """An evaluator that each process builds for itself: ``factory()`` (no arguments) is called
     at the first evaluation in a process, and its pickle carries only the factory. On Ray
@@ -628,8 +600,6 @@ def shared(
     >>> fn = evaluators.shared(lambda: evaluators.onnx("net.onnx"), num_gpus=1)  # doctest: +SKIP
     >>> pv.selfplay(game, games=1000, evaluator=fn, backend="ray")  # doctest: +SKIP
     """
-    from . import distributed
-
-    return distributed.shared_evaluator(
+    return shared_evaluator(
         evaluator, num_gpus=num_gpus, num_cpus=num_cpus, factory=factory, address=address
     )

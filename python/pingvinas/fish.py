@@ -1,17 +1,19 @@
-"""Fish tools that work on many games at once, in Rust, with the GIL released."""
+"""Fish in one place: the game (:class:`Fish`, :class:`FishState`, :class:`FishMove`, also at
+the top of the package), many playouts at once in Rust with the GIL released, and the exact
+solver."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import numpy as np
 
-from . import _core
+import pingvinas._core as _core
 
-if TYPE_CHECKING:
-    from .search import FishSolution
+from ._core import Fish, FishMove, FishState
+from .searcher import FishSolution, solve_fish
 
-__all__ = ["random_playouts", "solve"]
+__all__ = ["Fish", "FishMove", "FishSolution", "FishState", "random_playouts", "solve"]
 
 
 def random_playouts(
@@ -48,7 +50,5 @@ def random_playouts(
 
 def solve(state: _core.FishState, **options: Any) -> FishSolution:
     """The game-theoretic result of a small Fish position: see
-    :func:`pingvinas.search.solve_fish` (final scores and a best move)."""
-    from .search import solve_fish
-
+    :func:`pingvinas.searcher.solve_fish` (final scores and a best move)."""
     return solve_fish(state, **options)

@@ -1,4 +1,6 @@
-"""Penguin Marathon tools that work on many games at once, in Rust, with the GIL released.
+"""Penguin Marathon in one place: the game (:class:`Marathon`, :class:`MarathonState`,
+:class:`MarathonMove`, :class:`MarathonPiece`, also at the top of the package), and many playouts
+at once in Rust with the GIL released.
 
 The game itself is :class:`pingvinas.Marathon` (a variant: course, players, ply limit) and
 :class:`pingvinas.MarathonState` (a position); see their docstrings. In short:
@@ -33,9 +35,11 @@ from typing import Optional
 
 import numpy as np
 
-from . import _core
+import pingvinas._core as _core
 
-__all__ = ["random_playouts"]
+from ._core import Marathon, MarathonMove, MarathonPiece, MarathonState
+
+__all__ = ["Marathon", "MarathonMove", "MarathonPiece", "MarathonState", "random_playouts"]
 
 
 def random_playouts(

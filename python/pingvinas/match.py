@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
-import threading
 import time as _time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
@@ -23,25 +21,16 @@ from concurrent.futures import wait as _wait
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
-from . import record as _record
+from ._args import is_int
+from ._play import GameResult, Playable, Stop, Stopped, new_state, play_one
+from ._progress import Progress
 from .agents import Agent, as_agent
+from .record import GameRecord as _WholeGame
 
-__all__ = ["AgentStats", "GameRecord", "MatchResult", "play_match"]
+__all__ = ["AgentStats", "GameResult", "MatchResult", "play_match"]
 
-
-@dataclass
-class GameRecord:
-    """One game: which agent sat in each seat, and how it ended."""
-
-    index: int
-    seed: int
-    seats: list[int]  # seats[s] = index of the agent in seat s
-    ranking: list[int]  # place of each seat (1 = first, shared places for ties)
-    returns: list[float]  # per seat
-    scores: list[float]  # per seat: fish (Fish), or the return (other games)
-    moves: int
-    #: The whole game (:class:`pingvinas.record.GameRecord`) when the match keeps it (``save``).
-    game: Optional[_record.GameRecord] = field(default=None, repr=False)
+#: The old name of :class:`GameResult` (the whole game is a :class:`pingvinas.record.GameRecord`).
+GameRecord = GameResult
 
 
 @dataclass
@@ -87,7 +76,7 @@ class MatchResult:
     """The table of a match. ``str(result)`` prints it; ``rows()`` gives it as dicts."""
 
     agents: list[AgentStats]
-    records: list[GameRecord]
+    records: list[GameResult]
     players: int
     elapsed: float
     #: What the ``seat n`` columns average: ``"fish"`` (Fish) or ``"return"`` (other games).
@@ -160,77 +149,6 @@ class MatchResult:
         return "<pre>" + str(self) + "</pre>"
 
 
-class _Progress:
-    """A plain progress bar on stderr (no dependency). On a terminal it redraws one line with
-    ``\r``; elsewhere (logs, CI) it prints a plain line every ``every`` seconds and at the end."""
-
-    def __init__(self, total: int, enabled: bool, every: float = 10.0) -> None:
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.start = _time.monotonic()
-        self.lock = threading.Lock()
-        self.tty = sys.stderr.isatty()
-        self.every, self.last = every, float("-inf")
-        self._draw()
-
-    def tick(self, games: int = 1) -> None:
-        with self.lock:
-            self.done += games
-            self._draw()
-
-    def _draw(self) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        elapsed = _time.monotonic() - self.start
-        eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        bar = "#" * filled + "." * (width - filled)
-        line = f"[{bar}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, ~{eta:.0f}s left"
-        if self.tty:
-            sys.stderr.write(f"\r{line} " + ("\n" if self.done == self.total else ""))
-        elif self.done == self.total or elapsed - self.last >= self.every:
-            self.last = elapsed
-            sys.stderr.write(line + "\n")
-        else:
-            return
-        sys.stderr.flush()
-
-
-class _Stopped(Exception):
-    """A game given up because its match is stopping (an error elsewhere, or Ctrl-C)."""
-
-
-class _Stop:
-    """Stops a match's games in flight: the games check ``flag`` between moves, and ``stop()``
-    also stops the searches their agents are running (``Agent.stop``, where an agent has it)."""
-
-    def __init__(self) -> None:
-        self.flag = threading.Event()
-        self.lock = threading.Lock()
-        self.players: list[Any] = []
-
-    def enter(self, players: list[Any]) -> None:
-        with self.lock:
-            self.players.extend(players)
-
-    def leave(self, players: list[Any]) -> None:
-        with self.lock:
-            for p in players:
-                self.players.remove(p)
-
-    def stop(self) -> None:
-        self.flag.set()
-        with self.lock:
-            playing = list(self.players)
-        for p in playing:
-            stop = getattr(p, "stop", None)
-            if callable(stop):
-                try:
-                    stop()
-                except Exception:  # stopping is best effort; the flag ends the game anyway
-                    pass
-
-
 class _Saver:
     """The ``save`` file of a match: opened (created or emptied) before the first game, so that a
     bad path fails at once, and written as games finish: each record goes out as soon as every
@@ -240,10 +158,10 @@ class _Saver:
 
     def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
         self.file: IO[str] = open(path, "w", encoding="utf-8")
-        self.waiting: dict[int, _record.GameRecord] = {}
+        self.waiting: dict[int, _WholeGame] = {}
         self.next = 0
 
-    def add(self, index: int, record: Optional[_record.GameRecord]) -> None:
+    def add(self, index: int, record: Optional[_WholeGame]) -> None:
         if record is None:
             return
         self.waiting[index] = record
@@ -252,7 +170,7 @@ class _Saver:
             self.next += 1
         self.file.flush()
 
-    def _write(self, record: _record.GameRecord) -> None:
+    def _write(self, record: _WholeGame) -> None:
         self.file.write(record.to_json() + "\n")
 
     def close(self) -> None:
@@ -263,94 +181,8 @@ class _Saver:
             self.file.close()
 
 
-def _new_state(game: Any, seed: int) -> Any:
-    try:
-        return game.new_state(seed=seed)
-    except TypeError:
-        return game.new_state()
-
-
-def _play_one(
-    game: Any,
-    agents: Sequence[Agent],
-    seats: list[int],
-    index: int,
-    seed: int,
-    deal: int,
-    max_moves: Optional[int],
-    names: Optional[list[str]] = None,
-    stopper: Optional[_Stop] = None,
-) -> GameRecord:
-    state = _new_state(game, deal)
-    # Fresh copies per game, seeded per game and seat.
-    players = [
-        agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63))
-        for s, a in enumerate(seats)
-    ]
-    if stopper is None:
-        return _play_seated(game, agents, players, seats, index, deal, state, max_moves, names)
-    stopper.enter(players)
-    try:
-        return _play_seated(
-            game, agents, players, seats, index, deal, state, max_moves, names, stopper
-        )
-    finally:
-        stopper.leave(players)
-
-
-def _play_seated(
-    game: Any,
-    agents: Sequence[Agent],
-    players: list[Agent],
-    seats: list[int],
-    index: int,
-    deal: int,
-    state: Any,
-    max_moves: Optional[int],
-    names: Optional[list[str]],
-    stopper: Optional[_Stop] = None,
-) -> GameRecord:
-    for p in players:
-        p.reset()
-    full = None
-    if names is not None:  # keep the whole game
-        seated = [{"name": names[a], "agent": repr(agents[a])} for a in seats]
-        full = _record.GameRecord(game, seed=deal, players=seated, meta={"game": index})
-    moves = 0
-    while not state.is_over:
-        if max_moves is not None and moves >= max_moves:
-            break
-        if stopper is not None and stopper.flag.is_set():
-            raise _Stopped
-        p = state.to_move
-        mv = players[p].choose(state)
-        if stopper is not None and stopper.flag.is_set():  # a stopped search's move
-            raise _Stopped
-        if full is not None:
-            found = getattr(players[p], "last", None)
-            mv = full.add_search(mv, found) if found is not None else full.add(mv)
-        state.play(mv)
-        moves += 1
-    ranking = list(state.ranking())
-    returns = [float(x) for x in state.returns()]
-    try:
-        scores = [float(s[0]) for s in state.scores]
-    except (AttributeError, TypeError, IndexError):
-        scores = returns
-    return GameRecord(
-        index=index,
-        seed=deal,
-        seats=seats,
-        ranking=ranking,
-        returns=returns,
-        scores=scores,
-        moves=moves,
-        game=full,
-    )
-
-
 def play_match(
-    game: Any,
+    game: Playable,
     agents: Sequence[Any],
     *,
     games: int = 100,
@@ -402,19 +234,17 @@ def play_match(
     """
     agents = [as_agent(a) for a in agents]
     n = len(agents)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+    if not is_int(games) or games < 1:
         raise ValueError(f"games = {games!r}: expected a positive int")
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
-    ):
+    if workers is not None and (not is_int(workers) or workers < 1):
         raise ValueError(f"workers = {workers!r}: expected a positive int")
     if backend not in ("local", "ray"):
         raise ValueError(f"backend = {backend!r}: expected 'local' or 'ray'")
     if address is not None and backend != "ray":
         raise ValueError('address is for backend="ray"')
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed = {seed!r}: expected a non-negative int")
-    probe = _new_state(game, 0)
+    probe = new_state(game, 0)
     players = len(probe.returns())
     if n != players:
         raise ValueError(f"{n} agents for a {players}-player game: give one agent per seat")
@@ -432,12 +262,12 @@ def play_match(
 
     # Opened before the first game: a path that cannot be written fails now, not at the end.
     saver = _Saver(save) if save is not None else None
-    bar = _Progress(games, progress)
+    bar = Progress(games, progress)
     start = _time.monotonic()
     keep = names if save is not None else None
-    records: list[Optional[GameRecord]] = [None] * games
+    records: list[Optional[GameResult]] = [None] * games
 
-    def finished(k: int, rec: GameRecord) -> None:
+    def finished(k: int, rec: GameResult) -> None:
         records[k] = rec
         if saver is not None:
             saver.add(k, rec.game)
@@ -449,9 +279,9 @@ def play_match(
 
     try:
         if backend == "ray":
-            from . import distributed
+            from .distributed import play_games
 
-            distributed.play_games(
+            play_games(
                 game,
                 agents,
                 jobs,
@@ -464,7 +294,7 @@ def play_match(
             )
         elif workers is None or workers == 1:
             for k, (seats, i, deal) in enumerate(jobs):
-                finished(k, _play_one(game, agents, seats, i, seed, deal, max_moves, keep))
+                finished(k, play_one(game, agents, seats, i, seed, deal, max_moves, keep))
         else:
             _play_threads(game, agents, jobs, seed, max_moves, keep, workers, finished)
     except BaseException as e:
@@ -481,22 +311,22 @@ def play_match(
 
 
 def _play_threads(
-    game: Any,
+    game: Playable,
     agents: Sequence[Agent],
     jobs: Sequence[tuple[list[int], int, int]],
     seed: int,
     max_moves: Optional[int],
     names: Optional[list[str]],
     workers: int,
-    finished: Callable[[int, GameRecord], None],
+    finished: Callable[[int, GameResult], None],
 ) -> None:
     """Plays ``jobs`` on ``workers`` threads (a few games queued ahead), calling
     ``finished(k, record)`` here, in this thread, as each ends. On an error in a game or in
     ``finished``, or Ctrl-C, the games in flight are stopped (their searches too) within a
     fraction of a second, the finished ones still reported, and the exception raised."""
-    stopper = _Stop()
+    stopper = Stop()
     pool = ThreadPoolExecutor(max_workers=workers)
-    running: dict[Future[GameRecord], int] = {}
+    running: dict[Future[GameResult], int] = {}
     following = 0
 
     def collect(done: Any) -> Optional[BaseException]:
@@ -509,7 +339,7 @@ def _play_threads(
             failure = fut.exception()
             if failure is None:
                 finished(k, fut.result())
-            elif error is None and not isinstance(failure, _Stopped):
+            elif error is None and not isinstance(failure, Stopped):
                 error = failure
         return error
 
@@ -518,7 +348,7 @@ def _play_threads(
             while following < len(jobs) and len(running) < 2 * workers:
                 seats, i, deal = jobs[following]
                 fut = pool.submit(
-                    _play_one, game, agents, seats, i, seed, deal, max_moves, names, stopper
+                    play_one, game, agents, seats, i, seed, deal, max_moves, names, stopper
                 )
                 running[fut] = following
                 following += 1
@@ -546,7 +376,7 @@ def _play_threads(
 
 
 def _tabulate(
-    records: list[GameRecord], names: list[str], probe: Any, elapsed: float
+    records: list[GameResult], names: list[str], probe: Any, elapsed: float
 ) -> MatchResult:
     """The table of the games in ``records``."""
     n = len(names)

@@ -25,9 +25,14 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
+from ._args import is_int, is_number
 from ._core import Fish, FishState, Marathon, MarathonState
+from .games import Game, Move, MoveLike, State
+
+if TYPE_CHECKING:
+    from .searcher import SearchResult
 
 __all__ = ["FORMAT", "VERSION", "GameRecord", "read_jsonl", "write_jsonl"]
 
@@ -60,7 +65,7 @@ def _err(field: str, message: str) -> ValueError:
     return ValueError(f"game record: field {field!r}: {message}")
 
 
-def _game_name(game: Any) -> str:
+def _game_name(game: object) -> str:
     if isinstance(game, Fish):
         return "fish"
     if isinstance(game, Marathon):
@@ -70,7 +75,7 @@ def _game_name(game: Any) -> str:
     )
 
 
-def _config(game: Any) -> dict[str, Any]:
+def _config(game: Game) -> dict[str, Any]:
     """The variant's config as a dict that ``from_config`` reads back."""
     if isinstance(game, Fish):
         fish: Any = game
@@ -114,9 +119,9 @@ def _info(value: Any, where: str) -> dict[str, Any]:
             if not isinstance(x, str):
                 raise _err(f"{where}.{key}", f"expected a string, got {x!r}")
         elif key in ("nodes", "depth"):
-            if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+            if not is_int(x) or x < 0:
                 raise _err(f"{where}.{key}", f"expected a non-negative int, got {x!r}")
-        elif isinstance(x, bool) or not isinstance(x, (int, float)):
+        elif not is_number(x):
             raise _err(f"{where}.{key}", f"expected a number, got {x!r}")
         else:
             x = float(x)
@@ -166,18 +171,18 @@ class GameRecord:
 
     def __init__(
         self,
-        game: Any,
+        game: Game,
         *,
         seed: Optional[int] = None,
-        start: Any = None,
-        moves: Iterable[Any] = (),
+        start: Optional[State] = None,
+        moves: Iterable[MoveLike] = (),
         players: Sequence[Any] = (),
         info: Optional[Sequence[Optional[dict[str, Any]]]] = None,
         meta: Optional[dict[str, Any]] = None,
     ) -> None:
         self.game_name = _game_name(game)
         self.game = game
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        if seed is not None and (not is_int(seed) or seed < 0):
             raise _err("seed", f"expected a non-negative int or null, got {seed!r}")
         self.seed = seed
         state_class = FishState if self.game_name == "fish" else MarathonState
@@ -185,7 +190,7 @@ class GameRecord:
             raise _err("start", f"expected a {state_class.__name__}, got {type(start).__name__}")
         if (
             start is None
-            and self.game_name == "fish"
+            and isinstance(game, Fish)
             and seed is None
             and game.to_config().get("board") == "standard"
         ):
@@ -200,9 +205,10 @@ class GameRecord:
         self.meta: dict[str, Any] = _jsonable(dict(meta or {}), "meta")
         for i, p in enumerate(self.players):
             _jsonable(p, f"players[{i}]")
-        self._moves: list[Any] = []
+        self._moves: list[Move] = []
         self._info: list[dict[str, Any]] = []
-        self._final = self.start_state()
+        # Either game's position: its own parse_move checks that a move is of its game.
+        self._final: Any = self.start_state()
         moves = list(moves)
         if info is not None and len(info) != len(moves):
             raise _err("info", f"{len(info)} entries for {len(moves)} moves")
@@ -211,13 +217,13 @@ class GameRecord:
 
     # -- building ------------------------------------------------------------------------------
 
-    def start_state(self) -> Any:
+    def start_state(self) -> State:
         """A fresh copy of the starting position."""
         if self.start is not None:
             return self.start.copy()
         return self.game.new_state(seed=self.seed)
 
-    def add(self, move: Any, **info: Any) -> Any:
+    def add(self, move: MoveLike, **info: Any) -> Move:
         """Plays ``move`` (a move object, an action or notation) at the end of the record, with
         its search facts (``value=``, ``nodes=``, ``time=``, ``depth=``, ``algorithm=``), and
         returns the move object.
@@ -228,7 +234,7 @@ class GameRecord:
         if self._final.is_over:
             raise _err(where, f"{move!r} after the end of the game")
         try:
-            mv = self._final.parse_move(move)
+            mv: Move = self._final.parse_move(move)
         except (ValueError, TypeError) as e:
             raise _err(where, str(e)) from None
         facts = _info(info, where)
@@ -237,7 +243,7 @@ class GameRecord:
         self._info.append(facts)
         return mv
 
-    def pop(self) -> Any:
+    def pop(self) -> Move:
         """Takes back the last move and returns it (``IndexError`` when there is none)."""
         if not self._moves:
             raise IndexError("pop from a game record without moves")
@@ -249,8 +255,8 @@ class GameRecord:
         self._final = state
         return mv
 
-    def add_search(self, move: Any, result: Any) -> Any:
-        """:meth:`add` with the facts of a :class:`~pingvinas.search.SearchResult`."""
+    def add_search(self, move: MoveLike, result: SearchResult) -> Move:
+        """:meth:`add` with the facts of a :class:`~pingvinas.searcher.SearchResult`."""
         return self.add(
             move,
             value=result.value,
@@ -263,7 +269,7 @@ class GameRecord:
     # -- reading ---------------------------------------------------------------------------------
 
     @property
-    def moves(self) -> list[Any]:
+    def moves(self) -> list[Move]:
         """The move objects, in order (``str(move)`` is the notation)."""
         return list(self._moves)
 
@@ -279,11 +285,12 @@ class GameRecord:
     def __len__(self) -> int:
         return len(self._moves)
 
-    def final_state(self) -> Any:
+    def final_state(self) -> State:
         """The position after the last move (a copy)."""
-        return self._final.copy()
+        final: State = self._final.copy()
+        return final
 
-    def states(self) -> list[Any]:
+    def states(self) -> list[State]:
         """Every position of the game, from the start to after the last move
         (``len(record) + 1`` states), replayed from the start."""
         state = self.start_state()
@@ -362,7 +369,7 @@ class GameRecord:
         if data["format"] != FORMAT:
             raise _err("format", f"expected {FORMAT!r}, got {data['format']!r}")
         version = data["version"]
-        if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= VERSION:
+        if not is_int(version) or not 1 <= version <= VERSION:
             raise _err("version", f"this pingvinas reads versions 1 to {VERSION}, got {version!r}")
         game_name = data["game"]
         if game_name not in ("fish", "marathon"):
@@ -376,7 +383,7 @@ class GameRecord:
         except (ValueError, TypeError) as e:
             raise _err("config", str(e)) from None
         seed = data.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        if seed is not None and (not is_int(seed) or seed < 0):
             raise _err("seed", f"expected a non-negative int or null, got {seed!r}")
         start = data.get("start")
         start_state = None
@@ -420,11 +427,12 @@ class GameRecord:
             text, action = entry.get("move"), entry.get("action")
             if text is not None and not isinstance(text, str):
                 raise _err(f"{where}.move", f"expected notation (a string), got {text!r}")
-            if action is not None and (isinstance(action, bool) or not isinstance(action, int)):
+            if action is not None and (not is_int(action)):
                 raise _err(f"{where}.action", f"expected an int, got {action!r}")
             player = record._final.to_move
             mv = record.add(
-                text if text is not None else action,
+                # Neither given: add refuses None, naming the field.
+                cast(MoveLike, text if text is not None else action),
                 **{k: v for k, v in entry.items() if k not in ("move", "action", "player")},
             )
             if action is not None and int(mv.action) != action:

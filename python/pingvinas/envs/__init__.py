@@ -7,7 +7,8 @@ shapes over the State API (no game logic here).
   opponent="greedy")``.
 - :func:`pettingzoo_env`: a PettingZoo AEC environment, every seat an agent
   (``pip install "pingvinas[pettingzoo]"``).
-- OpenSpiel lives in :mod:`pingvinas.openspiel` (``pip install "pingvinas[openspiel]"``).
+- OpenSpiel: :mod:`pingvinas.envs.openspiel`, whose ``register()`` adds both games to ``pyspiel``
+  (``pip install "pingvinas[openspiel]"``).
 
 - :func:`gym_vector_env`: a ``gymnasium.vector.VectorEnv`` backed by ``pv.VectorEnv`` (the games
   stepped in Rust); ``gymnasium.make_vec("pingvinas/Fish-v0", num_envs=64)`` builds it.

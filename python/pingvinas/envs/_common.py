@@ -11,10 +11,9 @@ import numpy as np
 
 from .. import _core
 from ..agents import Agent, as_agent
-from ..search import search
-
-Game = Union[_core.Fish, _core.Marathon]
-State = Union[_core.FishState, _core.MarathonState]
+from ..games import Game as Game
+from ..games import State as State
+from ..searcher import search
 
 #: The bounds of every observation plane (the planes are indicators and scaled counts).
 OBS_LOW, OBS_HIGH = 0.0, 1.0

@@ -39,7 +39,7 @@ class PingvinasEnv(gymnasium.Env[dict[str, Any], np.int64]):
     - ``env.state`` is the underlying pingvinas state (read it, do not change it).
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ from . import _common
 __all__ = ["PingvinasAECEnv"]
 
 
-class PingvinasAECEnv(AECEnv):  # type: ignore[misc]
+class PingvinasAECEnv(AECEnv):
     """A PettingZoo AEC environment for Fish or Marathon, any variant and player count.
 
     Made by :func:`pingvinas.envs.pettingzoo_env`.

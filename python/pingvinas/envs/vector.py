@@ -40,17 +40,16 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .. import _core
+from ..games import Game
 from ._common import resolve_game
 
 __all__ = ["PingvinasVectorEnv", "gym_vector_env", "register"]
-
-Game = Union[_core.Fish, _core.Marathon]
 
 #: The ids this module gives a vector entry point, with their default game.
 IDS = {"pingvinas/Fish-v0": "fish", "pingvinas/Marathon-v0": "marathon"}
 
 
-class PingvinasVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
+class PingvinasVectorEnv(gymnasium.vector.VectorEnv):
     """See the module docs; made by :func:`gym_vector_env` or ``gymnasium.make_vec``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}

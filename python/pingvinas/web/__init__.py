@@ -44,7 +44,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pingvinas as pv
-from pingvinas.search import ALGORITHMS
+from pingvinas._args import is_int, is_number
+from pingvinas.searcher import ALGORITHMS
 
 if TYPE_CHECKING:
     from pingvinas.web.server import Server
@@ -121,7 +122,7 @@ class Game:
         self.record = pv.GameRecord(
             variant, seed=seed, players=players, meta={"source": "pingvinas serve"}
         )
-        self.state = self.record.start_state()
+        self.state: Any = self.record.start_state()  # either game's: `kind` says which
         self.by: list[str] = []  # "you" or "engine", per move
         self.undo_points: list[int] = []  # record lengths at the person's earlier turns
         self.lock = threading.Lock()
@@ -274,15 +275,11 @@ class App:
         games_per_client: int = GAMES_PER_CLIENT,
     ) -> None:
         for name, value in (("max_games", max_games), ("games_per_client", games_per_client)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
         if engine not in ALGORITHMS:
             raise ValueError(f"unknown engine {engine!r}: one of {', '.join(ALGORITHMS)}")
-        if (
-            isinstance(seconds, bool)
-            or not isinstance(seconds, (int, float))
-            or not 0 < seconds <= 600
-        ):
+        if not is_number(seconds) or not 0 < seconds <= 600:
             raise ValueError(
                 f"time per engine move must be a number of seconds in (0, 600], not {seconds!r}"
             )
@@ -363,11 +360,7 @@ class App:
             raise ApiError(400, f"'variant' must be a string, not {json.dumps(name)}")
         variant = self._variant(name)
         human = body.get("human", 0)
-        if (
-            isinstance(human, bool)
-            or not isinstance(human, int)
-            or not 0 <= human < variant.players
-        ):
+        if not is_int(human) or not 0 <= human < variant.players:
             raise ApiError(
                 400,
                 f"'human' must be a seat from 0 to {variant.players - 1}, not {json.dumps(human)}",
@@ -375,7 +368,7 @@ class App:
         seed = body.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**32)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        if not is_int(seed) or not 0 <= seed < 2**63:
             raise ApiError(400, f"'seed' must be a non-negative int, not {json.dumps(seed)}")
         game = Game(
             secrets.token_hex(8), name, variant, human, seed, self.engine, self.seconds, client

@@ -1,0 +1,160 @@
+"""One game of a match, played by its agents from its seeds alone (``play_match`` plays it
+locally or on threads, :mod:`pingvinas.distributed` as a Ray task)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional, Protocol, cast
+
+from .agents import Agent
+from .games import Game
+from .record import GameRecord
+
+__all__ = ["GameResult", "Playable", "Stop", "Stopped", "new_state", "play_one"]
+
+
+class Playable(Protocol):
+    """What a match plays: ``pv.Fish(...)``, ``pv.Marathon(...)``, or any game whose
+    ``new_state(seed=...)`` (or ``new_state()``) starts a game with the State API."""
+
+    def new_state(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+@dataclass
+class GameResult:
+    """One game of a match: which agent sat in each seat, and how it ended (the whole game,
+    move by move, is a :class:`pingvinas.record.GameRecord`)."""
+
+    index: int
+    seed: int
+    seats: list[int]  # seats[s] = index of the agent in seat s
+    ranking: list[int]  # place of each seat (1 = first, shared places for ties)
+    returns: list[float]  # per seat
+    scores: list[float]  # per seat: fish (Fish), or the return (other games)
+    moves: int
+    #: The whole game (:class:`pingvinas.record.GameRecord`) when the match keeps it (``save``).
+    game: Optional[GameRecord] = field(default=None, repr=False)
+
+
+class Stopped(Exception):
+    """A game given up because its match is stopping (an error elsewhere, or Ctrl-C)."""
+
+
+class Stop:
+    """Stops a match's games in flight: the games check ``flag`` between moves, and ``stop()``
+    also stops the searches their agents are running (``Agent.stop``, where an agent has it)."""
+
+    def __init__(self) -> None:
+        self.flag = threading.Event()
+        self.lock = threading.Lock()
+        self.players: list[Any] = []
+
+    def enter(self, players: list[Any]) -> None:
+        with self.lock:
+            self.players.extend(players)
+
+    def leave(self, players: list[Any]) -> None:
+        with self.lock:
+            for p in players:
+                self.players.remove(p)
+
+    def stop(self) -> None:
+        self.flag.set()
+        with self.lock:
+            playing = list(self.players)
+        for p in playing:
+            stop = getattr(p, "stop", None)
+            if callable(stop):
+                try:
+                    stop()
+                except Exception:  # stopping is best effort; the flag ends the game anyway
+                    pass
+
+
+def new_state(game: Playable, seed: int) -> Any:
+    try:
+        return game.new_state(seed=seed)
+    except TypeError:
+        return game.new_state()
+
+
+def play_one(
+    game: Playable,
+    agents: Sequence[Agent],
+    seats: list[int],
+    index: int,
+    seed: int,
+    deal: int,
+    max_moves: Optional[int],
+    names: Optional[list[str]] = None,
+    stopper: Optional[Stop] = None,
+) -> GameResult:
+    state = new_state(game, deal)
+    # Fresh copies per game, seeded per game and seat.
+    players = [
+        agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63))
+        for s, a in enumerate(seats)
+    ]
+    if stopper is None:
+        return _play_seated(game, agents, players, seats, index, deal, state, max_moves, names)
+    stopper.enter(players)
+    try:
+        return _play_seated(
+            game, agents, players, seats, index, deal, state, max_moves, names, stopper
+        )
+    finally:
+        stopper.leave(players)
+
+
+def _play_seated(
+    game: Playable,
+    agents: Sequence[Agent],
+    players: list[Agent],
+    seats: list[int],
+    index: int,
+    deal: int,
+    state: Any,
+    max_moves: Optional[int],
+    names: Optional[list[str]],
+    stopper: Optional[Stop] = None,
+) -> GameResult:
+    for p in players:
+        p.reset()
+    full = None
+    if names is not None:  # keep the whole game
+        seated = [{"name": names[a], "agent": repr(agents[a])} for a in seats]
+        # A record is of a pingvinas game: GameRecord refuses any other.
+        full = GameRecord(cast(Game, game), seed=deal, players=seated, meta={"game": index})
+    moves = 0
+    while not state.is_over:
+        if max_moves is not None and moves >= max_moves:
+            break
+        if stopper is not None and stopper.flag.is_set():
+            raise Stopped
+        p = state.to_move
+        mv = players[p].choose(state)
+        if stopper is not None and stopper.flag.is_set():  # a stopped search's move
+            raise Stopped
+        if full is not None:
+            found = getattr(players[p], "last", None)
+            mv = full.add_search(mv, found) if found is not None else full.add(mv)
+        state.play(mv)
+        moves += 1
+    ranking = list(state.ranking())
+    returns = [float(x) for x in state.returns()]
+    try:
+        scores = [float(s[0]) for s in state.scores]
+    except (AttributeError, TypeError, IndexError):
+        scores = returns
+    return GameResult(
+        index=index,
+        seed=deal,
+        seats=seats,
+        ranking=ranking,
+        returns=returns,
+        scores=scores,
+        moves=moves,
+        game=full,
+    )

@@ -78,6 +78,7 @@ const NONE: u32 = u32::MAX;
 /// The mover of the root (nobody moved into it).
 pub(super) const ROOT: u8 = u8::MAX;
 
+/// A position in the tree, reached by `action` from its parent's.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Node<L = ()> {
     pub(super) action: Action,
@@ -502,5 +503,48 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
             i = c;
         }
         pv
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A root whose children (nodes 1, 2, ...) have these visits, value sums and priors.
+    fn tree(children: &[(u32, f64, f32)]) -> Tree<u8, u32> {
+        let mut t = Tree::new();
+        t.reset(0);
+        let actions = children.iter().enumerate();
+        t.expand(0, 0, actions.map(|(a, c)| (a as Action, c.2)));
+        for (k, &(n, v, _)) in children.iter().enumerate() {
+            t.nodes[1 + k].visits = n;
+            t.nodes[1 + k].value = v;
+            t.nodes[0].visits += n;
+        }
+        t
+    }
+
+    #[test]
+    fn uct_tries_an_unvisited_child_first_and_puct_weighs_priors() {
+        let t = tree(&[(10, 5.0, 0.1), (0, 0.0, 0.1), (10, 9.0, 0.8)]);
+        assert_eq!(t.select(0, Rule::Uct(1.0)), 2);
+        assert_eq!(t.select(0, Rule::Puct(1.0)), 3);
+        assert_eq!(t.select(0, Rule::Puct(100.0)), 2);
+    }
+
+    #[test]
+    fn a_visit_under_way_counts_as_a_loss() {
+        let mut t = tree(&[(10, 6.0, 0.5), (10, 5.0, 0.5)]);
+        assert_eq!(t.select(0, Rule::Puct(1.0)), 1);
+        for _ in 0..3 {
+            t.add_virtual_loss(&[0, 1]);
+        }
+        assert_eq!(t.select(0, Rule::Puct(1.0)), 2);
+        for _ in 0..3 {
+            t.remove_virtual_loss(&[0, 1]);
+        }
+        assert_eq!(t.select(0, Rule::Puct(1.0)), 1);
+        // A tree without virtual losses (MCTS) takes no room for them.
+        assert!(node_bytes::<()>() < node_bytes::<u32>());
     }
 }

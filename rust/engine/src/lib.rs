@@ -14,6 +14,7 @@ pub mod game;
 pub mod io;
 pub mod marathon;
 mod names;
+pub mod perft;
 pub mod rng;
 pub mod search;
 pub mod selfplay;

@@ -13,6 +13,7 @@ pub mod fish;
 pub mod game;
 pub mod io;
 pub mod marathon;
+pub mod memory;
 mod names;
 pub mod perft;
 pub mod rng;

@@ -19,6 +19,7 @@ pub mod perft;
 pub mod rng;
 pub mod search;
 pub mod selfplay;
+pub mod symmetry;
 pub mod variants;
 pub mod vector;
 

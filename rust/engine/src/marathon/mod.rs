@@ -37,6 +37,7 @@ mod piece;
 pub mod playout;
 mod render;
 mod state;
+pub mod symmetry;
 
 #[cfg(test)]
 mod tests;

@@ -72,8 +72,8 @@ fn fish_positions(toml: &str, base: u64) -> Vec<(String, String)> {
     let grid = config.grid().expect("a bundled board");
     let game_for = |seed: u64| -> AnyFish {
         match &grid {
-            Some(grid) => AnyFish::new(rules.clone(), grid).expect("a bundled board"),
-            None => FishGame::dealt(rules.clone(), seed).into(),
+            Some(grid) => AnyFish::new(rules, grid).expect("a bundled board"),
+            None => FishGame::dealt(rules, seed).into(),
         }
     };
     let mut out = Vec::new();

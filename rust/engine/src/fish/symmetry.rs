@@ -79,8 +79,17 @@ fn name(k: usize) -> String {
 
 /// The symmetries of `game`'s board, the identity first (see the module docs).
 pub fn symmetries<W: Word>(game: &FishGame<W>) -> Vec<Symmetry> {
+    symmetries_keeping(game, !game.is_dealt())
+}
+
+/// The symmetries of `game`'s board that keep every floe's fish, dealt or not: those under
+/// which positions of this very game have equal values (what the solver folds together).
+pub fn fish_symmetries<W: Word>(game: &FishGame<W>) -> Vec<Symmetry> {
+    symmetries_keeping(game, true)
+}
+
+fn symmetries_keeping<W: Word>(game: &FishGame<W>, keep_fish: bool) -> Vec<Symmetry> {
     let board = game.board();
-    let keep_fish = !game.is_dealt();
     let floes = board.floes();
     let at = |c: Cell| {
         let (r, col) = board.coords(c);
@@ -192,11 +201,6 @@ pub fn transform<W: Word>(
     sym: &Symmetry,
     s: &FishState<W>,
 ) -> (FishGame<W>, FishState<W>) {
-    let map = |bb: Bitboard<W>| {
-        bb.into_iter().fold(Bitboard::EMPTY, |out, c| {
-            out.with(sym.cells[c as usize] as Cell)
-        })
-    };
     let image_game = if game.is_dealt() {
         let board = game.board();
         let mut grid = board.grid();
@@ -212,13 +216,25 @@ pub fn transform<W: Word>(
     } else {
         game.clone()
     };
+    let out = map_state(&image_game, sym, s);
+    (image_game, out)
+}
+
+/// The image of `s` under `sym` as a state of `game` (whose board `sym` must keep, fish
+/// included: one of [`fish_symmetries`]).
+pub fn map_state<W: Word>(game: &FishGame<W>, sym: &Symmetry, s: &FishState<W>) -> FishState<W> {
+    let map = |bb: Bitboard<W>| {
+        bb.into_iter().fold(Bitboard::EMPTY, |out, c| {
+            out.with(sym.cells[c as usize] as Cell)
+        })
+    };
     let mut out = *s;
     out.floes = map(s.floes);
     for (to, from) in out.penguins.iter_mut().zip(s.penguins) {
         *to = map(from);
     }
-    out.hash = image_game.hash_from_scratch(&out);
-    (image_game, out)
+    out.hash = game.hash_from_scratch(&out);
+    out
 }
 
 /// [`symmetries`] of an [`AnyFish`] game (compiled here, once per width).

@@ -38,6 +38,7 @@ __all__ = [
     "MarathonMove",
     "MarathonPiece",
     "marathon_random_playouts",
+    "Symmetry",
     "Searcher",
     "fish_solve",
     "search_many",
@@ -118,6 +119,8 @@ class Fish:
     def rows(self) -> int: ...
     @property
     def cols(self) -> int: ...
+    def symmetries(self) -> list[Symmetry]:
+        """The maps of the board onto itself, the identity first (see ``Symmetry``)."""
     @property
     def num_actions(self) -> int:
         """Size of the fixed action space of this variant's board."""
@@ -167,6 +170,21 @@ class FishMove:
 _MoveLike = FishMove | int | str
 
 @final
+class Symmetry:
+    """A map of a board onto itself (``game.symmetries()``): ``actions[a]`` is the image of
+    action ``a``, ``cells[i]`` of observation cell ``i = row * cols + col``, ``planes[p]`` the
+    plane that plane ``p``'s values move to."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def actions(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def cells(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def planes(self) -> npt.NDArray[np.int64]: ...
+
+@final
 class FishState:
     """A Fish position; ``play`` changes it in place, ``after`` and ``copy`` make new ones.
 
@@ -195,6 +213,8 @@ class FishState:
         """OpenSpiel's name for ``is_over``."""
     @property
     def players(self) -> int: ...
+    def transformed(self, symmetry: Symmetry) -> FishState:
+        """The image of this state under one of ``game.symmetries()``."""
     @property
     def num_actions(self) -> int: ...
     def legal_moves(self) -> list[FishMove]:
@@ -347,6 +367,8 @@ class Marathon:
     @property
     def finish(self) -> list[_Cell]:
         """The outside places just beyond the finish line."""
+    def symmetries(self) -> list[Symmetry]:
+        """The maps of the board onto itself, the identity first (see ``Symmetry``)."""
     @property
     def num_actions(self) -> int:
         """Size of the fixed action space: ``3 * (9 * cells + 1)``."""
@@ -459,6 +481,8 @@ class MarathonState:
         """Actions played so far."""
     @property
     def players(self) -> int: ...
+    def transformed(self, symmetry: Symmetry) -> MarathonState:
+        """The image of this state under one of ``game.symmetries()``."""
     @property
     def num_actions(self) -> int: ...
     @property

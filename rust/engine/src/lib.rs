@@ -13,11 +13,14 @@ pub mod fish;
 pub mod game;
 pub mod io;
 pub mod marathon;
+pub mod memory;
 mod names;
 pub mod net;
+pub mod perft;
 pub mod rng;
 pub mod search;
 pub mod selfplay;
+pub mod symmetry;
 pub mod variants;
 pub mod vector;
 

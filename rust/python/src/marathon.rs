@@ -166,7 +166,7 @@ fn extract_piece(value: &Bound<'_, PyAny>, i: usize) -> PyResult<Piece> {
 /// >>> state = game.new_state()
 #[pyclass(module = "pingvinas", name = "Marathon", frozen)]
 pub struct PyMarathon {
-    game: Arc<Marathon>,
+    pub(crate) game: Arc<Marathon>,
 }
 
 impl PyMarathon {

@@ -17,7 +17,7 @@ use pingvinas_engine::fish::{
 };
 use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::{with_fish, with_fish_state};
-use pingvinas_engine::{Action, Game, GameIo};
+use pingvinas_engine::{Action, AnyGame, AnySource, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -134,8 +134,16 @@ impl PyFish {
         })
     }
 
+    /// The games of this variant, for self-play and the vector env.
+    pub(crate) fn source(&self) -> AnySource {
+        match &self.fixed {
+            Some(game) => AnySource::Fixed(AnyGame::Fish((**game).clone())),
+            None => AnySource::Deal(self.rules),
+        }
+    }
+
     /// The game for a new state: the fixed board, or a standard board dealt from `seed`.
-    pub(crate) fn game_for(&self, seed: u64) -> Arc<AnyFish> {
+    fn game_for(&self, seed: u64) -> Arc<AnyFish> {
         match &self.fixed {
             Some(game) => game.clone(),
             None => Arc::new(AnyFish::dealt(self.rules, seed)),
@@ -475,6 +483,7 @@ fn move_object_action<W: Word>(
 impl Bind for AnyFish {
     type Move = PyFishMove;
     const MOVE_CLASS: &'static str = "FishMove";
+    const STATE_CLASS: &'static str = "FishState";
 
     fn py_move(&self, _s: &AnyFishState, action: Action) -> PyFishMove {
         with_fish!(self, |g| PyFishMove::of(&**g, action))
@@ -495,6 +504,7 @@ impl Bind for AnyFish {
 impl<W: Width> Bind for FishGame<W> {
     type Move = PyFishMove;
     const MOVE_CLASS: &'static str = "FishMove";
+    const STATE_CLASS: &'static str = "FishState";
 
     fn py_move(&self, _s: &FishState<W>, action: Action) -> PyFishMove {
         PyFishMove::of(self, action)

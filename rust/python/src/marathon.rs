@@ -166,7 +166,7 @@ fn extract_piece(value: &Bound<'_, PyAny>, i: usize) -> PyResult<Piece> {
 /// >>> state = game.new_state()
 #[pyclass(module = "pingvinas", name = "Marathon", frozen)]
 pub struct PyMarathon {
-    game: Arc<Marathon>,
+    pub(crate) game: Arc<Marathon>,
 }
 
 impl PyMarathon {
@@ -605,6 +605,7 @@ pub struct PyMarathonState {
 impl Bind for Marathon {
     type Move = PyMarathonMove;
     const MOVE_CLASS: &'static str = "MarathonMove";
+    const STATE_CLASS: &'static str = "MarathonState";
 
     fn py_move(&self, s: &State, action: Action) -> PyMarathonMove {
         PyMarathonMove {

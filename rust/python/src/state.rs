@@ -19,6 +19,8 @@ pub trait Bind: GameIo + 'static {
     type Move: pyo3::PyClass + Into<pyo3::PyClassInitializer<Self::Move>>;
     /// Its Python name, for messages.
     const MOVE_CLASS: &'static str;
+    /// The Python name of the game's states, for messages.
+    const STATE_CLASS: &'static str;
 
     /// The move object of a legal action of `s`.
     fn py_move(&self, s: &Self::State, action: Action) -> Self::Move;

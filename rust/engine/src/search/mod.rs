@@ -170,12 +170,41 @@ pub enum Choice {
     Random,
 }
 
-/// What a game plays when asked for `"auto"`: the algorithm measured strongest for it at short
-/// times per move (README, "Strength"), with the game's own [`Evaluate`].
-pub trait AutoChoice: Game {
-    /// The algorithm `"auto"` stands for in this game (it may depend on the players).
+/// What a game brings to search by default, implemented beside its evaluation (`fish/eval.rs`,
+/// `marathon/eval.rs`): every front end (bindings, vector env, self-play) asks here rather
+/// than naming a game's evaluator.
+pub trait Knowledge: Game + Sized {
+    /// The game's evaluation.
+    type Eval: Evaluate<Self> + 'static;
+
+    /// The evaluation search uses: with the game's knowledge, or without it (plain MCTS);
+    /// `playout` is the leaf setting it serves (a game may drop knowledge from random
+    /// playouts).
+    fn default_eval(&self, knowledge: bool, playout: Playout) -> Self::Eval;
+
+    /// The algorithm `"auto"` stands for in this game: the one measured strongest at short
+    /// times per move (README, "Strength"), with [`Knowledge::default_eval`]; it may depend on
+    /// the players.
     fn auto_choice(&self) -> Choice;
 }
+
+/// How MCTS values a leaf, as a front end names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Playout {
+    /// The game's own playout policy.
+    #[default]
+    Auto,
+    /// Random playouts.
+    Random,
+    /// No playout: the evaluation's value ([`mcts::Leaf::Evaluate`]).
+    Evaluate,
+}
+
+crate::names::named_enum!(Playout {
+    Auto => "auto",
+    Random => "random",
+    Evaluate => "evaluate",
+});
 
 impl Choice {
     /// Every algorithm's name (`"auto"` aside).

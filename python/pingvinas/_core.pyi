@@ -39,6 +39,7 @@ __all__ = [
     "MarathonPiece",
     "marathon_random_playouts",
     "Searcher",
+    "AgentSpec",
     "fish_solve",
     "search_many",
     "_search_many_native",
@@ -531,6 +532,19 @@ def marathon_random_playouts(
     Wrapped by ``pingvinas.marathon.random_playouts``."""
 
 # --- Search -----------------------------------------------------------------------------------
+
+@final
+class AgentSpec:
+    NAMES: tuple[str, ...]
+    def __new__(cls, text: str) -> AgentSpec: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def iterations(self) -> int | None: ...
+    @property
+    def depth(self) -> int | None: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
 
 @final
 class Searcher:

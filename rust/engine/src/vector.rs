@@ -79,8 +79,8 @@ pub struct SearchAgent<G: Game, E> {
 }
 
 impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
-    /// An agent playing `choice` (`Random`, `Greedy` or `Mcts`) within `budget` (MCTS needs
-    /// an iteration budget to be deterministic).
+    /// An agent playing `choice` within `budget` (MCTS needs an iteration budget to be
+    /// deterministic, alpha-beta a depth or node budget).
     pub fn new(choice: Choice, budget: Budget, eval: Arc<E>, seed: u64) -> Self {
         SearchAgent {
             searcher: Searcher::new(
@@ -123,6 +123,10 @@ impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
     fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
         self.searcher
             .reseed(splitmix64(self.seed ^ game.hash(state)));
+        // A move must depend on the position alone: no table kept from earlier moves.
+        if self.searcher.choice == Choice::AlphaBeta {
+            self.searcher.clear();
+        }
         let r = self
             .searcher
             .search(game, &*self.eval, state, &self.budget, stop.clone())

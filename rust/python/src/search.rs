@@ -10,6 +10,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::any::cached_eval;
 use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::rng::Rng;
+use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
 use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
 use pingvinas_engine::search::puct::{Forest, PuctConfig, PuctTree, Stepped, MAX_BATCH};
@@ -837,6 +838,67 @@ pub fn fish_solve<'py>(
     Ok(d)
 }
 
+/// A built-in player named in text, parsed by the engine: ``"random"``, ``"greedy"``,
+/// ``"mcts"``, ``"mcts:N"`` (N iterations a move), ``"alphabeta"``, ``"alphabeta:D"`` (depth
+/// D) or ``"auto"`` (the game's choice). ``str(spec)`` is its canonical text. PUCT is no agent
+/// spec: it needs an evaluator. Raises ``ValueError`` for any other text.
+#[pyclass(module = "pingvinas._core", name = "AgentSpec", frozen, eq)]
+#[derive(PartialEq)]
+pub struct PyAgentSpec {
+    spec: AgentSpec,
+}
+
+#[pymethods]
+impl PyAgentSpec {
+    #[new]
+    fn new(text: &str) -> PyResult<Self> {
+        let spec = AgentSpec::parse(text)
+            .map_err(|e| PyValueError::new_err(format!("agent {}", args::cut(&e.to_string()))))?;
+        Ok(PyAgentSpec { spec })
+    }
+
+    /// The agent names, without counts.
+    #[classattr]
+    #[allow(non_snake_case)]
+    fn NAMES(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+        PyTuple::new(py, AgentSpec::NAMES)
+    }
+
+    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"`` or ``"auto"``.
+    #[getter]
+    fn algorithm(&self) -> &'static str {
+        self.spec.name()
+    }
+
+    /// N of ``"mcts:N"``, else None.
+    #[getter]
+    fn iterations(&self) -> Option<u64> {
+        self.spec
+            .count
+            .filter(|_| self.spec.choice == Some(Choice::Mcts))
+    }
+
+    /// D of ``"alphabeta:D"``, else None.
+    #[getter]
+    fn depth(&self) -> Option<u64> {
+        self.spec
+            .count
+            .filter(|_| self.spec.choice == Some(Choice::AlphaBeta))
+    }
+
+    fn __str__(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("AgentSpec({:?})", self.spec.to_string())
+    }
+
+    fn __hash__(&self) -> u64 {
+        crate::state::state_hash(&self.spec.to_string())
+    }
+}
+
 /// The tuple of algorithm names, `"auto"` first (`pingvinas.search.ALGORITHMS`).
 fn register_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ALGORITHMS", PyTuple::new(m.py(), algorithms())?)
@@ -844,6 +906,7 @@ fn register_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySearcher>()?;
+    m.add_class::<PyAgentSpec>()?;
     m.add_function(wrap_pyfunction!(fish_solve, m)?)?;
     m.add_function(wrap_pyfunction!(search_many, m)?)?;
     m.add_function(wrap_pyfunction!(_search_many_native, m)?)?;

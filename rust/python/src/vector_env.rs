@@ -8,11 +8,12 @@ use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pingvinas_engine::search::{Budget, Choice, Evaluate, StopFlag};
+use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::{Choice, StopFlag};
 use pingvinas_engine::vector::{
-    self, AgentMaker, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source,
+    self, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source,
 };
-use pingvinas_engine::{with_game, AnySource, Concrete, Game};
+use pingvinas_engine::{with_game, AnySource, Concrete};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -21,11 +22,6 @@ use crate::args;
 use crate::arrays::{read_only, zeros};
 use crate::errors::{InvalidMoveError, ToPyResult};
 use crate::state::Bind;
-
-/// MCTS iterations per move of `opponent="mcts"` (`"mcts:N"` sets N).
-const MCTS_ITERATIONS: u64 = 200;
-/// The most MCTS iterations an opponent may take per move.
-const MAX_MCTS_ITERATIONS: u64 = 1_000_000;
 
 /// Where one call writes: the engine's outputs with the compact actions' integer type.
 enum Out<'a> {
@@ -292,8 +288,9 @@ impl Buffers {
 /// board is the one of ``game.new_state(seed=env.game_seed(i, k))``. ``reset()`` without a
 /// seed starts the next game of each env's stream.
 ///
-/// ``opponent`` makes the env single-agent: ``"random"``, ``"greedy"`` or ``"mcts"`` (200
-/// iterations a move; ``"mcts:N"`` for N) plays every seat but the learner's (``learner``: a
+/// ``opponent`` makes the env single-agent: an agent spec (``AgentSpec``: ``"random"``,
+/// ``"greedy"``, ``"mcts"`` (200 iterations a move; ``"mcts:N"`` for N), ``"alphabeta"`` (depth
+/// 2; ``"alphabeta:D"`` for D) or ``"auto"``) plays every seat but the learner's (``learner``: a
 /// seat, or ``"random"`` for a seat drawn per game), inside the step; one step is one decision
 /// of the learner.
 ///
@@ -332,35 +329,6 @@ struct Core {
 /// Envs from which a step always runs on a worker thread that Ctrl-C stops.
 const LONG_ENVS: usize = 1 << 14;
 
-fn opponent<G, E>(
-    name: &str,
-    eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
-) -> PyResult<AgentMaker<G>>
-where
-    G: Game + 'static,
-    E: Evaluate<G> + 'static,
-{
-    let bad = || {
-        PyValueError::new_err(format!(
-            "opponent = {:?}: expected None, \"random\", \"greedy\", \"mcts\" or \"mcts:N\" \
-             (N iterations a move, 1 to {MAX_MCTS_ITERATIONS})",
-            args::cut(name)
-        ))
-    };
-    let (choice, budget) = match name {
-        "random" => (Choice::Random, Budget::iterations(1)),
-        "greedy" => (Choice::Greedy, Budget::iterations(1)),
-        "mcts" => (Choice::Mcts, Budget::iterations(MCTS_ITERATIONS)),
-        _ => match name.strip_prefix("mcts:").map(str::parse::<u64>) {
-            Some(Ok(n)) if (1..=MAX_MCTS_ITERATIONS).contains(&n) => {
-                (Choice::Mcts, Budget::iterations(n))
-            }
-            _ => return Err(bad()),
-        },
-    };
-    Ok(SearchAgent::maker(choice, budget, eval))
-}
-
 /// The engine env of the games of `source`, its opponent (if any) with the game's knowledge.
 fn env_on<G: Concrete + Bind>(
     py: Python<'_>,
@@ -368,12 +336,16 @@ fn env_on<G: Concrete + Bind>(
     num_envs: usize,
     seed: u64,
     mut options: Options<G>,
-    opponent_name: Option<&str>,
+    opponent: Option<AgentSpec>,
     long: bool,
 ) -> PyResult<Box<dyn Envs>> {
-    if let Some(name) = opponent_name {
-        let evals = source.default_evals(true);
-        options.opponent = Some(opponent(name, move |g| evals(g))?);
+    if let Some(spec) = opponent {
+        let (sample, evals) = (source.game(0), source.default_evals(true));
+        options.opponent = Some(SearchAgent::maker(
+            spec.choice_for(&*sample),
+            spec.fixed_budget(&*sample),
+            move |g| evals(g),
+        ));
     }
     let env = crate::detached::run_if_long(py, long, move |stop| {
         vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
@@ -541,12 +513,19 @@ impl PyVectorEnv {
                 o.cast::<PyString>()
                     .map_err(|_| {
                         PyTypeError::new_err(
-                            "opponent must be None, \"random\", \"greedy\", \"mcts\" or \"mcts:N\"",
+                            "opponent must be None or an agent spec: \"random\", \"greedy\", \
+                             \"mcts\", \"mcts:N\", \"alphabeta\", \"alphabeta:D\" or \"auto\"",
                         )
                     })?
                     .to_string(),
             ),
             _ => None,
+        };
+        let spec = match &opponent {
+            Some(text) => Some(AgentSpec::parse(text).map_err(|e| {
+                PyValueError::new_err(format!("opponent = {}", args::cut(&e.to_string())))
+            })?),
+            None => None,
         };
         let learner = match learner {
             Some(l) if !l.is_none() => {
@@ -579,8 +558,9 @@ impl PyVectorEnv {
                 )))
             }
         };
-        let long =
-            num_envs >= LONG_ENVS || opponent.as_deref().is_some_and(|o| o.starts_with("mcts"));
+        // Opponents that search (not greedy or random) make long steps.
+        let long = num_envs >= LONG_ENVS
+            || spec.is_some_and(|s| !matches!(s.choice, Some(Choice::Greedy | Choice::Random)));
         let source = crate::games::source_of(game)?;
         let inner = with_game!(&source.sample(), |g| env_on(
             py,
@@ -593,7 +573,7 @@ impl PyVectorEnv {
                 opponent: None,
                 learner,
             },
-            opponent.as_deref(),
+            spec,
             long,
         ))?;
         let dims = inner.dims();

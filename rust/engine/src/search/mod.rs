@@ -5,6 +5,7 @@
 //!
 //! Values are *returns* as [`Game::returns`] defines them: per player, in `[-1, 1]`, zero-sum.
 
+pub mod agent;
 pub mod alphabeta;
 pub mod budget;
 pub mod mcts;

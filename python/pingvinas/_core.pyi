@@ -325,9 +325,9 @@ class Marathon:
     def from_config(source: _ConfigSource) -> Marathon:
         """A variant from a TOML file (a path) or a dict with the same keys."""
     @property
-    def name(self) -> str: ...
+    def name(self) -> str | None: ...
     @property
-    def description(self) -> str: ...
+    def description(self) -> str | None: ...
     @property
     def players(self) -> int: ...
     @property
@@ -357,6 +357,8 @@ class Marathon:
     @property
     def max_game_length(self) -> int:
         """The most actions a game can last: the ply limit (the game is then a draw)."""
+    def to_config(self) -> dict[str, Any]:
+        """The config as a dict (what ``from_config`` reads)."""
     def to_toml(self) -> str:
         """The config as TOML text (readable by ``Marathon.from_config``)."""
     def new_state(self, seed: int | None = None) -> MarathonState:

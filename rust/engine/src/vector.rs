@@ -191,6 +191,11 @@ pub enum Reward {
     Score,
 }
 
+crate::names::named_enum!(Reward {
+    Returns => "returns",
+    Score => "score",
+});
+
 /// Which seat the learner plays in single-agent mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Learner {

@@ -11,13 +11,11 @@ use pingvinas_engine::any::cached_eval;
 use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
-use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
-use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
-use pingvinas_engine::search::puct::{Forest, PuctConfig, PuctTree, Stepped, MAX_BATCH};
+use pingvinas_engine::search::mcts::{self, Selection};
+use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
+use pingvinas_engine::search::puct::{Forest, PuctTree, Stepped, MAX_BATCH};
 use pingvinas_engine::search::tt;
-use pingvinas_engine::search::{
-    Budget, Choice, Knowledge, Playout, SearchResult, Searcher, StopFlag,
-};
+use pingvinas_engine::search::{Budget, Choice, Playout, SearchResult, Searcher, StopFlag};
 use pingvinas_engine::{with_fish_state, with_game, with_game_state};
 use pingvinas_engine::{AnyGame, AnyState, Concrete};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -29,112 +27,8 @@ use crate::errors::ToPyResult;
 use crate::fish::PyFishState;
 use crate::state::Bind;
 
-/// The names `algorithm` accepts, `"auto"` first, `"puct"` (which needs an evaluator) last.
-pub fn algorithms() -> Vec<&'static str> {
-    std::iter::once("auto")
-        .chain(Choice::NAMES)
-        .chain(std::iter::once("puct"))
-        .collect()
-}
-
-/// `"auto"`, one of the engine's own algorithms, or PUCT with an evaluator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Algorithm {
-    Auto,
-    Fixed(Choice),
-    Puct,
-}
-
-impl Algorithm {
-    fn parse(text: &str) -> PyResult<Algorithm> {
-        if text == "auto" {
-            return Ok(Algorithm::Auto);
-        }
-        if text == "puct" {
-            return Ok(Algorithm::Puct);
-        }
-        Choice::parse(text).map(Algorithm::Fixed).map_err(|_| {
-            PyValueError::new_err(format!(
-                "algorithm = {:?}: expected one of {}",
-                args::cut(text),
-                algorithms().join(", ")
-            ))
-        })
-    }
-
-    fn choice<G: Knowledge>(self, game: &G) -> Choice {
-        match self {
-            Algorithm::Auto => game.auto_choice(),
-            Algorithm::Fixed(c) => c,
-            // PUCT is searched apart (`PySearcher::run_puct`); MCTS is its nearest kin.
-            Algorithm::Puct => Choice::Mcts,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Algorithm::Auto => "auto",
-            Algorithm::Fixed(c) => c.name(),
-            Algorithm::Puct => "puct",
-        }
-    }
-}
-
-/// Settings as given from Python, checked.
-#[derive(Clone, Debug)]
-struct Options {
-    algorithm: Algorithm,
-    threads: usize,
-    seed: u64,
-    exploration: Option<f64>,
-    selection: Selection,
-    playout: Playout,
-    knowledge: bool,
-    tt_mb: usize,
-    memory_mb: usize,
-    reuse: bool,
-    batch_size: usize,
-    dirichlet: Option<(f64, f64)>,
-}
-
-impl Options {
-    fn puct(&self) -> PuctConfig {
-        PuctConfig {
-            exploration: self
-                .exploration
-                .unwrap_or(PuctConfig::default().exploration),
-            batch_size: self.batch_size,
-            dirichlet: self.dirichlet,
-            reuse: self.reuse,
-            memory_mb: self.memory_mb,
-        }
-    }
-
-    fn searcher<S: Copy + PartialEq + Send>(&self, choice: Choice) -> Searcher<S> {
-        Searcher::new(
-            choice,
-            MctsConfig {
-                exploration: self.exploration.unwrap_or(1.0),
-                selection: self.selection,
-                leaf: if self.playout == Playout::Evaluate {
-                    Leaf::Evaluate
-                } else {
-                    Leaf::Playout
-                },
-                threads: self.threads,
-                reuse: self.reuse,
-                expand_after: 1,
-                seed: self.seed,
-                memory_mb: self.memory_mb,
-            },
-            AlphaBetaConfig {
-                tt_mb: self.tt_mb,
-                threads: self.threads,
-                ..AlphaBetaConfig::default()
-            },
-        )
-    }
-}
+/// The settings of a searcher: the engine's, checked as given from Python.
+type Options = Settings;
 
 /// What a searcher keeps for one game: the game it was made for (its trees and table mean
 /// nothing on another board or course), the game's evaluation and the engine searcher.
@@ -149,11 +43,9 @@ struct Kept<G: Concrete> {
 /// game's type, found again by downcasting to the type of the game searched now.
 type Inner = Option<Box<dyn Any + Send>>;
 
-impl Options {
-    /// The evaluation of `game` for these settings.
-    fn eval<G: Concrete>(&self, game: &Arc<G>) -> Arc<G::Eval> {
-        cached_eval(game, self.knowledge, self.playout)
-    }
+/// The evaluation of `game` for these settings.
+fn eval_for<G: Concrete>(options: &Options, game: &Arc<G>) -> Arc<G::Eval> {
+    cached_eval(game, options.knowledge, options.playout)
 }
 
 /// The kept searcher for `game`, made afresh when the game (board, course, rules) or the
@@ -171,7 +63,7 @@ fn kept<'a, G: Concrete>(
     if !reusable {
         *inner = Some(Box::new(Kept {
             game: game.clone(),
-            eval: options.eval(game),
+            eval: eval_for(options, game),
             choice,
             searcher: options.searcher::<G::State>(choice),
         }));
@@ -180,20 +72,6 @@ fn kept<'a, G: Concrete>(
         .as_mut()
         .and_then(|b| b.downcast_mut::<Kept<G>>())
         .expect("just stored")
-}
-
-/// The budget of a search: as given, or one second when none is given to an algorithm that
-/// needs one (greedy and random look one ply ahead and need none). Whether the algorithm can
-/// honour it is the engine's check (`search::check_start`).
-fn budget_for(choice: Choice, budget: Budget) -> Budget {
-    let given = budget.time.is_some()
-        || budget.iterations.is_some()
-        || budget.nodes.is_some()
-        || budget.depth.is_some();
-    match choice {
-        Choice::Mcts | Choice::AlphaBeta if !given => Budget::time(1.0),
-        _ => budget,
-    }
 }
 
 /// The tuple `search.SearchResult` is built from.
@@ -373,7 +251,7 @@ impl PySearcher {
                 "this Searcher's evaluator was cleared by the garbage collector",
             ));
         };
-        let budget = budget_for(Choice::Mcts, budget);
+        let budget = default_budget(Choice::Mcts, budget);
         let mut inner = lock(&self.inner)?;
         self.stop.reset();
         let kept = inner
@@ -383,7 +261,7 @@ impl PySearcher {
             Some(t) if Arc::ptr_eq(t.game(), &game) || **t.game() == *game => *t,
             _ => PuctTree::new(
                 game.clone(),
-                self.options.eval(&game),
+                eval_for(&self.options, &game),
                 self.options.puct(),
                 tree_seed(self.options.seed, 0),
             ),
@@ -410,7 +288,7 @@ impl PySearcher {
             return self.run_puct(py, game, state, budget);
         }
         let choice = self.options.algorithm.choice(&*game);
-        let budget = budget_for(choice, budget);
+        let budget = default_budget(choice, budget);
         let mut inner = lock(&self.inner)?;
         self.stop.reset();
         let options = &self.options;
@@ -466,7 +344,8 @@ impl PySearcher {
         batch_size: Option<&Bound<'_, PyAny>>,
         dirichlet: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let algorithm = Algorithm::parse(algorithm)?;
+        let defaults = Settings::default();
+        let algorithm = Algorithm::parse(algorithm).py()?;
         let evaluator = evaluator.filter(|e| !e.is_none());
         let evaluator = match (algorithm, evaluator) {
             (Algorithm::Puct, Some(e)) => Some(crate::evaluator::check_evaluator(e)?),
@@ -486,12 +365,12 @@ impl PySearcher {
         };
         let batch_size = match batch_size {
             Some(b) if !b.is_none() => args::count(b, "batch_size", 1, MAX_BATCH as u64)? as usize,
-            _ => 16,
+            _ => defaults.batch_size,
         };
         let dirichlet = dirichlet_arg(dirichlet)?;
         let threads = match threads {
             Some(t) if !t.is_none() => args::count(t, "threads", 1, 256)? as usize,
-            _ => 1,
+            _ => defaults.threads,
         };
         if let Some(c) = exploration {
             if !c.is_finite() || !(0.0..=1e6).contains(&c) {
@@ -500,28 +379,21 @@ impl PySearcher {
                 )));
             }
         }
-        let selection = match selection {
-            "uct" => Selection::Uct,
-            "puct" => Selection::Puct,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "selection = {:?}: expected \"uct\" or \"puct\"",
-                    args::cut(selection)
-                )))
-            }
-        };
+        let selection = selection.parse::<Selection>().map_err(|e| {
+            PyValueError::new_err(format!("selection = {}", args::cut(&e.to_string())))
+        })?;
         let playout = playout.parse::<Playout>().map_err(|e| {
             PyValueError::new_err(format!("playout = {}", args::cut(&e.to_string())))
         })?;
         let tt_mb = match tt_mb {
             Some(t) if !t.is_none() => args::count(t, "tt_mb", 1, tt::MAX_TT_MB as u64)? as usize,
-            _ => 64,
+            _ => defaults.tt_mb,
         };
         let memory_mb = match memory_mb {
             Some(m) if !m.is_none() => {
                 args::count(m, "memory_mb", 1, mcts::MAX_MEMORY_MB as u64)? as usize
             }
-            _ => mcts::DEFAULT_MEMORY_MB,
+            _ => defaults.memory_mb,
         };
         Ok(PySearcher {
             options: Options {
@@ -667,7 +539,7 @@ pub fn search_many<'py>(
         batch_size,
         dirichlet,
     )?;
-    let budget = budget_for(
+    let budget = default_budget(
         Choice::Mcts,
         Budget::checked(time, iterations, nodes, None).py()?,
     );
@@ -718,7 +590,7 @@ fn new_trees<G: Concrete + Bind>(
         .map(|(i, (g, _))| {
             PuctTree::new(
                 g.clone(),
-                options.eval(g),
+                eval_for(options, g),
                 config,
                 tree_seed(options.seed, i),
             )
@@ -775,17 +647,13 @@ fn _search_many_native(
     }
     let options = Options {
         algorithm: Algorithm::Puct,
-        threads: 1,
         seed,
-        exploration: None,
         selection: Selection::Puct,
-        playout: Playout::Auto,
         knowledge,
         tt_mb: 1,
-        memory_mb: mcts::DEFAULT_MEMORY_MB,
         reuse: false,
         batch_size: batch_size.clamp(1, MAX_BATCH),
-        dirichlet: None,
+        ..Settings::default()
     };
     let budget = Budget::checked(None, Some(iterations), None, None).py()?;
     let list = states_of(states)?;
@@ -901,7 +769,7 @@ impl PyAgentSpec {
 
 /// The tuple of algorithm names, `"auto"` first (`pingvinas.search.ALGORITHMS`).
 fn register_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ALGORITHMS", PyTuple::new(m.py(), algorithms())?)
+    m.add("ALGORITHMS", PyTuple::new(m.py(), Algorithm::NAMES)?)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

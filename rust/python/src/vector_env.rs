@@ -548,16 +548,9 @@ impl PyVectorEnv {
                 "learner is for single-agent envs: give an opponent too",
             ));
         }
-        let reward = match reward {
-            "returns" => Reward::Returns,
-            "score" => Reward::Score,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "reward = {:?}: expected \"returns\" or \"score\"",
-                    args::cut(reward)
-                )))
-            }
-        };
+        let reward = reward.parse::<Reward>().map_err(|e| {
+            PyValueError::new_err(format!("reward = {}", args::cut(&e.to_string())))
+        })?;
         // Opponents that search (not greedy or random) make long steps.
         let long = num_envs >= LONG_ENVS
             || spec.is_some_and(|s| !matches!(s.choice, Some(Choice::Greedy | Choice::Random)));
@@ -809,10 +802,7 @@ impl PyVectorEnv {
     /// ``"returns"`` or ``"score"``.
     #[getter]
     fn reward(&self) -> &'static str {
-        match self.reward {
-            Reward::Returns => "returns",
-            Reward::Score => "score",
-        }
+        self.reward.name()
     }
 
     /// The seed of the current game stream (the last seeded reset's, or the constructor's).

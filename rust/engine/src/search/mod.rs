@@ -9,6 +9,7 @@ pub mod agent;
 pub mod alphabeta;
 pub mod budget;
 pub mod mcts;
+pub mod menu;
 pub mod puct;
 pub mod tt;
 
@@ -23,6 +24,7 @@ use crate::invalid;
 use crate::rng::Rng;
 
 pub use budget::{Budget, Clock, Pacer, StopFlag};
+use mcts::{Leaf, Selection};
 
 /// What a game knows about its positions beyond the rules. Every method has a default, so
 /// `impl Evaluate<MyGame> for MyEval {}` is a valid (if uninformed) evaluator.
@@ -207,34 +209,42 @@ crate::names::named_enum!(Playout {
     Evaluate => "evaluate",
 });
 
-impl Choice {
-    /// Every algorithm's name (`"auto"` aside).
-    pub const NAMES: [&'static str; 4] = ["mcts", "alphabeta", "greedy", "random"];
+crate::names::named_enum!(Choice {
+    Mcts => "mcts",
+    AlphaBeta => "alphabeta",
+    Greedy => "greedy",
+    Random => "random",
+});
 
-    /// The algorithm of a name (`"alpha-beta"` and `"ab"` are read as `"alphabeta"`).
+impl Choice {
+    /// The algorithm of a name: one of [`Choice::NAMES`], or `"alpha-beta"` and `"ab"` for
+    /// `"alphabeta"`.
     ///
     /// # Errors
     /// `Error::Invalid` for any other name.
     pub fn parse(text: &str) -> Result<Choice> {
         match text {
-            "mcts" => Ok(Choice::Mcts),
-            "alphabeta" | "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
-            "greedy" => Ok(Choice::Greedy),
-            "random" => Ok(Choice::Random),
-            _ => invalid!("algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\"", crate::error::quote(text)),
-        }
-    }
-
-    /// The name [`Choice::parse`] reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Choice::Mcts => "mcts",
-            Choice::AlphaBeta => "alphabeta",
-            Choice::Greedy => "greedy",
-            Choice::Random => "random",
+            "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
+            _ => text.parse().map_err(|_| {
+                crate::Error::Invalid(format!(
+                    "algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" \
+                     or \"auto\"",
+                    crate::error::quote(text)
+                ))
+            }),
         }
     }
 }
+
+crate::names::named_enum!(Selection {
+    Uct => "uct",
+    Puct => "puct",
+});
+
+crate::names::named_enum!(Leaf {
+    Playout => "playout",
+    Evaluate => "evaluate",
+});
 
 /// A player that keeps its search state (MCTS trees, the transposition table) between moves.
 pub struct Searcher<S> {

@@ -40,6 +40,7 @@ __all__ = [
     "marathon_random_playouts",
     "Symmetry",
     "Searcher",
+    "AgentSpec",
     "fish_solve",
     "search_many",
     "_search_many_native",
@@ -344,9 +345,9 @@ class Marathon:
     def from_config(source: _ConfigSource) -> Marathon:
         """A variant from a TOML file (a path) or a dict with the same keys."""
     @property
-    def name(self) -> str: ...
+    def name(self) -> str | None: ...
     @property
-    def description(self) -> str: ...
+    def description(self) -> str | None: ...
     @property
     def players(self) -> int: ...
     @property
@@ -378,6 +379,8 @@ class Marathon:
     @property
     def max_game_length(self) -> int:
         """The most actions a game can last: the ply limit (the game is then a draw)."""
+    def to_config(self) -> dict[str, Any]:
+        """The config as a dict (what ``from_config`` reads)."""
     def to_toml(self) -> str:
         """The config as TOML text (readable by ``Marathon.from_config``)."""
     def new_state(self, seed: int | None = None) -> MarathonState:
@@ -555,6 +558,19 @@ def marathon_random_playouts(
     Wrapped by ``pingvinas.marathon.random_playouts``."""
 
 # --- Search -----------------------------------------------------------------------------------
+
+@final
+class AgentSpec:
+    NAMES: tuple[str, ...]
+    def __new__(cls, text: str) -> AgentSpec: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def iterations(self) -> int | None: ...
+    @property
+    def depth(self) -> int | None: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
 
 @final
 class Searcher:

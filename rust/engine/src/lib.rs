@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod any;
 pub mod batch;
 pub mod config;
 pub mod error;
@@ -24,6 +25,7 @@ pub mod symmetry;
 pub mod variants;
 pub mod vector;
 
+pub use any::{AnyGame, AnySource, AnyState, Concrete};
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 pub use io::GameIo;

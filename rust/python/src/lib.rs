@@ -6,6 +6,7 @@ mod detached;
 mod errors;
 mod evaluator;
 mod fish;
+mod games;
 mod ints;
 mod marathon;
 mod search;

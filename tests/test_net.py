@@ -66,6 +66,41 @@ def test_searches_and_selfplay_run_the_net(game):
     assert len(data.observations) > 0
 
 
+def test_alphabeta_and_mcts_take_the_net_as_their_estimate(game):
+    net = Net.random(game, [16], seed=4)
+    state = game.new_state(seed=7)
+    for algorithm, budget in (("alphabeta", {"depth": 2}), ("mcts", {"iterations": 50})):
+
+        def searcher(algorithm=algorithm):
+            return pv.Searcher(algorithm, evaluator=net, playout="evaluate", seed=1)
+
+        r = searcher().search(state, **budget)
+        assert r.move in state.legal_moves()
+        assert searcher().search(state, **budget).move == r.move  # seeded: the same again
+    # At depth 1 alpha-beta picks the move whose child the net values best for the mover.
+    p = state.to_move
+    best = max(
+        state.legal_moves(),
+        key=lambda m: _value_for(net, state.after(m), p),
+    )
+    r = pv.Searcher("alphabeta", evaluator=net, knowledge=False).search(state, depth=1)
+    assert _value_for(net, state.after(r.move), p) == pytest.approx(
+        _value_for(net, state.after(best), p), abs=1e-4
+    )
+    with pytest.raises(ValueError, match="takes only a pingvinas Net"):
+        pv.Searcher("alphabeta", evaluator=lambda o, m: net(o, m))
+
+
+def _value_for(net, state, player):
+    """Alpha-beta's two-player value of `state` for `player` from the net: half the difference
+    of the two seats' values (the value head is per seat from the player to move)."""
+    if state.is_over:
+        return 2.0 * state.returns()[player]
+    _, values = net(state.observation_tensor()[None], state.legal_action_mask()[None])
+    mine = (player - state.to_move) % 2
+    return 0.5 * float(values[0][mine] - values[0][1 - mine])
+
+
 def test_a_net_of_another_game_or_a_bad_file_is_refused(tmp_path):
     net = Net.random(pv.Fish(players=3), [8])
     with pytest.raises(ValueError, match="the net was made for a fish"):
@@ -78,3 +113,5 @@ def test_a_net_of_another_game_or_a_bad_file_is_refused(tmp_path):
         native(tmp_path / "missing.safetensors")
     with pytest.raises(ValueError, match="trunk widths"):
         Net.random(pv.Fish(), [])
+    with pytest.raises(ValueError, match="the net was made for a fish"):
+        pv.Searcher("alphabeta", evaluator=net).search(pv.Fish().new_state(seed=1), depth=1)

@@ -242,8 +242,11 @@ class Searcher:
     :param memory_mb: the most memory MCTS trees may take, in MiB; past it a search stops
         expanding and goes on refining the tree it has.
     :param reuse: keep MCTS and PUCT trees between moves.
-    :param evaluator: ``algorithm="puct"`` only, and required there: the evaluator
-        ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module docs).
+    :param evaluator: required by ``algorithm="puct"``: the evaluator
+        ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module docs; a
+        :class:`~pingvinas.evaluators.Net` runs in Rust). The other algorithms take a ``Net``
+        only, as their estimate of positions: alpha-beta's leaves, and MCTS's with
+        ``playout="evaluate"`` (the game's exact endgame values and move ordering stay).
     :param batch_size: PUCT: the most leaves sent to the evaluator in one call.
     :param dirichlet: PUCT: ``(alpha, fraction)`` of Dirichlet noise mixed into the root's
         priors (for self-play), or ``None``.

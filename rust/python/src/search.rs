@@ -9,13 +9,16 @@ use std::sync::{Arc, Mutex, TryLockError};
 use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::any::cached_eval;
 use pingvinas_engine::fish::solver as fish_solver;
+use pingvinas_engine::net::{Mlp, WithNet};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::mcts::{self, Selection};
 use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
 use pingvinas_engine::search::puct::{Forest, PuctTree, Stepped, MAX_BATCH};
 use pingvinas_engine::search::tt;
-use pingvinas_engine::search::{Budget, Choice, Playout, SearchResult, Searcher, StopFlag};
+use pingvinas_engine::search::{
+    Budget, Choice, Evaluate, Playout, SearchResult, Searcher, StopFlag,
+};
 use pingvinas_engine::{with_fish_state, with_game, with_game_state};
 use pingvinas_engine::{AnyGame, AnyState, Concrete};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -31,10 +34,10 @@ use crate::state::Bind;
 type Options = Settings;
 
 /// What a searcher keeps for one game: the game it was made for (its trees and table mean
-/// nothing on another board or course), the game's evaluation and the engine searcher.
-struct Kept<G: Concrete> {
+/// nothing on another board or course), the evaluation `E` and the engine searcher.
+struct Kept<G: Concrete, E> {
     game: Arc<G>,
-    eval: Arc<G::Eval>,
+    eval: Arc<E>,
     choice: Choice,
     searcher: Searcher<G::State>,
 }
@@ -48,29 +51,30 @@ fn eval_for<G: Concrete>(options: &Options, game: &Arc<G>) -> Arc<G::Eval> {
     cached_eval(game, options.knowledge, options.playout)
 }
 
-/// The kept searcher for `game`, made afresh when the game (board, course, rules) or the
-/// algorithm differs from the last search's.
-fn kept<'a, G: Concrete>(
+/// The kept searcher for `game`, made afresh (with the evaluation `eval()`) when the game
+/// (board, course, rules) or the algorithm differs from the last search's.
+fn kept<'a, G: Concrete, E: Send + Sync + 'static>(
     inner: &'a mut Inner,
     game: &Arc<G>,
     choice: Choice,
     options: &Options,
-) -> &'a mut Kept<G> {
+    eval: impl FnOnce() -> Arc<E>,
+) -> &'a mut Kept<G, E> {
     let reusable = inner
         .as_mut()
-        .and_then(|b| b.downcast_mut::<Kept<G>>())
+        .and_then(|b| b.downcast_mut::<Kept<G, E>>())
         .is_some_and(|k| k.choice == choice && (Arc::ptr_eq(&k.game, game) || *k.game == **game));
     if !reusable {
         *inner = Some(Box::new(Kept {
             game: game.clone(),
-            eval: eval_for(options, game),
+            eval: eval(),
             choice,
             searcher: options.searcher::<G::State>(choice),
         }));
     }
     inner
         .as_mut()
-        .and_then(|b| b.downcast_mut::<Kept<G>>())
+        .and_then(|b| b.downcast_mut::<Kept<G, E>>())
         .expect("just stored")
 }
 
@@ -129,6 +133,8 @@ pub struct PySearcher {
     options: Options,
     /// PUCT's evaluator.
     evaluator: Option<Py<PyAny>>,
+    /// The other algorithms' net: their position estimates (`WithNet`).
+    net: Option<Arc<Mlp>>,
     inner: Mutex<Inner>,
     stop: StopFlag,
 }
@@ -287,12 +293,47 @@ impl PySearcher {
         if self.options.algorithm == Algorithm::Puct {
             return self.run_puct(py, game, state, budget);
         }
+        match &self.net {
+            None => self.run_with(py, game, state, budget, eval_for),
+            Some(net) => {
+                let fits = net.fits();
+                let (shape, actions, players) = (fits.observation, fits.actions, fits.players);
+                if (
+                    game.observation_shape(),
+                    game.num_actions(),
+                    game.num_players(),
+                ) != (shape, actions, players)
+                {
+                    fits.check(&*game).py()?;
+                }
+                self.run_with(py, game, state, budget, |options, game| {
+                    Arc::new(WithNet {
+                        base: eval_for(options, game),
+                        net: net.clone(),
+                    })
+                })
+            }
+        }
+    }
+
+    /// A search with the evaluation `eval` makes (kept with the searcher).
+    fn run_with<'py, G: Concrete + Bind, E: Evaluate<G> + 'static>(
+        &self,
+        py: Python<'py>,
+        game: Arc<G>,
+        state: G::State,
+        budget: Budget,
+        eval: impl FnOnce(&Options, &Arc<G>) -> Arc<E>,
+    ) -> PyResult<Bound<'py, PyTuple>>
+    where
+        G::State: Send,
+    {
         let choice = self.options.algorithm.choice(&*game);
         let budget = default_budget(choice, budget);
         let mut inner = lock(&self.inner)?;
         self.stop.reset();
         let options = &self.options;
-        let kept = kept(&mut inner, &game, choice, options);
+        let kept = kept(&mut inner, &game, choice, options, || eval(options, &game));
         let mut search = |stop: &StopFlag| {
             kept.searcher
                 .search(&*kept.game, &*kept.eval, &state, &budget, stop.clone())
@@ -346,8 +387,8 @@ impl PySearcher {
     ) -> PyResult<Self> {
         let defaults = Settings::default();
         let algorithm = Algorithm::parse(algorithm).py()?;
-        let evaluator = evaluator.filter(|e| !e.is_none());
-        let evaluator = match (algorithm, evaluator) {
+        let given = evaluator.filter(|e| !e.is_none());
+        let evaluator = match (algorithm, given) {
             (Algorithm::Puct, Some(e)) => Some(crate::evaluator::check_evaluator(e)?),
             (Algorithm::Puct, None) => {
                 return Err(PyValueError::new_err(
@@ -355,13 +396,21 @@ impl PySearcher {
                      legal_mask) -> (policy_logits, values)",
                 ))
             }
-            (_, Some(_)) => {
+            (_, Some(e)) if e.cast::<crate::net::PyNet>().is_err() => {
                 return Err(PyValueError::new_err(format!(
-                    "an evaluator is only used by algorithm = \"puct\", not {:?}",
+                    "algorithm = {:?} takes only a pingvinas Net as its evaluator (its position \
+                     estimates); a Python evaluator is used by algorithm = \"puct\"",
                     algorithm.name()
                 )))
             }
-            (_, None) => None,
+            (_, _) => None,
+        };
+        let net = match (algorithm, given) {
+            (Algorithm::Puct, _) | (_, None) => None,
+            (_, Some(e)) => e
+                .cast::<crate::net::PyNet>()
+                .ok()
+                .map(|n| n.get().mlp.clone()),
         };
         let batch_size = match batch_size {
             Some(b) if !b.is_none() => args::count(b, "batch_size", 1, MAX_BATCH as u64)? as usize,
@@ -411,6 +460,7 @@ impl PySearcher {
                 dirichlet,
             },
             evaluator,
+            net,
             inner: Mutex::new(None),
             stop: StopFlag::new(),
         })

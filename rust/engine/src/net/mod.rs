@@ -19,9 +19,10 @@
 pub mod file;
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use crate::error::Result;
-use crate::game::{Game, Returns, MAX_PLAYERS};
+use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::io::GameIo;
 use crate::rng::Rng;
 use crate::search::puct::BatchEvaluator;
@@ -355,6 +356,47 @@ impl<G: GameIo> Evaluate<G> for Mlp {
             r[(p + seat) % n] = x as f64;
         }
         r
+    }
+}
+
+/// A game's own evaluation with a net's value as its estimate: exact values, pruning, move
+/// ordering, keys and playouts stay the game's (the Fish region solver still decides solved
+/// endgames); [`Evaluate::evaluate`] is the net's value head. What alpha-beta and MCTS with
+/// evaluated leaves use when they are given a net.
+pub struct WithNet<E> {
+    /// The game's evaluation.
+    pub base: Arc<E>,
+    /// The net, which must fit the game ([`Fits::check`]).
+    pub net: Arc<Mlp>,
+}
+
+impl<G: GameIo, E: Evaluate<G>> Evaluate<G> for WithNet<E> {
+    fn evaluate(&self, game: &G, state: &G::State) -> Returns {
+        Evaluate::evaluate(&*self.net, game, state)
+    }
+
+    fn exact(&self, game: &G, state: &G::State) -> Option<Returns> {
+        self.base.exact(game, state)
+    }
+
+    fn order_hint(&self, game: &G, state: &G::State, action: Action) -> i32 {
+        self.base.order_hint(game, state, action)
+    }
+
+    fn has_order_hint(&self) -> bool {
+        self.base.has_order_hint()
+    }
+
+    fn prune_actions(&self, game: &G, state: &G::State, actions: &mut ActionList) {
+        self.base.prune_actions(game, state, actions)
+    }
+
+    fn key(&self, game: &G, state: &G::State) -> u64 {
+        self.base.key(game, state)
+    }
+
+    fn playout(&self, game: &G, state: &G::State, rng: &mut Rng) -> Returns {
+        self.base.playout(game, state, rng)
     }
 }
 

@@ -262,4 +262,17 @@ fn puct_searches_with_the_native_net_on_threads() {
         .search(&game, &m, &s, &Budget::depth(3), StopFlag::new())
         .unwrap();
     assert!(game.is_legal(&s, r.best) && r.depth == 3);
+    // With the game's knowledge beside it: the net estimates, the region solver decides.
+    let with = WithNet {
+        base: Arc::new(crate::fish::eval::FishEval::new(&game, Default::default())),
+        net: Arc::new(m.clone()),
+    };
+    assert_eq!(
+        Evaluate::evaluate(&with, &game, &s),
+        Evaluate::evaluate(&m, &game, &s)
+    );
+    let r = ab
+        .search(&game, &with, &s, &Budget::depth(3), StopFlag::new())
+        .unwrap();
+    assert!(game.is_legal(&s, r.best));
 }

@@ -109,6 +109,7 @@ impl Options {
             dirichlet: self.dirichlet,
             reuse: self.reuse,
             memory_mb: self.memory_mb,
+            ..PuctConfig::default()
         }
     }
 

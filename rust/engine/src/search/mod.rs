@@ -8,6 +8,7 @@
 pub mod alphabeta;
 pub mod budget;
 pub mod forest;
+pub mod gumbel;
 pub mod mcts;
 pub mod puct;
 mod tree;

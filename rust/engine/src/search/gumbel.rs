@@ -152,13 +152,11 @@ impl GumbelRoot {
         let want = considered_visit(self.considered, self.plan, spent);
         let sigma = sigma_q(tree, self.config, self.raw_value);
         let best = |eligible: &dyn Fn(usize) -> bool| {
-            (0..count)
-                .filter(|&k| eligible(k))
-                .max_by(|&x, &y| {
-                    let sx = (self.score[x] + sigma[x]).max(-1e9);
-                    let sy = (self.score[y] + sigma[y]).max(-1e9);
-                    sx.total_cmp(&sy).then(y.cmp(&x))
-                })
+            (0..count).filter(|&k| eligible(k)).max_by(|&x, &y| {
+                let sx = (self.score[x] + sigma[x]).max(-1e9);
+                let sy = (self.score[y] + sigma[y]).max(-1e9);
+                sx.total_cmp(&sy).then(y.cmp(&x))
+            })
         };
         // Off the schedule (a search stopped and resumed, collisions), the least visited.
         let k = best(&|k| self.visits(tree, k) == want).or_else(|| {
@@ -297,5 +295,40 @@ mod tests {
         assert_eq!(considered_visit(4, 8, 8), 3);
         assert_eq!(considered_visit(4, 8, 9), 3);
         assert_eq!(considered_visit(4, 8, 10), 4);
+    }
+
+    #[test]
+    fn completed_q_mixes_the_root_value_into_unvisited_moves() {
+        // mctx's `test_gumbel_muzero_policy`, by hand: priors from logits, two moves visited,
+        // one not.
+        let logits = [0.0f64, 2.0, -1.0];
+        let z: f64 = logits.iter().map(|l| l.exp()).sum();
+        let p: Vec<f64> = logits.iter().map(|l| l.exp() / z).collect();
+        let (visits, q) = ([3u32, 5, 0], [0.5, -0.25, 0.0]);
+        let mut t: Tree<u8, u32> = Tree::new();
+        t.reset(0);
+        t.expand(0, 0, (0..3).map(|a| (a as u32, p[a] as f32)));
+        for k in 0..3 {
+            t.nodes[1 + k].visits = visits[k];
+            t.nodes[1 + k].value = q[k] * visits[k] as f64;
+        }
+        let raw = -0.8;
+        let config = GumbelConfig::default();
+        let mixed = (raw + 8.0 * (p[0] * q[0] + p[1] * q[1]) / (p[0] + p[1])) / 9.0;
+        let completed = [q[0], q[1], mixed];
+        let (lo, hi) = (mixed.min(q[1]), q[0]);
+        let sigma: Vec<f64> = completed
+            .iter()
+            .map(|c| (50.0 + 5.0) * 0.1 * (c - lo) / (hi - lo))
+            .collect();
+        for (got, want) in sigma_q(&t, config, raw).iter().zip(&sigma) {
+            assert!((got - want).abs() < 1e-5, "{got} {want}");
+        }
+        let x: Vec<f64> = (0..3).map(|k| logits[k] + sigma[k]).collect();
+        let z: f64 = x.iter().map(|v| v.exp()).sum();
+        for (k, (a, w)) in improved_policy(&t, config, raw).into_iter().enumerate() {
+            assert_eq!(a, k as u32);
+            assert!((w as f64 - x[k].exp() / z).abs() < 1e-5);
+        }
     }
 }

@@ -597,7 +597,8 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     fn add_noise(&mut self) {
         self.noised = true;
         // Gumbel's noise is its exploration.
-        let (Some((alpha, frac)), RootRule::Puct) = (self.config.dirichlet, self.config.root) else {
+        let (Some((alpha, frac)), RootRule::Puct) = (self.config.dirichlet, self.config.root)
+        else {
             return;
         };
         let children = self.tree.nodes[0].children();

@@ -16,6 +16,9 @@
 //!   moves into the child (0 for an unvisited child), `p` the prior (softmax of the
 //!   evaluator's logits over the moves kept), `N` the parent's visits and `n` the child's,
 //!   both counting pending (virtual) visits. A pending visit counts as a loss (-1).
+//! - The root may instead pick by Gumbel-top-k and sequential halving ([`RootRule::Gumbel`],
+//!   [`crate::search::gumbel`]): the move played is then the one it chooses, and
+//!   [`PuctTree::improved_policy`] the training target.
 //! - Backup is per player (max-n, as [`crate::search::mcts`]): any number of players.
 //! - Values come per seat from the player to move: `values[k]` is the return of player
 //!   `(to_move + k) % players`, clipped to `[-1, 1]`.

@@ -1,6 +1,6 @@
 //! Gumbel AlphaZero's root search (Danihelka et al., "Policy improvement by planning with
 //! Gumbel", ICLR 2022; mctx's `gumbel_muzero_policy`), a root rule of PUCT
-//! ([`super::puct::PuctConfig::root`]) in the shared tree ([`super::tree`]).
+//! ([`super::puct::PuctConfig::root`]) in the shared tree (`tree.rs`).
 //!
 //! - Gumbel-top-k: each root move `a` draws Gumbel noise `g(a)` from the tree's random numbers;
 //!   the first simulations visit the `m = min(max_considered, moves)` moves with the largest
@@ -13,11 +13,11 @@
 //!   table's entry for the simulations spent (visits under way included, so a batch of leaves
 //!   follows the schedule too).
 //! - The move played is the best by the same score among the most visited.
-//! - [`improved_policy`]: `softmax(logits + sigma(completed_q))` over the root moves, the
-//!   training target. Completed Q (mctx's `qtransform_completed_by_mix_value`): a visited move
-//!   keeps its mean return, an unvisited one gets the mixed value (the root's own value mixed
-//!   with the prior-weighted Q of the visited moves), then all are scaled to `[0, 1]` by their
-//!   min and max.
+//! - The improved policy ([`PuctTree::improved_policy`]), the training target:
+//!   `softmax(logits + sigma(completed_q))` over the root moves. Completed Q (mctx's
+//!   `qtransform_completed_by_mix_value`): a visited move keeps its mean return, an unvisited
+//!   one gets the mixed value (the root's own value mixed with the prior-weighted Q of the
+//!   visited moves), then all are scaled to `[0, 1]` by their min and max.
 //! - The logits are the log priors: a shift of the evaluator's logits over the moves kept,
 //!   which changes no argmax and no softmax.
 //! - Below the root, selection stays PUCT: mctx's deterministic interior rule needs every
@@ -26,6 +26,8 @@
 //!   (the Gumbel noise is the exploration; Dirichlet noise is not added).
 
 use crate::rng::Rng;
+#[cfg(doc)]
+use crate::search::puct::PuctTree;
 use crate::search::tree::{Tree, VirtualLoss};
 
 /// Settings of the Gumbel root (mctx's defaults).

@@ -112,7 +112,7 @@ def test_threads_share_the_iteration_budget():
 
 
 def test_alphabeta_on_two_threads_agrees_on_proven_results():
-    # Small endgames searched to the end: lazy SMP must find the same proven value.
+    # Small endgames searched to the end: threads sharing the work must find the same proven value.
     game = pv.Fish.from_config(
         {
             "game": "fish",

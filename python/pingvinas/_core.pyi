@@ -38,7 +38,9 @@ __all__ = [
     "MarathonMove",
     "MarathonPiece",
     "marathon_random_playouts",
+    "Symmetry",
     "Searcher",
+    "AgentSpec",
     "fish_solve",
     "search_many",
     "_search_many_native",
@@ -118,6 +120,8 @@ class Fish:
     def rows(self) -> int: ...
     @property
     def cols(self) -> int: ...
+    def symmetries(self) -> list[Symmetry]:
+        """The maps of the board onto itself, the identity first (see ``Symmetry``)."""
     @property
     def num_actions(self) -> int:
         """Size of the fixed action space of this variant's board."""
@@ -167,6 +171,21 @@ class FishMove:
 _MoveLike = FishMove | int | str
 
 @final
+class Symmetry:
+    """A map of a board onto itself (``game.symmetries()``): ``actions[a]`` is the image of
+    action ``a``, ``cells[i]`` of observation cell ``i = row * cols + col``, ``planes[p]`` the
+    plane that plane ``p``'s values move to."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def actions(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def cells(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def planes(self) -> npt.NDArray[np.int64]: ...
+
+@final
 class FishState:
     """A Fish position; ``play`` changes it in place, ``after`` and ``copy`` make new ones.
 
@@ -195,6 +214,8 @@ class FishState:
         """OpenSpiel's name for ``is_over``."""
     @property
     def players(self) -> int: ...
+    def transformed(self, symmetry: Symmetry) -> FishState:
+        """The image of this state under one of ``game.symmetries()``."""
     @property
     def num_actions(self) -> int: ...
     def legal_moves(self) -> list[FishMove]:
@@ -324,9 +345,9 @@ class Marathon:
     def from_config(source: _ConfigSource) -> Marathon:
         """A variant from a TOML file (a path) or a dict with the same keys."""
     @property
-    def name(self) -> str: ...
+    def name(self) -> str | None: ...
     @property
-    def description(self) -> str: ...
+    def description(self) -> str | None: ...
     @property
     def players(self) -> int: ...
     @property
@@ -347,6 +368,8 @@ class Marathon:
     @property
     def finish(self) -> list[_Cell]:
         """The outside places just beyond the finish line."""
+    def symmetries(self) -> list[Symmetry]:
+        """The maps of the board onto itself, the identity first (see ``Symmetry``)."""
     @property
     def num_actions(self) -> int:
         """Size of the fixed action space: ``3 * (9 * cells + 1)``."""
@@ -356,6 +379,8 @@ class Marathon:
     @property
     def max_game_length(self) -> int:
         """The most actions a game can last: the ply limit (the game is then a draw)."""
+    def to_config(self) -> dict[str, Any]:
+        """The config as a dict (what ``from_config`` reads)."""
     def to_toml(self) -> str:
         """The config as TOML text (readable by ``Marathon.from_config``)."""
     def new_state(self, seed: int | None = None) -> MarathonState:
@@ -459,6 +484,8 @@ class MarathonState:
         """Actions played so far."""
     @property
     def players(self) -> int: ...
+    def transformed(self, symmetry: Symmetry) -> MarathonState:
+        """The image of this state under one of ``game.symmetries()``."""
     @property
     def num_actions(self) -> int: ...
     @property
@@ -531,6 +558,19 @@ def marathon_random_playouts(
     Wrapped by ``pingvinas.marathon.random_playouts``."""
 
 # --- Search -----------------------------------------------------------------------------------
+
+@final
+class AgentSpec:
+    NAMES: tuple[str, ...]
+    def __new__(cls, text: str) -> AgentSpec: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def iterations(self) -> int | None: ...
+    @property
+    def depth(self) -> int | None: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
 
 @final
 class Searcher:

@@ -21,6 +21,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Callable, Optional, TypedDict, Union
 
+from ._core import AgentSpec
 from .games import Move, State
 from .searcher import Searcher, SearchResult
 
@@ -211,18 +212,20 @@ class CallableAgent(Agent):
 
 
 def as_agent(x: Any) -> Agent:
-    """An :class:`Agent` from an agent, a name (``"random"``, ``"greedy"``, ``"mcts"``,
-    ``"alphabeta"``, ``"auto"``: one second per move) or a callable."""
+    """An :class:`Agent` from an agent, an agent spec (``"random"``, ``"greedy"``, ``"mcts"``,
+    ``"alphabeta"``, ``"auto"``: one second per move; ``"mcts:N"`` N iterations, ``"alphabeta:D"``
+    depth D; see ``AgentSpec``) or a callable."""
     if isinstance(x, Agent):
         return x
     if isinstance(x, str):
-        if x == "random":
+        spec = AgentSpec(x)  # ValueError for anything else
+        if spec.algorithm == "random":
             return RandomAgent()
-        if x == "greedy":
+        if spec.algorithm == "greedy":
             return GreedyAgent()
-        if x in ("mcts", "alphabeta", "auto"):
-            return SearchAgent(x, time=1.0)
-        raise ValueError(f"unknown agent {x!r}: expected random, greedy, mcts, alphabeta or auto")
+        if spec.iterations is None and spec.depth is None:
+            return SearchAgent(spec.algorithm, time=1.0)
+        return SearchAgent(spec.algorithm, iterations=spec.iterations, depth=spec.depth)
     if callable(x):
         return CallableAgent(x)
     raise TypeError(

@@ -24,15 +24,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable, NoReturn, Optional
 
 import pingvinas as pv
-from pingvinas.searcher import ALGORITHMS
+from pingvinas._core import AgentSpec
 
 if TYPE_CHECKING:
     from pingvinas.agents import Agent
 
-#: The agent names ``--agents`` takes: the search algorithms (``random`` and ``greedy`` are
-#: among them), defined once in :data:`pingvinas.searcher.ALGORITHMS`, but ``puct``, which needs
-#: an evaluator that a command line cannot give.
-AGENTS = tuple(a for a in ALGORITHMS if a != "puct")
+#: The agent names ``--agents`` takes: the engine's agent specs (``AgentSpec.NAMES``; ``puct``,
+#: which needs an evaluator that a command line cannot give, is none), the same as the web
+#: server's engines.
+AGENTS = AgentSpec.NAMES
 #: ``pingvinas play`` also seats people.
 PLAY_AGENTS = AGENTS + ("human",)
 
@@ -77,6 +77,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _agent(text: str) -> str:
+    """An agent spec (``mcts:500`` too), or ``human`` (refused later outside ``play``)."""
+    if text != "human":
+        try:
+            AgentSpec(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def _variant(name: str) -> str:
     try:
         pv.load_game(name)
@@ -114,11 +124,14 @@ class _Parser(argparse.ArgumentParser):
 def make_agent(name: str, seconds: float, seed: int) -> Agent:
     from pingvinas.agents import GreedyAgent, RandomAgent, SearchAgent
 
-    if name == "random":
+    spec = AgentSpec(name)
+    if spec.algorithm == "random":
         return RandomAgent(seed=seed)
-    if name == "greedy":
+    if spec.algorithm == "greedy":
         return GreedyAgent(seed=seed)
-    return SearchAgent(name, time=seconds, seed=seed)
+    return SearchAgent(
+        spec.algorithm, time=seconds, iterations=spec.iterations, depth=spec.depth, seed=seed
+    )
 
 
 def _agents(args: argparse.Namespace) -> list[Agent]:
@@ -262,7 +275,10 @@ def serve_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="the first game's variant: a bundled name or a TOML config (default fish)",
     )
     p.add_argument(
-        "--engine", default="auto", choices=AGENTS, help="the engine's algorithm (default auto)"
+        "--engine",
+        default="auto",
+        type=_agent,
+        help=f"the engine: {', '.join(AGENTS)}, mcts:N or alphabeta:D (default auto)",
     )
     p.add_argument("--time", type=_seconds, default=1.0, help="seconds per engine move (default 1)")
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
@@ -296,8 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--agents",
             nargs="+",
-            choices=PLAY_AGENTS,
-            help="one per player (default: auto greedy; play: human auto; human only in play)",
+            type=_agent,
+            help=f"one per player: {', '.join(PLAY_AGENTS)}, mcts:N or alphabeta:D (default: "
+            "auto greedy; play: human auto; human only in play)",
         )
         p.add_argument(
             "--time",

@@ -225,9 +225,10 @@ class Searcher:
         ``iterations`` (MCTS and PUCT playouts), ``depth`` (alpha-beta plies) and ``nodes``
         bound it too, the first limit reached ending the search. A call to :meth:`search` that
         gives any budget uses that budget alone; with none given here or there, one second.
-    :param threads: threads searching at once: root-parallel MCTS, lazy-SMP alpha-beta
-        (one thread is deterministic for a seed); PUCT searches one tree on the calling
-        thread (the evaluator is the bottleneck) and ignores it.
+    :param threads: threads searching at once: root-parallel MCTS; alpha-beta threads that
+        share each iteration's work and one table (one thread is deterministic for a seed);
+        PUCT searches one tree on the calling thread (the evaluator is the bottleneck) and
+        ignores it.
     :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
         with an iteration budget always gives the same result.
     :param exploration: the exploration constant `c` (MCTS: default 1.0; PUCT: 1.25).

@@ -65,7 +65,8 @@ OPPONENT_BUDGETS: dict[str, dict[str, Any]] = {
 class Opponent:
     """Plays the seats the learner does not: ``"random"`` (a uniform legal action from the
     env's generator), ``"greedy"``, ``"mcts"``, ``"alphabeta"`` or ``"auto"`` (``pv.search``
-    with the small fixed budget of ``OPPONENT_BUDGETS``, seeded from the env's generator), a
+    with the small fixed budget of ``OPPONENT_BUDGETS``, seeded from the env's generator;
+    ``"mcts:N"`` and ``"alphabeta:D"`` set its iterations or depth: an ``AgentSpec``), a
     :class:`pingvinas.agents.Agent` (a fresh copy per episode, seeded from the env's
     generator) or a callable ``f(state) -> move`` (a move, an int action or notation)."""
 
@@ -75,12 +76,16 @@ class Opponent:
         self.spec = spec
         self.agent: Optional[Agent] = None
         if isinstance(spec, str):
-            if spec != "random" and spec not in OPPONENT_BUDGETS:
-                raise ValueError(
-                    f"opponent {spec!r}: expected random, greedy, mcts, alphabeta, auto, "
-                    "an Agent or a callable"
-                )
-            self.budget = dict(OPPONENT_BUDGETS.get(spec, {}), **(budget or {}))
+            try:
+                parsed = _core.AgentSpec(spec)
+            except ValueError as e:
+                raise ValueError(f"opponent: {e}; or an Agent or a callable") from None
+            # The spec's count (mcts:N, alphabeta:D) over the defaults, the caller's over both.
+            counts = {"iterations": parsed.iterations, "depth": parsed.depth}
+            given = {k: v for k, v in counts.items() if v is not None}
+            self.spec = parsed.algorithm
+            defaults = OPPONENT_BUDGETS.get(parsed.algorithm, {})
+            self.budget = dict(defaults, **given, **(budget or {}))
         else:
             self.template = as_agent(spec)
 

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pingvinas as pv
 from pingvinas._args import is_int, is_number
-from pingvinas.searcher import ALGORITHMS
+from pingvinas._core import AgentSpec
 
 if TYPE_CHECKING:
     from pingvinas.web.server import Server
@@ -133,10 +133,13 @@ class Game:
         """The engine plays every seat but the person's until the person is to move or the game
         is over."""
         while not self.state.is_over and self.state.to_move != self.human:
+            spec = AgentSpec(self.engine)
             result = pv.search(
                 self.state,
-                algorithm=self.engine,
+                algorithm=spec.algorithm,
                 time=self.seconds,
+                iterations=spec.iterations,
+                depth=spec.depth,
                 seed=self.seed + len(self.record),
             )
             self.record.add_search(result.move, result)
@@ -277,8 +280,10 @@ class App:
         for name, value in (("max_games", max_games), ("games_per_client", games_per_client)):
             if not is_int(value) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
-        if engine not in ALGORITHMS:
-            raise ValueError(f"unknown engine {engine!r}: one of {', '.join(ALGORITHMS)}")
+        try:
+            AgentSpec(engine)  # the CLI's agents: puct needs an evaluator, so it is none
+        except ValueError as e:
+            raise ValueError(f"unknown engine: {e}") from None
         if not is_number(seconds) or not 0 < seconds <= 600:
             raise ValueError(
                 f"time per engine move must be a number of seconds in (0, 600], not {seconds!r}"

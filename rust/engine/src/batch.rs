@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+pub use crate::memory::{available_bytes, check_memory};
 use crate::search::budget::StopFlag;
 
 /// The most games one batch may have: 2^32.
@@ -43,31 +44,6 @@ pub fn resolve_threads(threads: usize) -> Result<usize> {
         }
         t => Ok(t),
     }
-}
-
-/// `Error::Memory` when `need` bytes (for `what`, named in the message) do not fit in the
-/// memory available: checked before allocating, as a failed allocation would abort.
-///
-/// # Errors
-/// `Error::Memory` as above.
-pub fn check_memory(what: &str, need: usize) -> Result<()> {
-    let available = available_bytes().unwrap_or(usize::MAX);
-    if need > available || need > isize::MAX as usize {
-        return Err(crate::Error::Memory(format!(
-            "{what} need about {} MiB, only {} MiB of memory are available",
-            need >> 20,
-            available >> 20
-        )));
-    }
-    Ok(())
-}
-
-/// `MemAvailable` of `/proc/meminfo` in bytes (Linux), else `None`.
-pub fn available_bytes() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb.saturating_mul(1024))
 }
 
 /// The kept pool for `threads` threads (built if the last one had another size).

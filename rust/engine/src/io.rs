@@ -3,7 +3,7 @@
 //! the Python bindings, the vector environment and the fuzz targets are written once.
 
 use crate::error::Result;
-use crate::game::{Action, Game};
+use crate::game::{Action, Game, MAX_ACTIONS};
 
 /// Input and output of one game. Every method is total on the states the game produces; the
 /// ones that read input check it in full and return an error, never panic.
@@ -56,4 +56,28 @@ pub trait GameIo: Game + Clone + PartialEq + Sized {
 
     /// A text picture of the state for a terminal.
     fn render(&self, state: &Self::State) -> String;
+
+    /// The opening position (OpenSpiel's `NewInitialState`): where the vector env and
+    /// self-play start every game.
+    fn initial_state(&self) -> Self::State;
+
+    // --- Provided: the vector env's facts, which a game may sharpen. ---
+
+    /// An upper bound on the number of legal actions in `state` and every position after it:
+    /// the width of the vector env's compact legal-action rows.
+    fn max_legal_actions(&self, _state: &Self::State) -> usize {
+        self.num_actions().min(MAX_ACTIONS)
+    }
+
+    /// Whether a state of `other` fits an env made for `self`: the same players, action space,
+    /// observation shape and rules (a Fish board may differ, its shape may not).
+    fn same_shape(&self, other: &Self) -> bool {
+        self == other
+    }
+
+    /// The score that the vector env's `reward = Score` rewards, per player (Fish: the fish
+    /// collected so far); `None` for games without one.
+    fn score(&self, _state: &Self::State, _player: usize) -> Option<f64> {
+        None
+    }
 }

@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod any;
 pub mod batch;
 pub mod config;
 pub mod error;
@@ -13,14 +14,18 @@ pub mod fish;
 pub mod game;
 pub mod io;
 pub mod marathon;
+pub mod memory;
 mod names;
 pub mod net;
+pub mod perft;
 pub mod rng;
 pub mod search;
 pub mod selfplay;
+pub mod symmetry;
 pub mod variants;
 pub mod vector;
 
+pub use any::{AnyGame, AnySource, AnyState, Concrete};
 pub use error::{Error, Result};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 pub use io::GameIo;

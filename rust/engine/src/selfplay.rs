@@ -32,8 +32,8 @@ use crate::io::GameIo;
 use crate::rng::Rng;
 use crate::search::mcts::{Mcts, MctsConfig};
 use crate::search::puct::{PuctConfig, PuctTree, RootRule, Stepped};
-use crate::search::{Budget, Evaluate, StopFlag};
-use crate::vector::VectorGame;
+use crate::search::{Budget, Evaluate, Knowledge, StopFlag};
+use crate::vector::Source;
 
 /// Settings of a self-play run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,6 +170,19 @@ impl GameRecord {
 
 /// Makes game `g`'s game and evaluation from its deal seed (Fish deals a board from it).
 pub type Maker<G, E> = Arc<dyn Fn(u64) -> (Arc<G>, Arc<E>) + Send + Sync>;
+
+/// The maker of the games of `source`, each with its [`Knowledge::default_eval`].
+pub fn default_maker<G: Knowledge + 'static>(
+    source: &Source<G>,
+    knowledge: bool,
+) -> Maker<G, G::Eval> {
+    let (source, evals) = (source.clone(), source.default_evals(knowledge));
+    Arc::new(move |seed| {
+        let game = source.game(seed);
+        let eval = evals(&game);
+        (game, eval)
+    })
+}
 
 /// The seeds of game `g`: (deal, tree, moves).
 pub fn game_seeds(seed: u64, g: u64) -> (u64, u64, u64) {
@@ -324,7 +337,7 @@ fn play_forced<G: Game>(game: &G, state: &mut G::State, moves: &mut Moves) -> bo
 
 /// Plays game `id` with plain MCTS (`eval`'s playouts), `config.simulations` iterations a
 /// move; `None` when `stop` was raised.
-pub fn play_mcts<G: VectorGame, E: Evaluate<G>>(
+pub fn play_mcts<G: GameIo + 'static, E: Evaluate<G>>(
     game: &G,
     eval: &E,
     config: &SelfPlayConfig,
@@ -339,7 +352,7 @@ pub fn play_mcts<G: VectorGame, E: Evaluate<G>>(
         ..MctsConfig::default()
     });
     let mut moves = Moves::new(config, id, move_seed);
-    let mut state = game.opening();
+    let mut state = game.initial_state();
     loop {
         if play_forced(game, &mut state, &mut moves) {
             moves.finish(game, &state, None);
@@ -385,7 +398,7 @@ pub struct SelfPlay<G: Game, E> {
     shape: (usize, usize, usize),
 }
 
-impl<G: VectorGame, E: Evaluate<G>> SelfPlay<G, E> {
+impl<G: GameIo + 'static, E: Evaluate<G>> SelfPlay<G, E> {
     /// Self-play of the games `ids`; `maker` makes each game from its deal seed.
     ///
     /// # Errors
@@ -418,7 +431,7 @@ impl<G: VectorGame, E: Evaluate<G>> SelfPlay<G, E> {
         while let Some(id) = self.queue.pop_front() {
             let (deal, tree_seed, move_seed) = game_seeds(self.config.seed, id);
             let (game, eval) = (self.maker)(deal);
-            let state = game.opening();
+            let state = game.initial_state();
             let tree = PuctTree::new(game, eval, self.config.puct, tree_seed);
             let mut live = Live {
                 tree,
@@ -496,7 +509,7 @@ impl<G: VectorGame, E: Evaluate<G>> SelfPlay<G, E> {
     }
 }
 
-impl<G: VectorGame, E: Evaluate<G>> Stepped<G> for SelfPlay<G, E> {
+impl<G: GameIo + 'static, E: Evaluate<G>> Stepped<G> for SelfPlay<G, E> {
     fn obs_len(&self) -> usize {
         self.shape.0
     }
@@ -581,7 +594,7 @@ impl<G: VectorGame, E: Evaluate<G>> Stepped<G> for SelfPlay<G, E> {
 ///
 /// # Errors
 /// `Error::Invalid` for bad settings or threads; `Error::Interrupted` when `stop` is raised.
-pub fn play_many_mcts<G: VectorGame, E: Evaluate<G>>(
+pub fn play_many_mcts<G: GameIo + 'static, E: Evaluate<G>>(
     config: &SelfPlayConfig,
     maker: &Maker<G, E>,
     ids: &[u64],

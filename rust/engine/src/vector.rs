@@ -38,110 +38,19 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::fish::{FishGame, Phase};
-use crate::game::{Action, ActionList, Game, MAX_ACTIONS};
+use crate::game::{Action, ActionList, Game};
 use crate::invalid;
 use crate::io::GameIo;
-use crate::marathon::Marathon;
 use crate::rng::{splitmix64, Rng};
 use crate::search::alphabeta::AlphaBetaConfig;
 use crate::search::mcts::MctsConfig;
-use crate::search::{Budget, Choice, Evaluate, Searcher, StopFlag};
+use crate::search::{Budget, Choice, Evaluate, Knowledge, Playout, Searcher, StopFlag};
 
 /// The most envs one [`VectorEnv`] holds.
 pub const MAX_ENVS: usize = 1 << 24;
 
 /// The most threads a [`VectorEnv`] uses.
 pub const MAX_THREADS: usize = 256;
-
-/// What a game offers the vector env beyond [`GameIo`].
-pub trait VectorGame: GameIo + 'static {
-    /// The opening position.
-    fn opening(&self) -> Self::State;
-
-    /// An upper bound on the number of legal actions in `state` and every position after it:
-    /// the width of the compact legal-action rows.
-    fn max_legal_actions(&self, state: &Self::State) -> usize;
-
-    /// Whether a state of `other` fits an env made for `self`: the same players, action space,
-    /// observation shape and rules (a Fish board may differ, its shape may not).
-    fn same_shape(&self, other: &Self) -> bool;
-
-    /// The score that `reward = Score` rewards, per player: Fish's fish collected so far;
-    /// `None` for games without one.
-    fn score(&self, _state: &Self::State, _player: usize) -> Option<f64> {
-        None
-    }
-}
-
-impl<W: crate::fish::Word> VectorGame for FishGame<W> {
-    fn opening(&self) -> Self::State {
-        self.initial_state()
-    }
-
-    /// During placement every floe may be open; in movement each penguin has at most
-    /// `max_distance` slides in each of 6 directions.
-    fn max_legal_actions(&self, s: &Self::State) -> usize {
-        let md = self.board().max_distance();
-        let players = self.num_players();
-        let placing = self.phase(s) == Phase::Placement;
-        // A player places up to the rules' penguins (a position may hold more).
-        let to_place = if placing {
-            self.rules().penguins as usize
-        } else {
-            0
-        };
-        let most = (0..players)
-            .map(|p| (s.penguins(p).count() as usize).max(to_place))
-            .max()
-            .unwrap_or(0);
-        let placements = if placing {
-            s.floes().count() as usize
-        } else {
-            0
-        };
-        placements
-            .max(most * 6 * md)
-            .min(self.num_actions())
-            .min(MAX_ACTIONS)
-    }
-
-    fn same_shape(&self, other: &Self) -> bool {
-        self.rules() == other.rules()
-            && self.board().rows() == other.board().rows()
-            && self.board().cols() == other.board().cols()
-    }
-
-    fn score(&self, s: &Self::State, player: usize) -> Option<f64> {
-        Some(s.score(player).0 as f64)
-    }
-}
-
-impl VectorGame for Marathon {
-    fn opening(&self) -> Self::State {
-        self.new_state()
-    }
-
-    /// Per piece of distance `d` (1, 2, 3): on the course at most 8 directions with `2d + 1`
-    /// facings each, a finish and a stand; waiting, at most 3 entries from each start place
-    /// with `2d + 1` facings each and a finish; never more than the piece's share of the
-    /// action space.
-    fn max_legal_actions(&self, _s: &Self::State) -> usize {
-        let n = self.course().len();
-        let starts = self.course().start_origins().len();
-        let bound: usize = (1..=3)
-            .map(|d| {
-                let spins = 2 * d + 1;
-                (8 * spins + 2).max(3 * starts * spins + 1).min(9 * n + 1)
-            })
-            .sum();
-        bound.min(self.num_actions()).min(MAX_ACTIONS)
-    }
-
-    fn same_shape(&self, other: &Self) -> bool {
-        self == other
-    }
-}
 
 /// The seed of game `game` of env `env` in a vector env seeded with `seed`.
 pub fn game_seed(seed: u64, env: usize, game: u64) -> u64 {
@@ -170,8 +79,8 @@ pub struct SearchAgent<G: Game, E> {
 }
 
 impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
-    /// An agent playing `choice` (`Random`, `Greedy` or `Mcts`) within `budget` (MCTS needs
-    /// an iteration budget to be deterministic).
+    /// An agent playing `choice` within `budget` (MCTS needs an iteration budget to be
+    /// deterministic, alpha-beta a depth or node budget).
     pub fn new(choice: Choice, budget: Budget, eval: Arc<E>, seed: u64) -> Self {
         SearchAgent {
             searcher: Searcher::new(
@@ -214,6 +123,10 @@ impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
     fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
         self.searcher
             .reseed(splitmix64(self.seed ^ game.hash(state)));
+        // A move must depend on the position alone: no table kept from earlier moves.
+        if self.searcher.choice == Choice::AlphaBeta {
+            self.searcher.clear();
+        }
         let r = self
             .searcher
             .search(game, &*self.eval, state, &self.budget, stop.clone())
@@ -223,7 +136,6 @@ impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
 }
 
 /// Where each game's rules (and board) come from.
-#[derive(Clone)]
 pub enum Source<G> {
     /// The same game for every env and every game.
     Fixed(Arc<G>),
@@ -231,11 +143,39 @@ pub enum Source<G> {
     Deal(Arc<dyn Fn(u64) -> Arc<G> + Send + Sync>),
 }
 
+impl<G> Clone for Source<G> {
+    fn clone(&self) -> Self {
+        match self {
+            Source::Fixed(g) => Source::Fixed(g.clone()),
+            Source::Deal(deal) => Source::Deal(deal.clone()),
+        }
+    }
+}
+
 impl<G> Source<G> {
-    fn game(&self, seed: u64) -> Arc<G> {
+    /// The game made from `seed`.
+    pub fn game(&self, seed: u64) -> Arc<G> {
         match self {
             Source::Fixed(g) => g.clone(),
             Source::Deal(deal) => deal(seed),
+        }
+    }
+}
+
+/// The evaluation of each game of a source: built once for a fixed game.
+pub type Evals<G, E> = Arc<dyn Fn(&Arc<G>) -> Arc<E> + Send + Sync>;
+
+impl<G: Knowledge + 'static> Source<G> {
+    /// [`Knowledge::default_eval`] of each game of this source (with the game's playouts).
+    pub fn default_evals(&self, knowledge: bool) -> Evals<G, G::Eval> {
+        match self {
+            Source::Fixed(g) => {
+                let eval = Arc::new(g.default_eval(knowledge, Playout::Auto));
+                Arc::new(move |_| eval.clone())
+            }
+            Source::Deal(_) => {
+                Arc::new(move |g| Arc::new(g.default_eval(knowledge, Playout::Auto)))
+            }
         }
     }
 }
@@ -250,6 +190,11 @@ pub enum Reward {
     /// difference (the game's returns are in the final returns).
     Score,
 }
+
+crate::names::named_enum!(Reward {
+    Returns => "returns",
+    Score => "score",
+});
 
 /// Which seat the learner plays in single-agent mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -474,7 +419,7 @@ struct Shared<G: Game> {
 }
 
 /// `num_envs` games stepped together; see the module docs.
-pub struct VectorEnv<G: VectorGame> {
+pub struct VectorEnv<G: GameIo> {
     shared: Shared<G>,
     slots: Vec<Slot<G>>,
     pool: Option<rayon::ThreadPool>,
@@ -494,7 +439,7 @@ const PARALLEL_MIN: usize = 64;
 /// in a row.
 const MAX_SKIPPED: usize = 64;
 
-impl<G: VectorGame> Shared<G> {
+impl<G: GameIo> Shared<G> {
     fn single_agent(&self) -> bool {
         self.options.opponent.is_some()
     }
@@ -517,7 +462,7 @@ impl<G: VectorGame> Shared<G> {
                 .as_ref()
                 .map(|make| make(&game, rng.next_u64()));
             let mut p = Play {
-                state: game.opening(),
+                state: game.initial_state(),
                 game,
                 index,
                 learner,
@@ -755,7 +700,7 @@ fn each_slot<G: Game, T: Send>(
     }
 }
 
-impl<G: VectorGame> VectorEnv<G> {
+impl<G: GameIo> VectorEnv<G> {
     /// `num_envs` envs (1 to [`MAX_ENVS`]) of games from `source`, every game started from
     /// `seed` as [`VectorEnv::reset`] does.
     ///
@@ -796,10 +741,10 @@ impl<G: VectorGame> VectorEnv<G> {
                 );
             }
         }
-        if options.reward == Reward::Score && sample.score(&sample.opening(), 0).is_none() {
+        if options.reward == Reward::Score && sample.score(&sample.initial_state(), 0).is_none() {
             return invalid!("reward = \"score\": {} has no score to reward", G::NAME);
         }
-        if sample.is_over(&sample.opening()) {
+        if sample.is_over(&sample.initial_state()) {
             return invalid!(
                 "this {} game is over before its first move (a Fish board needs a one-fish floe \
                  for each penguin to place): every step would be refused",
@@ -822,7 +767,7 @@ impl<G: VectorGame> VectorEnv<G> {
             observation: sample.observation_len(),
             observation_shape: sample.observation_shape(),
             num_actions: sample.num_actions(),
-            legal_width: sample.max_legal_actions(&sample.opening()),
+            legal_width: sample.max_legal_actions(&sample.initial_state()),
             players,
             rewards: if options.opponent.is_some() {
                 1
@@ -842,7 +787,7 @@ impl<G: VectorGame> VectorEnv<G> {
         slots.extend((0..num_envs).map(|_| Slot {
             play: Play {
                 game: sample.clone(),
-                state: sample.opening(),
+                state: sample.initial_state(),
                 index: 0,
                 learner: 0,
                 agent: None,
@@ -1192,7 +1137,8 @@ impl<G: VectorGame> VectorEnv<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fish::{Board, Order, Placement, Rules};
+    use crate::fish::{Board, FishGame, Order, Phase, Placement, Rules};
+    use crate::marathon::Marathon;
     use crate::search::NoEval;
 
     /// Owned output buffers.
@@ -1262,14 +1208,14 @@ mod tests {
 
     /// Steps `env` with random actions and checks every env against its own state stepped
     /// alone, with autoreset from the documented seeds.
-    fn differential<G: VectorGame>(mut env: VectorEnv<G>, source: Source<G>, steps: usize) {
+    fn differential<G: GameIo>(mut env: VectorEnv<G>, source: Source<G>, steps: usize) {
         let d = *env.dims();
         let mut bufs = Bufs::new(&d);
         env.reset(Some(5), bufs.out()).unwrap();
         let mut mine: Vec<(Arc<G>, G::State, u64)> = (0..d.num_envs)
             .map(|i| {
                 let g = source.game(game_seed(5, i, 0));
-                let s = g.opening();
+                let s = g.initial_state();
                 (g, s, 0)
             })
             .collect();
@@ -1319,7 +1265,7 @@ mod tests {
                     );
                     *k += 1;
                     *g = source.game(game_seed(5, i, *k));
-                    *s = g.opening();
+                    *s = g.initial_state();
                 } else {
                     assert!(bufs.final_obs[i * d.observation..(i + 1) * d.observation]
                         .iter()
@@ -1593,7 +1539,7 @@ mod tests {
         let three = Rules::new(3, None, Placement::OneFish, Order::RoundRobin).unwrap();
         let other = Arc::new(FishGame::new(three, Board::standard(0)));
         assert!(env
-            .set_state(0, other.clone(), other.opening(), bufs.out())
+            .set_state(0, other.clone(), other.initial_state(), bufs.out())
             .is_err());
         assert!(env.set_state(3, game.clone(), s, bufs.out()).is_err());
     }
@@ -1706,7 +1652,7 @@ mod tests {
     }
 
     /// Random games of `game`: every position from every player's view, written over garbage.
-    fn check_observations<G: VectorGame>(
+    fn check_observations<G: GameIo>(
         game: &G,
         reference: impl Fn(&G, &G::State, usize) -> Vec<f32>,
         games: usize,
@@ -1715,7 +1661,7 @@ mod tests {
         let mut out = vec![0.0; game.observation_len()];
         let mut list = ActionList::new();
         for _ in 0..games {
-            let mut s = game.opening();
+            let mut s = game.initial_state();
             loop {
                 for viewer in 0..game.num_players() {
                     out.fill(f32::NAN);

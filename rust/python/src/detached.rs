@@ -4,12 +4,14 @@
 //! commits its flag when it takes effect ([`StopFlag::commit`]): a Ctrl-C that comes after
 //! that returns its result and is raised at Python's next check instead.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use pingvinas_engine::search::StopFlag;
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+
+use crate::errors::{internal, ToPyResult};
 
 /// How often the waiting thread checks for signals.
 const SIGNAL_CHECK: Duration = Duration::from_millis(50);
@@ -20,6 +22,33 @@ pub fn run<T: Send>(
     py: Python<'_>,
     stop: &StopFlag,
     work: impl FnOnce(&StopFlag) -> T + Send,
+) -> PyResult<T> {
+    run_reporting(py, stop, work, |_| Ok(()))
+}
+
+/// Engine work off the GIL: on a worker thread that Ctrl-C stops when `long` (the work is then
+/// stopped by its flag and changes nothing), else on this thread (no hand-off to pay).
+pub fn run_if_long<T: Send>(
+    py: Python<'_>,
+    long: bool,
+    work: impl FnOnce(&StopFlag) -> pingvinas_engine::Result<T> + Send,
+) -> PyResult<T> {
+    let stop = StopFlag::new();
+    if long {
+        return run(py, &stop, work)?.py();
+    }
+    py.detach(|| catch_unwind(AssertUnwindSafe(|| work(&stop))))
+        .map_err(|_| internal())?
+        .py()
+}
+
+/// [`run`], calling `report` with the GIL held at every wake-up (a progress bar): an error it
+/// raises stops the work, as Ctrl-C does.
+pub fn run_reporting<T: Send>(
+    py: Python<'_>,
+    stop: &StopFlag,
+    work: impl FnOnce(&StopFlag) -> T + Send,
+    mut report: impl FnMut(Python<'_>) -> PyResult<()>,
 ) -> PyResult<T> {
     /// Set by the worker when it is done (normally or by a panic).
     struct Done(Mutex<bool>, Condvar);
@@ -55,12 +84,7 @@ pub fn run<T: Send>(
                 *guard
             });
             if finished {
-                let joined = py.detach(|| handle.join());
-                return joined.map_err(|_| {
-                    PyRuntimeError::new_err(
-                        "the engine failed (an internal error); please report it",
-                    )
-                });
+                return py.detach(|| handle.join()).map_err(|_| internal());
             }
             if let Err(e) = py.check_signals() {
                 if stop.stop_unless_committed() {
@@ -72,12 +96,12 @@ pub fn run<T: Send>(
                 drop(e);
                 // SAFETY: called with the GIL held; it only marks SIGINT as arrived.
                 unsafe { pyo3::ffi::PyErr_SetInterrupt() };
-                let joined = py.detach(|| handle.join());
-                return joined.map_err(|_| {
-                    PyRuntimeError::new_err(
-                        "the engine failed (an internal error); please report it",
-                    )
-                });
+                return py.detach(|| handle.join()).map_err(|_| internal());
+            }
+            if let Err(e) = report(py) {
+                stop.stop();
+                let _ = py.detach(|| handle.join());
+                return Err(e);
             }
         }
     })

@@ -2,7 +2,7 @@
 
 use pingvinas_engine::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -17,6 +17,11 @@ create_exception!(
     PyValueError,
     "Move text or an action number that does not denote a move."
 );
+
+/// The error of a panic or a broken invariant inside the engine: never a user's fault.
+pub fn internal() -> PyErr {
+    PyRuntimeError::new_err("the engine failed (an internal error); please report it")
+}
 
 pub fn to_py(err: Error) -> PyErr {
     match err {

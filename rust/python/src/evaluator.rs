@@ -10,9 +10,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use numpy::{PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pingvinas_engine::search::puct::Stepped;
 use pingvinas_engine::Game;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
+
+use crate::errors::internal;
 
 /// A checked evaluator argument: a callable.
 pub fn check_evaluator(evaluator: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -24,10 +26,6 @@ pub fn check_evaluator(evaluator: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         )));
     }
     Ok(evaluator.clone().unbind())
-}
-
-fn internal() -> PyErr {
-    PyRuntimeError::new_err("the engine failed (an internal error); please report it")
 }
 
 /// Read-only views of the first `rows` rows of the buffers, kept while `rows` stays the same.

@@ -17,14 +17,13 @@ use pingvinas_engine::fish::{
 };
 use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::{with_fish, with_fish_state};
-use pingvinas_engine::{Action, Game, GameIo};
+use pingvinas_engine::{Action, AnyGame, AnySource, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
 
 use crate::args;
 use crate::errors::{IllegalMoveError, ToPyResult};
-use crate::state::{state_class, Bind};
+use crate::state::{game_class, state_class, Bind};
 use crate::variants;
 
 /// A config file's error, naming the file: `Fish config: ...` becomes `Fish config FILE: ...`.
@@ -134,12 +133,34 @@ impl PyFish {
         })
     }
 
+    /// The games of this variant, for self-play and the vector env.
+    pub(crate) fn source(&self) -> AnySource {
+        match &self.fixed {
+            Some(game) => AnySource::Fixed(AnyGame::Fish((**game).clone())),
+            None => AnySource::Deal(self.rules),
+        }
+    }
+
     /// The game for a new state: the fixed board, or a standard board dealt from `seed`.
     pub(crate) fn game_for(&self, seed: u64) -> Arc<AnyFish> {
         match &self.fixed {
             Some(game) => game.clone(),
             None => Arc::new(AnyFish::dealt(self.rules, seed)),
         }
+    }
+
+    fn from_dict(source: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let config = Config::from_value(args::config_value(source, "Fish config", "")?).py()?;
+        PyFish::from_config_struct(config)
+    }
+
+    fn from_file(text: &str, path: &std::path::Path) -> PyResult<Self> {
+        PyFish::from_config_struct(Config::from_toml(text).map_err(|e| in_file(e, path)).py()?)
+    }
+
+    fn config_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("json")?
+            .call_method1("loads", (self.config().to_json(),))
     }
 
     fn config(&self) -> Config {
@@ -158,6 +179,8 @@ impl PyFish {
         }
     }
 }
+
+game_class!(PyFish, "Fish");
 
 #[pymethods]
 impl PyFish {
@@ -196,37 +219,6 @@ impl PyFish {
         PyFish::from_config_struct(Config::from_toml(text).py()?)
     }
 
-    /// A variant from a TOML file (a path) or a dict with the same keys.
-    #[staticmethod]
-    fn from_config(source: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let config = if source.is_instance_of::<PyDict>() {
-            Config::from_value(args::config_value(source, "Fish config", "")?).py()?
-        } else {
-            let path: std::path::PathBuf = source.extract().map_err(|_| {
-                PyTypeError::new_err("from_config takes a path to a TOML file or a dict")
-            })?;
-            let bytes = std::fs::read(&path).map_err(|e| {
-                PyValueError::new_err(format!("cannot read Fish config {}: {e}", path.display()))
-            })?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                PyValueError::new_err(format!(
-                    "Fish config {}: not UTF-8 text ({e})",
-                    path.display()
-                ))
-            })?;
-            Config::from_toml(&text)
-                .map_err(|e| in_file(e, &path))
-                .py()?
-        };
-        PyFish::from_config_struct(config)
-    }
-
-    /// The config as a dict (what `Fish.from_config` reads).
-    fn to_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = self.config().to_json();
-        py.import("json")?.call_method1("loads", (text,))
-    }
-
     /// The variant's name, if it came from a config that names it.
     #[getter]
     fn name(&self) -> Option<String> {
@@ -258,35 +250,6 @@ impl PyFish {
     #[getter]
     fn order(&self) -> &'static str {
         self.rules.order.name()
-    }
-
-    #[getter]
-    fn rows(&self) -> usize {
-        self.sample().rows()
-    }
-
-    #[getter]
-    fn cols(&self) -> usize {
-        self.sample().cols()
-    }
-
-    /// Size of the fixed action space of this variant's board.
-    #[getter]
-    fn num_actions(&self) -> usize {
-        self.sample().num_actions()
-    }
-
-    /// Shape `(planes, rows, cols)` of `state.observation_tensor()`.
-    #[getter]
-    fn observation_shape(&self) -> (usize, usize, usize) {
-        let [p, r, c] = self.sample().observation_shape();
-        (p, r, c)
-    }
-
-    /// The most actions a game can last: placements plus one per floe.
-    #[getter]
-    fn max_game_length(&self) -> usize {
-        self.sample().max_game_length()
     }
 
     /// The opening position: placement phase, player 0 to place. `seed` (any int) deals the
@@ -367,15 +330,6 @@ impl PyFish {
         self.rules.hash(&mut h);
         self.fixed.as_ref().map(|g| g.grid()).hash(&mut h);
         h.finish()
-    }
-
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
-        let py = slf.py();
-        let config = slf.get().to_config(py)?;
-        let from_config = slf.get_type().getattr("from_config")?;
-        Ok((from_config, PyTuple::new(py, [config])?))
     }
 }
 
@@ -475,6 +429,7 @@ fn move_object_action<W: Word>(
 impl Bind for AnyFish {
     type Move = PyFishMove;
     const MOVE_CLASS: &'static str = "FishMove";
+    const STATE_CLASS: &'static str = "FishState";
 
     fn py_move(&self, _s: &AnyFishState, action: Action) -> PyFishMove {
         with_fish!(self, |g| PyFishMove::of(&**g, action))
@@ -495,6 +450,7 @@ impl Bind for AnyFish {
 impl<W: Width> Bind for FishGame<W> {
     type Move = PyFishMove;
     const MOVE_CLASS: &'static str = "FishMove";
+    const STATE_CLASS: &'static str = "FishState";
 
     fn py_move(&self, _s: &FishState<W>, action: Action) -> PyFishMove {
         PyFishMove::of(self, action)

@@ -6,11 +6,13 @@ mod detached;
 mod errors;
 mod evaluator;
 mod fish;
+mod games;
 mod ints;
 mod marathon;
 mod search;
 mod selfplay;
 mod state;
+mod symmetry;
 mod variants;
 mod vector_env;
 
@@ -34,5 +36,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     search::register(m)?;
     selfplay::register(m)?;
     vector_env::register(m)?;
+    symmetry::register(m)?;
     Ok(())
 }

@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyList, PySequence, PyString, PyTuple, PyType};
 
 use crate::args;
 use crate::errors::{IllegalMoveError, ToPyResult};
-use crate::state::{state_class, Bind};
+use crate::state::{game_class, state_class, Bind};
 
 type Cell = (i32, i32);
 
@@ -166,7 +166,7 @@ fn extract_piece(value: &Bound<'_, PyAny>, i: usize) -> PyResult<Piece> {
 /// >>> state = game.new_state()
 #[pyclass(module = "pingvinas", name = "Marathon", frozen)]
 pub struct PyMarathon {
-    game: Arc<Marathon>,
+    pub(crate) game: Arc<Marathon>,
 }
 
 impl PyMarathon {
@@ -180,7 +180,36 @@ impl PyMarathon {
             game: Arc::new(config.build().py()?),
         })
     }
+
+    fn sample(&self) -> &Marathon {
+        &self.game
+    }
+
+    /// `course` is the ASCII map; `name`, `description`, `players`, `ply_limit` are optional.
+    fn from_dict(source: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let origin = "Marathon config dict";
+        let value = args::config_value(source, origin, "")?;
+        PyMarathon::from_config_struct(Config::from_value(value, origin).py()?)
+    }
+
+    fn from_file(text: &str, path: &std::path::Path) -> PyResult<Self> {
+        PyMarathon::from_config_struct(Config::from_toml(text, &path.display().to_string()).py()?)
+    }
+
+    fn config_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let config = self.game.config();
+        let dict = PyDict::new(py);
+        dict.set_item("game", "marathon")?;
+        dict.set_item("name", config.name)?;
+        dict.set_item("description", config.description)?;
+        dict.set_item("players", config.players)?;
+        dict.set_item("ply_limit", config.ply_limit)?;
+        dict.set_item("course", config.course)?;
+        Ok(dict.into_any())
+    }
 }
+
+game_class!(PyMarathon, "Marathon");
 
 #[pymethods]
 impl PyMarathon {
@@ -221,42 +250,16 @@ impl PyMarathon {
         PyMarathon::from_config_struct(Config::bundled(name).py()?)
     }
 
-    /// A variant from a TOML file (a path) or a dict with the same keys (`course` is the ASCII
-    /// map; `name`, `description`, `players`, `ply_limit` are optional).
-    #[staticmethod]
-    fn from_config(source: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let config = if source.is_instance_of::<PyDict>() {
-            let origin = "Marathon config dict";
-            Config::from_value(args::config_value(source, origin, "")?, origin).py()?
-        } else {
-            let path: std::path::PathBuf = source.extract().map_err(|_| {
-                PyTypeError::new_err("from_config takes a path to a TOML file or a dict")
-            })?;
-            let bytes = std::fs::read(&path).map_err(|e| {
-                PyValueError::new_err(format!(
-                    "cannot read Marathon config {}: {e}",
-                    path.display()
-                ))
-            })?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                PyValueError::new_err(format!(
-                    "Marathon config {}: not UTF-8 text ({e})",
-                    path.display()
-                ))
-            })?;
-            Config::from_toml(&text, &path.display().to_string()).py()?
-        };
-        PyMarathon::from_config_struct(config)
+    /// The variant's name (`"custom"` for a course map given as it is); optional, as Fish's.
+    #[getter]
+    fn name(&self) -> Option<String> {
+        Some(self.game.name().to_string())
     }
 
+    /// The variant's description; optional, as Fish's.
     #[getter]
-    fn name(&self) -> String {
-        self.game.name().to_string()
-    }
-
-    #[getter]
-    fn description(&self) -> String {
-        self.game.description().to_string()
+    fn description(&self) -> Option<String> {
+        Some(self.game.description().to_string())
     }
 
     #[getter]
@@ -281,17 +284,6 @@ impl PyMarathon {
         self.game.course().coords().to_vec()
     }
 
-    /// Rows and columns of the course's bounding box.
-    #[getter]
-    fn rows(&self) -> usize {
-        self.game.course().size().0
-    }
-
-    #[getter]
-    fn cols(&self) -> usize {
-        self.game.course().size().1
-    }
-
     /// The outside places pieces enter from, along the start line.
     #[getter]
     fn start(&self) -> Vec<Cell> {
@@ -302,25 +294,6 @@ impl PyMarathon {
     #[getter]
     fn finish(&self) -> Vec<Cell> {
         self.game.course().finish_line().to_vec()
-    }
-
-    /// Size of the fixed action space: `3 * (9 * cells + 1)`.
-    #[getter]
-    fn num_actions(&self) -> usize {
-        self.game.num_actions()
-    }
-
-    /// Shape `(planes, rows, cols)` of `state.observation_tensor()`.
-    #[getter]
-    fn observation_shape(&self) -> (usize, usize, usize) {
-        let [p, r, c] = self.game.observation_shape();
-        (p, r, c)
-    }
-
-    /// The most actions a game can last: the ply limit (the game is then a draw).
-    #[getter]
-    fn max_game_length(&self) -> usize {
-        self.game.max_game_length()
     }
 
     /// The config as TOML text (readable by `Marathon.from_config`).
@@ -409,21 +382,6 @@ impl PyMarathon {
         self.game.config().course.hash(&mut h);
         (self.game.players(), self.game.ply_limit()).hash(&mut h);
         h.finish()
-    }
-
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
-        let py = slf.py();
-        let config = slf.get().game.config();
-        let dict = PyDict::new(py);
-        dict.set_item("name", config.name)?;
-        dict.set_item("description", config.description)?;
-        dict.set_item("players", config.players)?;
-        dict.set_item("ply_limit", config.ply_limit)?;
-        dict.set_item("course", config.course)?;
-        let from_config = slf.get_type().getattr("from_config")?;
-        Ok((from_config, PyTuple::new(py, [dict])?))
     }
 }
 
@@ -605,6 +563,7 @@ pub struct PyMarathonState {
 impl Bind for Marathon {
     type Move = PyMarathonMove;
     const MOVE_CLASS: &'static str = "MarathonMove";
+    const STATE_CLASS: &'static str = "MarathonState";
 
     fn py_move(&self, s: &State, action: Action) -> PyMarathonMove {
         PyMarathonMove {

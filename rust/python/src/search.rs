@@ -3,24 +3,21 @@
 //! object itself (its shared game and `Copy` state, no JSON) and runs off the GIL on a worker
 //! thread that Ctrl-C stops (`detached`).
 
+use std::any::Any;
 use std::sync::{Arc, Mutex, TryLockError};
 
 use numpy::{PyArray1, PyArrayMethods};
-use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
+use pingvinas_engine::any::cached_eval;
 use pingvinas_engine::fish::solver as fish_solver;
-use pingvinas_engine::fish::{AnyFish, AnyFishState, FishGame, FishState, Width, W1024};
-use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
-use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::rng::Rng;
-use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
-use pingvinas_engine::search::mcts::{self, Leaf, MctsConfig, Selection};
-use pingvinas_engine::search::puct::{Forest, PuctConfig, PuctTree, Stepped, MAX_BATCH};
+use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::mcts::{self, Selection};
+use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
+use pingvinas_engine::search::puct::{Forest, PuctTree, RootRule, Stepped, MAX_BATCH};
 use pingvinas_engine::search::tt;
-use pingvinas_engine::search::{
-    AutoChoice, Budget, Choice, Evaluate, SearchResult, Searcher, StopFlag,
-};
-use pingvinas_engine::with_fish_state;
-use pingvinas_engine::Game;
+use pingvinas_engine::search::{Budget, Choice, Playout, SearchResult, Searcher, StopFlag};
+use pingvinas_engine::{with_fish_state, with_game, with_game_state};
+use pingvinas_engine::{AnyGame, AnyState, Concrete};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -28,307 +25,53 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use crate::args;
 use crate::errors::ToPyResult;
 use crate::fish::PyFishState;
-use crate::marathon::PyMarathonState;
 use crate::state::Bind;
 
-/// The names `algorithm` accepts, `"auto"` first, `"puct"` (which needs an evaluator) last.
-pub fn algorithms() -> Vec<&'static str> {
-    std::iter::once("auto")
-        .chain(Choice::NAMES)
-        .chain(std::iter::once("puct"))
-        .collect()
-}
-
-/// `"auto"`, one of the engine's own algorithms, or PUCT with an evaluator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Algorithm {
-    Auto,
-    Fixed(Choice),
-    Puct,
-}
-
-impl Algorithm {
-    fn parse(text: &str) -> PyResult<Algorithm> {
-        if text == "auto" {
-            return Ok(Algorithm::Auto);
-        }
-        if text == "puct" {
-            return Ok(Algorithm::Puct);
-        }
-        Choice::parse(text).map(Algorithm::Fixed).map_err(|_| {
-            PyValueError::new_err(format!(
-                "algorithm = {:?}: expected one of {}",
-                args::cut(text),
-                algorithms().join(", ")
-            ))
-        })
-    }
-
-    fn choice<G: AutoChoice>(self, game: &G) -> Choice {
-        match self {
-            Algorithm::Auto => game.auto_choice(),
-            Algorithm::Fixed(c) => c,
-            // PUCT is searched apart (`PySearcher::run_puct`); MCTS is its nearest kin.
-            Algorithm::Puct => Choice::Mcts,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Algorithm::Auto => "auto",
-            Algorithm::Fixed(c) => c.name(),
-            Algorithm::Puct => "puct",
-        }
-    }
-}
-
-/// Settings as given from Python, checked.
-#[derive(Clone, Debug)]
-struct Options {
-    algorithm: Algorithm,
-    threads: usize,
-    seed: u64,
-    exploration: Option<f64>,
-    selection: Selection,
-    playout: String,
-    knowledge: bool,
-    tt_mb: usize,
-    memory_mb: usize,
-    reuse: bool,
-    batch_size: usize,
-    dirichlet: Option<(f64, f64)>,
-}
-
-impl Options {
-    fn puct(&self) -> PuctConfig {
-        PuctConfig {
-            exploration: self
-                .exploration
-                .unwrap_or(PuctConfig::default().exploration),
-            batch_size: self.batch_size,
-            dirichlet: self.dirichlet,
-            reuse: self.reuse,
-            memory_mb: self.memory_mb,
-            ..PuctConfig::default()
-        }
-    }
-
-    fn searcher<S: Copy + PartialEq + Send>(&self, choice: Choice) -> Searcher<S> {
-        Searcher::new(
-            choice,
-            MctsConfig {
-                exploration: self.exploration.unwrap_or(1.0),
-                selection: self.selection,
-                leaf: if self.playout == "evaluate" {
-                    Leaf::Evaluate
-                } else {
-                    Leaf::Playout
-                },
-                threads: self.threads,
-                reuse: self.reuse,
-                expand_after: 1,
-                seed: self.seed,
-                memory_mb: self.memory_mb,
-            },
-            AlphaBetaConfig {
-                tt_mb: self.tt_mb,
-                threads: self.threads,
-                ..AlphaBetaConfig::default()
-            },
-        )
-    }
-}
+/// The settings of a searcher: the engine's, checked as given from Python.
+type Options = Settings;
 
 /// What a searcher keeps for one game: the game it was made for (its trees and table mean
 /// nothing on another board or course), the game's evaluation and the engine searcher.
-struct Kept<G: Game, E> {
+struct Kept<G: Concrete> {
     game: Arc<G>,
-    eval: Arc<E>,
+    eval: Arc<G::Eval>,
     choice: Choice,
     searcher: Searcher<G::State>,
 }
 
-/// The searcher kept for the game played last.
-// One per searcher: the wide boards' variants being large costs nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Default)]
-enum Inner {
-    #[default]
-    Empty,
-    Fish(Kept<FishGame, FishEval>),
-    /// Fish on boards of 65 to 128 cells.
-    Fish128(Kept<FishGame<u128>, FishEval<u128>>),
-    /// Fish on boards of more than 128 cells.
-    FishWide(Kept<FishGame<W1024>, FishEval<W1024>>),
-    Marathon(Kept<Marathon, MarathonEval>),
-    FishPuct(PuctTree<FishGame, FishEval>),
-    FishPuct128(PuctTree<FishGame<u128>, FishEval<u128>>),
-    FishPuctWide(PuctTree<FishGame<W1024>, FishEval<W1024>>),
-    MarathonPuct(PuctTree<Marathon, MarathonEval>),
-}
+/// What a searcher keeps from the game searched last: a [`Kept`] or a PUCT tree of that
+/// game's type, found again by downcasting to the type of the game searched now.
+type Inner = Option<Box<dyn Any + Send>>;
 
-/// Recently built evaluations, by game and settings, newest first.
-type EvalCache<G, E> = Mutex<Vec<(Arc<G>, bool, Arc<E>)>>;
-
-/// How many evaluations [`EvalCache`] keeps per game type.
-const EVALS_KEPT: usize = 8;
-
-/// A game the search binding knows: how to reach its kept searcher and build its evaluation.
-trait Searchable: Bind + AutoChoice + Sized
-where
-    Self::State: Send,
-{
-    type Eval: Evaluate<Self> + Send + Sync;
-    fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, Self::Eval>>;
-    fn store(kept: Kept<Self, Self::Eval>) -> Inner;
-    /// The kept PUCT tree, taken out of `inner`.
-    fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, Self::Eval>>;
-    fn store_puct(tree: PuctTree<Self, Self::Eval>) -> Inner;
-    /// The one setting the evaluation depends on: whether it uses the game's knowledge.
-    fn knows(options: &Options) -> bool;
-    fn build_eval(&self, knowledge: bool) -> Self::Eval;
-    fn evals() -> &'static EvalCache<Self, Self::Eval>;
-
-    /// The evaluation of this game, built once per game and settings: Marathon's computes
-    /// distance tables, which one-shot `pv.search` calls would otherwise redo every move.
-    fn eval(self: &Arc<Self>, options: &Options) -> Arc<Self::Eval> {
-        let knowledge = Self::knows(options);
-        let mut cache = Self::evals().lock().unwrap_or_else(|e| e.into_inner());
-        let hit = cache
-            .iter()
-            .position(|(g, k, _)| *k == knowledge && (Arc::ptr_eq(g, self) || **g == **self));
-        let entry = match hit {
-            Some(i) => cache.remove(i),
-            None => (
-                self.clone(),
-                knowledge,
-                Arc::new(self.build_eval(knowledge)),
-            ),
-        };
-        let eval = entry.2.clone();
-        cache.insert(0, entry);
-        cache.truncate(EVALS_KEPT);
-        eval
-    }
-}
-
-/// Fish is searched on the bitboard word of its board: one impl per word.
-macro_rules! fish_searchable {
-    ($w:ty, $variant:ident, $puct:ident) => {
-        impl Searchable for FishGame<$w> {
-            type Eval = FishEval<$w>;
-            fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, Self::Eval>> {
-                match inner {
-                    Inner::$variant(k) => Some(k),
-                    _ => None,
-                }
-            }
-            fn store(kept: Kept<Self, Self::Eval>) -> Inner {
-                Inner::$variant(kept)
-            }
-            fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, Self::Eval>> {
-                match std::mem::take(inner) {
-                    Inner::$puct(t) => Some(t),
-                    _ => None,
-                }
-            }
-            fn store_puct(tree: PuctTree<Self, Self::Eval>) -> Inner {
-                Inner::$puct(tree)
-            }
-            fn knows(options: &Options) -> bool {
-                options.knowledge
-            }
-            fn build_eval(&self, knowledge: bool) -> Self::Eval {
-                if knowledge {
-                    FishEval::new(self, FishEvalConfig::default())
-                } else {
-                    FishEval::plain(self)
-                }
-            }
-            fn evals() -> &'static EvalCache<Self, Self::Eval> {
-                static EVALS: EvalCache<FishGame<$w>, FishEval<$w>> = Mutex::new(Vec::new());
-                &EVALS
-            }
-        }
-    };
-}
-
-fish_searchable!(u64, Fish, FishPuct);
-fish_searchable!(u128, Fish128, FishPuct128);
-fish_searchable!(W1024, FishWide, FishPuctWide);
-
-impl Searchable for Marathon {
-    type Eval = MarathonEval;
-    fn slot(inner: &mut Inner) -> Option<&mut Kept<Self, MarathonEval>> {
-        match inner {
-            Inner::Marathon(k) => Some(k),
-            _ => None,
-        }
-    }
-    fn store(kept: Kept<Self, MarathonEval>) -> Inner {
-        Inner::Marathon(kept)
-    }
-    fn take_puct(inner: &mut Inner) -> Option<PuctTree<Self, MarathonEval>> {
-        match std::mem::take(inner) {
-            Inner::MarathonPuct(t) => Some(t),
-            _ => None,
-        }
-    }
-    fn store_puct(tree: PuctTree<Self, MarathonEval>) -> Inner {
-        Inner::MarathonPuct(tree)
-    }
-    fn knows(options: &Options) -> bool {
-        options.knowledge && options.playout != "random"
-    }
-    fn build_eval(&self, knowledge: bool) -> MarathonEval {
-        let mut config = MarathonEvalConfig::default();
-        if !knowledge {
-            config.greedy = 0.0;
-        }
-        MarathonEval::new(self, config)
-    }
-    fn evals() -> &'static EvalCache<Self, MarathonEval> {
-        static EVALS: EvalCache<Marathon, MarathonEval> = Mutex::new(Vec::new());
-        &EVALS
-    }
+/// The evaluation of `game` for these settings.
+fn eval_for<G: Concrete>(options: &Options, game: &Arc<G>) -> Arc<G::Eval> {
+    cached_eval(game, options.knowledge, options.playout)
 }
 
 /// The kept searcher for `game`, made afresh when the game (board, course, rules) or the
 /// algorithm differs from the last search's.
-fn kept<'a, G: Searchable>(
+fn kept<'a, G: Concrete>(
     inner: &'a mut Inner,
     game: &Arc<G>,
     choice: Choice,
     options: &Options,
-) -> &'a mut Kept<G, G::Eval>
-where
-    G::State: Send,
-{
-    let reusable = G::slot(inner)
+) -> &'a mut Kept<G> {
+    let reusable = inner
+        .as_mut()
+        .and_then(|b| b.downcast_mut::<Kept<G>>())
         .is_some_and(|k| k.choice == choice && (Arc::ptr_eq(&k.game, game) || *k.game == **game));
     if !reusable {
-        *inner = G::store(Kept {
+        *inner = Some(Box::new(Kept {
             game: game.clone(),
-            eval: game.eval(options),
+            eval: eval_for(options, game),
             choice,
-            searcher: options.searcher(choice),
-        });
+            searcher: options.searcher::<G::State>(choice),
+        }));
     }
-    G::slot(inner).expect("just stored")
-}
-
-/// The budget of a search: as given, or one second when none is given to an algorithm that
-/// needs one (greedy and random look one ply ahead and need none). Whether the algorithm can
-/// honour it is the engine's check (`search::check_start`).
-fn budget_for(choice: Choice, budget: Budget) -> Budget {
-    let given = budget.time.is_some()
-        || budget.iterations.is_some()
-        || budget.nodes.is_some()
-        || budget.depth.is_some();
-    match choice {
-        Choice::Mcts | Choice::AlphaBeta if !given => Budget::time(1.0),
-        _ => budget,
-    }
+    inner
+        .as_mut()
+        .and_then(|b| b.downcast_mut::<Kept<G>>())
+        .expect("just stored")
 }
 
 /// The tuple `search.SearchResult` is built from.
@@ -401,7 +144,7 @@ fn lock(inner: &Mutex<Inner>) -> PyResult<std::sync::MutexGuard<'_, Inner>> {
         // A search that failed midway leaves nothing worth keeping.
         Err(TryLockError::Poisoned(e)) => {
             let mut guard = e.into_inner();
-            *guard = Inner::Empty;
+            *guard = None;
             Ok(guard)
         }
     }
@@ -426,69 +169,49 @@ pub fn tree_seed(seed: u64, i: usize) -> u64 {
     Rng::for_item(seed, i as u64).next_u64()
 }
 
-/// The states of a list, all of one game type, with their games.
-enum States {
-    Fish(Vec<(Arc<FishGame>, FishState)>),
-    Fish128(Vec<(Arc<FishGame<u128>>, FishState<u128>)>),
-    FishWide(Vec<(Arc<FishGame<W1024>>, FishState<W1024>)>),
-    Marathon(Vec<(Arc<Marathon>, <Marathon as Game>::State)>),
-}
-
-fn states_of(states: &Bound<'_, PyAny>) -> PyResult<States> {
-    let mut fish = Vec::new();
-    let mut marathon = Vec::new();
+/// The games and states of a list of state objects, all of one game.
+fn states_of(states: &Bound<'_, PyAny>) -> PyResult<Vec<(AnyGame, AnyState)>> {
+    let mut list: Vec<(AnyGame, AnyState)> = Vec::new();
     for (i, item) in states.try_iter()?.enumerate() {
         let item = item?;
-        if let Ok(s) = item.cast::<PyFishState>() {
-            let s = s.borrow();
-            fish.push((s.game.clone(), s.state));
-        } else if let Ok(s) = item.cast::<PyMarathonState>() {
-            let s = s.borrow();
-            marathon.push((s.game.clone(), s.state));
-        } else {
+        let Some((game, state)) = crate::games::state_of(&item) else {
             return Err(PyTypeError::new_err(format!(
                 "states[{i}]: expected a FishState or a MarathonState, got {}",
                 item.get_type().name()?
             )));
-        }
-        if !fish.is_empty() && !marathon.is_empty() {
+        };
+        if list.first().is_some_and(|(g, _)| g.name() != game.name()) {
             return Err(PyTypeError::new_err(
                 "states must all be of one game: Fish and Marathon states are mixed",
             ));
         }
+        list.push((game, state));
     }
-    if !marathon.is_empty() {
-        return Ok(States::Marathon(marathon));
-    }
-    // Each tree runs on its board's bitboard word, so the boards must share one.
-    if let Some(list) = narrowed::<u64>(&fish) {
-        Ok(States::Fish(list))
-    } else if let Some(list) = narrowed::<u128>(&fish) {
-        Ok(States::Fish128(list))
-    } else if let Some(list) = narrowed::<W1024>(&fish) {
-        Ok(States::FishWide(list))
-    } else {
-        Err(PyValueError::new_err(
-            "states are of Fish boards of different size classes (up to 64, 65 to 128, over 128 \
-             cells): search those of each class in a call of their own",
-        ))
-    }
+    Ok(list)
 }
 
-/// The concrete games and states of `fish` when all have the word `W`.
+/// The concrete games and states of `list`, of the type of `_sample`. Fish trees run on their
+/// board's bitboard word, so the boards must share one.
 #[allow(clippy::type_complexity)]
-fn narrowed<W: Width>(
-    fish: &[(Arc<AnyFish>, AnyFishState)],
-) -> Option<Vec<(Arc<FishGame<W>>, FishState<W>)>> {
-    fish.iter()
-        .map(|(g, s)| Some((W::game_of(g)?.clone(), *W::state_of(s)?)))
-        .collect()
+fn concrete<G: Concrete>(
+    _sample: &Arc<G>,
+    list: &[(AnyGame, AnyState)],
+) -> PyResult<Vec<(Arc<G>, G::State)>> {
+    list.iter()
+        .map(|(g, s)| Some((G::game_of(g)?.clone(), *G::state_of(s)?)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            PyValueError::new_err(
+                "states are of Fish boards of different size classes (up to 64, 65 to 128, \
+                 over 128 cells): search those of each class in a call of their own",
+            )
+        })
 }
 
 /// PUCT over `states` (one tree each, the trees given or new ones seeded `(seed, i)`), driven
 /// by the Python `evaluator`; the trees come back with the results.
 #[allow(clippy::type_complexity)]
-fn puct_search<G: Searchable>(
+fn puct_search<G: Concrete + Bind>(
     py: Python<'_>,
     trees: Vec<PuctTree<G, G::Eval>>,
     states: &[G::State],
@@ -512,7 +235,7 @@ where
 
 impl PySearcher {
     /// A PUCT search of `state`, keeping the tree for the next move.
-    fn run_puct<'py, G: Searchable>(
+    fn run_puct<'py, G: Concrete + Bind>(
         &self,
         py: Python<'py>,
         game: Arc<G>,
@@ -528,14 +251,17 @@ impl PySearcher {
                 "this Searcher's evaluator was cleared by the garbage collector",
             ));
         };
-        let budget = budget_for(Choice::Mcts, budget);
+        let budget = default_budget(Choice::Mcts, budget);
         let mut inner = lock(&self.inner)?;
         self.stop.reset();
-        let tree = match G::take_puct(&mut inner) {
-            Some(t) if Arc::ptr_eq(t.game(), &game) || **t.game() == *game => t,
+        let kept = inner
+            .take()
+            .and_then(|b| b.downcast::<PuctTree<G, G::Eval>>().ok());
+        let tree = match kept {
+            Some(t) if Arc::ptr_eq(t.game(), &game) || **t.game() == *game => *t,
             _ => PuctTree::new(
                 game.clone(),
-                game.eval(&self.options),
+                eval_for(&self.options, &game),
                 self.options.puct(),
                 tree_seed(self.options.seed, 0),
             ),
@@ -543,12 +269,12 @@ impl PySearcher {
         let (results, mut trees) =
             puct_search(py, vec![tree], &[state], &budget, &self.stop, evaluator)?;
         if let Some(tree) = trees.pop() {
-            *inner = G::store_puct(tree);
+            *inner = Some(Box::new(tree));
         }
         result_tuple(py, &*game, &state, &results[0], "puct")
     }
 
-    fn run<'py, G: Searchable>(
+    fn run<'py, G: Concrete + Bind>(
         &self,
         py: Python<'py>,
         game: Arc<G>,
@@ -562,7 +288,7 @@ impl PySearcher {
             return self.run_puct(py, game, state, budget);
         }
         let choice = self.options.algorithm.choice(&*game);
-        let budget = budget_for(choice, budget);
+        let budget = default_budget(choice, budget);
         let mut inner = lock(&self.inner)?;
         self.stop.reset();
         let options = &self.options;
@@ -601,7 +327,7 @@ impl PySearcher {
     }
 
     #[new]
-    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None))]
+    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None, root = "puct"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -617,8 +343,10 @@ impl PySearcher {
         evaluator: Option<&Bound<'_, PyAny>>,
         batch_size: Option<&Bound<'_, PyAny>>,
         dirichlet: Option<&Bound<'_, PyAny>>,
+        root: &str,
     ) -> PyResult<Self> {
-        let algorithm = Algorithm::parse(algorithm)?;
+        let defaults = Settings::default();
+        let algorithm = Algorithm::parse(algorithm).py()?;
         let evaluator = evaluator.filter(|e| !e.is_none());
         let evaluator = match (algorithm, evaluator) {
             (Algorithm::Puct, Some(e)) => Some(crate::evaluator::check_evaluator(e)?),
@@ -638,12 +366,13 @@ impl PySearcher {
         };
         let batch_size = match batch_size {
             Some(b) if !b.is_none() => args::count(b, "batch_size", 1, MAX_BATCH as u64)? as usize,
-            _ => 16,
+            _ => defaults.batch_size,
         };
         let dirichlet = dirichlet_arg(dirichlet)?;
+        let root = RootRule::parse(root).py()?;
         let threads = match threads {
             Some(t) if !t.is_none() => args::count(t, "threads", 1, 256)? as usize,
-            _ => 1,
+            _ => defaults.threads,
         };
         if let Some(c) = exploration {
             if !c.is_finite() || !(0.0..=1e6).contains(&c) {
@@ -652,31 +381,21 @@ impl PySearcher {
                 )));
             }
         }
-        let selection = match selection {
-            "uct" => Selection::Uct,
-            "puct" => Selection::Puct,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "selection = {:?}: expected \"uct\" or \"puct\"",
-                    args::cut(selection)
-                )))
-            }
-        };
-        if !["auto", "random", "evaluate"].contains(&playout) {
-            return Err(PyValueError::new_err(format!(
-                "playout = {:?}: expected \"auto\", \"random\" or \"evaluate\"",
-                args::cut(playout)
-            )));
-        }
+        let selection = selection.parse::<Selection>().map_err(|e| {
+            PyValueError::new_err(format!("selection = {}", args::cut(&e.to_string())))
+        })?;
+        let playout = playout.parse::<Playout>().map_err(|e| {
+            PyValueError::new_err(format!("playout = {}", args::cut(&e.to_string())))
+        })?;
         let tt_mb = match tt_mb {
             Some(t) if !t.is_none() => args::count(t, "tt_mb", 1, tt::MAX_TT_MB as u64)? as usize,
-            _ => 64,
+            _ => defaults.tt_mb,
         };
         let memory_mb = match memory_mb {
             Some(m) if !m.is_none() => {
                 args::count(m, "memory_mb", 1, mcts::MAX_MEMORY_MB as u64)? as usize
             }
-            _ => mcts::DEFAULT_MEMORY_MB,
+            _ => defaults.memory_mb,
         };
         Ok(PySearcher {
             options: Options {
@@ -685,16 +404,17 @@ impl PySearcher {
                 seed: seed.map_or(Ok(0), args::seed)?,
                 exploration,
                 selection,
-                playout: playout.to_string(),
+                playout,
                 knowledge,
                 tt_mb,
                 memory_mb,
                 reuse,
                 batch_size,
                 dirichlet,
+                root,
             },
             evaluator,
-            inner: Mutex::new(Inner::Empty),
+            inner: Mutex::new(None),
             stop: StopFlag::new(),
         })
     }
@@ -714,30 +434,19 @@ impl PySearcher {
         depth: Option<i64>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let budget = Budget::checked(time, iterations, nodes, depth).py()?;
-        if let Ok(s) = state.cast::<PyFishState>() {
-            let (game, s) = {
-                let s = s.borrow();
-                (s.game.clone(), s.state)
-            };
-            // Searched on the board's own word (and small states): one dispatch here.
-            return with_fish_state!(
-                &*game,
-                s,
-                |g, s| self.run(py, g.clone(), s, budget),
-                Err(PyTypeError::new_err("a Fish state of another board"))
-            );
-        }
-        if let Ok(s) = state.cast::<PyMarathonState>() {
-            let (game, s) = {
-                let s = s.borrow();
-                (s.game.clone(), s.state)
-            };
-            return self.run(py, game, s, budget);
-        }
-        Err(PyTypeError::new_err(format!(
-            "expected a FishState or a MarathonState, got {}",
-            state.get_type().name()?
-        )))
+        let Some((game, s)) = crate::games::state_of(state) else {
+            return Err(PyTypeError::new_err(format!(
+                "expected a FishState or a MarathonState, got {}",
+                state.get_type().name()?
+            )));
+        };
+        // Searched on the concrete game (a Fish board's own word, small states): one dispatch.
+        with_game_state!(
+            &game,
+            &s,
+            |g, s| self.run(py, g.clone(), *s, budget),
+            Err(PyTypeError::new_err("a Fish state of another board"))
+        )
     }
 
     /// Asks a running search to stop now (it returns its best move so far). Thread-safe.
@@ -747,7 +456,7 @@ impl PySearcher {
 
     /// Forgets the kept trees and transposition table.
     fn clear(&self) -> PyResult<()> {
-        *lock(&self.inner)? = Inner::Empty;
+        *lock(&self.inner)? = None;
         Ok(())
     }
 
@@ -802,7 +511,7 @@ pub fn dirichlet_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(f64, 
 /// evaluator call per round (see `pingvinas.search.search_many`). Returns one result tuple per
 /// state (as `Searcher.search`).
 #[pyfunction]
-#[pyo3(signature = (states, *, evaluator, time = None, iterations = None, nodes = None, batch_size = None, seed = None, exploration = None, dirichlet = None, knowledge = true, memory_mb = None))]
+#[pyo3(signature = (states, *, evaluator, time = None, iterations = None, nodes = None, batch_size = None, seed = None, exploration = None, dirichlet = None, knowledge = true, memory_mb = None, root = "puct"))]
 #[allow(clippy::too_many_arguments)]
 pub fn search_many<'py>(
     py: Python<'py>,
@@ -817,6 +526,7 @@ pub fn search_many<'py>(
     dirichlet: Option<&Bound<'py, PyAny>>,
     knowledge: bool,
     memory_mb: Option<&Bound<'py, PyAny>>,
+    root: &str,
 ) -> PyResult<Bound<'py, PyList>> {
     let searcher = PySearcher::new(
         "puct",
@@ -832,23 +542,29 @@ pub fn search_many<'py>(
         Some(evaluator),
         batch_size,
         dirichlet,
+        root,
     )?;
-    let budget = budget_for(
+    let budget = default_budget(
         Choice::Mcts,
         Budget::checked(time, iterations, nodes, None).py()?,
     );
     let options = &searcher.options;
     let out = PyList::empty(py);
-    match states_of(states)? {
-        States::Fish(list) => many(py, &list, options, &budget, evaluator, &out)?,
-        States::Fish128(list) => many(py, &list, options, &budget, evaluator, &out)?,
-        States::FishWide(list) => many(py, &list, options, &budget, evaluator, &out)?,
-        States::Marathon(list) => many(py, &list, options, &budget, evaluator, &out)?,
+    let list = states_of(states)?;
+    if let Some((first, _)) = list.first() {
+        with_game!(first, |g| many(
+            py,
+            &concrete(g, &list)?,
+            options,
+            &budget,
+            evaluator,
+            &out
+        )?);
     }
     Ok(out)
 }
 
-fn many<'py, G: Searchable>(
+fn many<'py, G: Concrete + Bind>(
     py: Python<'py>,
     list: &[(Arc<G>, G::State)],
     options: &Options,
@@ -869,7 +585,7 @@ where
 }
 
 /// A fresh PUCT tree for each game of `list`, tree `i` seeded `(seed, i)`.
-fn new_trees<G: Searchable>(
+fn new_trees<G: Concrete + Bind>(
     list: &[(Arc<G>, G::State)],
     options: &Options,
 ) -> Vec<PuctTree<G, G::Eval>> {
@@ -879,7 +595,7 @@ fn new_trees<G: Searchable>(
         .map(|(i, (g, _))| {
             PuctTree::new(
                 g.clone(),
-                g.eval(options),
+                eval_for(options, g),
                 config,
                 tree_seed(options.seed, i),
             )
@@ -900,7 +616,7 @@ fn _search_many_native(
     seed: u64,
     knowledge: bool,
 ) -> PyResult<f64> {
-    fn go<G: Searchable>(
+    fn go<G: Concrete + Bind>(
         py: Python<'_>,
         list: &[(Arc<G>, G::State)],
         options: &Options,
@@ -936,24 +652,19 @@ fn _search_many_native(
     }
     let options = Options {
         algorithm: Algorithm::Puct,
-        threads: 1,
         seed,
-        exploration: None,
         selection: Selection::Puct,
-        playout: "auto".into(),
         knowledge,
         tt_mb: 1,
-        memory_mb: mcts::DEFAULT_MEMORY_MB,
         reuse: false,
         batch_size: batch_size.clamp(1, MAX_BATCH),
-        dirichlet: None,
+        ..Settings::default()
     };
     let budget = Budget::checked(None, Some(iterations), None, None).py()?;
-    match states_of(states)? {
-        States::Fish(list) => go(py, &list, &options, &budget),
-        States::Fish128(list) => go(py, &list, &options, &budget),
-        States::FishWide(list) => go(py, &list, &options, &budget),
-        States::Marathon(list) => go(py, &list, &options, &budget),
+    let list = states_of(states)?;
+    match list.first() {
+        Some((first, _)) => with_game!(first, |g| go(py, &concrete(g, &list)?, &options, &budget)),
+        None => Ok(0.0),
     }
 }
 
@@ -1000,13 +711,75 @@ pub fn fish_solve<'py>(
     Ok(d)
 }
 
+/// A built-in player named in text, parsed by the engine: ``"random"``, ``"greedy"``,
+/// ``"mcts"``, ``"mcts:N"`` (N iterations a move), ``"alphabeta"``, ``"alphabeta:D"`` (depth
+/// D) or ``"auto"`` (the game's choice). ``str(spec)`` is its canonical text. PUCT is no agent
+/// spec: it needs an evaluator. Raises ``ValueError`` for any other text.
+#[pyclass(module = "pingvinas._core", name = "AgentSpec", frozen, eq)]
+#[derive(PartialEq)]
+pub struct PyAgentSpec {
+    spec: AgentSpec,
+}
+
+#[pymethods]
+impl PyAgentSpec {
+    #[new]
+    fn new(text: &str) -> PyResult<Self> {
+        let spec = AgentSpec::parse(text)
+            .map_err(|e| PyValueError::new_err(format!("agent {}", args::cut(&e.to_string()))))?;
+        Ok(PyAgentSpec { spec })
+    }
+
+    /// The agent names, without counts.
+    #[classattr]
+    #[allow(non_snake_case)]
+    fn NAMES(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+        PyTuple::new(py, AgentSpec::NAMES)
+    }
+
+    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"`` or ``"auto"``.
+    #[getter]
+    fn algorithm(&self) -> &'static str {
+        self.spec.name()
+    }
+
+    /// N of ``"mcts:N"``, else None.
+    #[getter]
+    fn iterations(&self) -> Option<u64> {
+        self.spec
+            .count
+            .filter(|_| self.spec.choice == Some(Choice::Mcts))
+    }
+
+    /// D of ``"alphabeta:D"``, else None.
+    #[getter]
+    fn depth(&self) -> Option<u64> {
+        self.spec
+            .count
+            .filter(|_| self.spec.choice == Some(Choice::AlphaBeta))
+    }
+
+    fn __str__(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("AgentSpec({:?})", self.spec.to_string())
+    }
+
+    fn __hash__(&self) -> u64 {
+        crate::state::state_hash(&self.spec.to_string())
+    }
+}
+
 /// The tuple of algorithm names, `"auto"` first (`pingvinas.search.ALGORITHMS`).
 fn register_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ALGORITHMS", PyTuple::new(m.py(), algorithms())?)
+    m.add("ALGORITHMS", PyTuple::new(m.py(), Algorithm::NAMES)?)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySearcher>()?;
+    m.add_class::<PyAgentSpec>()?;
     m.add_function(wrap_pyfunction!(fish_solve, m)?)?;
     m.add_function(wrap_pyfunction!(search_many, m)?)?;
     m.add_function(wrap_pyfunction!(_search_many_native, m)?)?;

@@ -4,89 +4,21 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
-use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::fish::{AnyFish, FishGame, Width, W1024};
-use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
-use pingvinas_engine::marathon::Marathon;
-use pingvinas_engine::search::puct::{PuctConfig, MAX_BATCH};
-use pingvinas_engine::search::{Evaluate, StopFlag};
+use pingvinas_engine::search::puct::{PuctConfig, RootRule, MAX_BATCH};
+use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::selfplay::{
-    game_seeds, play_many_mcts, GameRecord, Maker, SelfPlay, SelfPlayConfig, MAX_GAMES,
+    default_maker, game_seeds, play_many_mcts, GameRecord, SelfPlay, SelfPlayConfig, MAX_GAMES,
 };
-use pingvinas_engine::vector::VectorGame;
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pingvinas_engine::vector::Source;
+use pingvinas_engine::{with_game, AnySource, Concrete};
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::args;
 use crate::errors::ToPyResult;
-use crate::fish::PyFish;
-use crate::marathon::{PyMarathon, PyMarathonState};
-
-/// The game makers of a Python game object: with and without the game's knowledge. Fish
-/// games run on their board's bitboard word.
-enum Makers {
-    Fish(Maker<FishGame, FishEval>, Maker<FishGame, FishEval>),
-    Fish128(
-        Maker<FishGame<u128>, FishEval<u128>>,
-        Maker<FishGame<u128>, FishEval<u128>>,
-    ),
-    FishWide(
-        Maker<FishGame<W1024>, FishEval<W1024>>,
-        Maker<FishGame<W1024>, FishEval<W1024>>,
-    ),
-    Marathon(Maker<Marathon, MarathonEval>, Maker<Marathon, MarathonEval>),
-}
-
-/// The makers of a Fish game whose boards have the word `W` (a variant's boards all share
-/// one: a fixed board, or standard deals).
-fn fish_maker<W: Width>(fish: &Arc<PyFish>, knowledge: bool) -> Maker<FishGame<W>, FishEval<W>> {
-    let fish = fish.clone();
-    Arc::new(move |seed| {
-        let any = fish.game_for(seed);
-        let game = W::game_of(&any)
-            .expect("a variant's boards share one word")
-            .clone();
-        let eval = Arc::new(if knowledge {
-            FishEval::new(&game, FishEvalConfig::default())
-        } else {
-            FishEval::plain(&game)
-        });
-        (game, eval)
-    })
-}
-
-fn makers(game: &Bound<'_, PyAny>) -> PyResult<Makers> {
-    if let Ok(fish) = game.cast::<PyFish>() {
-        let fish: Arc<PyFish> = Arc::new(fish.get().clone());
-        return Ok(match &*fish.game_for(0) {
-            AnyFish::Narrow(_) => Makers::Fish(fish_maker(&fish, true), fish_maker(&fish, false)),
-            AnyFish::Wide(_) => Makers::Fish128(fish_maker(&fish, true), fish_maker(&fish, false)),
-            AnyFish::Huge(_) => Makers::FishWide(fish_maker(&fish, true), fish_maker(&fish, false)),
-        });
-    }
-    if let Ok(m) = game.cast::<PyMarathon>() {
-        let state = m.call_method0("new_state")?;
-        let game: Arc<Marathon> = state.cast::<PyMarathonState>()?.borrow().game.clone();
-        let maker = |greedy: bool| -> Maker<Marathon, MarathonEval> {
-            let mut config = MarathonEvalConfig::default();
-            if !greedy {
-                config.greedy = 0.0;
-            }
-            let e = Arc::new(MarathonEval::new(&game, config));
-            let g = game.clone();
-            Arc::new(move |_| (g.clone(), e.clone()))
-        };
-        return Ok(Makers::Marathon(maker(true), maker(false)));
-    }
-    Err(PyTypeError::new_err(format!(
-        "game must be a pingvinas Fish or Marathon game, got {}",
-        game.get_type().name()?
-    )))
-}
 
 /// An empty vector with room for `len` values, or `MemoryError` naming `what`.
 fn buffer<T>(len: usize, what: &str) -> PyResult<Vec<T>> {
@@ -156,10 +88,6 @@ fn arrays<'py>(
     Ok(d)
 }
 
-fn internal() -> PyErr {
-    PyRuntimeError::new_err("the engine failed (an internal error); please report it")
-}
-
 /// Calls `progress(k)` with the games finished since the last call.
 fn report(progress: Option<&Bound<'_, PyAny>>, done: usize, reported: &mut usize) -> PyResult<()> {
     if let Some(p) = progress {
@@ -172,16 +100,17 @@ fn report(progress: Option<&Bound<'_, PyAny>>, done: usize, reported: &mut usize
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run<'py, G: VectorGame, E: Evaluate<G> + 'static>(
+fn run<'py, G: Concrete>(
     py: Python<'py>,
     config: SelfPlayConfig,
-    puct_maker: Maker<G, E>,
-    mcts_maker: Maker<G, E>,
+    source: &Source<G>,
     ids: &[u64],
     evaluator: Option<&Bound<'py, PyAny>>,
     threads: usize,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // PUCT games use the game's knowledge, MCTS games plain MCTS.
+    let (puct_maker, mcts_maker) = (default_maker(source, true), default_maker(source, false));
     let first = ids.first().copied().unwrap_or(0);
     let (sample, _) = puct_maker(game_seeds(config.seed, first).0);
     let (shape, a_len, players) = (
@@ -200,33 +129,14 @@ fn run<'py, G: VectorGame, E: Evaluate<G> + 'static>(
         }
         None => {
             config.check().py()?;
-            let stop = StopFlag::new();
             let finished = AtomicUsize::new(0);
-            std::thread::scope(|scope| -> PyResult<Vec<GameRecord>> {
-                let handle = scope
-                    .spawn(|| play_many_mcts(&config, &mcts_maker, ids, threads, &stop, &finished));
-                loop {
-                    let ended = py.detach(|| {
-                        let t0 = std::time::Instant::now();
-                        while !handle.is_finished() && t0.elapsed() < Duration::from_millis(50) {
-                            std::thread::sleep(Duration::from_millis(2));
-                        }
-                        handle.is_finished()
-                    });
-                    let checked = py.check_signals().and_then(|_| {
-                        report(progress, finished.load(Ordering::Relaxed), &mut reported)
-                    });
-                    if let Err(e) = checked {
-                        stop.stop();
-                        let _ = py.detach(|| handle.join());
-                        return Err(e);
-                    }
-                    if ended {
-                        let result = py.detach(|| handle.join()).map_err(|_| internal())?;
-                        return result.py();
-                    }
-                }
-            })?
+            crate::detached::run_reporting(
+                py,
+                &StopFlag::new(),
+                |stop| play_many_mcts(&config, &mcts_maker, ids, threads, stop, &finished),
+                |_| report(progress, finished.load(Ordering::Relaxed), &mut reported),
+            )?
+            .py()?
         }
     };
     let mut records = records;
@@ -238,7 +148,7 @@ fn run<'py, G: VectorGame, E: Evaluate<G> + 'static>(
 
 /// Self-play games (see `pingvinas.selfplay.selfplay`): returns a dict of numpy arrays.
 #[pyfunction]
-#[pyo3(signature = (game, games, *, simulations, evaluator = None, temperature = 1.0, temperature_moves = None, dirichlet = None, batch_size = None, seed = None, threads = None, resign = None, playout_cap = None, exploration = None, max_live = None, progress = None))]
+#[pyo3(signature = (game, games, *, simulations, evaluator = None, temperature = 1.0, temperature_moves = None, dirichlet = None, batch_size = None, seed = None, threads = None, resign = None, playout_cap = None, exploration = None, max_live = None, progress = None, root = "puct"))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay<'py>(
     py: Python<'py>,
@@ -257,11 +167,18 @@ pub fn selfplay<'py>(
     exploration: Option<f64>,
     max_live: Option<&Bound<'py, PyAny>>,
     progress: Option<&Bound<'py, PyAny>>,
+    root: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let evaluator = match evaluator.filter(|e| !e.is_none()) {
         Some(e) => Some(crate::evaluator::check_evaluator(e)?.into_bound(py)),
         None => None,
     };
+    let root = RootRule::parse(root).py()?;
+    if evaluator.is_none() && root != RootRule::Puct {
+        return Err(PyValueError::new_err(
+            "root = \"gumbel\" is a PUCT search: it needs an evaluator",
+        ));
+    }
     let games = games.as_array();
     if games.len() > MAX_GAMES {
         return Err(PyValueError::new_err(format!(
@@ -325,6 +242,7 @@ pub fn selfplay<'py>(
             batch_size,
             dirichlet: crate::search::dirichlet_arg(dirichlet)?,
             reuse: true,
+            root,
             ..PuctConfig::default()
         },
         resign,
@@ -335,20 +253,21 @@ pub fn selfplay<'py>(
     };
     config.check().py()?;
     let evaluator = evaluator.as_ref();
-    match makers(game)? {
-        Makers::Fish(with, without) => run(
-            py, config, with, without, &ids, evaluator, threads, progress,
-        ),
-        Makers::Fish128(with, without) => run(
-            py, config, with, without, &ids, evaluator, threads, progress,
-        ),
-        Makers::FishWide(with, without) => run(
-            py, config, with, without, &ids, evaluator, threads, progress,
-        ),
-        Makers::Marathon(with, without) => run(
-            py, config, with, without, &ids, evaluator, threads, progress,
-        ),
-    }
+    let source = crate::games::source_of(game)?;
+    with_game!(&source.sample(), |g| run(
+        py,
+        config,
+        &typed(g, &source),
+        &ids,
+        evaluator,
+        threads,
+        progress
+    ))
+}
+
+/// The concrete source of the type of `_sample`, a game of `source`.
+fn typed<G: Concrete>(_sample: &Arc<G>, source: &AnySource) -> Source<G> {
+    source.typed().expect("a source's sample has its type")
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -19,6 +19,8 @@ pub trait Bind: GameIo + 'static {
     type Move: pyo3::PyClass + Into<pyo3::PyClassInitializer<Self::Move>>;
     /// Its Python name, for messages.
     const MOVE_CLASS: &'static str;
+    /// The Python name of the game's states, for messages.
+    const STATE_CLASS: &'static str;
 
     /// The move object of a legal action of `s`.
     fn py_move(&self, s: &Self::State, action: Action) -> Self::Move;
@@ -384,3 +386,96 @@ macro_rules! state_class {
 }
 
 pub(crate) use state_class;
+
+/// The text of a config file named by a Python path, or what is wrong with it (`title`:
+/// `"Fish"` or `"Marathon"`, for messages).
+pub fn config_file(
+    source: &Bound<'_, PyAny>,
+    title: &str,
+) -> PyResult<(String, std::path::PathBuf)> {
+    use pyo3::exceptions::PyValueError;
+    let path: std::path::PathBuf = source
+        .extract()
+        .map_err(|_| PyTypeError::new_err("from_config takes a path to a TOML file or a dict"))?;
+    let bytes = std::fs::read(&path).map_err(|e| {
+        PyValueError::new_err(format!(
+            "cannot read {title} config {}: {e}",
+            path.display()
+        ))
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        PyValueError::new_err(format!(
+            "{title} config {}: not UTF-8 text ({e})",
+            path.display()
+        ))
+    })?;
+    Ok((text, path))
+}
+
+/// Emits the methods both game classes share for a class with `fn sample(&self) -> &G` (a
+/// game of the variant, `G: GameIo`), `fn config_dict(&self, py)` (its config as a dict),
+/// `fn from_dict(dict)` and `fn from_file(text, path)`; `$title` names the game in messages.
+macro_rules! game_class {
+    ($class:ident, $title:literal) => {
+        #[pymethods]
+        impl $class {
+            /// A variant from a TOML file (a path) or a dict with the same keys (what
+            /// `to_config` gives).
+            #[staticmethod]
+            fn from_config(source: &Bound<'_, PyAny>) -> PyResult<Self> {
+                if source.is_instance_of::<pyo3::types::PyDict>() {
+                    return Self::from_dict(source);
+                }
+                let (text, path) = $crate::state::config_file(source, $title)?;
+                Self::from_file(&text, &path)
+            }
+
+            /// The config as a dict (what `from_config` reads).
+            fn to_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                self.config_dict(py)
+            }
+
+            /// Rows of the board or of the course's bounding box.
+            #[getter]
+            fn rows(&self) -> usize {
+                self.sample().observation_shape()[1]
+            }
+
+            /// Columns of the board or of the course's bounding box.
+            #[getter]
+            fn cols(&self) -> usize {
+                self.sample().observation_shape()[2]
+            }
+
+            /// Size of the fixed action space.
+            #[getter]
+            fn num_actions(&self) -> usize {
+                self.sample().num_actions()
+            }
+
+            /// Shape `(planes, rows, cols)` of `state.observation_tensor()`.
+            #[getter]
+            fn observation_shape(&self) -> (usize, usize, usize) {
+                let [p, r, c] = self.sample().observation_shape();
+                (p, r, c)
+            }
+
+            /// The most actions a game can last (Fish: placements plus one per floe; Marathon:
+            /// the ply limit, the game then a draw).
+            #[getter]
+            fn max_game_length(&self) -> usize {
+                self.sample().max_game_length()
+            }
+
+            fn __reduce__<'py>(
+                slf: &Bound<'py, Self>,
+            ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
+                let config = slf.get().to_config(slf.py())?;
+                let from_config = slf.get_type().getattr("from_config")?;
+                Ok((from_config, pyo3::types::PyTuple::new(slf.py(), [config])?))
+            }
+        }
+    };
+}
+
+pub(crate) use game_class;

@@ -2,22 +2,18 @@
 //! the GIL released, into numpy buffers the env owns and reuses. The engine env is held behind
 //! the object-safe [`Envs`], so one Python class serves both games.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, TryLockError};
 
 use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::fish::{AnyFish, Config as FishConfig, FishGame, Width};
-use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
-use pingvinas_engine::marathon::Marathon;
-use pingvinas_engine::search::{Budget, Choice, Evaluate, StopFlag};
+use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::{Choice, StopFlag};
 use pingvinas_engine::vector::{
-    self, AgentMaker, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source, VectorGame,
+    self, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source,
 };
-use pingvinas_engine::{with_fish, Game};
+use pingvinas_engine::{with_game, AnySource, Concrete};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -25,13 +21,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 use crate::args;
 use crate::arrays::{read_only, zeros};
 use crate::errors::{InvalidMoveError, ToPyResult};
-use crate::fish::{PyFish, PyFishState};
-use crate::marathon::{PyMarathon, PyMarathonState};
-
-/// MCTS iterations per move of `opponent="mcts"` (`"mcts:N"` sets N).
-const MCTS_ITERATIONS: u64 = 200;
-/// The most MCTS iterations an opponent may take per move.
-const MAX_MCTS_ITERATIONS: u64 = 1_000_000;
+use crate::state::Bind;
 
 /// Where one call writes: the engine's outputs with the compact actions' integer type.
 enum Out<'a> {
@@ -39,75 +29,33 @@ enum Out<'a> {
     I32(Outputs<'a, i32>),
 }
 
-/// A game the binding can hold: its engine env, its Python state objects.
-trait PyGame: VectorGame + Sized
-where
-    Self::State: Send,
-{
-    /// The Python state object of `state`.
-    fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>>;
-    /// The game and state of a Python state object of this game, or what is wrong with it
-    /// (`env` is this env's game, for the message).
-    fn from_object(obj: &Bound<'_, PyAny>, env: &Self) -> PyResult<(Arc<Self>, Self::State)>;
-    /// The Python class of its states, for messages.
-    const STATE_CLASS: &'static str;
-}
-
-/// Fish envs run on the board's own word (`u64` on the standard board); their Python states
-/// wrap the same game.
-impl<W: Width> PyGame for FishGame<W> {
-    const STATE_CLASS: &'static str = "FishState";
-    fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>> {
-        let (game, state) = (Arc::new(W::any_game(game)), W::any_state(state));
-        Ok(Py::new(py, PyFishState { game, state })?.into_any())
-    }
-    fn from_object(obj: &Bound<'_, PyAny>, env: &Self) -> PyResult<(Arc<Self>, Self::State)> {
-        let s = obj
-            .cast::<PyFishState>()
-            .map_err(|_| wrong_class::<Self>(obj))?
-            .borrow();
-        // A state of a board on another word: a board of another size.
-        match (W::game_of(&s.game), W::state_of(&s.state)) {
-            (Some(game), Some(state)) => Ok((game.clone(), *state)),
-            _ => Err(PyValueError::new_err(format!(
-                "set_state: the state's board is {}x{}, this env's is {}x{}",
-                s.game.rows(),
-                s.game.cols(),
-                env.board().rows(),
-                env.board().cols()
-            ))),
+/// The game and state of a state object for an env of `env`'s game, or what is wrong with it.
+fn from_object<G: Concrete + Bind>(
+    obj: &Bound<'_, PyAny>,
+    env: &G,
+) -> PyResult<(Arc<G>, G::State)> {
+    let Some((game, state)) = crate::games::state_of(obj).filter(|(g, _)| g.name() == G::NAME)
+    else {
+        let got = obj
+            .get_type()
+            .name()
+            .map_or_else(|_| "another object".to_string(), |n| n.to_string());
+        return Err(PyTypeError::new_err(format!(
+            "set_state: expected a {} (this env plays {}), got {got}",
+            G::STATE_CLASS,
+            G::NAME,
+        )));
+    };
+    match (G::game_of(&game), G::state_of(&state)) {
+        (Some(game), Some(state)) => Ok((game.clone(), *state)),
+        // A Fish board on another word: a board of another size.
+        _ => {
+            let ([_, r, c], [_, er, ec]) = (game.observation_shape(), env.observation_shape());
+            Err(PyValueError::new_err(format!(
+                "set_state: the state's board is {r}x{c}, this env's is {er}x{ec}"
+            )))
         }
     }
-}
-
-impl PyGame for Marathon {
-    const STATE_CLASS: &'static str = "MarathonState";
-    fn state_object(py: Python<'_>, game: Arc<Self>, state: Self::State) -> PyResult<Py<PyAny>> {
-        Ok(Py::new(py, PyMarathonState { game, state })?.into_any())
-    }
-    fn from_object(obj: &Bound<'_, PyAny>, _env: &Self) -> PyResult<(Arc<Self>, Self::State)> {
-        let s = obj
-            .cast::<PyMarathonState>()
-            .map_err(|_| wrong_class::<Self>(obj))?
-            .borrow();
-        Ok((s.game.clone(), s.state))
-    }
-}
-
-/// The `TypeError` for a state object of another class.
-fn wrong_class<G: PyGame>(obj: &Bound<'_, PyAny>) -> PyErr
-where
-    G::State: Send,
-{
-    let got = obj
-        .get_type()
-        .name()
-        .map_or_else(|_| "another object".to_string(), |n| n.to_string());
-    PyTypeError::new_err(format!(
-        "set_state: expected a {} (this env plays {}), got {got}",
-        G::STATE_CLASS,
-        G::NAME,
-    ))
 }
 
 /// The engine env of either game, object-safe.
@@ -142,10 +90,7 @@ macro_rules! with_out {
     };
 }
 
-impl<G: PyGame> Envs for vector::VectorEnv<G>
-where
-    G::State: Send,
-{
+impl<G: Concrete + Bind> Envs for vector::VectorEnv<G> {
     fn dims(&self) -> Dims {
         *vector::VectorEnv::dims(self)
     }
@@ -169,10 +114,10 @@ where
         with_out!(out, o => vector::VectorEnv::step_or_stop(self, actions, o, stop))
     }
     fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
-        G::state_object(py, self.game(i).clone(), *self.state(i))
+        crate::games::state_object(py, self.game(i).clone(), *self.state(i))
     }
     fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()> {
-        let (game, state) = G::from_object(obj, self.game(i))?;
+        let (game, state) = from_object(obj, &**self.game(i))?;
         with_out!(out, o => vector::VectorEnv::set_state(self, i, game, state, o)).py()
     }
     fn seed(&self) -> u64 {
@@ -343,8 +288,9 @@ impl Buffers {
 /// board is the one of ``game.new_state(seed=env.game_seed(i, k))``. ``reset()`` without a
 /// seed starts the next game of each env's stream.
 ///
-/// ``opponent`` makes the env single-agent: ``"random"``, ``"greedy"`` or ``"mcts"`` (200
-/// iterations a move; ``"mcts:N"`` for N) plays every seat but the learner's (``learner``: a
+/// ``opponent`` makes the env single-agent: an agent spec (``AgentSpec``: ``"random"``,
+/// ``"greedy"``, ``"mcts"`` (200 iterations a move; ``"mcts:N"`` for N), ``"alphabeta"`` (depth
+/// 2; ``"alphabeta:D"`` for D) or ``"auto"``) plays every seat but the learner's (``learner``: a
 /// seat, or ``"random"`` for a seat drawn per game), inside the step; one step is one decision
 /// of the learner.
 ///
@@ -383,141 +329,33 @@ struct Core {
 /// Envs from which a step always runs on a worker thread that Ctrl-C stops.
 const LONG_ENVS: usize = 1 << 14;
 
-fn opponent<G, E>(
-    name: &str,
-    eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
-) -> PyResult<AgentMaker<G>>
-where
-    G: Game + 'static,
-    E: Evaluate<G> + 'static,
-{
-    let bad = || {
-        PyValueError::new_err(format!(
-            "opponent = {:?}: expected None, \"random\", \"greedy\", \"mcts\" or \"mcts:N\" \
-             (N iterations a move, 1 to {MAX_MCTS_ITERATIONS})",
-            args::cut(name)
-        ))
-    };
-    let (choice, budget) = match name {
-        "random" => (Choice::Random, Budget::iterations(1)),
-        "greedy" => (Choice::Greedy, Budget::iterations(1)),
-        "mcts" => (Choice::Mcts, Budget::iterations(MCTS_ITERATIONS)),
-        _ => match name.strip_prefix("mcts:").map(str::parse::<u64>) {
-            Some(Ok(n)) if (1..=MAX_MCTS_ITERATIONS).contains(&n) => {
-                (Choice::Mcts, Budget::iterations(n))
-            }
-            _ => return Err(bad()),
-        },
-    };
-    Ok(SearchAgent::maker(choice, budget, eval))
-}
-
-/// The engine env for a Fish variant, on the word of its board (a dealt board: `u64`).
-fn fish_env(
+/// The engine env of the games of `source`, its opponent (if any) with the game's knowledge.
+fn env_on<G: Concrete + Bind>(
     py: Python<'_>,
-    game: &Bound<'_, PyFish>,
+    source: Source<G>,
     num_envs: usize,
     seed: u64,
-    options: Options<()>,
-    opponent_name: Option<&str>,
+    mut options: Options<G>,
+    opponent: Option<AgentSpec>,
     long: bool,
 ) -> PyResult<Box<dyn Envs>> {
-    let config = game.call_method0("to_config")?;
-    let text: String = py
-        .import("json")?
-        .call_method1("dumps", (config,))?
-        .extract()?;
-    let config = FishConfig::from_json(&text).py()?;
-    let rules = config.rules().py()?;
-    match config.grid().py()? {
-        Some(grid) => with_fish!(AnyFish::new(rules, &grid).py()?, |g| fish_env_on(
-            py,
-            Source::Fixed(g),
-            num_envs,
-            seed,
-            options,
-            opponent_name,
-            long,
-        )),
-        None => {
-            let deal = Source::Deal(Arc::new(move |seed| Arc::new(FishGame::dealt(rules, seed))));
-            fish_env_on::<u64>(py, deal, num_envs, seed, options, opponent_name, long)
-        }
+    if let Some(spec) = opponent {
+        let (sample, evals) = (source.game(0), source.default_evals(true));
+        options.opponent = Some(SearchAgent::maker(
+            spec.choice_for(&*sample),
+            spec.fixed_budget(&*sample),
+            move |g| evals(g),
+        ));
     }
-}
-
-fn fish_env_on<W: Width>(
-    py: Python<'_>,
-    source: Source<FishGame<W>>,
-    num_envs: usize,
-    seed: u64,
-    options: Options<()>,
-    opponent_name: Option<&str>,
-    long: bool,
-) -> PyResult<Box<dyn Envs>> {
-    let mut options = Options {
-        threads: options.threads,
-        reward: options.reward,
-        opponent: None,
-        learner: options.learner,
-    };
-    if let Some(name) = opponent_name {
-        options.opponent = Some(match &source {
-            Source::Fixed(g) => {
-                let eval = Arc::new(FishEval::new(g, FishEvalConfig::default()));
-                opponent(name, move |_| eval.clone())?
-            }
-            Source::Deal(_) => opponent(name, |g: &Arc<FishGame<W>>| {
-                Arc::new(FishEval::new(g, FishEvalConfig::default()))
-            })?,
-        });
-    }
-    let env = detached(py, long, move |stop| {
+    let env = crate::detached::run_if_long(py, long, move |stop| {
         vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
     })?;
     Ok(Box::new(env))
 }
 
-/// The engine env for a Marathon variant.
-fn marathon_env(
-    py: Python<'_>,
-    game: &Bound<'_, PyMarathon>,
-    num_envs: usize,
-    seed: u64,
-    options: Options<Marathon>,
-    opponent_name: Option<&str>,
-    long: bool,
-) -> PyResult<Box<dyn Envs>> {
-    let state = game.call_method0("new_state")?;
-    let game: Arc<Marathon> = state.cast::<PyMarathonState>()?.borrow().game.clone();
-    let mut options = options;
-    if let Some(name) = opponent_name {
-        let eval = Arc::new(MarathonEval::new(&game, MarathonEvalConfig::default()));
-        options.opponent = Some(opponent(name, move |_| eval.clone())?);
-    }
-    let env = detached(py, long, move |stop| {
-        vector::VectorEnv::new_or_stop(Source::Fixed(game), num_envs, seed, options, stop)
-    })?;
-    Ok(Box::new(env))
-}
-
-/// Runs engine work off the GIL: on a worker thread that Ctrl-C stops when `long` (the work
-/// is then stopped by its flag and changes nothing), else on this thread; a panic becomes a
-/// `RuntimeError`.
-fn detached<T: Send>(
-    py: Python<'_>,
-    long: bool,
-    work: impl FnOnce(&StopFlag) -> pingvinas_engine::Result<T> + Send,
-) -> PyResult<T> {
-    let stop = StopFlag::new();
-    if long {
-        return crate::detached::run(py, &stop, work)?.py();
-    }
-    py.detach(|| catch_unwind(AssertUnwindSafe(|| work(&stop))))
-        .map_err(|_| {
-            PyRuntimeError::new_err("the engine failed (an internal error); please report it")
-        })?
-        .py()
+/// The concrete source of the type of `_sample`, a game of `source`.
+fn typed<G: Concrete>(_sample: &Arc<G>, source: &AnySource) -> Source<G> {
+    source.typed().expect("a source's sample has its type")
 }
 
 /// Reads `actions` (any integer array or sequence of shape `(n,)`) into `out`.
@@ -675,12 +513,19 @@ impl PyVectorEnv {
                 o.cast::<PyString>()
                     .map_err(|_| {
                         PyTypeError::new_err(
-                            "opponent must be None, \"random\", \"greedy\", \"mcts\" or \"mcts:N\"",
+                            "opponent must be None or an agent spec: \"random\", \"greedy\", \
+                             \"mcts\", \"mcts:N\", \"alphabeta\", \"alphabeta:D\" or \"auto\"",
                         )
                     })?
                     .to_string(),
             ),
             _ => None,
+        };
+        let spec = match &opponent {
+            Some(text) => Some(AgentSpec::parse(text).map_err(|e| {
+                PyValueError::new_err(format!("opponent = {}", args::cut(&e.to_string())))
+            })?),
+            None => None,
         };
         let learner = match learner {
             Some(l) if !l.is_none() => {
@@ -703,48 +548,27 @@ impl PyVectorEnv {
                 "learner is for single-agent envs: give an opponent too",
             ));
         }
-        let reward = match reward {
-            "returns" => Reward::Returns,
-            "score" => Reward::Score,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "reward = {:?}: expected \"returns\" or \"score\"",
-                    args::cut(reward)
-                )))
-            }
-        };
-        let long =
-            num_envs >= LONG_ENVS || opponent.as_deref().is_some_and(|o| o.starts_with("mcts"));
-        let inner: Box<dyn Envs> = if let Ok(fish) = game.cast::<PyFish>() {
-            let options = Options {
+        let reward = reward.parse::<Reward>().map_err(|e| {
+            PyValueError::new_err(format!("reward = {}", args::cut(&e.to_string())))
+        })?;
+        // Opponents that search (not greedy or random) make long steps.
+        let long = num_envs >= LONG_ENVS
+            || spec.is_some_and(|s| !matches!(s.choice, Some(Choice::Greedy | Choice::Random)));
+        let source = crate::games::source_of(game)?;
+        let inner = with_game!(&source.sample(), |g| env_on(
+            py,
+            typed(g, &source),
+            num_envs,
+            seed,
+            Options {
                 threads,
                 reward,
                 opponent: None,
                 learner,
-            };
-            fish_env(py, fish, num_envs, seed, options, opponent.as_deref(), long)?
-        } else if let Ok(marathon) = game.cast::<PyMarathon>() {
-            let options = Options {
-                threads,
-                reward,
-                opponent: None,
-                learner,
-            };
-            marathon_env(
-                py,
-                marathon,
-                num_envs,
-                seed,
-                options,
-                opponent.as_deref(),
-                long,
-            )?
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "game must be a pingvinas Fish or Marathon, not {}",
-                game.get_type().name()?
-            )));
-        };
+            },
+            spec,
+            long,
+        ))?;
         let dims = inner.dims();
         let bufs = Buffers::new(py, &dims, opponent.is_some())?;
         let mut actions = Vec::new();
@@ -759,7 +583,7 @@ impl PyVectorEnv {
         // SAFETY: see `Buffers::outputs`.
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
-        detached(py, false, move |_| inner.observe(out))?;
+        crate::detached::run_if_long(py, false, move |_| inner.observe(out))?;
         let shown = core.bufs.shown(py)?;
         Ok(PyVectorEnv {
             core: Mutex::new(core),
@@ -797,7 +621,7 @@ impl PyVectorEnv {
         // SAFETY: see `Buffers::outputs`.
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
-        detached(py, self.long, move |stop| inner.reset(seed, out, stop))?;
+        crate::detached::run_if_long(py, self.long, move |stop| inner.reset(seed, out, stop))?;
         PyTuple::new(
             py,
             [
@@ -831,7 +655,7 @@ impl PyVectorEnv {
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
         let actions = &core.actions;
-        detached(py, self.long, move |stop| inner.step(actions, out, stop))?;
+        crate::detached::run_if_long(py, self.long, move |stop| inner.step(actions, out, stop))?;
         let b = &self.shown;
         PyTuple::new(
             py,
@@ -978,10 +802,7 @@ impl PyVectorEnv {
     /// ``"returns"`` or ``"score"``.
     #[getter]
     fn reward(&self) -> &'static str {
-        match self.reward {
-            Reward::Returns => "returns",
-            Reward::Score => "score",
-        }
+        self.reward.name()
     }
 
     /// The seed of the current game stream (the last seeded reset's, or the constructor's).

@@ -199,6 +199,10 @@ impl AnyFish {
     }
 }
 
+fn same_shape<W: Width>(game: &FishGame<W>, other: &AnyFish) -> bool {
+    W::game_of(other).is_some_and(|o| game.same_shape(o))
+}
+
 fn word_name<W: Word>(_: &FishGame<W>) -> &'static str {
     W::NAME
 }
@@ -325,6 +329,22 @@ impl GameIo for AnyFish {
 
     fn render(&self, s: &AnyFishState) -> String {
         with_fish_state!(self, s, |g, s| g.render(s), String::new())
+    }
+
+    fn initial_state(&self) -> AnyFishState {
+        AnyFish::initial_state(self)
+    }
+
+    fn max_legal_actions(&self, s: &AnyFishState) -> usize {
+        with_fish_state!(self, s, |g, s| g.max_legal_actions(s), 0)
+    }
+
+    fn same_shape(&self, other: &AnyFish) -> bool {
+        with_fish!(self, |g| same_shape(g, other))
+    }
+
+    fn score(&self, s: &AnyFishState, player: usize) -> Option<f64> {
+        Some(s.score(player).0 as f64)
     }
 }
 

@@ -743,9 +743,21 @@ impl<W: Word> Evaluate<FishGame<W>> for FishEval<W> {
     }
 }
 
-/// Alpha-beta with the Fish evaluation at every player count (paranoid with 3 or 4 players,
-/// where it also beats MCTS: README, "Strength").
-impl<W: Word> crate::search::AutoChoice for FishGame<W> {
+impl<W: Word> crate::search::Knowledge for FishGame<W> {
+    type Eval = FishEval<W>;
+
+    /// [`FishEval::new`] with its defaults, or [`FishEval::plain`]. Fish playouts use the
+    /// fast policy whatever `playout` asks.
+    fn default_eval(&self, knowledge: bool, _playout: crate::search::Playout) -> FishEval<W> {
+        if knowledge {
+            FishEval::new(self, FishEvalConfig::default())
+        } else {
+            FishEval::plain(self)
+        }
+    }
+
+    /// Alpha-beta with the Fish evaluation at every player count (paranoid with 3 or 4
+    /// players, where it also beats MCTS: README, "Strength").
     fn auto_choice(&self) -> crate::search::Choice {
         crate::search::Choice::AlphaBeta
     }

@@ -5,7 +5,7 @@ use super::json;
 use super::notation;
 use super::state::{FishGame, FishState, Phase};
 use crate::error::{Error, Result};
-use crate::game::{self, Action, Game};
+use crate::game::{self, Action, Game, MAX_ACTIONS};
 use crate::io::GameIo;
 
 /// Observation planes (`4 + 5 n` of them for `n` players, each `rows x cols`), from the view of
@@ -189,5 +189,46 @@ impl<W: Word> GameIo for FishGame<W> {
             None => format!("game over, ranking {:?}", GameIo::ranking(self, s)),
         };
         out
+    }
+
+    fn initial_state(&self) -> FishState<W> {
+        FishGame::initial_state(self)
+    }
+
+    /// During placement every floe may be open; in movement each penguin has at most
+    /// `max_distance` slides in each of 6 directions.
+    fn max_legal_actions(&self, s: &Self::State) -> usize {
+        let md = self.board().max_distance();
+        let players = self.num_players();
+        let placing = self.phase(s) == Phase::Placement;
+        // A player places up to the rules' penguins (a position may hold more).
+        let to_place = if placing {
+            self.rules().penguins as usize
+        } else {
+            0
+        };
+        let most = (0..players)
+            .map(|p| (s.penguins(p).count() as usize).max(to_place))
+            .max()
+            .unwrap_or(0);
+        let placements = if placing {
+            s.floes().count() as usize
+        } else {
+            0
+        };
+        placements
+            .max(most * 6 * md)
+            .min(self.num_actions())
+            .min(MAX_ACTIONS)
+    }
+
+    fn same_shape(&self, other: &Self) -> bool {
+        self.rules() == other.rules()
+            && self.board().rows() == other.board().rows()
+            && self.board().cols() == other.board().cols()
+    }
+
+    fn score(&self, s: &Self::State, player: usize) -> Option<f64> {
+        Some(s.score(player).0 as f64)
     }
 }

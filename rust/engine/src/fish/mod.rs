@@ -17,6 +17,7 @@ pub mod position;
 pub mod rules;
 pub mod solver;
 pub mod state;
+pub mod symmetry;
 mod zobrist;
 
 pub use any::{AnyFish, AnyFishState, Width};

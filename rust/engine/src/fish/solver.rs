@@ -10,17 +10,26 @@
 //! engine's hash, which leaves the scores out), a search ends in every position whose regions
 //! each have at most one owner (their hauls are exact: see [`super::eval`]), and the usual
 //! alpha-beta machinery (a transposition table, best move first) keeps it fast.
+//!
+//! The transposition table is keyed by the position (the engine's hash, which leaves the scores
+//! out, as the values do) with bounds; on a board with symmetries (those that keep every floe's
+//! fish: [`super::symmetry::fish_symmetries`]) the key is that of the position's canonical image,
+//! the least hash over the symmetries, so symmetric positions share one entry (its best move is
+//! stored in the canonical image's frame and mapped back). [`SolveOptions::symmetry`] turns that
+//! off (for comparisons); values are the same either way.
 
 use std::collections::HashMap;
 
 use crate::error::Result;
 use crate::fish::eval::{exact_scores, pack, FishPlanes, FxBuild};
+use crate::fish::symmetry::{fish_symmetries, map_state};
 use crate::fish::{FishGame, FishState, Word};
 use crate::game::{Action, ActionList, Game};
 use crate::invalid;
 use crate::rng::splitmix64;
 use crate::search::tt::Bound;
 use crate::search::StopFlag;
+use crate::symmetry::Symmetry;
 
 /// What the solver found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +63,26 @@ struct Solver<'a, W: Word> {
     max_nodes: u64,
     overflow: bool,
     stop: Option<&'a StopFlag>,
+    /// The board's symmetries other than the identity, each with its inverse.
+    syms: Vec<(Symmetry, Symmetry)>,
+}
+
+/// How [`solve_with_options`] searches.
+#[derive(Clone, Copy, Debug)]
+pub struct SolveOptions {
+    /// Give up (with an error) after this many positions.
+    pub max_nodes: u64,
+    /// Fold symmetric positions into one transposition-table entry (see the module docs).
+    pub symmetry: bool,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            max_nodes: DEFAULT_MAX_NODES,
+            symmetry: true,
+        }
+    }
 }
 
 /// Packs a `(fish, floes)` difference so that comparing values compares fish first.
@@ -112,6 +141,38 @@ impl<W: Word> Solver<'_, W> {
         Some(self.delta(s, &end, p))
     }
 
+    /// The table key of `s` and the symmetry (an index into `syms`, `None` for the identity)
+    /// that takes `s` to the canonical image the key belongs to.
+    #[inline]
+    fn key(&self, s: &FishState<W>) -> (u64, Option<usize>) {
+        let mut best = (self.game.hash(s), None);
+        for (i, (sym, _)) in self.syms.iter().enumerate() {
+            let h = map_state(self.game, sym, s).hash();
+            if h < best.0 {
+                best = (h, Some(i));
+            }
+        }
+        (best.0 ^ self.salt, best.1)
+    }
+
+    /// An action of `s` in the frame of its canonical image (`to == true`), or back.
+    #[inline]
+    fn frame(&self, sym: Option<usize>, a: Action, to: bool) -> Action {
+        match sym {
+            None => a,
+            Some(i) if to => self.syms[i].0.actions[a as usize],
+            Some(i) => self.syms[i].1.actions[a as usize],
+        }
+    }
+
+    /// The table entry of `s`, its move in `s`'s own frame.
+    fn probe(&self, s: &FishState<W>) -> Option<(i32, Bound, Action)> {
+        let (key, sym) = self.key(s);
+        self.tt
+            .get(&key)
+            .map(|&(v, bound, a)| (v, bound, self.frame(sym, a, false)))
+    }
+
     /// The value of `s` for its player to move `p`.
     fn negamax(&mut self, s: &FishState<W>, mut alpha: i32, beta: i32) -> i32 {
         let p = s
@@ -124,10 +185,10 @@ impl<W: Word> Solver<'_, W> {
             self.overflow = true;
             return 0;
         }
-        let key = self.game.hash(s) ^ self.salt;
+        let (key, sym) = self.key(s);
         let mut hash_move = None;
         if let Some(&(v, bound, best)) = self.tt.get(&key) {
-            hash_move = Some(best);
+            hash_move = Some(self.frame(sym, best, false));
             match bound {
                 Bound::Exact => return v,
                 Bound::Lower if v >= beta => return v,
@@ -170,7 +231,8 @@ impl<W: Word> Solver<'_, W> {
         } else {
             Bound::Upper
         };
-        self.tt.insert(key, (best, bound, best_action));
+        self.tt
+            .insert(key, (best, bound, self.frame(sym, best_action, true)));
         best
     }
 
@@ -222,6 +284,36 @@ pub fn solve_with_stop<W: Word>(
     max_nodes: u64,
     stop: Option<&StopFlag>,
 ) -> Result<Solution> {
+    let options = SolveOptions {
+        max_nodes,
+        ..SolveOptions::default()
+    };
+    solve_with_options(game, state, options, stop)
+}
+
+/// [`solve_with_stop`] with every option.
+///
+/// # Errors
+/// As [`solve_with_stop`].
+pub fn solve_with_options<W: Word>(
+    game: &FishGame<W>,
+    state: &FishState<W>,
+    options: SolveOptions,
+    stop: Option<&StopFlag>,
+) -> Result<Solution> {
+    let max_nodes = options.max_nodes;
+    let syms = if options.symmetry {
+        fish_symmetries(game)
+            .into_iter()
+            .filter(|s| !s.is_identity())
+            .map(|s| {
+                let inverse = s.inverse();
+                (s, inverse)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let Some(root) = state.to_move() else {
         return invalid!("cannot solve a finished game");
     };
@@ -241,6 +333,7 @@ pub fn solve_with_stop<W: Word>(
         max_nodes,
         overflow: false,
         stop,
+        syms,
     };
     let value = solver.negamax(state, -INF, INF);
     if solver.overflow && stop.is_some_and(|f| f.is_set()) {
@@ -258,13 +351,10 @@ pub fn solve_with_stop<W: Word>(
         if !pv.is_empty() && solver.exact_future(&s, p).is_some() {
             break;
         }
-        if !matches!(
-            solver.tt.get(&(game.hash(&s) ^ solver.salt)),
-            Some((_, Bound::Exact, _))
-        ) {
+        if !matches!(solver.probe(&s), Some((_, Bound::Exact, _))) {
             solver.negamax(&s, -INF, INF);
         }
-        let Some(&(_, _, a)) = solver.tt.get(&(game.hash(&s) ^ solver.salt)) else {
+        let Some((_, _, a)) = solver.probe(&s) else {
             break;
         };
         pv.push(a);
@@ -420,6 +510,83 @@ mod tests {
             assert_eq!(mine - others, truth);
             done += 1;
         }
+    }
+
+    /// A random board with the half turn's symmetry (rows even, fish equal on `(r, c)` and
+    /// `(rows - 1 - r, cols - 1 - c)`).
+    fn half_turn_board(rng: &mut Rng, rows: usize, cols: usize) -> Vec<Vec<u8>> {
+        let mut grid = vec![vec![0u8; cols]; rows];
+        for r in 0..rows {
+            for c in 0..cols {
+                let (r2, c2) = (rows - 1 - r, cols - 1 - c);
+                if (r, c) <= (r2, c2) {
+                    let f = if rng.below(8) == 0 {
+                        0
+                    } else {
+                        1 + rng.below(3) as u8
+                    };
+                    grid[r][c] = f;
+                    grid[r2][c2] = f;
+                }
+            }
+        }
+        grid
+    }
+
+    #[test]
+    fn symmetry_reduction_keeps_every_value() {
+        let plain = SolveOptions {
+            symmetry: false,
+            ..SolveOptions::default()
+        };
+        let mut rng = Rng::new(77);
+        let mut folded = 0;
+        for i in 0..60 {
+            let (rows, cols) = [(2, 4), (4, 3), (2, 5), (4, 3), (2, 4), (4, 4)][i % 6];
+            let grid = if i % 3 == 2 {
+                (0..rows)
+                    .map(|_| (0..cols).map(|_| 1 + rng.below(3) as u8).collect())
+                    .collect()
+            } else {
+                half_turn_board(&mut rng, rows, cols)
+            };
+            let players = if i % 10 == 9 { 3 } else { 2 };
+            let penguins = if rows * cols <= 10 && players == 2 {
+                2
+            } else {
+                1
+            };
+            let rules =
+                Rules::new(players, Some(penguins), Placement::Any, Order::RoundRobin).unwrap();
+            let Ok(board) = Board::from_grid(&grid) else {
+                continue;
+            };
+            let game: FishGame = FishGame::new(rules, board);
+            let mut s = game.initial_state();
+            let mut actions = ActionList::new();
+            for _ in 0..rng.below(3) {
+                if game.is_over(&s) {
+                    break;
+                }
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            if game.is_over(&s) {
+                continue;
+            }
+            let a = solve_with_options(&game, &s, SolveOptions::default(), None).unwrap();
+            let b = solve_with_options(&game, &s, plain, None).unwrap();
+            // The value is the same (the final scores may differ: several lines can be optimal).
+            assert_eq!(a.value, b.value, "{grid:?} {s:?}");
+            // The line, its moves mapped back from the canonical images, is legal.
+            let mut c = s;
+            for &m in &a.pv {
+                assert!(game.is_legal(&c, m), "{grid:?}");
+                game.apply(&mut c, m);
+            }
+            folded += usize::from(fish_symmetries(&game).len() > 1);
+        }
+        assert!(folded > 20, "{folded} boards had a symmetry");
     }
 
     #[test]

@@ -226,8 +226,20 @@ impl Evaluate<MarathonGame> for MarathonEval {
     }
 }
 
-/// MCTS with the Marathon knowledge (turn counts in playouts).
-impl crate::search::AutoChoice for MarathonGame {
+impl crate::search::Knowledge for MarathonGame {
+    type Eval = MarathonEval;
+
+    /// [`MarathonEval`] with its defaults; without knowledge, or for random playouts, its
+    /// playouts are uniformly random (`greedy = 0`).
+    fn default_eval(&self, knowledge: bool, playout: crate::search::Playout) -> MarathonEval {
+        let mut config = MarathonEvalConfig::default();
+        if !knowledge || playout == crate::search::Playout::Random {
+            config.greedy = 0.0;
+        }
+        MarathonEval::new(self, config)
+    }
+
+    /// MCTS with the Marathon knowledge (turn counts in playouts).
     fn auto_choice(&self) -> crate::search::Choice {
         crate::search::Choice::Mcts
     }

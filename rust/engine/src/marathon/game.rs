@@ -4,7 +4,7 @@
 use super::config::Config;
 use super::course::{Course, Dir, MAX_CELLS};
 use super::movegen::{self, PieceMoves};
-use super::moves::{Piece, Place};
+use super::piece::{Piece, Place};
 use super::state::{
     turn_key, Kind, MarathonState, FINISHED, MAX_PLAYERS, NOBODY, PIECES, UPRIGHT, WAITING,
 };

@@ -2,7 +2,7 @@
 
 use super::{json, Kind, Marathon, Place, State};
 use crate::error::{Error, Result};
-use crate::game::{Action, Game};
+use crate::game::{Action, Game, MAX_ACTIONS};
 use crate::io::GameIo;
 
 /// Observation planes (`11 + 10 n` of them for `n` players) over the course's bounding box,
@@ -101,5 +101,25 @@ impl GameIo for Marathon {
 
     fn render(&self, s: &State) -> String {
         Marathon::render(self, s)
+    }
+
+    fn initial_state(&self) -> State {
+        self.new_state()
+    }
+
+    /// Per piece of distance `d` (1, 2, 3): on the course at most 8 directions with `2d + 1`
+    /// facings each, a finish and a stand; waiting, at most 3 entries from each start place
+    /// with `2d + 1` facings each and a finish; never more than the piece's share of the
+    /// action space.
+    fn max_legal_actions(&self, _s: &Self::State) -> usize {
+        let n = self.course().len();
+        let starts = self.course().start_origins().len();
+        let bound: usize = (1..=3)
+            .map(|d| {
+                let spins = 2 * d + 1;
+                (8 * spins + 2).max(3 * starts * spins + 1).min(9 * n + 1)
+            })
+            .sum();
+        bound.min(self.num_actions()).min(MAX_ACTIONS)
     }
 }

@@ -33,9 +33,11 @@ pub mod io;
 pub mod json;
 mod movegen;
 mod moves;
+mod piece;
 pub mod playout;
 mod render;
 mod state;
+pub mod symmetry;
 
 #[cfg(test)]
 mod tests;
@@ -43,7 +45,8 @@ mod tests;
 pub use config::{bundled_names, Config};
 pub use course::{Course, Dir, MAX_CELLS, MAX_MAP_BYTES, MAX_MAP_COLUMNS, MAX_MAP_LINES};
 pub use game::MarathonGame;
-pub use moves::{MarathonMove, Piece, Place};
+pub use moves::MarathonMove;
+pub use piece::{Piece, Place};
 pub use state::{Kind, MarathonState, DEFAULT_PLY_LIMIT, MAX_PLAYERS, PIECES};
 
 /// The old name of [`MarathonGame`].

@@ -5,11 +5,13 @@
 //!
 //! Values are *returns* as [`Game::returns`] defines them: per player, in `[-1, 1]`, zero-sum.
 
+pub mod agent;
 pub mod alphabeta;
 pub mod budget;
 pub mod forest;
 pub mod gumbel;
 pub mod mcts;
+pub mod menu;
 pub mod puct;
 mod tree;
 pub mod tt;
@@ -25,6 +27,7 @@ use crate::invalid;
 use crate::rng::Rng;
 
 pub use budget::{Budget, Clock, Pacer, StopFlag};
+use mcts::{Leaf, Selection};
 
 /// What a game knows about its positions beyond the rules. Every method has a default, so
 /// `impl Evaluate<MyGame> for MyEval {}` is a valid (if uninformed) evaluator.
@@ -173,41 +176,78 @@ pub enum Choice {
     Random,
 }
 
-/// What a game plays when asked for `"auto"`: the algorithm measured strongest for it at short
-/// times per move (README, "Strength"), with the game's own [`Evaluate`].
-pub trait AutoChoice: Game {
-    /// The algorithm `"auto"` stands for in this game (it may depend on the players).
+/// What a game brings to search by default, implemented beside its evaluation (`fish/eval.rs`,
+/// `marathon/eval.rs`): every front end (bindings, vector env, self-play) asks here rather
+/// than naming a game's evaluator.
+pub trait Knowledge: Game + Sized {
+    /// The game's evaluation.
+    type Eval: Evaluate<Self> + 'static;
+
+    /// The evaluation search uses: with the game's knowledge, or without it (plain MCTS);
+    /// `playout` is the leaf setting it serves (a game may drop knowledge from random
+    /// playouts).
+    fn default_eval(&self, knowledge: bool, playout: Playout) -> Self::Eval;
+
+    /// The algorithm `"auto"` stands for in this game: the one measured strongest at short
+    /// times per move (README, "Strength"), with [`Knowledge::default_eval`]; it may depend on
+    /// the players.
     fn auto_choice(&self) -> Choice;
 }
 
-impl Choice {
-    /// Every algorithm's name (`"auto"` aside).
-    pub const NAMES: [&'static str; 4] = ["mcts", "alphabeta", "greedy", "random"];
+/// How MCTS values a leaf, as a front end names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Playout {
+    /// The game's own playout policy.
+    #[default]
+    Auto,
+    /// Random playouts.
+    Random,
+    /// No playout: the evaluation's value ([`mcts::Leaf::Evaluate`]).
+    Evaluate,
+}
 
-    /// The algorithm of a name (`"alpha-beta"` and `"ab"` are read as `"alphabeta"`).
+crate::names::named_enum!(Playout {
+    Auto => "auto",
+    Random => "random",
+    Evaluate => "evaluate",
+});
+
+crate::names::named_enum!(Choice {
+    Mcts => "mcts",
+    AlphaBeta => "alphabeta",
+    Greedy => "greedy",
+    Random => "random",
+});
+
+impl Choice {
+    /// The algorithm of a name: one of [`Choice::NAMES`], or `"alpha-beta"` and `"ab"` for
+    /// `"alphabeta"`.
     ///
     /// # Errors
     /// `Error::Invalid` for any other name.
     pub fn parse(text: &str) -> Result<Choice> {
         match text {
-            "mcts" => Ok(Choice::Mcts),
-            "alphabeta" | "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
-            "greedy" => Ok(Choice::Greedy),
-            "random" => Ok(Choice::Random),
-            _ => invalid!("algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" or \"auto\"", crate::error::quote(text)),
-        }
-    }
-
-    /// The name [`Choice::parse`] reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Choice::Mcts => "mcts",
-            Choice::AlphaBeta => "alphabeta",
-            Choice::Greedy => "greedy",
-            Choice::Random => "random",
+            "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
+            _ => text.parse().map_err(|_| {
+                crate::Error::Invalid(format!(
+                    "algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" \
+                     or \"auto\"",
+                    crate::error::quote(text)
+                ))
+            }),
         }
     }
 }
+
+crate::names::named_enum!(Selection {
+    Uct => "uct",
+    Puct => "puct",
+});
+
+crate::names::named_enum!(Leaf {
+    Playout => "playout",
+    Evaluate => "evaluate",
+});
 
 /// A player that keeps its search state (MCTS trees, the transposition table) between moves.
 pub struct Searcher<S> {

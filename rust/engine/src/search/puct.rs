@@ -72,6 +72,27 @@ pub enum RootRule {
     Gumbel(GumbelConfig),
 }
 
+impl RootRule {
+    /// The names [`RootRule::parse`] takes.
+    pub const NAMES: [&'static str; 2] = ["puct", "gumbel"];
+
+    /// `"puct"`, or `"gumbel"` with mctx's settings ([`GumbelConfig::default`]).
+    ///
+    /// # Errors
+    /// `Error::Invalid` naming both, for any other text.
+    pub fn parse(text: &str) -> Result<RootRule> {
+        match text {
+            "puct" => Ok(RootRule::Puct),
+            "gumbel" => Ok(RootRule::Gumbel(GumbelConfig::default())),
+            _ => crate::invalid!(
+                "root = {}: expected one of {}",
+                crate::error::quote(text),
+                Self::NAMES.join(", ")
+            ),
+        }
+    }
+}
+
 impl Default for PuctConfig {
     fn default() -> Self {
         PuctConfig {

@@ -215,6 +215,9 @@ mod io {
         fn render(&self, s: &NimState) -> String {
             format!("{s:?}")
         }
+        fn initial_state(&self) -> NimState {
+            self.start(10)
+        }
     }
 
     impl GameIo for TicTacToe {
@@ -254,6 +257,9 @@ mod io {
         }
         fn render(&self, s: &Ttt) -> String {
             format!("{s:?}")
+        }
+        fn initial_state(&self) -> Ttt {
+            Ttt::default()
         }
     }
 }

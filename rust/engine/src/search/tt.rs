@@ -7,9 +7,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::batch::available_bytes;
 use crate::error::{Error, Result};
 use crate::game::Action;
+use crate::memory::available_bytes;
 
 /// The largest transposition table, in MiB (4 GiB).
 pub const MAX_TT_MB: usize = 4096;

@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests (and, by path, the perft bench and example).
+
+pub mod perft;

@@ -38,6 +38,7 @@ __all__ = [
     "MarathonMove",
     "MarathonPiece",
     "marathon_random_playouts",
+    "Net",
     "Symmetry",
     "Searcher",
     "AgentSpec",
@@ -169,6 +170,41 @@ class FishMove:
 # A move as ``play`` and friends take it: a move object, an int action or notation (``"c4"``,
 # ``"a1-c1"``).
 _MoveLike = FishMove | int | str
+
+@final
+class Net:
+    """A policy-and-value network that pingvinas evaluates in Rust (architecture
+    ``pingvinas-mlp`` 1: dense ReLU trunk layers over the flattened observation, a policy head
+    of one logit per action and a ``tanh`` value head per seat from the observer), stored as a
+    ``safetensors`` file whose header names the game's sizes.
+
+    It is an evaluator: callable as ``fn(observations, legal_mask) -> (policy_logits, values)``,
+    and a search or self-play given one runs it in Rust with the GIL released.
+    """
+
+    @staticmethod
+    def load(path: str | PathLike[str]) -> Net:
+        """Reads a net; ``ValueError`` says what is wrong with a file that is not one."""
+    @staticmethod
+    def from_bytes(data: bytes) -> Net: ...
+    @staticmethod
+    def random(game: Fish | Marathon, hidden: Sequence[int], *, seed: int | None = None) -> Net:
+        """A net for ``game`` with seeded random weights and trunk layers of these widths."""
+    def save(self, path: str | PathLike[str]) -> None: ...
+    def to_bytes(self) -> bytes: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def observation_shape(self) -> tuple[int, int, int]: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def hidden(self) -> list[int]: ...
+    def __call__(
+        self, observations: npt.NDArray[np.float32], legal_mask: npt.NDArray[np.bool_]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
 
 @final
 class Symmetry:

@@ -22,6 +22,11 @@ The protocol (what the search passes and expects):
   expected final return, in ``[-1, 1]``, of seat ``k`` counted from the player to move (player
   ``(to_move + k) % players``), the seat order of the observation planes.
 
+A net that pingvinas evaluates itself, with no Python per leaf: :func:`native` loads one
+(a :class:`~pingvinas._core.Net` from a ``safetensors`` file; ``Net.random(game, [64, 64])``
+makes one). It is called like any evaluator, and a search or self-play given one runs it in Rust
+with the GIL released.
+
 The adapters, each an optional extra:
 
 - :func:`onnx`: an ONNX model on onnxruntime (``pip install "pingvinas[onnx]"``). Picklable: it
@@ -49,17 +54,20 @@ import numpy as np
 import numpy.typing as npt
 
 from ._args import is_int
+from ._core import Net
 from .distributed import PerWorker, shared_evaluator
 from .games import Game
 from .searcher import Evaluator
 
 __all__ = [
     "Evaluator",
+    "Net",
     "OnnxEvaluator",
     "PerWorker",
     "TorchEvaluator",
     "UniformEvaluator",
     "export_onnx",
+    "native",
     "onnx",
     "per_worker",
     "shared",
@@ -164,6 +172,19 @@ class UniformEvaluator:
 
     def __repr__(self) -> str:
         return f"evaluators.uniform({self.facts.name})"
+
+
+def native(path: Union[str, os.PathLike[str]]) -> Net:
+    """The net in the ``safetensors`` file at ``path``, evaluated by the engine (see
+    :class:`~pingvinas._core.Net`).
+
+    >>> import pingvinas as pv
+    >>> net = pv.evaluators.Net.random(pv.Fish(), [32], seed=1)
+    >>> state = pv.Fish().new_state(seed=2)
+    >>> pv.search(state, "puct", evaluator=net, iterations=16).move in state.legal_moves()
+    True
+    """
+    return Net.load(path)
 
 
 def uniform(game: Game) -> UniformEvaluator:

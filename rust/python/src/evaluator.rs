@@ -174,13 +174,18 @@ fn check_answers(
 /// aborted first); an exception in `evaluator` propagates; a bad answer raises `ValueError`.
 ///
 /// `after_round` runs after each round with the GIL held (a progress display).
-pub fn drive<G: Game, W: Stepped<G>>(
+///
+/// A native `Net` is run in Rust instead, off the GIL (`crate::net::drive`).
+pub fn drive<G: Game, W: Stepped<G> + Send>(
     py: Python<'_>,
     work: &mut W,
     obs_shape: [usize; 3],
     evaluator: &Bound<'_, PyAny>,
     mut after_round: impl FnMut(&W) -> PyResult<()>,
 ) -> PyResult<()> {
+    if let Ok(net) = evaluator.cast::<crate::net::PyNet>() {
+        return crate::net::drive(py, work, net.get(), obs_shape, after_round);
+    }
     let np = py.import("numpy")?;
     let cap = work.capacity().max(1);
     let (a_len, n) = (work.num_actions(), work.num_players());

@@ -9,6 +9,7 @@ mod fish;
 mod games;
 mod ints;
 mod marathon;
+mod net;
 mod search;
 mod selfplay;
 mod state;
@@ -37,5 +38,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     selfplay::register(m)?;
     vector_env::register(m)?;
     symmetry::register(m)?;
+    net::register(m)?;
     Ok(())
 }

@@ -208,9 +208,26 @@ impl Mlp {
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| Error::Invalid(format!("cannot write the net ({e})")))?;
-        safetensors::serialize(views, Some(header))
-            .map_err(|e| Error::Invalid(format!("cannot write the net ({e})")))
+        let bytes = safetensors::serialize(views, Some(header))
+            .map_err(|e| Error::Invalid(format!("cannot write the net ({e})")))?;
+        Ok(canonical(bytes))
     }
+}
+
+/// The file with its JSON header's keys in sorted order: the writer takes the header as a
+/// `HashMap`, whose order differs from run to run, and the same net should be the same bytes.
+fn canonical(bytes: Vec<u8>) -> Vec<u8> {
+    let n = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")) as usize;
+    // serde_json's maps are sorted by key.
+    let header: serde_json::Value =
+        serde_json::from_slice(&bytes[8..8 + n]).expect("the writer's own header");
+    let mut text = serde_json::to_vec(&header).expect("a JSON value");
+    // The data starts 8-byte aligned, as the writer pads it.
+    text.resize(text.len().div_ceil(8) * 8, b' ');
+    let mut out = (text.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&bytes[8 + n..]);
+    out
 }
 
 /// A tensor's shape and values, which must be `F32`.

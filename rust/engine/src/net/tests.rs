@@ -114,6 +114,13 @@ fn files_round_trip_exactly() {
     let game = fish(2);
     let m = net(&game, &[32, 16, 8], 3);
     let bytes = m.to_bytes().unwrap();
+    for _ in 0..4 {
+        assert_eq!(
+            m.to_bytes().unwrap(),
+            bytes,
+            "the same net is the same bytes"
+        );
+    }
     let back = Mlp::from_bytes(&bytes).unwrap();
     assert_eq!(back, m);
     assert_eq!(back.hidden(), vec![32, 16, 8]);

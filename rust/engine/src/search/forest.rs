@@ -225,13 +225,26 @@ pub fn drive<G: Game, W: Stepped<G>, B: BatchEvaluator<G>>(
     work: &mut W,
     evaluator: &mut B,
 ) -> Result<()> {
+    drive_while(work, evaluator, || true)
+}
+
+/// [`drive`], returning early (the work left as it is between two rounds, to be driven on
+/// later) when `go_on()`, asked before each round, says no: a caller can then report progress.
+///
+/// # Errors
+/// The evaluator's error (the work is aborted first).
+pub fn drive_while<G: Game, W: Stepped<G>, B: BatchEvaluator<G>>(
+    work: &mut W,
+    evaluator: &mut B,
+    mut go_on: impl FnMut() -> bool,
+) -> Result<()> {
     let (obs_len, a_len, n) = (work.obs_len(), work.num_actions(), work.num_players());
     let cap = work.capacity();
     let mut obs = vec![0.0f32; cap * obs_len];
     let mut mask = vec![false; cap * a_len];
     let mut policy = vec![0.0f32; cap * a_len];
     let mut values = vec![0.0f32; cap * n];
-    while !work.is_done() {
+    while !work.is_done() && go_on() {
         let rows = work.gather(&mut obs, &mut mask);
         if rows > 0 {
             let states = work.pending_states();

@@ -1,0 +1,219 @@
+//! `Net`: a network the engine evaluates itself (`pingvinas_engine::net::Mlp`). It is an
+//! evaluator like any Python one (callable on a batch of observations), and searches and
+//! self-play that are given one run it in Rust, with the GIL released and no Python per leaf.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use numpy::{
+    PyArray2, PyArrayMethods, PyReadonlyArray2, PyReadonlyArrayDyn, PyUntypedArrayMethods,
+};
+use pingvinas_engine::net::{Fits, Mlp};
+use pingvinas_engine::search::forest::{drive_while, Stepped};
+use pingvinas_engine::{with_game, Game};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::ToPyResult;
+
+/// A `(rows, columns)` float32 array.
+type Rows<'py> = Bound<'py, PyArray2<f32>>;
+
+/// How long the net searches between two looks at Python (progress, Ctrl-C).
+const ROUNDS_FOR: Duration = Duration::from_millis(20);
+
+/// A policy-and-value network that pingvinas evaluates in Rust: see the `pingvinas.nets`
+/// module for the architecture and the file format.
+#[pyclass(module = "pingvinas._core", name = "Net", frozen)]
+pub struct PyNet {
+    pub(crate) mlp: Arc<Mlp>,
+}
+
+impl PyNet {
+    /// `ValueError` unless the net fits work of these sizes.
+    fn check(&self, shape: [usize; 3], actions: usize, players: usize) -> PyResult<()> {
+        let f = self.mlp.fits();
+        if (f.observation, f.actions, f.players) != (shape, actions, players) {
+            return Err(PyValueError::new_err(format!(
+                "the net was made for a {} with observations of shape {:?}, {} actions and {} \
+                 players; this game has {shape:?}, {actions} and {players}",
+                f.game, f.observation, f.actions, f.players
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl PyNet {
+    /// Reads a net from a ``safetensors`` file; ``ValueError`` says what is wrong with a file
+    /// that is not one.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyNet> {
+        let mlp = py.detach(|| Mlp::load(&path)).py()?;
+        Ok(PyNet { mlp: Arc::new(mlp) })
+    }
+
+    /// Reads a net from the bytes of a ``safetensors`` file.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyNet> {
+        let mlp = py.detach(|| Mlp::from_bytes(data)).py()?;
+        Ok(PyNet { mlp: Arc::new(mlp) })
+    }
+
+    /// A net for ``game`` (a ``Fish`` or ``Marathon``) with random weights (He
+    /// initialisation, from ``seed``) and trunk layers of these widths.
+    #[staticmethod]
+    #[pyo3(signature = (game, hidden, *, seed = None))]
+    fn random(
+        game: &Bound<'_, PyAny>,
+        hidden: Vec<usize>,
+        seed: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyNet> {
+        let seed = match seed {
+            Some(s) if !s.is_none() => crate::args::seed(s)?,
+            _ => 0,
+        };
+        let sample = crate::games::source_of(game)?.sample();
+        let fits = with_game!(&sample, |g| Fits::of(&**g, sample.name()));
+        let mlp = Mlp::random(fits, &hidden, seed).py()?;
+        Ok(PyNet { mlp: Arc::new(mlp) })
+    }
+
+    /// Writes the net to a ``safetensors`` file.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let bytes = self.mlp.to_bytes().py()?;
+        py.detach(|| std::fs::write(&path, bytes)).map_err(|e| {
+            PyValueError::new_err(format!("{}: cannot write the net ({e})", path.display()))
+        })
+    }
+
+    /// The bytes of a ``safetensors`` file holding the net.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.mlp.to_bytes().py()?))
+    }
+
+    /// The game the net was made for (``"fish"``, ``"marathon"``).
+    #[getter]
+    fn game(&self) -> String {
+        self.mlp.fits().game.clone()
+    }
+
+    /// The observation shape it reads, ``(planes, rows, cols)``.
+    #[getter]
+    fn observation_shape(&self) -> (usize, usize, usize) {
+        let [p, r, c] = self.mlp.fits().observation;
+        (p, r, c)
+    }
+
+    /// The size of the action space of its policy.
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.mlp.fits().actions
+    }
+
+    /// The players its value head has.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.mlp.fits().players
+    }
+
+    /// The widths of its trunk layers.
+    #[getter]
+    fn hidden(&self) -> Vec<usize> {
+        self.mlp.hidden()
+    }
+
+    /// The evaluator protocol: ``observations`` (float32, ``(n, planes, rows, cols)`` or
+    /// ``(n, planes * rows * cols)``) and ``legal_mask`` (bool, ``(n, num_actions)``) give
+    /// ``(policy_logits, values)``, float32 arrays of shapes ``(n, num_actions)`` (0 for
+    /// illegal actions) and ``(n, num_players)`` (per seat from the observer).
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        observations: PyReadonlyArrayDyn<'py, f32>,
+        legal_mask: PyReadonlyArray2<'py, bool>,
+    ) -> PyResult<(Rows<'py>, Rows<'py>)> {
+        let f = self.mlp.fits();
+        let obs_len: usize = f.observation.iter().product();
+        let shape = observations.shape();
+        let rows = shape.first().copied().unwrap_or(0);
+        if shape.iter().skip(1).product::<usize>() != obs_len || shape.len() < 2 {
+            return Err(PyValueError::new_err(format!(
+                "observations of shape {shape:?}: expected (n, {}, {}, {}) for this net",
+                f.observation[0], f.observation[1], f.observation[2]
+            )));
+        }
+        if legal_mask.shape() != [rows, f.actions] {
+            return Err(PyValueError::new_err(format!(
+                "legal_mask of shape {:?}: expected ({rows}, {})",
+                legal_mask.shape(),
+                f.actions
+            )));
+        }
+        let obs = observations.as_slice()?;
+        let mask = legal_mask.as_slice()?;
+        let (a, n) = (f.actions, f.players);
+        let mut policy = vec![0.0f32; rows * a];
+        let mut values = vec![0.0f32; rows * n];
+        py.detach(|| {
+            for r in 0..rows {
+                self.mlp.forward(
+                    &obs[r * obs_len..(r + 1) * obs_len],
+                    Some(&mask[r * a..(r + 1) * a]),
+                    &mut policy[r * a..(r + 1) * a],
+                    &mut values[r * n..(r + 1) * n],
+                );
+            }
+        });
+        let policy = numpy::PyArray1::from_vec(py, policy).reshape([rows, a])?;
+        let values = numpy::PyArray1::from_vec(py, values).reshape([rows, n])?;
+        Ok((policy, values))
+    }
+
+    fn __repr__(&self) -> String {
+        let f = self.mlp.fits();
+        format!(
+            "<Net {} {:?}, trunk {:?}, {} actions, {} players>",
+            f.game,
+            f.observation,
+            self.mlp.hidden(),
+            f.actions,
+            f.players
+        )
+    }
+}
+
+/// Drives `work` with `net` in Rust, off the GIL, until it is done: in stretches of about
+/// [`ROUNDS_FOR`], calling `after` between them with the GIL held, and stopping on Ctrl-C.
+pub fn drive<G: Game, W: Stepped<G> + Send>(
+    py: Python<'_>,
+    work: &mut W,
+    net: &PyNet,
+    obs_shape: [usize; 3],
+    mut after: impl FnMut(&W) -> PyResult<()>,
+) -> PyResult<()> {
+    net.check(obs_shape, work.num_actions(), work.num_players())?;
+    let mlp = &*net.mlp;
+    let stop = pingvinas_engine::search::StopFlag::new();
+    while !work.is_done() {
+        let stretch = |flag: &pingvinas_engine::search::StopFlag| {
+            let start = Instant::now();
+            drive_while(&mut *work, &mut &*mlp, || {
+                !flag.is_set() && start.elapsed() < ROUNDS_FOR
+            })
+        };
+        if let Err(e) = crate::detached::run(py, &stop, stretch).and_then(|r| r.py()) {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work.abort()));
+            return Err(e);
+        }
+        after(work)?;
+    }
+    Ok(())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyNet>()
+}

@@ -484,3 +484,54 @@ def test_a_searcher_in_a_cycle_with_its_evaluator_is_collected():
     del player
     gc.collect()
     assert ref() is None
+
+
+def test_the_gumbel_root_finds_winning_moves_and_follows_sequential_halving():
+    # The Fish endgames of the test above, valued exactly: Gumbel, too, plays a winning move
+    # with twice as many simulations as moves.
+    for seed, s, outcome in small_endgames(3):
+        decode = fish_decoder(s.game, seed)
+
+        def perfect(obs, mask, decode=decode):
+            values = np.zeros((len(obs), 2), np.float32)
+            for b, row in enumerate(obs):
+                v = outcome_of(decode(row), 0)
+                values[b] = (v, -v)
+            return np.zeros(mask.shape, np.float32), values
+
+        k = len(outcome)
+        opts = dict(evaluator=perfect, iterations=2 * k, knowledge=False, seed=1, root="gumbel")
+        r = search(s, "puct", **opts)
+        assert outcome[r.action] == 1, (outcome, r.action)
+        assert r.visits.sum() == 2 * k
+        assert (search(s, "puct", **opts).visits == r.visits).all()
+    # 16 moves considered of a placement, 32 simulations: mctx's schedule gives 8 moves one
+    # visit, 4 two and 4 four, in batches as well; the move played is among the most visited.
+    s = pv.Fish().new_state(seed=3)
+    for batch_size in (1, 8):
+        r = Searcher("puct", evaluator=uniform(2), batch_size=batch_size, root="gumbel").search(
+            s, iterations=32
+        )
+        visits = sorted(int(v) for v in r.visits[r.visits > 0])
+        assert visits == [1] * 8 + [2] * 4 + [4] * 4
+        assert r.visits[r.action] == 4
+    many = search_many([s, s], evaluator=uniform(2), iterations=32, root="gumbel", seed=4)
+    assert all(sorted(int(v) for v in x.visits[x.visits > 0])[-4:] == [4] * 4 for x in many)
+    with pytest.raises(ValueError, match="root"):
+        Searcher("puct", evaluator=uniform(2), root="sideways")
+
+
+def test_gumbel_self_play_records_the_improved_policy():
+    game = pv.Fish()
+    opts = dict(games=2, simulations=16, evaluator=uniform(2), seed=3)
+    d = pv.selfplay(game, root="gumbel", **opts)
+    plain = pv.selfplay(game, **opts)
+    np.testing.assert_allclose(d.policies.sum(axis=1), 1.0, rtol=1e-5)
+    # A softmax over the moves searched: each keeps some weight, unvisited ones too (moves
+    # the game's knowledge prunes get none, as with visit counts).
+    assert not (d.policies[~d.legal_masks] > 0).any()
+    assert (d.policies > 0).sum() > (plain.policies > 0).sum()
+    again = pv.selfplay(game, root="gumbel", **opts)
+    assert (again.policies == d.policies).all()
+    with pytest.raises(ValueError, match="evaluator"):
+        pv.selfplay(game, games=1, simulations=4, root="gumbel")

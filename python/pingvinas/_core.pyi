@@ -629,6 +629,7 @@ class Searcher:
         evaluator: _Evaluator | None = None,
         batch_size: int | None = None,
         dirichlet: tuple[float, float] | None = None,
+        root: str = "puct",
     ) -> Searcher: ...
     def search(
         self,
@@ -667,6 +668,7 @@ def search_many(
     dirichlet: tuple[float, float] | None = None,
     knowledge: bool = True,
     memory_mb: int | None = None,
+    root: str = "puct",
 ) -> list[tuple[Any, ...]]:
     """PUCT searches of many states, one tree each, every round's leaves of all trees in one
     evaluator call; one result tuple per state. Wrapped by ``pingvinas.search.search_many``."""
@@ -699,6 +701,7 @@ def selfplay(
     exploration: float | None = None,
     max_live: int | None = None,
     progress: Callable[[int], object] | None = None,
+    root: str = "puct",
 ) -> dict[str, npt.NDArray[Any]]:
     """Self-play games as a dict of numpy arrays (the fields of
     ``pingvinas.selfplay.SelfPlayData``, plus ``game_list``, ``game_lengths`` and

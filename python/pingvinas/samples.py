@@ -156,6 +156,7 @@ def selfplay_local(
     resign: Optional[float] = None,
     playout_cap: Optional[tuple[float, int]] = None,
     progress: bool = False,
+    root: str = "puct",
 ) -> SelfPlayData:
     """:func:`pingvinas.selfplay` with ``backend="local"``, which documents the settings (the
     same defaults: a Ray task of :func:`pingvinas.distributed.selfplay_ray` passes only those
@@ -184,5 +185,6 @@ def selfplay_local(
         resign=None if resign is None else float(resign),
         playout_cap=playout_cap,
         progress=tick if bar is not None else None,
+        root=root,
     )
     return SelfPlayData(**{f.name: raw[f.name] for f in fields(SelfPlayData)})

@@ -174,6 +174,7 @@ class _Options(TypedDict):
     evaluator: Optional[Evaluator]
     batch_size: int
     dirichlet: Optional[tuple[float, float]]
+    root: str
 
 
 class _Budget(TypedDict):
@@ -250,6 +251,10 @@ class Searcher:
     :param batch_size: PUCT: the most leaves sent to the evaluator in one call.
     :param dirichlet: PUCT: ``(alpha, fraction)`` of Dirichlet noise mixed into the root's
         priors (for self-play), or ``None``.
+    :param root: PUCT: how the root picks its moves: ``"puct"``, or ``"gumbel"`` (Gumbel
+        AlphaZero: Gumbel-top-k sampling of up to 16 moves and sequential halving over the
+        iterations, mctx's settings; strong at a few iterations; the move played is the one
+        it chooses, no Dirichlet noise). Below the root, PUCT either way.
     """
 
     def __init__(
@@ -272,6 +277,7 @@ class Searcher:
         evaluator: Optional[Evaluator] = None,
         batch_size: int = 16,
         dirichlet: Optional[tuple[float, float]] = None,
+        root: str = "puct",
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm = {algorithm!r}: expected one of {', '.join(ALGORITHMS)}")
@@ -291,6 +297,7 @@ class Searcher:
             evaluator=evaluator,
             batch_size=batch_size,
             dirichlet=dirichlet,
+            root=root,
         )
         self._core = _core.Searcher(algorithm, **self.options)
 
@@ -354,8 +361,8 @@ def search(
     :param threads: threads searching at once (MCTS and alpha-beta).
     :param seed: the search's seed (same seed, one thread, iteration budget: same result).
     :param options: further :class:`Searcher` settings (``exploration``, ``selection``,
-        ``playout``, ``knowledge``, ``tt_mb``; for PUCT ``evaluator``, ``batch_size`` and
-        ``dirichlet``).
+        ``playout``, ``knowledge``, ``tt_mb``; for PUCT ``evaluator``, ``batch_size``,
+        ``dirichlet`` and ``root``).
     :raises ValueError: for a finished game, a negative or absurd budget, or a bad option.
 
     >>> import pingvinas as pv
@@ -382,6 +389,7 @@ def search_many(
     knowledge: bool = True,
     memory_mb: int = 1024,
     algorithm: str = "puct",
+    root: str = "puct",
 ) -> list[SearchResult]:
     """PUCT searches of many positions at once: one tree per state; each round every tree
     adds up to ``batch_size`` leaves and all of them go to ONE call of ``evaluator``, so a
@@ -390,6 +398,7 @@ def search_many(
     seed=k)``). ``iterations`` and ``nodes`` are per tree; ``time`` is for all.
 
     :param states: states of one game (Fish boards may differ, their shapes may not).
+    :param root: ``"puct"`` or ``"gumbel"``, as for :class:`Searcher`.
     :raises ValueError: a finished game, a bad budget or option, or a bad evaluator output.
 
     >>> import pingvinas as pv
@@ -414,6 +423,7 @@ def search_many(
         dirichlet=dirichlet,
         knowledge=bool(knowledge),
         memory_mb=memory_mb,
+        root=root,
     )
     return [SearchResult(*raw) for raw in raws]
 

@@ -39,6 +39,7 @@ def selfplay(
     resign: Optional[float] = None,
     playout_cap: Optional[tuple[float, int]] = None,
     progress: bool = False,
+    root: str = "puct",
     backend: str = "local",
     address: Optional[str] = None,
 ) -> SelfPlayData:
@@ -66,6 +67,10 @@ def selfplay(
         search (recorded) with probability ``p``, else ``fast`` simulations, without noise,
         unrecorded.
     :param progress: draw a progress bar on stderr.
+    :param root: with an evaluator, how PUCT's root picks moves: ``"puct"``, or ``"gumbel"``
+        (Gumbel AlphaZero: the policy recorded is the improved policy ``softmax(logits +
+        sigma(completed Q))``, the move played the one the search chooses, without temperature
+        or Dirichlet noise).
     :param backend: ``"local"`` or ``"ray"`` (``pingvinas[ray]``; the games are spread over a
         Ray cluster at ``address``, results identical to ``"local"``).
     :raises ValueError: a bad setting or evaluator output; an evaluator's own exception
@@ -88,6 +93,7 @@ def selfplay(
             resign=resign,
             playout_cap=playout_cap,
             progress=progress,
+            root=root,
             address=address,
         )
     if backend != "local":
@@ -106,4 +112,5 @@ def selfplay(
         resign=resign,
         playout_cap=playout_cap,
         progress=progress,
+        root=root,
     )

@@ -12,6 +12,9 @@
 //! - Moves are drawn from the root visit counts raised to `1 / temperature` for the first
 //!   `temperature_moves` plies (all of them when `None`), then the most visited. A position with
 //!   one legal move is played without search and not recorded.
+//! - With PUCT's Gumbel root rule ([`crate::search::puct::RootRule::Gumbel`]) the policy
+//!   recorded is Gumbel's improved policy and the move played the one the search chose (its
+//!   Gumbel noise explores; the temperature is not used).
 //! - Resign (optional): a player whose searched root value falls below the threshold resigns
 //!   (last place; the others share first), except in a fraction of games that never resign, to
 //!   check the threshold.
@@ -28,7 +31,7 @@ use crate::game::{returns_from_places, Action, ActionList, Game, Returns};
 use crate::io::GameIo;
 use crate::rng::Rng;
 use crate::search::mcts::{Mcts, MctsConfig};
-use crate::search::puct::{PuctConfig, PuctTree, Stepped};
+use crate::search::puct::{PuctConfig, PuctTree, RootRule, Stepped};
 use crate::search::{Budget, Evaluate, Knowledge, StopFlag};
 use crate::vector::Source;
 
@@ -225,13 +228,15 @@ impl Moves {
     }
 
     /// Records the searched position (full searches), picks the move; `None` when the player
-    /// to move resigns.
+    /// to move resigns. With an `improved` policy (Gumbel), records it and plays `best`.
+    #[allow(clippy::too_many_arguments)]
     fn choose<G: GameIo>(
         &mut self,
         config: &SelfPlayConfig,
         game: &G,
         state: &G::State,
         visits: &[(Action, u64)],
+        improved: Option<&[(Action, f32)]>,
         best: Action,
         value: f64,
     ) -> Option<Action> {
@@ -253,9 +258,18 @@ impl Moves {
             }
             let p = r.policies.len();
             r.policies.resize(p + a_len, 0.0);
-            let total: u64 = visits.iter().map(|v| v.1).sum();
-            for &(a, n) in visits {
-                r.policies[p + a as usize] = n as f32 / total.max(1) as f32;
+            match improved {
+                Some(policy) => {
+                    for &(a, x) in policy {
+                        r.policies[p + a as usize] = x;
+                    }
+                }
+                None => {
+                    let total: u64 = visits.iter().map(|v| v.1).sum();
+                    for &(a, n) in visits {
+                        r.policies[p + a as usize] = n as f32 / total.max(1) as f32;
+                    }
+                }
             }
             r.to_move.push(player as i8);
             r.move_numbers.push(self.plies as i32);
@@ -265,7 +279,8 @@ impl Moves {
                 return None;
             }
         }
-        let hot = config.temperature > 0.0
+        let hot = improved.is_none()
+            && config.temperature > 0.0
             && config.temperature_moves.is_none_or(|k| self.plies < k)
             && visits.iter().any(|v| v.1 > 0);
         if !hot {
@@ -351,7 +366,7 @@ pub fn play_mcts<G: GameIo + 'static, E: Evaluate<G>>(
             return None;
         }
         let player = game.to_move(&state).expect("not over");
-        match moves.choose(config, game, &state, &r.visits, r.best, r.value) {
+        match moves.choose(config, game, &state, &r.visits, None, r.best, r.value) {
             Some(a) => {
                 game.apply(&mut state, a);
                 moves.plies += 1;
@@ -461,11 +476,16 @@ impl<G: GameIo + 'static, E: Evaluate<G>> SelfPlay<G, E> {
         let game = live.tree.game().clone();
         let r = live.tree.result(Default::default());
         let player = game.to_move(&live.state).expect("not over");
+        let improved = match self.config.puct.root {
+            RootRule::Gumbel(_) => Some(live.tree.improved_policy()),
+            RootRule::Puct => None,
+        };
         match live.moves.choose(
             &self.config,
             &*game,
             &live.state,
             &r.visits,
+            improved.as_deref(),
             r.best,
             r.value,
         ) {
@@ -710,6 +730,30 @@ mod tests {
         assert_eq!(one_at_a_time[1], all[3]);
         assert_ne!(all[0].to_move.len(), 0);
         assert_ne!(all[0], all[1]);
+    }
+
+    #[test]
+    fn gumbel_games_record_the_improved_policy() {
+        let gumbel = SelfPlayConfig {
+            puct: PuctConfig {
+                root: RootRule::Gumbel(Default::default()),
+                ..config().puct
+            },
+            ..config()
+        };
+        let all = puct_games(gumbel, &[0, 1, 2]);
+        let plain = puct_games(config(), &[0, 1, 2]);
+        for (r, p) in all.iter().zip(&plain) {
+            assert!(r.len() > 10 && r.length >= r.len());
+            let a_len = r.policies.len() / r.len();
+            for (row, mask) in r.policies.chunks(a_len).zip(r.masks.chunks(a_len)) {
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                // Softmax weights: every legal move keeps some, illegal ones none.
+                assert!(row.iter().zip(mask).all(|(&x, &m)| (x > 0.0) == m));
+            }
+            assert_ne!(r.policies, p.policies);
+        }
+        assert_eq!(&all[1..], &puct_games(gumbel, &[1, 2])[..]);
     }
 
     #[test]

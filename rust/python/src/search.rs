@@ -14,7 +14,7 @@ use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::mcts::{self, Selection};
 use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
-use pingvinas_engine::search::puct::{Forest, PuctTree, Stepped, MAX_BATCH};
+use pingvinas_engine::search::puct::{Forest, PuctTree, RootRule, Stepped, MAX_BATCH};
 use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     Budget, Choice, Evaluate, Playout, SearchResult, Searcher, StopFlag,
@@ -368,7 +368,7 @@ impl PySearcher {
     }
 
     #[new]
-    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None))]
+    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None, root = "puct"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -384,6 +384,7 @@ impl PySearcher {
         evaluator: Option<&Bound<'_, PyAny>>,
         batch_size: Option<&Bound<'_, PyAny>>,
         dirichlet: Option<&Bound<'_, PyAny>>,
+        root: &str,
     ) -> PyResult<Self> {
         let defaults = Settings::default();
         let algorithm = Algorithm::parse(algorithm).py()?;
@@ -417,6 +418,7 @@ impl PySearcher {
             _ => defaults.batch_size,
         };
         let dirichlet = dirichlet_arg(dirichlet)?;
+        let root = RootRule::parse(root).py()?;
         let threads = match threads {
             Some(t) if !t.is_none() => args::count(t, "threads", 1, 256)? as usize,
             _ => defaults.threads,
@@ -458,6 +460,7 @@ impl PySearcher {
                 reuse,
                 batch_size,
                 dirichlet,
+                root,
             },
             evaluator,
             net,
@@ -558,7 +561,7 @@ pub fn dirichlet_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(f64, 
 /// evaluator call per round (see `pingvinas.search.search_many`). Returns one result tuple per
 /// state (as `Searcher.search`).
 #[pyfunction]
-#[pyo3(signature = (states, *, evaluator, time = None, iterations = None, nodes = None, batch_size = None, seed = None, exploration = None, dirichlet = None, knowledge = true, memory_mb = None))]
+#[pyo3(signature = (states, *, evaluator, time = None, iterations = None, nodes = None, batch_size = None, seed = None, exploration = None, dirichlet = None, knowledge = true, memory_mb = None, root = "puct"))]
 #[allow(clippy::too_many_arguments)]
 pub fn search_many<'py>(
     py: Python<'py>,
@@ -573,6 +576,7 @@ pub fn search_many<'py>(
     dirichlet: Option<&Bound<'py, PyAny>>,
     knowledge: bool,
     memory_mb: Option<&Bound<'py, PyAny>>,
+    root: &str,
 ) -> PyResult<Bound<'py, PyList>> {
     let searcher = PySearcher::new(
         "puct",
@@ -588,6 +592,7 @@ pub fn search_many<'py>(
         Some(evaluator),
         batch_size,
         dirichlet,
+        root,
     )?;
     let budget = default_budget(
         Choice::Mcts,

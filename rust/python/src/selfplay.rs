@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
-use pingvinas_engine::search::puct::{PuctConfig, MAX_BATCH};
+use pingvinas_engine::search::puct::{PuctConfig, RootRule, MAX_BATCH};
 use pingvinas_engine::search::StopFlag;
 use pingvinas_engine::selfplay::{
     default_maker, game_seeds, play_many_mcts, GameRecord, SelfPlay, SelfPlayConfig, MAX_GAMES,
@@ -148,7 +148,7 @@ fn run<'py, G: Concrete>(
 
 /// Self-play games (see `pingvinas.selfplay.selfplay`): returns a dict of numpy arrays.
 #[pyfunction]
-#[pyo3(signature = (game, games, *, simulations, evaluator = None, temperature = 1.0, temperature_moves = None, dirichlet = None, batch_size = None, seed = None, threads = None, resign = None, playout_cap = None, exploration = None, max_live = None, progress = None))]
+#[pyo3(signature = (game, games, *, simulations, evaluator = None, temperature = 1.0, temperature_moves = None, dirichlet = None, batch_size = None, seed = None, threads = None, resign = None, playout_cap = None, exploration = None, max_live = None, progress = None, root = "puct"))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay<'py>(
     py: Python<'py>,
@@ -167,11 +167,18 @@ pub fn selfplay<'py>(
     exploration: Option<f64>,
     max_live: Option<&Bound<'py, PyAny>>,
     progress: Option<&Bound<'py, PyAny>>,
+    root: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let evaluator = match evaluator.filter(|e| !e.is_none()) {
         Some(e) => Some(crate::evaluator::check_evaluator(e)?.into_bound(py)),
         None => None,
     };
+    let root = RootRule::parse(root).py()?;
+    if evaluator.is_none() && root != RootRule::Puct {
+        return Err(PyValueError::new_err(
+            "root = \"gumbel\" is a PUCT search: it needs an evaluator",
+        ));
+    }
     let games = games.as_array();
     if games.len() > MAX_GAMES {
         return Err(PyValueError::new_err(format!(
@@ -235,6 +242,7 @@ pub fn selfplay<'py>(
             batch_size,
             dirichlet: crate::search::dirichlet_arg(dirichlet)?,
             reuse: true,
+            root,
             ..PuctConfig::default()
         },
         resign,

@@ -4,7 +4,7 @@
 
 use super::alphabeta::AlphaBetaConfig;
 use super::mcts::{Leaf, MctsConfig, Selection, DEFAULT_MEMORY_MB};
-use super::puct::PuctConfig;
+use super::puct::{PuctConfig, RootRule};
 use super::{Budget, Choice, Knowledge, Playout, Searcher};
 use crate::error::{quote, Result};
 use crate::invalid;
@@ -104,6 +104,8 @@ pub struct Settings {
     pub batch_size: usize,
     /// PUCT's root noise: `(alpha, fraction)`.
     pub dirichlet: Option<(f64, f64)>,
+    /// How PUCT picks the root's children.
+    pub root: RootRule,
 }
 
 impl Default for Settings {
@@ -121,6 +123,7 @@ impl Default for Settings {
             reuse: true,
             batch_size: 16,
             dirichlet: None,
+            root: RootRule::Puct,
         }
     }
 }
@@ -136,6 +139,7 @@ impl Settings {
             dirichlet: self.dirichlet,
             reuse: self.reuse,
             memory_mb: self.memory_mb,
+            root: self.root,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod agent;
 pub mod alphabeta;
 pub mod budget;
 pub mod forest;
+pub mod gumbel;
 pub mod mcts;
 pub mod menu;
 pub mod puct;

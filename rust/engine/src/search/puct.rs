@@ -16,6 +16,9 @@
 //!   moves into the child (0 for an unvisited child), `p` the prior (softmax of the
 //!   evaluator's logits over the moves kept), `N` the parent's visits and `n` the child's,
 //!   both counting pending (virtual) visits. A pending visit counts as a loss (-1).
+//! - The root may instead pick by Gumbel-top-k and sequential halving ([`RootRule::Gumbel`],
+//!   [`crate::search::gumbel`]): the move played is then the one it chooses, and
+//!   [`PuctTree::improved_policy`] the training target.
 //! - Backup is per player (max-n, as [`crate::search::mcts`]): any number of players.
 //! - Values come per seat from the player to move: `values[k]` is the return of player
 //!   `(to_move + k) % players`, clipped to `[-1, 1]`.
@@ -34,6 +37,7 @@ use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::io::GameIo;
 use crate::rng::Rng;
 use crate::search::budget::Budget;
+use crate::search::gumbel::{self, GumbelConfig, GumbelRoot};
 use crate::search::tree::{self, most_visited, Kind, Rule, Tree};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
 
@@ -54,6 +58,39 @@ pub struct PuctConfig {
     pub reuse: bool,
     /// The memory the tree may hold, in MiB; once full, its leaves keep their first value.
     pub memory_mb: usize,
+    /// How the root picks its children.
+    pub root: RootRule,
+}
+
+/// How a PUCT search picks the root's children (below the root, PUCT always).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum RootRule {
+    /// PUCT, the move played the most visited.
+    #[default]
+    Puct,
+    /// Gumbel-top-k and sequential halving ([`crate::search::gumbel`]).
+    Gumbel(GumbelConfig),
+}
+
+impl RootRule {
+    /// The names [`RootRule::parse`] takes.
+    pub const NAMES: [&'static str; 2] = ["puct", "gumbel"];
+
+    /// `"puct"`, or `"gumbel"` with mctx's settings ([`GumbelConfig::default`]).
+    ///
+    /// # Errors
+    /// `Error::Invalid` naming both, for any other text.
+    pub fn parse(text: &str) -> Result<RootRule> {
+        match text {
+            "puct" => Ok(RootRule::Puct),
+            "gumbel" => Ok(RootRule::Gumbel(GumbelConfig::default())),
+            _ => crate::invalid!(
+                "root = {}: expected one of {}",
+                crate::error::quote(text),
+                Self::NAMES.join(", ")
+            ),
+        }
+    }
 }
 
 impl Default for PuctConfig {
@@ -64,6 +101,7 @@ impl Default for PuctConfig {
             dirichlet: None,
             reuse: true,
             memory_mb: tree::DEFAULT_MEMORY_MB,
+            root: RootRule::Puct,
         }
     }
 }
@@ -100,6 +138,9 @@ impl PuctConfig {
         let max = tree::MAX_MEMORY_MB;
         if !(1..=max).contains(&self.memory_mb) {
             return crate::invalid!("memory_mb = {}: expected 1 to {max}", self.memory_mb);
+        }
+        if let RootRule::Gumbel(g) = self.root {
+            g.check()?;
         }
         Ok(())
     }
@@ -152,6 +193,10 @@ pub struct PuctTree<G: Game, E> {
     interrupted: bool,
     noised: bool,
     actions: ActionList,
+    /// The Gumbel state of the current search's root, once the root is expanded.
+    gumbel: Option<GumbelRoot>,
+    /// The evaluator's value of the root for the player to move, when it valued this root.
+    root_raw: Option<f64>,
 }
 
 impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
@@ -176,6 +221,8 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             interrupted: false,
             noised: false,
             actions: ActionList::new(),
+            gumbel: None,
+            root_raw: None,
         }
     }
 
@@ -257,6 +304,10 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         if self.root_expanded() && !self.noised {
             self.add_noise();
         }
+        self.gumbel = None;
+        if self.root_expanded() {
+            self.start_gumbel();
+        }
         Ok(())
     }
 
@@ -284,6 +335,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     fn reset(&mut self, state: G::State) {
         self.tree.reset(state);
         self.noised = false;
+        self.root_raw = None;
     }
 
     /// Makes `new_root` the root at `state`, keeping its subtree when it has children (a
@@ -295,6 +347,29 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         }
         self.tree.keep_subtree(new_root, state);
         self.noised = false;
+        self.root_raw = None;
+    }
+
+    /// Draws the Gumbel noise of the current search (Gumbel root rule only), once the root
+    /// has its children.
+    fn start_gumbel(&mut self) {
+        let RootRule::Gumbel(config) = self.config.root else {
+            return;
+        };
+        let plan = match self.limits.iterations {
+            u64::MAX => gumbel::UNPLANNED,
+            n => n,
+        };
+        // A kept root was valued by the evaluator as someone's child: its own value for the
+        // player to move is estimated by its children's.
+        let raw = self.root_raw.unwrap_or_else(|| self.tree.root_value());
+        self.gumbel = Some(GumbelRoot::new(
+            config,
+            &self.tree,
+            &mut self.rng,
+            plan,
+            raw,
+        ));
     }
 
     /// Whether the current search is over (its budget spent, stopped, or nothing left to
@@ -368,7 +443,10 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             path.push(0);
             let mut i = 0usize;
             while self.tree.nodes[i].kind == Kind::Expanded {
-                let c = self.tree.select(i, rule);
+                let c = match &self.gumbel {
+                    Some(g) if i == 0 => g.select(&self.tree),
+                    _ => self.tree.select(i, rule),
+                };
                 game.apply(&mut s, self.tree.nodes[c].action);
                 path.push(c as u32);
                 i = c;
@@ -470,6 +548,9 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 r[(p.to_move as usize + k) % n] = (x as f64).clamp(-1.0, 1.0);
             }
             let i = p.node as usize;
+            if i == 0 {
+                self.root_raw = Some(r[p.to_move as usize]);
+            }
             if !self.expand(i, &p.state, p.to_move, logits) {
                 self.tree.keep_value(i, Kind::Frozen, r);
             }
@@ -531,6 +612,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             .expand(i, mover, actions.iter().copied().zip(priors));
         if i == 0 {
             self.add_noise();
+            self.start_gumbel();
         }
         true
     }
@@ -538,7 +620,9 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// Mixes Dirichlet noise into the root's priors (once per search).
     fn add_noise(&mut self) {
         self.noised = true;
-        let Some((alpha, frac)) = self.config.dirichlet else {
+        // Gumbel's noise is its exploration.
+        let (Some((alpha, frac)), RootRule::Puct) = (self.config.dirichlet, self.config.root)
+        else {
             return;
         };
         let children = self.tree.nodes[0].children();
@@ -559,12 +643,16 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         }
     }
 
-    /// The result of the current search (call once it is done): the most visited root move.
+    /// The result of the current search (call once it is done): the most visited root move,
+    /// or with the Gumbel root rule the move it chose.
     pub fn result(&self, elapsed: std::time::Duration) -> SearchResult {
         let tree = &self.tree;
         let mut visits: Vec<(Action, u64)> = tree.root_stats().map(|s| (s.0, s.1)).collect();
         visits.sort_by_key(|v| v.0);
-        let best_child = most_visited(tree.root_stats()).and_then(|s| tree.child(0, s.0));
+        let best_child = match &self.gumbel {
+            Some(g) if self.root_expanded() => Some(g.best(tree)),
+            _ => most_visited(tree.root_stats()).and_then(|s| tree.child(0, s.0)),
+        };
         let (best, value, exact) = match best_child {
             Some(c) => {
                 let n = &tree.nodes[c];
@@ -596,6 +684,26 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// visits (0 before any visit).
     pub fn root_value(&self) -> f64 {
         self.tree.root_value()
+    }
+
+    /// Gumbel's improved policy at the root, the training target: `softmax(logits +
+    /// sigma(completed_q))` over the root moves kept, as `(action, probability)` in ascending
+    /// action order (see [`crate::search::gumbel`]; with the PUCT root rule, `sigma` takes
+    /// [`GumbelConfig`]'s defaults). Empty before the root is valued.
+    pub fn improved_policy(&self) -> Vec<(Action, f32)> {
+        if !self.root_expanded() {
+            return Vec::new();
+        }
+        let (config, raw) = match (&self.gumbel, self.config.root) {
+            (Some(g), RootRule::Gumbel(config)) => (config, g.raw_value()),
+            _ => (
+                GumbelConfig::default(),
+                self.root_raw.unwrap_or_else(|| self.tree.root_value()),
+            ),
+        };
+        let mut policy = gumbel::improved_policy(&self.tree, config, raw);
+        policy.sort_by_key(|p| p.0);
+        policy
     }
 }
 

@@ -9,8 +9,8 @@
 //! As in mctx (`tree.py`, `action_selection.py`), the searches differ in how they value leaves,
 //! not in the tree: the rule that picks a child is passed to [`Tree::select`]. A root rule
 //! with a state of its own, such as Gumbel-top-k with sequential halving (mctx's
-//! `gumbel_muzero_policy`), is one more [`Rule`]: the search that owns it selects at the root
-//! (index 0) with it and below the root with its interior rule.
+//! `gumbel_muzero_policy`, [`super::gumbel`]), reads this tree beside it: the search that
+//! owns it selects at the root (index 0) with it and below the root with a [`Rule`].
 
 use crate::game::{Action, Game, Returns};
 use crate::search::Evaluate;

@@ -1,6 +1,7 @@
 use super::*;
 use crate::fish::{FishGame, Rules};
 use crate::marathon::Marathon;
+use crate::search::gumbel::GumbelConfig;
 use crate::search::mcts::{Mcts, MctsConfig, Selection};
 use crate::search::toys::{minimax, Nim, NimState, TicTacToe, Ttt};
 use crate::search::{random_playout, NoEval, StopFlag};
@@ -601,4 +602,297 @@ fn a_time_budget_ends_the_search_after_the_root() {
     )
     .unwrap();
     assert!(t0.elapsed().as_secs_f64() < 1.0 && r[0].iterations > 10 && !r[0].interrupted);
+}
+
+// The Gumbel root (search/gumbel.rs).
+
+fn gumbel() -> PuctConfig {
+    PuctConfig {
+        root: RootRule::Gumbel(GumbelConfig::default()),
+        batch_size: 1,
+        ..Default::default()
+    }
+}
+
+/// Exact tic-tac-toe values (minimax) and logits `bias` on `favoured`, 0 elsewhere.
+fn ttt_perfect(favoured: Action, bias: f32) -> impl FnMut(&TicTacToe, &Ttt) -> (Vec<f32>, Returns) {
+    move |g: &TicTacToe, s: &Ttt| {
+        let v = minimax(g, s);
+        let mut r = [0.0; MAX_PLAYERS];
+        r[0] = v;
+        r[1] = -v;
+        let mut logits = vec![0.0; 9];
+        logits[favoured as usize] = bias;
+        (logits, r)
+    }
+}
+
+/// The exact value of each legal move of `s` for its player to move.
+fn move_values(s: &Ttt) -> Vec<(Action, f64)> {
+    let game = TicTacToe;
+    let p = game.to_move(s).unwrap();
+    let mut actions = ActionList::new();
+    game.legal_actions(s, &mut actions);
+    actions
+        .iter()
+        .map(|&a| {
+            let mut c = *s;
+            game.apply(&mut c, a);
+            let v = minimax(&game, &c);
+            (a, if p == 0 { v } else { -v })
+        })
+        .collect()
+}
+
+#[test]
+fn gumbel_finds_the_winning_move_with_a_perfect_evaluator() {
+    let nim = Nim { players: 2 };
+    for stones in [5, 6, 7, 9, 10, 11, 13, 30, 31] {
+        for (batch_size, sims) in [(1, 2), (1, 3), (1, 16), (4, 2), (4, 8)] {
+            let config = PuctConfig {
+                batch_size,
+                ..gumbel()
+            };
+            let mut ev = PerLeaf {
+                game: &nim,
+                f: nim_perfect(2),
+            };
+            let r = search_one(&nim, &nim.start(stones), config, 1, sims, &mut ev);
+            assert_eq!(r.best + 1, stones % 4, "{stones} stones, {sims}: {r:?}");
+            assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), sims);
+        }
+    }
+}
+
+#[test]
+fn gumbel_beats_puct_at_tiny_budgets_when_the_prior_misleads() {
+    // X to move wins with cell 6 and draws elsewhere; the prior leans to a drawing move. With
+    // as many simulations as moves, Gumbel looks at every move once and plays the win; PUCT
+    // keeps revisiting the favoured draw.
+    let game = TicTacToe;
+    let s = Ttt::from_str(".OX/X.O/...");
+    let values = move_values(&s);
+    assert_eq!(values.iter().filter(|v| v.1 == 1.0).count(), 1);
+    let draw = values.iter().find(|v| v.1 == 0.0).unwrap().0;
+    let sims = values.len() as u64;
+    let (mut wins_gumbel, mut wins_puct) = (0, 0);
+    for seed in 0..50 {
+        for (config, wins) in [
+            (gumbel(), &mut wins_gumbel),
+            (
+                PuctConfig {
+                    batch_size: 1,
+                    ..Default::default()
+                },
+                &mut wins_puct,
+            ),
+        ] {
+            let mut ev = PerLeaf {
+                game: &game,
+                f: ttt_perfect(draw, 2.0),
+            };
+            let r = search_one(&game, &s, config, seed, sims, &mut ev);
+            *wins += (r.best == 6) as u32;
+        }
+    }
+    assert!(
+        wins_gumbel >= 45,
+        "gumbel {wins_gumbel}, puct {wins_puct} of 50"
+    );
+    assert!(
+        wins_puct < wins_gumbel,
+        "gumbel {wins_gumbel}, puct {wins_puct} of 50"
+    );
+}
+
+#[test]
+fn the_improved_policy_weighs_better_moves_more() {
+    // Uniform priors: the improved policy is monotone in each move's exact value.
+    let game = TicTacToe;
+    for pos in ["XX./.O./O..", "X../.O./..X", "XO./.X./..."] {
+        let s = Ttt::from_str(pos);
+        let mut t = tree(&game, gumbel(), 3);
+        let mut ev = PerLeaf {
+            game: &game,
+            f: ttt_perfect(0, 0.0),
+        };
+        let mut forest = Forest::new(vec![t]).unwrap();
+        run(
+            &mut forest,
+            &[s],
+            &Budget::iterations(32),
+            StopFlag::new(),
+            &mut ev,
+        )
+        .unwrap();
+        t = forest.trees.pop().unwrap();
+        let policy = t.improved_policy();
+        let values = move_values(&s);
+        assert_eq!(policy.len(), values.len());
+        assert!((policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-5);
+        for (p, v) in policy.iter().zip(&values) {
+            assert_eq!(p.0, v.0);
+            for (q, w) in policy.iter().zip(&values) {
+                if v.1 > w.1 {
+                    assert!(p.1 > q.1, "{pos}: {policy:?} {values:?}");
+                }
+            }
+        }
+        // The visits alone would say less: the best move takes most of the weight.
+        let best = values.iter().map(|v| v.1).fold(f64::MIN, f64::max);
+        let on_best: f32 = policy
+            .iter()
+            .zip(&values)
+            .filter(|(_, v)| v.1 == best)
+            .map(|(p, _)| p.1)
+            .sum();
+        assert!(on_best > 0.5, "{pos}: {policy:?}");
+    }
+}
+
+#[test]
+fn gumbel_visits_follow_sequential_halving() {
+    // 16 considered moves of a Fish placement and 32 simulations: 8 moves visited once, 4
+    // twice and 4 four times (mctx's schedule), with batches too (visits under way count).
+    let game = FishGame::dealt(Rules::standard(2).unwrap(), 3);
+    let s = game.initial_state();
+    for batch_size in [1, 4, 16] {
+        let config = PuctConfig {
+            batch_size,
+            ..gumbel()
+        };
+        let r = search_one(&game, &s, config, 5, 32, &mut Uniform::new(false, 0));
+        assert!(r.visits.len() > 16);
+        let mut v: Vec<u64> = r.visits.iter().map(|v| v.1).filter(|&n| n > 0).collect();
+        v.sort_unstable();
+        let mut want = vec![1; 8];
+        want.extend([2; 4]);
+        want.extend([4; 4]);
+        assert_eq!(v, want, "batch {batch_size}");
+        // The move played is among the most visited.
+        assert_eq!(r.visits.iter().find(|x| x.0 == r.best).unwrap().1, 4);
+    }
+    // Four considered moves of nine, eight simulations: two moves once, two three times.
+    let config = PuctConfig {
+        root: RootRule::Gumbel(GumbelConfig {
+            max_considered: 4,
+            ..Default::default()
+        }),
+        ..gumbel()
+    };
+    let r = search_one(
+        &TicTacToe,
+        &Ttt::default(),
+        config,
+        2,
+        8,
+        &mut Uniform::new(false, 0),
+    );
+    let mut v: Vec<u64> = r.visits.iter().map(|v| v.1).collect();
+    v.sort_unstable();
+    assert_eq!(v, [0, 0, 0, 0, 0, 1, 1, 3, 3]);
+}
+
+#[test]
+fn gumbel_is_reproducible_and_works_in_a_forest() {
+    let game = TicTacToe;
+    let states = [
+        Ttt::default(),
+        Ttt::from_str("X../..../...."),
+        Ttt::from_str("XX./.O./..."),
+        Ttt::from_str("X../.O./..X"),
+    ];
+    let config = PuctConfig {
+        batch_size: 4,
+        ..gumbel()
+    };
+    let mut noisy = |g: &TicTacToe, s: &Ttt| {
+        let h = g.hash(s);
+        let mut r = [0.0; MAX_PLAYERS];
+        r[0] = ((h % 200) as f64 - 100.0) / 100.0;
+        r[1] = -r[0];
+        ((0..9).map(|a| ((h >> a) & 7) as f32).collect(), r)
+    };
+    let seed = |i: usize| crate::rng::splitmix64(23 ^ i as u64);
+    let mut forest = Forest::new(
+        (0..states.len())
+            .map(|i| tree(&game, config, seed(i)))
+            .collect(),
+    )
+    .unwrap();
+    let all = run(
+        &mut forest,
+        &states,
+        &Budget::iterations(24),
+        StopFlag::new(),
+        &mut PerLeaf {
+            game: &game,
+            f: &mut noisy,
+        },
+    )
+    .unwrap();
+    let policies: Vec<_> = forest.trees.iter().map(|t| t.improved_policy()).collect();
+    let mut differs = false;
+    for (i, s) in states.iter().enumerate() {
+        let one = |seed: u64, noisy: &mut _| {
+            search_one(
+                &game,
+                s,
+                config,
+                seed,
+                24,
+                &mut PerLeaf {
+                    game: &game,
+                    f: noisy,
+                },
+            )
+        };
+        let r = one(seed(i), &mut noisy);
+        assert_eq!(
+            (r.best, &r.visits, &r.pv, r.value),
+            (all[i].best, &all[i].visits, &all[i].pv, all[i].value),
+            "tree {i}"
+        );
+        assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), 24);
+        differs |= one(seed(i) + 1, &mut noisy).visits != r.visits;
+        assert_eq!(policies[i].len(), r.visits.len());
+    }
+    assert!(differs, "another seed, other Gumbel noise");
+}
+
+#[test]
+fn gumbel_settings_are_checked_and_the_default_is_puct() {
+    assert_eq!(PuctConfig::default().root, RootRule::Puct);
+    for g in [
+        GumbelConfig {
+            max_considered: 0,
+            ..Default::default()
+        },
+        GumbelConfig {
+            c_visit: f64::NAN,
+            ..Default::default()
+        },
+        GumbelConfig {
+            c_scale: -1.0,
+            ..Default::default()
+        },
+    ] {
+        let config = PuctConfig {
+            root: RootRule::Gumbel(g),
+            ..Default::default()
+        };
+        assert!(config.check().is_err(), "{g:?}");
+    }
+    // A time budget plans the halving for `UNPLANNED` simulations and still ends.
+    let nim = Nim { players: 2 };
+    let mut forest = Forest::new(vec![tree(&nim, gumbel(), 0)]).unwrap();
+    let r = run(
+        &mut forest,
+        &[nim.start(5000)],
+        &Budget::time(0.05),
+        StopFlag::new(),
+        &mut Uniform::new(false, 0),
+    )
+    .unwrap();
+    assert!(r[0].iterations > 10 && r[0].visits.iter().all(|v| v.1 > 0));
 }

@@ -229,7 +229,7 @@ def test_settings_are_checked():
         search(s, "puct", iterations=10)
     with pytest.raises(ValueError, match="needs an evaluator"):
         Searcher("puct")
-    with pytest.raises(ValueError, match="only used by"):
+    with pytest.raises(ValueError, match="takes only a pingvinas Net"):
         search(s, "mcts", evaluator=uniform(2), iterations=10)
     with pytest.raises(TypeError, match="callable"):
         search(s, "puct", evaluator=42, iterations=10)

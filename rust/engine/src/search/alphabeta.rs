@@ -146,7 +146,7 @@ impl AlphaBeta {
         let root = check_start(game, state, budget, Algorithm::AlphaBeta)?;
         let threads = self.config.threads;
         if threads == 0 || threads > 1024 {
-            return crate::invalid!("threads must be between 1 and 1024, got {threads}");
+            return crate::error::invalid!("threads must be between 1 and 1024, got {threads}");
         }
         if self.tt.is_unallocated() {
             self.tt = Tt::new(self.config.tt_mb)?;

@@ -40,7 +40,9 @@ pub fn resolve_threads(threads: usize) -> Result<usize> {
             .map_or(1, |n| n.get())
             .min(MAX_THREADS)),
         t if t > MAX_THREADS => {
-            crate::invalid!("threads = {t}: at most {MAX_THREADS} threads (0 uses every core)")
+            crate::error::invalid!(
+                "threads = {t}: at most {MAX_THREADS} threads (0 uses every core)"
+            )
         }
         t => Ok(t),
     }
@@ -76,7 +78,7 @@ where
     F: Fn(usize) -> T + Sync,
 {
     if n > MAX_GAMES {
-        return crate::invalid!("n = {n}: at most {MAX_GAMES} (2^32) games in one batch");
+        return crate::error::invalid!("n = {n}: at most {MAX_GAMES} (2^32) games in one batch");
     }
     let threads = resolve_threads(threads)?;
     let bytes = n.saturating_mul(std::mem::size_of::<T>().max(1));

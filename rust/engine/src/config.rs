@@ -8,7 +8,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::error::{clip, MAX_QUOTE};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// How deep a config may nest (a Fish board is two levels below the top); deeper input is
 /// refused before it is read further, so that no nesting can exhaust the stack.

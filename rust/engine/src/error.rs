@@ -39,8 +39,9 @@ impl std::error::Error for Error {}
 /// `Err(Error::Invalid(format!(..)))` in one line.
 #[macro_export]
 macro_rules! invalid {
-    ($($arg:tt)*) => { Err($crate::Error::Invalid(format!($($arg)*))) };
+    ($($arg:tt)*) => { Err($crate::error::Error::Invalid(format!($($arg)*))) };
 }
+pub(crate) use invalid;
 
 /// The longest variant name a config or state JSON may give, in characters.
 pub const MAX_NAME_CHARS: usize = 200;

@@ -11,7 +11,7 @@ pub(crate) fn one_of(names: &[&str]) -> String {
 }
 
 /// Implements `NAMES`, `name()`, [`std::fmt::Display`] and [`std::str::FromStr`] (exact names;
-/// [`crate::Error::Parse`] otherwise) for a fieldless enum from one table of
+/// [`crate::error::Error::Parse`] otherwise) for a fieldless enum from one table of
 /// `Variant => "name"` pairs.
 macro_rules! named_enum {
     ($ty:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
@@ -34,13 +34,13 @@ macro_rules! named_enum {
         }
 
         impl std::str::FromStr for $ty {
-            type Err = $crate::Error;
+            type Err = $crate::error::Error;
 
             /// Reads a name of [`Self::NAMES`].
-            fn from_str(text: &str) -> $crate::Result<$ty> {
+            fn from_str(text: &str) -> $crate::error::Result<$ty> {
                 match text {
                     $($name => Ok($ty::$variant),)+
-                    _ => Err($crate::Error::Parse(format!(
+                    _ => Err($crate::error::Error::Parse(format!(
                         "{text:?}: expected {}",
                         $crate::names::one_of(<$ty>::NAMES)
                     ))),

@@ -27,7 +27,7 @@
 //! ```
 //!
 //! `id` names the position (unique within its file), `json` is the position in the engine's own
-//! JSON ([`crate::GameIo::to_json`], one line: the game, board or course included) and each
+//! JSON ([`crate::io::GameIo::to_json`], one line: the game, board or course included) and each
 //! `perft DEPTH NODES` line gives one count, depths ascending.
 
 use crate::game::{ActionList, Game};

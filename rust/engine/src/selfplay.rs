@@ -86,35 +86,38 @@ impl SelfPlayConfig {
     pub fn check(&self) -> Result<()> {
         self.puct.check()?;
         if !(1..=crate::search::budget::MAX_ITERATIONS).contains(&self.simulations) {
-            return crate::invalid!("simulations = {}: expected 1 or more", self.simulations);
+            return crate::error::invalid!(
+                "simulations = {}: expected 1 or more",
+                self.simulations
+            );
         }
         if !self.temperature.is_finite() || !(0.0..=100.0).contains(&self.temperature) {
-            return crate::invalid!("temperature = {}: expected 0 to 100", self.temperature);
+            return crate::error::invalid!("temperature = {}: expected 0 to 100", self.temperature);
         }
         if let Some(r) = self.resign {
             if !r.is_finite() || !(-1.0..=1.0).contains(&r) {
-                return crate::invalid!("resign = {r}: expected a root value from -1 to 1");
+                return crate::error::invalid!("resign = {r}: expected a root value from -1 to 1");
             }
         }
         if !(0.0..=1.0).contains(&self.no_resign_fraction) {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "the fraction of games that never resign must be from 0 to 1, got {}",
                 self.no_resign_fraction
             );
         }
         if let Some((p, fast)) = self.playout_cap {
             if !p.is_finite() || !(0.0..=1.0).contains(&p) {
-                return crate::invalid!("playout_cap probability = {p}: expected 0 to 1");
+                return crate::error::invalid!("playout_cap probability = {p}: expected 0 to 1");
             }
             if fast == 0 || fast > self.simulations {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "playout_cap fast simulations = {fast}: expected 1 to simulations ({})",
                     self.simulations
                 );
             }
         }
         if self.max_live == 0 {
-            return crate::invalid!("max_live must be positive");
+            return crate::error::invalid!("max_live must be positive");
         }
         Ok(())
     }
@@ -127,7 +130,9 @@ pub const MAX_GAMES: usize = 1 << 24;
 /// takes before the first move (a record and a slot each).
 fn check_games(n: usize) -> Result<()> {
     if n > MAX_GAMES {
-        return crate::invalid!("games: {n} games asked for, at most {MAX_GAMES} in one call");
+        return crate::error::invalid!(
+            "games: {n} games asked for, at most {MAX_GAMES} in one call"
+        );
     }
     let per_game = 2 * std::mem::size_of::<GameRecord>() + 32;
     crate::batch::check_memory(&format!("{n} self-play games"), n.saturating_mul(per_game))
@@ -639,7 +644,7 @@ pub fn play_many_mcts<G: GameIo + 'static, E: Evaluate<G>>(
         match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some(r) => out.push(r),
             None => {
-                return Err(crate::Error::Interrupted(format!(
+                return Err(crate::error::Error::Interrupted(format!(
                     "self-play interrupted after {} of {} games",
                     finished.load(Ordering::Relaxed),
                     ids.len()

@@ -37,9 +37,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::error::invalid;
 use crate::error::{Error, Result};
 use crate::game::{Action, ActionList, Game};
-use crate::invalid;
 use crate::io::GameIo;
 use crate::rng::{splitmix64, Rng};
 use crate::search::alphabeta::AlphaBetaConfig;
@@ -402,7 +402,7 @@ struct Slot<G: Game> {
 struct Advance<G: Game> {
     /// The position after the action and the opponents' replies (the final one when over).
     state: G::State,
-    rewards: [f32; crate::MAX_PLAYERS],
+    rewards: [f32; crate::game::MAX_PLAYERS],
     over: bool,
     /// When over: the env's next game.
     next: Option<Play<G>>,
@@ -570,7 +570,7 @@ impl<G: GameIo> Shared<G> {
         let d = &self.dims;
         let play = &mut slot.play;
         let score = self.options.reward == Reward::Score;
-        let mut before = [0.0; crate::MAX_PLAYERS];
+        let mut before = [0.0; crate::game::MAX_PLAYERS];
         if score {
             for (p, b) in before.iter_mut().enumerate().take(d.players) {
                 *b = self.lead(&play.game, &play.state, p);
@@ -584,7 +584,7 @@ impl<G: GameIo> Shared<G> {
         let game = &play.game;
         let over = game.is_over(&state);
         let returns = game.returns(&state);
-        let mut rewards = [0.0; crate::MAX_PLAYERS];
+        let mut rewards = [0.0; crate::game::MAX_PLAYERS];
         let seats = if self.single_agent() {
             play.learner..play.learner + 1
         } else {

@@ -2,8 +2,8 @@
 //! game is made: `u64` up to 64 cells (the standard board), `u128` up to 128, [`W1024`] up to
 //! [`MAX_CELLS`]. Everything below (rules, move generation, search, playouts) is generic over the
 //! word and monomorphised per width; callers that hold games of any size (the Python bindings)
-//! hold an `AnyFish` and dispatch once per call with [`with_fish!`](crate::with_fish) or
-//! [`with_fish_state!`](crate::with_fish_state).
+//! hold an `AnyFish` and dispatch once per call with [`with_fish!`] or
+//! [`with_fish_state!`].
 //!
 //! `AnyFish` is itself a [`Game`] and a [`GameIo`], with [`AnyFishState`] as its state, so code
 //! written once against those traits works on it unchanged; hot loops (search, batches) should
@@ -72,6 +72,8 @@ macro_rules! with_fish_state {
         }
     };
 }
+
+pub(crate) use {with_fish, with_fish_state};
 
 /// The conversions between a concrete game or state and the `Any` enums.
 pub trait Width: Word {

@@ -11,8 +11,8 @@ use std::sync::{Arc, LazyLock};
 
 use super::bitboard::{Bitboard, Cell, Word, MAX_CELLS};
 use super::geometry::Narrow;
+use crate::error::invalid;
 use crate::error::Result;
-use crate::invalid;
 use crate::rng::Rng;
 
 /// The six directions a penguin can slide, in action-encoding order.

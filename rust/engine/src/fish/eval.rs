@@ -764,11 +764,11 @@ impl<W: Word> crate::search::Knowledge for FishGame<W> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::fish::{Board, Rules};
 
-    pub(crate) fn small_game(
+    fn small_game(
         rng: &mut Rng,
         rows: usize,
         cols: usize,
@@ -1068,5 +1068,36 @@ pub(crate) mod tests {
         let mut lead = t;
         lead.fish[0] += 10;
         assert!(eval.evaluate(&game, &lead)[0] > eval.evaluate(&game, &t)[0] + 0.1);
+    }
+
+    #[test]
+    fn threads_agree_on_solved_fish_endgames() {
+        use crate::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
+        use crate::search::{Budget, NoEval, StopFlag};
+        let mut rng = Rng::new(8);
+        let mut solved = 0;
+        while solved < 20 {
+            let (game, s) = small_game(&mut rng, 3, 4, 2, 2);
+            let mut actions = ActionList::new();
+            // A lone move is played without search (and without proof).
+            game.legal_actions(&s, &mut actions);
+            if actions.len() < 2 {
+                continue;
+            }
+            let value = |threads| {
+                let mut searcher = AlphaBeta::new(AlphaBetaConfig {
+                    tt_mb: 1,
+                    threads,
+                    ..Default::default()
+                });
+                let r = searcher
+                    .search(&game, &NoEval, &s, &Budget::depth(40), StopFlag::new())
+                    .unwrap();
+                assert!(r.exact && game.is_legal(&s, r.best), "{r:?}");
+                r.value
+            };
+            assert_eq!(value(1), value(2), "{:?} {s:?}", game.board());
+            solved += 1;
+        }
     }
 }

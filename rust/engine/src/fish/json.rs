@@ -7,8 +7,8 @@ use super::bitboard::{Bitboard, Word};
 use super::position::make_game;
 use super::rules::{Order, Placement, Rules};
 use super::state::{FishGame, FishState, NOBODY};
+use crate::error::invalid;
 use crate::error::{Error, Result};
-use crate::invalid;
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

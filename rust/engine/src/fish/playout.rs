@@ -218,6 +218,6 @@ mod tests {
         assert!(e.to_string().contains("at most 256 threads"), "{e}");
         stop.stop();
         let e = random_playouts(&start, 2000, 1, 2, Policy::Uniform, &stop).unwrap_err();
-        assert!(matches!(e, crate::Error::Interrupted(_)), "{e}");
+        assert!(matches!(e, crate::error::Error::Interrupted(_)), "{e}");
     }
 }

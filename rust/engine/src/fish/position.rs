@@ -5,8 +5,8 @@ use super::bitboard::{Bitboard, Cell, Word};
 use super::board::Board;
 use super::rules::{Rules, MAX_FISH_PLAYERS};
 use super::state::{FishGame, FishState, NOBODY};
+use crate::error::invalid;
 use crate::error::Result;
-use crate::invalid;
 
 /// The most fish a player may have in a position given by hand: with the board's own fish (at
 /// most [`super::board::MAX_BOARD_FISH`]), every score stays within a `u16`.

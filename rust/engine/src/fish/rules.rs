@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Table, Value};
+use crate::error::invalid;
 use crate::error::{check_length, quote, Result, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
-use crate::invalid;
 
 /// Which floes a penguin may be placed on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -20,12 +20,12 @@
 
 use std::collections::HashMap;
 
+use crate::error::invalid;
 use crate::error::Result;
 use crate::fish::eval::{exact_scores, pack, FishPlanes, FxBuild};
 use crate::fish::symmetry::{fish_symmetries, map_state};
 use crate::fish::{FishGame, FishState, Word};
 use crate::game::{Action, ActionList, Game};
-use crate::invalid;
 use crate::rng::splitmix64;
 use crate::search::tt::Bound;
 use crate::search::StopFlag;

@@ -612,7 +612,7 @@ impl<W: Word> Game for FishGame<W> {
     /// above, divided by `players − 1` (two players: +1 / −1, 0 / 0 for a draw).
     fn returns(&self, s: &FishState<W>) -> Returns {
         if s.to_move != NOBODY {
-            return [0.0; crate::MAX_PLAYERS];
+            return [0.0; crate::game::MAX_PLAYERS];
         }
         self.returns_of(&std::array::from_fn(|p| s.score(p)))
     }

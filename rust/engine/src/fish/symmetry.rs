@@ -239,7 +239,7 @@ pub fn map_state<W: Word>(game: &FishGame<W>, sym: &Symmetry, s: &FishState<W>) 
 
 /// [`symmetries`] of an [`AnyFish`] game (compiled here, once per width).
 pub fn any_symmetries(game: &AnyFish) -> Vec<Symmetry> {
-    crate::with_fish!(game, |g| symmetries(&**g))
+    crate::fish::any::with_fish!(game, |g| symmetries(&**g))
 }
 
 /// [`transform`] on an [`AnyFish`] game, checked: the image state, with its game when that is
@@ -271,7 +271,7 @@ pub fn any_transform(
         let game = g.is_dealt().then(|| AnyFish::from(g2));
         Ok((game, W::any_state(s2)))
     }
-    crate::with_fish_state!(
+    crate::fish::any::with_fish_state!(
         game,
         s,
         |g, s| image(&**g, sym, s),
@@ -283,9 +283,9 @@ pub fn any_transform(
 mod tests {
     use super::*;
     use crate::fish::{Order, Placement, Rules};
+    use crate::game::ActionList;
     use crate::rng::Rng;
     use crate::symmetry::check_group;
-    use crate::ActionList;
 
     fn hexagon(radius: i64) -> Vec<Vec<u8>> {
         // A hexagon of hexes around the centre of a (2r+1) x (2r+1) grid; the centre row is

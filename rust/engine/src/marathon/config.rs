@@ -9,7 +9,7 @@ use super::course::Course;
 use super::{Marathon, DEFAULT_PLY_LIMIT, MAX_PLAYERS};
 use crate::config::{Table, Value};
 use crate::error::{check_length, quote, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Short names of the bundled configs.
 const ALIASES: [(&str, &str); 4] = [

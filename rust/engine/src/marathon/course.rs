@@ -37,7 +37,7 @@
 
 use std::fmt;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The most cells a course may have: occupancy is one `u64`.
 pub const MAX_CELLS: usize = 64;

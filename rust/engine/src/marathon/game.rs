@@ -8,9 +8,9 @@ use super::piece::{Piece, Place};
 use super::state::{
     turn_key, Kind, MarathonState, FINISHED, MAX_PLAYERS, NOBODY, PIECES, UPRIGHT, WAITING,
 };
+use crate::error::{Error, Result};
 use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns};
 use crate::rng::Rng;
-use crate::{Error, Result};
 
 /// The game: a course, a number of players and a ply limit.
 #[derive(Clone, Debug)]
@@ -43,10 +43,10 @@ impl MarathonGame {
     /// `Error::Invalid` for a player count outside 2 to 5 or a zero ply limit.
     pub fn new(name: &str, course: Course, players: usize, ply_limit: u32) -> Result<MarathonGame> {
         if !(2..=MAX_PLAYERS).contains(&players) {
-            return crate::invalid!("Penguin Marathon is for 2 to 5 players, not {players}");
+            return crate::error::invalid!("Penguin Marathon is for 2 to 5 players, not {players}");
         }
         if ply_limit == 0 {
-            return crate::invalid!("ply_limit must be at least 1");
+            return crate::error::invalid!("ply_limit must be at least 1");
         }
         let per_kind = 9 * course.len() as u32 + 1;
         let tables = movegen::Tables::build(&course);

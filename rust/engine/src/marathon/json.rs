@@ -14,7 +14,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Config, Dir, Kind, MarathonGame, MarathonState, Piece, Place};
-use crate::{invalid, Error, Result};
+use crate::error::invalid;
+use crate::error::{Error, Result};
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

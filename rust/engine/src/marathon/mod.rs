@@ -18,7 +18,7 @@
 //!        = 9 n                       finished
 //! ```
 //!
-//! so [`MarathonGame::num_actions`](crate::Game::num_actions) is `3 R` (975 on the standard
+//! so [`MarathonGame::num_actions`](crate::game::Game::num_actions) is `3 R` (975 on the standard
 //! course).
 //!
 //! # Notation

@@ -8,8 +8,8 @@ use super::game::MarathonGame;
 use super::movegen::FACINGS;
 use super::piece::{Piece, Place};
 use super::state::{Kind, MarathonState, FINISHED, PIECES, UPRIGHT, WAITING};
+use crate::error::{Error, Result};
 use crate::game::{Action, Game};
-use crate::{Error, Result};
 
 /// A legal move, as a person would describe it. Its `Display` is the notation.
 ///
@@ -223,7 +223,7 @@ impl MarathonGame {
 
     /// All legal moves, in ascending action order.
     pub fn legal_moves(&self, s: &MarathonState) -> Vec<MarathonMove> {
-        let mut list = crate::ActionList::new();
+        let mut list = crate::game::ActionList::new();
         self.legal_actions(s, &mut list);
         list.iter().map(|&a| self.describe_legal(s, a)).collect()
     }
@@ -479,7 +479,7 @@ impl MarathonGame {
         let mut listed = [false; super::MAX_PLAYERS * PIECES];
         for (i, piece) in pieces.iter().enumerate() {
             if piece.owner >= self.players {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "piece {i}: owner {} but the game has {} players (0 to {})",
                     piece.owner,
                     self.players,
@@ -488,7 +488,7 @@ impl MarathonGame {
             }
             let slot = piece.owner * PIECES + piece.kind.index();
             if std::mem::replace(&mut listed[slot], true) {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "piece {i}: player {}'s {} is listed twice",
                     piece.owner,
                     piece.kind.name()
@@ -502,7 +502,7 @@ impl MarathonGame {
                         .cell_index(cell)
                         .map_err(|e| Error::Invalid(format!("piece {i}: {e}")))?;
                     if s.occupied & (1 << c) != 0 {
-                        return crate::invalid!(
+                        return crate::error::invalid!(
                             "piece {i}: cell ({}, {}) already holds a piece (one piece per cell)",
                             cell.0,
                             cell.1
@@ -516,13 +516,13 @@ impl MarathonGame {
             s.facing[slot] = facing;
         }
         if to_move >= self.players {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "to_move {to_move} but the game has {} players",
                 self.players
             );
         }
         if ply > self.ply_limit {
-            return crate::invalid!("ply {ply} is beyond the ply limit {}", self.ply_limit);
+            return crate::error::invalid!("ply {ply} is beyond the ply limit {}", self.ply_limit);
         }
         s.ply = ply;
         let home: Vec<usize> = (0..self.players)
@@ -533,7 +533,7 @@ impl MarathonGame {
             })
             .collect();
         if home.len() > 1 {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "players {:?} all have their whole family home; the first one home wins and the game ends",
                 home
             );

@@ -4,9 +4,9 @@
 
 use super::{Marathon, State};
 use crate::batch;
+use crate::error::Result;
 use crate::rng::Rng;
 use crate::search::budget::StopFlag;
-use crate::Result;
 
 /// The outcome of each game of a batch.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub fn random_playouts(
 /// Room for the `n` results of a result column, or an error.
 fn reserve<T>(v: &mut Vec<T>, n: usize) -> Result<()> {
     v.try_reserve_exact(n).map_err(|_| {
-        crate::Error::Invalid(format!("n = {n}: cannot allocate the results of {n} games"))
+        crate::error::Error::Invalid(format!("n = {n}: cannot allocate the results of {n} games"))
     })
 }
 
@@ -97,6 +97,6 @@ mod tests {
         assert!(e.to_string().contains("at most 256 threads"), "{e}");
         stop.stop();
         let e = random_playouts(&game, None, 2000, 1, 1, &stop).unwrap_err();
-        assert!(matches!(e, crate::Error::Interrupted(_)), "{e}");
+        assert!(matches!(e, crate::error::Error::Interrupted(_)), "{e}");
     }
 }

@@ -78,12 +78,12 @@ impl std::fmt::Display for Kind {
 }
 
 impl std::str::FromStr for Kind {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
     /// Reads `"mama"`, `"M"`, … (case-insensitive), as [`Kind::parse`].
-    fn from_str(text: &str) -> crate::Result<Kind> {
+    fn from_str(text: &str) -> crate::error::Result<Kind> {
         Kind::parse(text).ok_or_else(|| {
-            crate::Error::Parse(format!(
+            crate::error::Error::Parse(format!(
                 "{text:?}: expected a piece kind (mama, papa, baby, or M, P, B)"
             ))
         })
@@ -92,7 +92,7 @@ impl std::str::FromStr for Kind {
 
 /// A position: small and `Copy` (56 bytes).
 ///
-/// Equality compares everything, the ply included; [`Game::hash`](crate::Game::hash) covers the pieces and the
+/// Equality compares everything, the ply included; [`Game::hash`](crate::game::Game::hash) covers the pieces and the
 /// player to move (or the game being over) but not the ply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MarathonState {

@@ -159,11 +159,11 @@ pub fn checked_transform(
     game: &MarathonGame,
     sym: &Symmetry,
     s: &MarathonState,
-) -> crate::Result<MarathonState> {
+) -> crate::error::Result<MarathonState> {
     let syms = symmetries(game);
     match syms.iter().find(|t| t.same_map(sym)) {
         Some(sym) => Ok(transform(game, sym, s)),
-        None => Err(crate::Error::Invalid(format!(
+        None => Err(crate::error::Error::Invalid(format!(
             "the symmetry {:?} is not a symmetry of this state's course (take it from \
              game.symmetries() of the same course)",
             sym.name
@@ -174,10 +174,10 @@ pub fn checked_transform(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::ActionList;
     use crate::io::GameIo;
     use crate::rng::Rng;
     use crate::symmetry::check_group;
-    use crate::ActionList;
 
     #[test]
     fn bundled_courses() {

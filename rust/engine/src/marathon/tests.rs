@@ -3,9 +3,9 @@
 use super::movegen::{add_ray, PieceMoves};
 use super::state::{FINISHED, UPRIGHT, WAITING};
 use super::*;
+use crate::error::Error;
 use crate::game::{Action, ActionList, Game};
 use crate::rng::Rng;
-use crate::Error;
 
 /// Builds a position from a picture: one line per row of the course's bounding box, one token
 /// per column: `.` an empty cell, `-` no cell, `0M` player 0's mama upright, `1B:SE` player 1's
@@ -762,7 +762,7 @@ fn bundled_courses_have_the_documented_shapes() {
     assert_eq!(std.course().start_dir(), Dir::S);
     assert_eq!(std.course().start_origins(), &[(-1, 0), (-1, 1), (-1, 2)]);
     assert_eq!(std.course().finish_line(), &[(12, 0), (12, 1), (12, 2)]);
-    assert_eq!(crate::Game::num_actions(&std), 975);
+    assert_eq!(crate::game::Game::num_actions(&std), 975);
     let five = Marathon::variant("5").unwrap();
     assert_eq!((five.course().size(), five.course().len()), ((15, 3), 45));
     let l = Marathon::variant("L").unwrap();

@@ -70,13 +70,13 @@ impl Mlp {
             })
         };
         if key("format")? != FORMAT {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "the header's format is {:?}, expected {FORMAT:?}",
                 key("format")?
             );
         }
         if key("version")? != VERSION {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "{FORMAT} version {:?}: this pingvinas reads version {VERSION}",
                 key("version")?
             );
@@ -91,7 +91,7 @@ impl Mlp {
             .map(|t| number("observation", t))
             .collect::<Result<_>>()?;
         let Ok(observation) = <[usize; 3]>::try_from(shape) else {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "the header's observation is {:?}: expected planes,rows,columns",
                 key("observation")?
             );
@@ -118,7 +118,7 @@ impl Mlp {
                 _ => false,
             };
             if !known {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "unexpected tensor {name:?}: a {FORMAT} net has trunk.<k>.weight/bias, \
                      policy.weight/bias and value.weight/bias"
                 );
@@ -128,13 +128,13 @@ impl Mlp {
             let weight = tensor(&tensors, &format!("{prefix}.weight"))?;
             let bias = tensor(&tensors, &format!("{prefix}.bias"))?;
             let [outputs, inputs] = weight.0[..] else {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "{prefix}.weight has shape {:?}: expected [outputs, inputs]",
                     weight.0
                 );
             };
             if bias.0 != [outputs] {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "{prefix}.bias has shape {:?}: expected [{outputs}] (the rows of \
                      {prefix}.weight)",
                     bias.0
@@ -236,7 +236,7 @@ fn tensor(tensors: &SafeTensors<'_>, name: &str) -> Result<(Vec<usize>, Vec<f32>
         .tensor(name)
         .map_err(|_| Error::Invalid(format!("the net has no tensor {name:?}")))?;
     if t.dtype() != Dtype::F32 {
-        return crate::invalid!(
+        return crate::error::invalid!(
             "tensor {name:?} is {:?}: nets are stored as F32 (float32)",
             t.dtype()
         );

@@ -63,7 +63,7 @@ impl Fits {
     pub fn check<G: GameIo>(&self, game: &G) -> Result<()> {
         let theirs = Fits::of(game, "");
         let differs = |what: &str, net: String, game: String| {
-            crate::invalid!(
+            crate::error::invalid!(
                 "the net was made for a {} with {what} {net}, this game has {game}",
                 self.game
             )
@@ -154,12 +154,12 @@ impl Mlp {
         value: Dense,
     ) -> Result<Mlp> {
         if trunk.is_empty() {
-            return crate::invalid!("the net has no trunk layer (trunk.0.weight)");
+            return crate::error::invalid!("the net has no trunk layer (trunk.0.weight)");
         }
         let mut inputs = fits.inputs();
         for (k, layer) in trunk.iter().enumerate() {
             if layer.inputs != inputs {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "trunk.{k}.weight takes {} inputs, expected {inputs}{}",
                     layer.inputs,
                     if k == 0 {
@@ -176,7 +176,7 @@ impl Mlp {
             ("value", &value, fits.players),
         ] {
             if head.inputs != inputs || head.outputs != outputs {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "{name}.weight has shape [{}, {}], expected [{outputs}, {inputs}]",
                     head.outputs,
                     head.inputs
@@ -188,7 +188,7 @@ impl Mlp {
             .flat_map(|l| l.weight.iter().chain(&l.bias))
             .any(|x| !x.is_finite())
         {
-            return crate::invalid!("the net has a weight that is not a finite number");
+            return crate::error::invalid!("the net has a weight that is not a finite number");
         }
         let first = trunk.remove(0);
         let mut first_t = vec![0.0; first.weight.len()];
@@ -224,7 +224,7 @@ impl Mlp {
     /// `Error::Invalid` when `hidden` is empty or has a zero width.
     pub fn random(fits: Fits, hidden: &[usize], seed: u64) -> Result<Mlp> {
         if hidden.is_empty() || hidden.contains(&0) {
-            return crate::invalid!("trunk widths must be at least one positive number");
+            return crate::error::invalid!("trunk widths must be at least one positive number");
         }
         let mut rng = Rng::new(seed);
         let mut dense = |inputs: usize, outputs: usize| {

@@ -4,8 +4,8 @@
 //! an evaluator, which no text names.
 
 use super::{Budget, Choice, Knowledge};
+use crate::error::invalid;
 use crate::error::{quote, Result};
-use crate::invalid;
 
 /// MCTS iterations a move of `mcts` without a count, as a fixed-budget opponent.
 pub const MCTS_ITERATIONS: u64 = 200;

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::error::invalid;
 use crate::error::Result;
-use crate::invalid;
 
 /// The largest budgets a search accepts; anything above is rejected as absurd.
 pub const MAX_TIME_SECS: f64 = 7.0 * 24.0 * 3600.0;

@@ -49,7 +49,7 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
             for (i, t) in trees.iter().enumerate() {
                 let h = t.game();
                 if (h.observation_shape(), h.num_actions(), h.num_players()) != shape {
-                    return crate::invalid!(
+                    return crate::error::invalid!(
                         "state {i} is of a game with another observation shape, action space or \
                          player count than state 0: one batch needs one shape"
                     );
@@ -71,12 +71,16 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
     /// As [`PuctTree::start`], naming the state.
     pub fn start(&mut self, states: &[G::State], budget: &Budget, stop: StopFlag) -> Result<()> {
         if states.len() != self.trees.len() {
-            return crate::invalid!("{} states for {} trees", states.len(), self.trees.len());
+            return crate::error::invalid!(
+                "{} states for {} trees",
+                states.len(),
+                self.trees.len()
+            );
         }
         for (i, (t, s)) in self.trees.iter_mut().zip(states).enumerate() {
             t.start(s, budget).map_err(|e| match e {
-                crate::Error::Invalid(m) if states.len() > 1 => {
-                    crate::Error::Invalid(format!("state {i}: {m}"))
+                crate::error::Error::Invalid(m) if states.len() > 1 => {
+                    crate::error::Error::Invalid(format!("state {i}: {m}"))
                 }
                 e => e,
             })?;

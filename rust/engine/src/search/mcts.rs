@@ -156,11 +156,11 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
         let player = check_start(game, state, budget, Algorithm::Mcts)?;
         let threads = self.config.threads;
         if threads == 0 || threads > 1024 {
-            return crate::invalid!("threads must be between 1 and 1024, got {threads}");
+            return crate::error::invalid!("threads must be between 1 and 1024, got {threads}");
         }
         let memory_mb = self.config.memory_mb;
         if !(1..=MAX_MEMORY_MB).contains(&memory_mb) {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "memory_mb = {memory_mb}: expected 1 to {MAX_MEMORY_MB} MiB for the MCTS trees"
             );
         }

@@ -6,8 +6,8 @@ use super::alphabeta::AlphaBetaConfig;
 use super::mcts::{Leaf, MctsConfig, Selection, DEFAULT_MEMORY_MB};
 use super::puct::{PuctConfig, RootRule};
 use super::{Budget, Choice, Knowledge, Playout, Searcher};
+use crate::error::invalid;
 use crate::error::{quote, Result};
-use crate::invalid;
 
 /// What `algorithm` names: `"auto"`, one of the engine's own algorithms ([`Choice`]), or PUCT
 /// (which needs an outside evaluator).

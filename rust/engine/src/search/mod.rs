@@ -1,4 +1,4 @@
-//! Search, written once against [`crate::Game`]: Monte Carlo tree search for any number of players
+//! Search, written once against [`crate::game::Game`]: Monte Carlo tree search for any number of players
 //! ([`mcts`]) and alpha-beta for two (paranoid for more) ([`alphabeta`]). A game may supply an
 //! [`Evaluate`] implementation (a heuristic value, an exact value for solved positions, a move
 //! ordering hint and a playout policy); [`NoEval`] works for every game.
@@ -21,9 +21,9 @@ pub(crate) mod toys;
 
 use std::time::Duration;
 
+use crate::error::invalid;
 use crate::error::Result;
 use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
-use crate::invalid;
 use crate::rng::Rng;
 
 pub use budget::{Budget, Clock, Pacer, StopFlag};
@@ -229,7 +229,7 @@ impl Choice {
         match text {
             "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
             _ => text.parse().map_err(|_| {
-                crate::Error::Invalid(format!(
+                crate::error::Error::Invalid(format!(
                     "algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" \
                      or \"auto\"",
                     crate::error::quote(text)

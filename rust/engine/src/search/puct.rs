@@ -116,28 +116,28 @@ impl PuctConfig {
     /// `Error::Invalid` naming the bad setting.
     pub fn check(&self) -> Result<()> {
         if !(1..=MAX_BATCH).contains(&self.batch_size) {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "batch_size = {}: expected 1 to {MAX_BATCH}",
                 self.batch_size
             );
         }
         if !self.exploration.is_finite() || !(0.0..=1e6).contains(&self.exploration) {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "exploration = {}: expected a finite number from 0 to 1e6",
                 self.exploration
             );
         }
         if let Some((alpha, frac)) = self.dirichlet {
             if !alpha.is_finite() || !(1e-3..=1e3).contains(&alpha) {
-                return crate::invalid!("dirichlet alpha = {alpha}: expected 0.001 to 1000");
+                return crate::error::invalid!("dirichlet alpha = {alpha}: expected 0.001 to 1000");
             }
             if !frac.is_finite() || !(0.0..=1.0).contains(&frac) {
-                return crate::invalid!("dirichlet fraction = {frac}: expected 0 to 1");
+                return crate::error::invalid!("dirichlet fraction = {frac}: expected 0 to 1");
             }
         }
         let max = tree::MAX_MEMORY_MB;
         if !(1..=max).contains(&self.memory_mb) {
-            return crate::invalid!("memory_mb = {}: expected 1 to {max}", self.memory_mb);
+            return crate::error::invalid!("memory_mb = {}: expected 1 to {max}", self.memory_mb);
         }
         if let RootRule::Gumbel(g) = self.root {
             g.check()?;

@@ -179,13 +179,13 @@ mod io {
     impl GameIo for Nim {
         const NAME: &'static str = "nim";
         fn parse_action(&self, _s: &NimState, text: &str) -> Result<Action> {
-            crate::invalid!("no notation: {text}")
+            crate::error::invalid!("no notation: {text}")
         }
         fn check_action(&self, s: &NimState, a: Action) -> Result<()> {
             if self.is_legal(s, a) {
                 Ok(())
             } else {
-                crate::invalid!("illegal")
+                crate::error::invalid!("illegal")
             }
         }
         fn action_name(&self, _s: &NimState, a: Action) -> String {
@@ -195,7 +195,7 @@ mod io {
             format!("{s:?}")
         }
         fn from_json(_text: &str) -> Result<(Self, NimState)> {
-            crate::invalid!("no JSON")
+            crate::error::invalid!("no JSON")
         }
         /// Plane 0: stones (scaled), plane 1: stones modulo 4 (one-hot over 4 columns).
         fn observation_shape(&self) -> [usize; 3] {
@@ -223,13 +223,13 @@ mod io {
     impl GameIo for TicTacToe {
         const NAME: &'static str = "tictactoe";
         fn parse_action(&self, _s: &Ttt, text: &str) -> Result<Action> {
-            crate::invalid!("no notation: {text}")
+            crate::error::invalid!("no notation: {text}")
         }
         fn check_action(&self, s: &Ttt, a: Action) -> Result<()> {
             if self.is_legal(s, a) {
                 Ok(())
             } else {
-                crate::invalid!("illegal")
+                crate::error::invalid!("illegal")
             }
         }
         fn action_name(&self, _s: &Ttt, a: Action) -> String {
@@ -239,7 +239,7 @@ mod io {
             format!("{s:?}")
         }
         fn from_json(_text: &str) -> Result<(Self, Ttt)> {
-            crate::invalid!("no JSON")
+            crate::error::invalid!("no JSON")
         }
         /// The viewer's marks, then the other's.
         fn observation_shape(&self) -> [usize; 3] {

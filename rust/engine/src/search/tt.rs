@@ -182,7 +182,7 @@ impl Tt {
     /// allocation fails.
     pub fn new(mb: usize) -> Result<Tt> {
         if mb > MAX_TT_MB {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "tt_mb = {mb}: the transposition table may have at most {MAX_TT_MB} MiB"
             );
         }
@@ -194,7 +194,7 @@ impl Tt {
         let want_mib = (n * std::mem::size_of::<Bucket>()) >> 20;
         if let Some(available) = available_bytes() {
             if n * std::mem::size_of::<Bucket>() > available {
-                return crate::invalid!(
+                return crate::error::invalid!(
                     "tt_mb = {mb}: the transposition table cannot allocate {want_mib} MiB: only \
                      {} MiB of memory are available",
                     available >> 20

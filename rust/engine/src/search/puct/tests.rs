@@ -537,7 +537,7 @@ fn exact_leaves_need_no_evaluator_and_errors_stop_the_search() {
             _p: &mut [f32],
             _v: &mut [f32],
         ) -> Result<()> {
-            crate::invalid!("no")
+            crate::error::invalid!("no")
         }
     }
     let game = TicTacToe;

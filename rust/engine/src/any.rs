@@ -2,7 +2,7 @@
 //! one place that names them all. Front ends that hold games of any kind (the Python bindings)
 //! hold an `AnyGame` and dispatch once per call with [`with_game!`](crate::with_game) or
 //! [`with_game_state!`](crate::with_game_state): the body is compiled once per concrete game,
-//! whose every trait ([`Game`], [`GameIo`], [`Knowledge`]) it may then use. Everything below
+//! whose every trait ([`Game`](crate::game::Game), [`GameIo`], [`Knowledge`]) it may then use. Everything below
 //! (search, the vector env, self-play) is generic and names no game.
 
 use std::any::Any;

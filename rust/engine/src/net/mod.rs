@@ -3,7 +3,7 @@
 //! [`Mlp`] reads a game's observation planes ([`GameIo::write_observation`], from the player
 //! to move) and gives a policy (a logit per action) and a value per seat (from the player to
 //! move, each in `[-1, 1]`): the shape PUCT expects of an evaluator. Its weights are read from a
-//! `safetensors` file ([`file`]) that names the architecture and the game it fits.
+//! `safetensors` file ([`file`](mod@file)) that names the architecture and the game it fits.
 //!
 //! The architecture (`pingvinas-mlp`, version 1), in the names of the file's tensors (weights
 //! are `[outputs, inputs]`, as `torch.nn.Linear` stores them):

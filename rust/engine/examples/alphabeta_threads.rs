@@ -27,13 +27,22 @@ fn after_placement(seed: u64) -> (FishGame, FishState) {
     (game, s)
 }
 
+/// One search from nothing: a new searcher on a new thread, so that no thread starts with the
+/// Fish evaluation's per-thread memory of earlier searches (the region solver's memo).
 fn search(game: &FishGame, s: &FishState, threads: usize, budget: Budget) -> SearchResult {
-    let eval = FishEval::new(game, FishEvalConfig::default());
-    let mut ab = AlphaBeta::new(AlphaBetaConfig {
-        threads,
-        ..Default::default()
-    });
-    ab.search(game, &eval, s, &budget, StopFlag::new()).unwrap()
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let eval = FishEval::new(game, FishEvalConfig::default());
+                let mut ab = AlphaBeta::new(AlphaBetaConfig {
+                    threads,
+                    ..Default::default()
+                });
+                ab.search(game, &eval, s, &budget, StopFlag::new()).unwrap()
+            })
+            .join()
+            .unwrap()
+    })
 }
 
 fn main() {

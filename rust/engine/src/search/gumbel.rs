@@ -24,10 +24,10 @@
 //!   node's own evaluator value (for the mixed value), which the shared node does not keep.
 //! - Self-play records the improved policy and plays the move chosen, without temperature
 //!   (the Gumbel noise is the exploration; Dirichlet noise is not added).
+//!
+//! [`PuctTree::improved_policy`]: crate::search::puct::PuctTree::improved_policy
 
 use crate::rng::Rng;
-#[cfg(doc)]
-use crate::search::puct::PuctTree;
 use crate::search::tree::{Tree, VirtualLoss};
 
 /// Settings of the Gumbel root (mctx's defaults).
@@ -58,7 +58,7 @@ impl GumbelConfig {
     /// `Error::Invalid` naming the bad setting.
     pub fn check(&self) -> crate::error::Result<()> {
         if !(1..=crate::game::MAX_ACTIONS).contains(&self.max_considered) {
-            return crate::invalid!(
+            return crate::error::invalid!(
                 "max_considered = {}: expected 1 to {}",
                 self.max_considered,
                 crate::game::MAX_ACTIONS
@@ -66,7 +66,9 @@ impl GumbelConfig {
         }
         for (name, x) in [("c_visit", self.c_visit), ("c_scale", self.c_scale)] {
             if !x.is_finite() || !(0.0..=1e6).contains(&x) {
-                return crate::invalid!("{name} = {x}: expected a finite number from 0 to 1e6");
+                return crate::error::invalid!(
+                    "{name} = {x}: expected a finite number from 0 to 1e6"
+                );
             }
         }
         Ok(())

@@ -84,7 +84,7 @@ impl RootRule {
         match text {
             "puct" => Ok(RootRule::Puct),
             "gumbel" => Ok(RootRule::Gumbel(GumbelConfig::default())),
-            _ => crate::invalid!(
+            _ => crate::error::invalid!(
                 "root = {}: expected one of {}",
                 crate::error::quote(text),
                 Self::NAMES.join(", ")

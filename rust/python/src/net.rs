@@ -31,21 +31,6 @@ pub struct PyNet {
     pub(crate) mlp: Arc<Mlp>,
 }
 
-impl PyNet {
-    /// `ValueError` unless the net fits work of these sizes.
-    fn check(&self, shape: [usize; 3], actions: usize, players: usize) -> PyResult<()> {
-        let f = self.mlp.fits();
-        if (f.observation, f.actions, f.players) != (shape, actions, players) {
-            return Err(PyValueError::new_err(format!(
-                "the net was made for a {} with observations of shape {:?}, {} actions and {} \
-                 players; this game has {shape:?}, {actions} and {players}",
-                f.game, f.observation, f.actions, f.players
-            )));
-        }
-        Ok(())
-    }
-}
-
 #[pymethods]
 impl PyNet {
     /// Reads a net from a ``safetensors`` file; ``ValueError`` says what is wrong with a file
@@ -195,7 +180,10 @@ pub fn drive<G: Game, W: Stepped<G> + Send>(
     obs_shape: [usize; 3],
     mut after: impl FnMut(&W) -> PyResult<()>,
 ) -> PyResult<()> {
-    net.check(obs_shape, work.num_actions(), work.num_players())?;
+    net.mlp
+        .fits()
+        .check_sizes(obs_shape, work.num_actions(), work.num_players())
+        .py()?;
     let mlp = &*net.mlp;
     let stop = pingvinas_engine::search::StopFlag::new();
     while !work.is_done() {

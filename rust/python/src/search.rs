@@ -296,16 +296,7 @@ impl PySearcher {
         match &self.net {
             None => self.run_with(py, game, state, budget, eval_for),
             Some(net) => {
-                let fits = net.fits();
-                let (shape, actions, players) = (fits.observation, fits.actions, fits.players);
-                if (
-                    game.observation_shape(),
-                    game.num_actions(),
-                    game.num_players(),
-                ) != (shape, actions, players)
-                {
-                    fits.check(&*game).py()?;
-                }
+                net.fits().check(&*game).py()?;
                 self.run_with(py, game, state, budget, |options, game| {
                     Arc::new(WithNet {
                         base: eval_for(options, game),

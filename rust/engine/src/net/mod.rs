@@ -61,7 +61,26 @@ impl Fits {
     /// `Ok` if a net made for `self` can evaluate `game`; else an `Error::Invalid` saying
     /// which size differs.
     pub fn check<G: GameIo>(&self, game: &G) -> Result<()> {
-        let theirs = Fits::of(game, "");
+        self.check_sizes(
+            game.observation_shape(),
+            game.num_actions(),
+            game.num_players(),
+        )
+    }
+
+    /// [`Fits::check`] for work of these sizes (observation shape, actions, players).
+    pub fn check_sizes(
+        &self,
+        observation: [usize; 3],
+        actions: usize,
+        players: usize,
+    ) -> Result<()> {
+        let theirs = Fits {
+            game: String::new(),
+            observation,
+            actions,
+            players,
+        };
         let differs = |what: &str, net: String, game: String| {
             crate::error::invalid!(
                 "the net was made for a {} with {what} {net}, this game has {game}",

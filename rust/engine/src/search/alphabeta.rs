@@ -338,18 +338,10 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             };
             let mut child = *state;
             self.game.apply(&mut child, a);
-            // As in `negamax`: root moves another thread is on come last.
-            let claim = match share {
-                Some(busy) if i < moves => {
-                    let key = self.key(&child);
-                    if i > 0 && busy.taken(key) {
-                        deferred.push((0, a));
-                        continue;
-                    }
-                    busy.claim(key);
-                    Some((busy, key))
-                }
-                _ => None,
+            let first_pass = if i < moves { share } else { None };
+            let Some(claim) = self.claim(first_pass, &child, i > 0) else {
+                deferred.push((0, a));
+                continue;
             };
             self.w.pv[1].clear();
             let v = if i == 0 {
@@ -363,9 +355,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                     v
                 }
             };
-            if let Some((busy, key)) = claim {
-                busy.release(key);
-            }
+            drop(claim);
             if self.aborted {
                 return None;
             }
@@ -543,19 +533,10 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             };
             let mut child = *s;
             self.game.apply(&mut child, a);
-            // Simplified ABDADA: a move another thread is searching waits until the others are
-            // done (the first move is always searched: it sets the window).
-            let claim = match share {
-                Some(busy) if i < actions.len() => {
-                    let key = self.key(&child);
-                    if searched > 0 && busy.taken(key) {
-                        deferred.push(a);
-                        continue;
-                    }
-                    busy.claim(key);
-                    Some((busy, key))
-                }
-                _ => None,
+            let first_pass = if i < actions.len() { share } else { None };
+            let Some(claim) = self.claim(first_pass, &child, searched > 0) else {
+                deferred.push(a);
+                continue;
             };
             let v = if searched == 0 {
                 self.child_value(&child, depth - 1, alpha, beta, ply + 1, p)
@@ -567,9 +548,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                     v
                 }
             };
-            if let Some((busy, key)) = claim {
-                busy.release(key);
-            }
+            drop(claim);
             searched += 1;
             if self.aborted {
                 self.truncated = true;
@@ -611,6 +590,27 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             );
         }
         best
+    }
+
+    /// Simplified ABDADA: claims `child` in `share` (the busy table, on a first pass over the
+    /// moves) for as long as the returned guard lives, or `None` when another thread is on it
+    /// and the move may wait (`may_wait`: not the first move, which sets the window) until the
+    /// others are done.
+    fn claim<'b>(
+        &self,
+        share: Option<&'b Busy>,
+        child: &G::State,
+        may_wait: bool,
+    ) -> Option<Claim<'b>> {
+        let Some(busy) = share else {
+            return Some(Claim(None));
+        };
+        let key = self.key(child);
+        if may_wait && busy.taken(key) {
+            return None;
+        }
+        busy.claim(key);
+        Some(Claim(Some((busy, key))))
     }
 
     fn cutoff(&mut self, p: usize, ply: usize, a: Action, depth: i32) {
@@ -697,6 +697,17 @@ impl Busy {
         let _ = self
             .slot(key)
             .compare_exchange(key, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
+/// A position claimed in the busy table, released when dropped.
+struct Claim<'a>(Option<(&'a Busy, u64)>);
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if let Some((busy, key)) = self.0 {
+            busy.release(key);
+        }
     }
 }
 

@@ -15,7 +15,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from .games import Game
 from .samples import MAX_GAMES, SelfPlayData, selfplay_local
@@ -76,30 +76,7 @@ def selfplay(
     :raises ValueError: a bad setting or evaluator output; an evaluator's own exception
         propagates.
     """
-    if backend == "ray":
-        from .distributed import selfplay_ray
-
-        return selfplay_ray(
-            game,
-            games=games,
-            simulations=simulations,
-            evaluator=evaluator,
-            temperature=temperature,
-            temperature_moves=temperature_moves,
-            dirichlet=dirichlet,
-            batch_size=batch_size,
-            seed=seed,
-            threads=threads,
-            resign=resign,
-            playout_cap=playout_cap,
-            progress=progress,
-            root=root,
-            address=address,
-        )
-    if backend != "local":
-        raise ValueError(f"backend = {backend!r}: expected 'local' or 'ray'")
-    return selfplay_local(
-        game,
+    settings: dict[str, Any] = dict(
         games=games,
         simulations=simulations,
         evaluator=evaluator,
@@ -114,3 +91,10 @@ def selfplay(
         progress=progress,
         root=root,
     )
+    if backend == "ray":
+        from .distributed import selfplay_ray
+
+        return selfplay_ray(game, **settings, address=address)
+    if backend != "local":
+        raise ValueError(f"backend = {backend!r}: expected 'local' or 'ray'")
+    return selfplay_local(game, **settings)

@@ -11,7 +11,7 @@
 
 # The old module names (search, selfplay) are imported before the functions of their names:
 # imported later, they would rebind `pv.search` and `pv.selfplay` to the modules.
-from . import evaluators, fish, marathon, record, svg
+from . import evaluators, fish, marathon, nets, record, svg
 from . import search as _search_module
 from . import selfplay as _selfplay_module
 from ._core import (
@@ -69,6 +69,7 @@ __all__ = [
     "load_game",
     "marathon",
     "match",
+    "nets",
     "play_match",
     "record",
     "samples",

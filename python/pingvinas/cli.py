@@ -7,6 +7,7 @@ variants.
     pingvinas bench --game my-board.toml
     pingvinas variants
     pingvinas serve --port 8000 --variant fish --engine auto --time 1
+    pingvinas train --game fish --out runs/fish --minutes 20
 
 Every ``--game`` is a bundled variant or a path to a TOML config. A bad argument is reported
 on one line of stderr with exit code 2 (as argparse does); an error
@@ -286,6 +287,118 @@ def serve_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.set_defaults(run=cmd_serve)
 
 
+def cmd_train(args: argparse.Namespace) -> None:
+    from pingvinas.train import settings_from, train
+
+    try:
+        say = None if args.quiet else (lambda line: print(line, flush=True))
+        train(pv.load_game(args.game), settings_from(args), log=say)
+    except ImportError as e:  # the `train` extra is missing: the message says what to install
+        sys.exit(f"pingvinas: {e}")
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {_quote(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {_quote(text)}")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {_quote(text)}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected 0 to 1, got {_quote(text)}")
+    return value
+
+
+def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser(
+        "train",
+        help="train a native net by Gumbel self-play (JAX and optax: pip install "
+        '"pingvinas[train]")',
+        description="Trains a native net by Gumbel self-play; writes every generation's "
+        "weights, log.jsonl and the learning curve (curve.svg, curve.png) to --out.",
+    )
+    p.add_argument(
+        "--game", default="fish", type=_variant, help="a bundled variant or a TOML config"
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="where the nets and the log go")
+    p.add_argument("--seed", type=_int_in(0, MAX_SEED), default=0, help="default 0")
+    p.add_argument(
+        "--generations", type=_int_in(1, 100_000), default=10, help="at most this many (10)"
+    )
+    p.add_argument(
+        "--minutes",
+        type=_positive,
+        default=None,
+        help="stop after this many minutes of self-play and training (default: no limit)",
+    )
+    p.add_argument(
+        "--games", type=_int_in(1, 100_000), default=32, help="self-play games a generation (32)"
+    )
+    p.add_argument(
+        "--simulations", type=_int_in(1, 100_000), default=16, help="Gumbel simulations (16)"
+    )
+    p.add_argument(
+        "--hidden", type=_int_in(1, 4096), nargs="+", default=[128, 128], help="trunk widths"
+    )
+    p.add_argument(
+        "--steps", type=_int_in(1, 1_000_000), default=200, help="updates a generation (200)"
+    )
+    p.add_argument("--batch", type=_int_in(1, 65_536), default=256, help="batch size (256)")
+    p.add_argument("--lr", type=_positive, default=1e-3, help="Adam's learning rate (1e-3)")
+    p.add_argument("--weight-decay", type=_fraction, default=1e-4, help="AdamW's decay (1e-4)")
+    p.add_argument("--value-weight", type=_positive, default=1.0, help="value loss weight (1)")
+    p.add_argument(
+        "--window", type=_int_in(1, 10_000), default=4, help="generations of samples kept (4)"
+    )
+    p.add_argument(
+        "--distill-games",
+        type=_int_in(0, 100_000),
+        default=0,
+        help="first distil auto from this many of its games (default 0: none)",
+    )
+    p.add_argument("--distill-depth", type=_int_in(1, 64), default=2, help="auto's depth then (2)")
+    p.add_argument(
+        "--search-value-mix",
+        type=_fraction,
+        default=0.5,
+        help="weight of the search value in the value targets that have one (0.5)",
+    )
+    p.add_argument(
+        "--check-every", type=_int_in(1, 100_000), default=2, help="generations between checks"
+    )
+    p.add_argument(
+        "--check-games",
+        type=_int_in(0, 100_000),
+        default=8,
+        help="games against mcts and against auto in each check (8; 0: no checks)",
+    )
+    p.add_argument(
+        "--check-time", type=_seconds, default=0.05, help="seconds a move in checks (0.05)"
+    )
+    p.add_argument(
+        "--player",
+        choices=["puct", "alphabeta", "mcts"],
+        default="puct",
+        help="how the net plays in checks: Gumbel PUCT (default), alpha-beta or MCTS with the "
+        "net's value",
+    )
+    p.add_argument("--progress", action="store_true", help="progress bars for self-play")
+    p.add_argument("--quiet", action="store_true", help="no line a generation")
+    p.set_defaults(run=cmd_train)
+
+
 def cmd_variants(args: argparse.Namespace) -> None:
     names = pv.variants()
     width = max(len(n) for n in names)
@@ -395,6 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_bench)
 
     serve_parser(sub)
+    train_parser(sub)
 
     p = sub.add_parser("variants", help="list the bundled variants with their descriptions")
     p.set_defaults(run=cmd_variants)

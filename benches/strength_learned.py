@@ -1,0 +1,59 @@
+"""Playing strength of a learned net (issue 19's measure): the net's player against plain MCTS
+(random playouts) and against ``auto`` (alpha-beta with the hand-written evaluation), at equal
+time a move, seats swapped, standard boards dealt from seeds.
+
+Run: ``python benches/strength_learned.py NET.safetensors [--games 200] [--time 0.1]
+[--player puct|alphabeta|mcts] [--seed 0]``. Prints each match's table and a summary line per
+opponent with the score rate and its Wilson 95% interval; the issue's targets are 0.70 against
+plain MCTS and 0.55 against ``auto`` (exit status 0 when both are met, 1 otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pingvinas as pv
+from pingvinas.agents import SearchAgent
+from pingvinas.match import play_match
+from pingvinas.train import PLAYERS, learned_player
+
+TARGETS = {"mcts": 0.70, "auto": 0.55}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("net")
+    p.add_argument("--game", default="fish")
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--time", type=float, default=0.1)
+    p.add_argument("--player", choices=sorted(PLAYERS), default="puct")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--against", nargs="+", choices=sorted(TARGETS), default=["mcts", "auto"])
+    args = p.parse_args()
+    game = pv.load_game(args.game)
+    net = pv.evaluators.native(args.net)
+    met = True
+    for name in args.against:
+        if name == "mcts":
+            opponent = SearchAgent("mcts", time=args.time, knowledge=False, name="mcts")
+        else:
+            opponent = SearchAgent("auto", time=args.time, name="auto")
+        learned = learned_player(net, args.player, args.time, args.seed)
+        result = play_match(game, [learned, opponent], games=args.games, seed=args.seed)
+        print(result, flush=True)
+        stats = result.agents[0]
+        lo, hi = stats.ci95
+        ok = stats.score_rate >= TARGETS[name]
+        met &= ok
+        print(
+            f"net ({args.player}) vs {name}: {stats.score_rate:.3f} [{lo:.3f}, {hi:.3f}] over "
+            f"{stats.games} games at {args.time} s a move (target {TARGETS[name]:.2f}: "
+            f"{'met' if ok else 'not met'})",
+            flush=True,
+        )
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""`pingvinas train` at a tiny budget: the whole pipeline (distillation, Gumbel self-play,
+training with symmetry augmentation, export, strength checks, the curve), so that it can never
+silently break; and the pieces it is made of."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+import pingvinas as pv
+from pingvinas.cli import main
+from pingvinas.train import Samples, Settings, Symmetries, distill, from_selfplay
+from test_symmetry import hexagon
+
+needs_jax = pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None or importlib.util.find_spec("optax") is None,
+    reason='JAX and optax are not installed (pip install "pingvinas[train]")',
+)
+
+
+def played(game, seed, plies):
+    state = game.new_state(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.play(int(legal[rng.integers(len(legal))]))
+    return state
+
+
+@pytest.mark.parametrize("game", [pv.Fish(), pv.Fish(board=hexagon(2)), pv.Marathon()])
+def test_augmentation_is_the_transformed_state(game):
+    # A sample under a symmetry is exactly the sample of the transformed state.
+    sym = Symmetries(game)
+    assert len(sym) == len(game.symmetries()) >= 1
+    for k, s in enumerate(game.symmetries()):
+        for seed, plies in [(1, 0), (2, 9), (3, 20)]:
+            state = played(game, seed, plies)
+            if state.is_terminal():
+                continue
+            policy = np.zeros(game.num_actions, np.float32)
+            legal = state.legal_actions()
+            policy[legal] = np.arange(1, len(legal) + 1, dtype=np.float32)
+            row = Samples(
+                state.observation_tensor().reshape(1, -1),
+                state.legal_action_mask()[None],
+                policy[None],
+                np.zeros((1, game.players), np.float32),
+            )
+            image = sym.apply(k, row)
+            other = state.transformed(s)
+            np.testing.assert_array_equal(image.obs[0], other.observation_tensor().reshape(-1))
+            np.testing.assert_array_equal(image.mask[0], other.legal_action_mask())
+            want = np.zeros_like(policy)
+            want[np.asarray(s.actions)[legal]] = policy[legal]
+            np.testing.assert_array_equal(image.policy[0], want)
+
+
+def test_augment_draws_symmetries_and_keeps_rows_consistent():
+    game = pv.Fish(board=hexagon(3))
+    sym = Symmetries(game)
+    data = from_selfplay(pv.selfplay(game, games=1, simulations=4, seed=3))
+    out = sym.augment(data, np.random.default_rng(0))
+    # Every augmented row is its source row under one of the symmetries, not always the identity.
+    ks = []
+    for i in range(len(data)):
+        row = Samples(data.obs[i : i + 1], data.mask[i : i + 1], data.policy[i : i + 1], data.value)
+        hits = [
+            k
+            for k in range(len(sym))
+            if np.array_equal(sym.apply(k, row).obs[0], out.obs[i])
+            and np.array_equal(sym.apply(k, row).policy[0], out.policy[i])
+        ]
+        assert hits
+        ks.append(hits[0])
+    assert len(set(ks)) > 1
+    np.testing.assert_array_equal(out.value, data.value)
+
+
+def test_distillation_targets_are_autos_moves_and_mixed_values():
+    game = pv.Fish()
+    rows = distill(game, games=1, depth=1, mix=0.5, seed=2)
+    assert len(rows) > 10
+    assert np.all(rows.policy.sum(axis=1) == 1) and np.all(rows.policy[~rows.mask] == 0)
+    # Two players: the targets are zero-sum, inside [-1, 1], and not the bare outcome.
+    np.testing.assert_allclose(rows.value[:, 0], -rows.value[:, 1], atol=1e-6)
+    assert np.all(np.abs(rows.value) <= 1)
+    assert not np.all(np.isin(rows.value, [-1.0, 0.0, 1.0]))
+
+
+TINY = [
+    "--games", "2", "--simulations", "4", "--hidden", "16", "--steps", "3", "--batch", "32",
+    "--generations", "2", "--distill-games", "1", "--distill-depth", "1", "--check-every", "2",
+    "--check-games", "2", "--check-time", "0.01", "--quiet",
+]  # fmt: skip
+
+
+@needs_jax
+def test_the_whole_pipeline_at_a_tiny_budget(tmp_path):
+    main(["train", "--game", "fish", "--out", str(tmp_path / "a"), "--seed", "5", *TINY])
+    out = tmp_path / "a"
+    names = sorted(p.name for p in out.iterdir())
+    assert {"gen-000.safetensors", "gen-002.safetensors", "net.safetensors", "log.jsonl"} <= set(
+        names
+    )
+    assert "curve.svg" in names
+    events = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "settings" and "distill" in kinds and kinds.count("generation") == 2
+    checks = [e for e in events if e["event"] == "check"]
+    assert [c["generation"] for c in checks] == [0, 2]
+    for c in checks:
+        for opponent in ("mcts", "auto"):
+            r = c[opponent]
+            assert r["games"] == 2 and 0 <= r["low"] <= r["score"] <= r["high"] <= 1
+    gens = [e for e in events if e["event"] == "generation"]
+    assert all(np.isfinite(e["policy_loss"]) and e["samples"] > 0 for e in gens)
+    # The exported net loads, fits the game and searches.
+    net = pv.evaluators.native(out / "net.safetensors")
+    assert net.hidden == [16] and net.game == "fish"
+    assert net.to_bytes() == pv.evaluators.native(out / "gen-002.safetensors").to_bytes()
+    assert net.to_bytes() != pv.evaluators.native(out / "gen-000.safetensors").to_bytes()
+    state = pv.Fish().new_state(seed=1)
+    assert pv.search(state, "puct", evaluator=net, iterations=8).move in state.legal_moves()
+    assert pv.search(state, "alphabeta", evaluator=net, depth=2).move in state.legal_moves()
+
+
+@needs_jax
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    from pingvinas.train import train
+
+    def run(name, seed):
+        s = Settings(
+            out=str(tmp_path / name), generations=2, games=2, simulations=4, hidden=(8,),
+            steps=3, batch=16, distill_games=1, distill_depth=1, check_games=0, seed=seed,
+        )  # fmt: skip
+        return train(pv.Fish(), s).to_bytes()
+
+    assert run("a", 1) == run("b", 1)
+    assert run("c", 2) != run("a", 1)
+
+
+def test_bad_settings_are_refused_before_anything_runs(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--out", str(tmp_path), "--games", "0"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["train", "--out", str(tmp_path), "--search-value-mix", "2"])
+    assert "expected 0 to 1" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

@@ -370,96 +370,98 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
     trainer = _Trainer(game, s)
     sym = Symmetries(game)
     rng = np.random.default_rng(s.seed)
-    logfile = open(out / "log.jsonl", "w", encoding="utf-8")
-    clock = 0.0  # seconds of self-play and training, without the strength checks
-    checks: list[dict[str, Any]] = []
+    # Line-buffered: the log can be followed while the run goes on, and is complete after an error.
+    with open(out / "log.jsonl", "w", encoding="utf-8", buffering=1) as logfile:
+        clock = 0.0  # seconds of self-play and training, without the strength checks
+        checks: list[dict[str, Any]] = []
 
-    def write(event: dict[str, Any]) -> None:
-        logfile.write(json.dumps(event) + "\n")
-        logfile.flush()
+        def write(event: dict[str, Any]) -> None:
+            logfile.write(json.dumps(event) + "\n")
 
-    def check(gen: int, net: Net) -> None:
-        if s.check_games < 1:
-            return
-        result = strength(game, net, s.check_games, s.check_time, s.seed + gen, s.player)
-        event = {"event": "check", "generation": gen, "minutes": clock / 60, **result}
-        checks.append(event)
-        write(event)
-        say(
-            f"gen {gen}: vs mcts {result['mcts']['score']:.2f}, "
-            f"vs auto {result['auto']['score']:.2f} ({s.check_games} games each)"
-        )
+        def check(gen: int, net: Net) -> None:
+            if s.check_games < 1:
+                return
+            result = strength(game, net, s.check_games, s.check_time, s.seed + gen, s.player)
+            event = {"event": "check", "generation": gen, "minutes": clock / 60, **result}
+            checks.append(event)
+            write(event)
+            say(
+                f"gen {gen}: vs mcts {result['mcts']['score']:.2f}, "
+                f"vs auto {result['auto']['score']:.2f} ({s.check_games} games each)"
+            )
 
-    name = game.name or type(game).__name__.lower()
-    write({"event": "settings", "game": name, "symmetries": sym.names, **asdict(s)})
-    buffer: list[Samples] = []
-    started = time.perf_counter()
-    if s.distill_games > 0:
-        buffer.append(distill(game, s.distill_games, s.distill_depth, s.search_value_mix, s.seed))
-    net = trainer.net(game)
-    if buffer:
-        pl, vl = trainer.fit(buffer[0], s.steps, s.batch, sym, rng)
+        name = game.name or type(game).__name__.lower()
+        write({"event": "settings", "game": name, "symmetries": sym.names, **asdict(s)})
+        buffer: list[Samples] = []
+        started = time.perf_counter()
+        if s.distill_games > 0:
+            buffer.append(
+                distill(game, s.distill_games, s.distill_depth, s.search_value_mix, s.seed)
+            )
         net = trainer.net(game)
-        clock += time.perf_counter() - started
-        write(
-            {
-                "event": "distill",
-                "samples": len(buffer[0]),
-                "policy_loss": pl,
-                "value_loss": vl,
-                "minutes": clock / 60,
-            }
-        )
-        say(f"distilled auto: {len(buffer[0])} samples, policy {pl:.3f}, value {vl:.3f}")
-    else:
-        clock += time.perf_counter() - started
-    net.save(out / "gen-000.safetensors")
-    check(0, net)
-    gen = 0
-    for gen in range(1, s.generations + 1):
-        if s.minutes is not None and clock >= s.minutes * 60:
-            gen -= 1
-            break
-        t0 = time.perf_counter()
-        data = selfplay(
-            game,
-            games=range((gen - 1) * s.games, gen * s.games),
-            simulations=s.simulations,
-            evaluator=net,
-            root="gumbel",
-            seed=s.seed,
-            progress=s.progress,
-        )
-        buffer.append(from_selfplay(data))
-        buffer = buffer[-s.window :]
-        t1 = time.perf_counter()
-        pl, vl = trainer.fit(Samples.join(buffer), s.steps, s.batch, sym, rng)
-        net = trainer.net(game)
-        t2 = time.perf_counter()
-        clock += t2 - t0
-        net.save(out / f"gen-{gen:03d}.safetensors")
-        write(
-            {
-                "event": "generation",
-                "generation": gen,
-                "samples": len(data),
-                "buffer": sum(len(b) for b in buffer),
-                "policy_loss": pl,
-                "value_loss": vl,
-                "selfplay_seconds": t1 - t0,
-                "train_seconds": t2 - t1,
-                "minutes": clock / 60,
-            }
-        )
-        say(
-            f"gen {gen}: {len(data)} samples, policy {pl:.3f}, value {vl:.3f}, {clock / 60:.1f} min"
-        )
-        if gen % s.check_every == 0:
+        if buffer:
+            pl, vl = trainer.fit(buffer[0], s.steps, s.batch, sym, rng)
+            net = trainer.net(game)
+            clock += time.perf_counter() - started
+            write(
+                {
+                    "event": "distill",
+                    "samples": len(buffer[0]),
+                    "policy_loss": pl,
+                    "value_loss": vl,
+                    "minutes": clock / 60,
+                }
+            )
+            say(f"distilled auto: {len(buffer[0])} samples, policy {pl:.3f}, value {vl:.3f}")
+        else:
+            clock += time.perf_counter() - started
+        net.save(out / "gen-000.safetensors")
+        check(0, net)
+        gen = 0
+        for gen in range(1, s.generations + 1):
+            if s.minutes is not None and clock >= s.minutes * 60:
+                gen -= 1
+                break
+            t0 = time.perf_counter()
+            data = selfplay(
+                game,
+                games=range((gen - 1) * s.games, gen * s.games),
+                simulations=s.simulations,
+                evaluator=net,
+                root="gumbel",
+                seed=s.seed,
+                progress=s.progress,
+            )
+            buffer.append(from_selfplay(data))
+            buffer = buffer[-s.window :]
+            t1 = time.perf_counter()
+            pl, vl = trainer.fit(Samples.join(buffer), s.steps, s.batch, sym, rng)
+            net = trainer.net(game)
+            t2 = time.perf_counter()
+            clock += t2 - t0
+            net.save(out / f"gen-{gen:03d}.safetensors")
+            write(
+                {
+                    "event": "generation",
+                    "generation": gen,
+                    "samples": len(data),
+                    "buffer": sum(len(b) for b in buffer),
+                    "policy_loss": pl,
+                    "value_loss": vl,
+                    "selfplay_seconds": t1 - t0,
+                    "train_seconds": t2 - t1,
+                    "minutes": clock / 60,
+                }
+            )
+            say(
+                f"gen {gen}: {len(data)} samples, policy {pl:.3f}, value {vl:.3f}, "
+                f"{clock / 60:.1f} min"
+            )
+            if gen % s.check_every == 0:
+                check(gen, net)
+        net.save(out / "net.safetensors")
+        if s.check_games >= 1 and (not checks or checks[-1]["generation"] != gen):
             check(gen, net)
-    net.save(out / "net.safetensors")
-    if s.check_games >= 1 and (not checks or checks[-1]["generation"] != gen):
-        check(gen, net)
-    logfile.close()
     if checks:
         from ._curve import write_curve
 

@@ -130,6 +130,7 @@ def test_the_whole_pipeline_at_a_tiny_budget(tmp_path):
 
 
 @needs_jax
+@pytest.mark.slow  # three runs, each compiling its update step
 def test_training_is_reproducible_from_its_seed(tmp_path):
     from pingvinas.train import train
 
@@ -152,3 +153,21 @@ def test_bad_settings_are_refused_before_anything_runs(tmp_path, capsys):
         main(["train", "--out", str(tmp_path), "--search-value-mix", "2"])
     assert "expected 0 to 1" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+@needs_jax
+def test_the_exported_net_computes_what_was_trained():
+    # The JAX forward pass and the engine's evaluation of the exported net agree, so that the
+    # search plays the net that the losses describe.
+    from pingvinas.train import _Trainer, forward
+
+    game = pv.Fish()
+    trainer = _Trainer(game, Settings(out="", hidden=(32, 16), seed=3))
+    data = from_selfplay(pv.selfplay(game, games=1, simulations=4, seed=1))
+    trainer.fit(data, 5, 64, Symmetries(game), np.random.default_rng(0))
+    logits, values = forward(trainer.jnp, trainer.params, data.obs)
+    net_logits, net_values = trainer.net(game)(
+        data.obs.reshape(len(data), *game.observation_shape), data.mask
+    )
+    np.testing.assert_allclose(net_logits[data.mask], np.asarray(logits)[data.mask], atol=1e-4)
+    np.testing.assert_allclose(net_values, np.asarray(values), atol=1e-5)

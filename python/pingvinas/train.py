@@ -39,7 +39,7 @@ from .games import Game
 from .match import play_match
 from .training import SelfPlayData, selfplay
 
-__all__ = ["Settings", "train"]
+__all__ = ["PLAYERS", "Settings", "learned_player", "strength", "train"]
 
 
 @dataclass

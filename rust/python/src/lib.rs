@@ -6,10 +6,13 @@ mod detached;
 mod errors;
 mod evaluator;
 mod fish;
+mod game_class;
 mod games;
 mod ints;
 mod marathon;
+mod moves;
 mod net;
+mod playouts;
 mod search;
 mod selfplay;
 mod state;
@@ -34,6 +37,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fish::register(m)?;
     // Each further game or tool registers itself here, one line each:
     marathon::register(m)?;
+    moves::register(m)?;
+    playouts::register(m)?;
     search::register(m)?;
     selfplay::register(m)?;
     vector_env::register(m)?;

@@ -29,6 +29,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidMoveError",
     "variants",
+    "seed_for",
     "Fish",
     "FishState",
     "FishMove",
@@ -69,6 +70,10 @@ class InvalidMoveError(ValueError):
 
 def variants() -> list[str]:
     """The names of every bundled variant config, both games."""
+
+def seed_for(seed: int, index: int) -> int:
+    """The seed of item ``index`` of a batch seeded with ``seed`` (the engine's
+    ``Rng::for_item``): a non-negative 63-bit int."""
 
 # --- Fish -------------------------------------------------------------------------------------
 

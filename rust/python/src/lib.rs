@@ -14,6 +14,7 @@ mod moves;
 mod net;
 mod playouts;
 mod search;
+mod seeds;
 mod selfplay;
 mod state;
 mod symmetry;
@@ -40,6 +41,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     moves::register(m)?;
     playouts::register(m)?;
     search::register(m)?;
+    seeds::register(m)?;
     selfplay::register(m)?;
     vector_env::register(m)?;
     symmetry::register(m)?;

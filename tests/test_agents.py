@@ -198,3 +198,19 @@ def test_match_errors():
         play_match(pv.Fish(), ["random", "random"], games=0, progress=False)
     with pytest.raises(ValueError):
         play_match(pv.Fish(), ["random", "random"], games=2, workers=0, progress=False)
+
+
+def test_agent_spec_budget_is_the_engines_fixed_budget():
+    from pingvinas import _core
+    from pingvinas.envs._common import OPPONENT_BUDGETS, Opponent
+
+    budget = {t: _core.AgentSpec(t).budget for t in ["random", "mcts:7", "alphabeta:3", "auto"]}
+    assert budget["random"] == {}
+    assert budget["mcts:7"] == {"iterations": 7}
+    assert budget["alphabeta:3"] == {"depth": 3, "tt_mb": 1}
+    assert budget["auto"] == {"iterations": 200, "depth": 2, "tt_mb": 1}
+    assert OPPONENT_BUDGETS["mcts"] == {"iterations": 200}
+    assert OPPONENT_BUDGETS["alphabeta"] == {"depth": 2, "tt_mb": 1}
+    # An env opponent plays the spec's budget, the caller's settings over it.
+    assert Opponent("mcts:9").budget == {"iterations": 9}
+    assert Opponent("alphabeta", {"depth": 4}).budget == {"depth": 4, "tt_mb": 1}

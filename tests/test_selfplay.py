@@ -172,3 +172,24 @@ def test_ctrl_c_stops_self_play(python_sigint):
                 pv.selfplay(game, games=10_000, simulations=200, evaluator=ev)
         finally:
             timer.cancel()
+
+
+def test_the_self_play_defaults_live_once():
+    import dataclasses
+    import inspect
+
+    from pingvinas import samples, training
+
+    for f in (training.selfplay, samples.selfplay_local):
+        params = inspect.signature(f).parameters
+        for field in dataclasses.fields(samples.SelfPlayDefaults):
+            assert params[field.name].default == getattr(samples.DEFAULTS, field.name), field.name
+    # Every setting with a default that is not off (None) is in DEFAULTS.
+    defaults = {p.name for p in inspect.signature(samples.selfplay_local).parameters.values()}
+    listed = {f.name for f in dataclasses.fields(samples.SelfPlayDefaults)}
+    off = {
+        p.name
+        for p in inspect.signature(samples.selfplay_local).parameters.values()
+        if p.default is None
+    }
+    assert defaults - {"game"} == listed | off

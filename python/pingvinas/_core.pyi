@@ -29,6 +29,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidMoveError",
     "variants",
+    "seed_for",
     "Fish",
     "FishState",
     "FishMove",
@@ -69,6 +70,10 @@ class InvalidMoveError(ValueError):
 
 def variants() -> list[str]:
     """The names of every bundled variant config, both games."""
+
+def seed_for(seed: int, index: int) -> int:
+    """The seed of item ``index`` of a batch seeded with ``seed`` (the engine's
+    ``Rng::for_item``): a non-negative 63-bit int."""
 
 # --- Fish -------------------------------------------------------------------------------------
 
@@ -605,6 +610,9 @@ class AgentSpec:
     def iterations(self) -> int | None: ...
     @property
     def depth(self) -> int | None: ...
+    @property
+    def budget(self) -> dict[str, int]:
+        """The fixed budget of a move as ``pingvinas.search`` keywords."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 

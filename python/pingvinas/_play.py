@@ -8,11 +8,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, cast
 
+from . import _core
 from .agents import Agent
 from .games import Game
 from .record import GameRecord
 
-__all__ = ["GameResult", "Playable", "Stop", "Stopped", "new_state", "play_one"]
+__all__ = ["GameResult", "Playable", "Stop", "Stopped", "game_seed", "new_state", "play_one"]
+
+
+def game_seed(seed: int, index: int, item: int) -> int:
+    """Seed ``item`` of game ``index`` of a match seeded with ``seed``: item 0 is its deal,
+    item ``1 + s`` the agent in seat ``s``. The engine's ``seed_for`` twice: game ``index``'s
+    seeds depend on ``(seed, index)`` alone, whoever plays the other games, and wherever."""
+    return _core.seed_for(_core.seed_for(seed, index), item)
 
 
 class Playable(Protocol):
@@ -93,10 +101,7 @@ def play_one(
 ) -> GameResult:
     state = new_state(game, deal)
     # Fresh copies per game, seeded per game and seat.
-    players = [
-        agents[a].spawn(seed=(seed * 1_000_003 + index * 101 + s) % (2**63))
-        for s, a in enumerate(seats)
-    ]
+    players = [agents[a].spawn(seed=game_seed(seed, index, 1 + s)) for s, a in enumerate(seats)]
     if stopper is None:
         return _play_seated(game, agents, players, seats, index, deal, state, max_moves, names)
     stopper.enter(players)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
 from ._args import is_int
-from ._play import GameResult, Playable, Stop, Stopped, new_state, play_one
+from ._play import GameResult, Playable, Stop, Stopped, game_seed, new_state, play_one
 from ._progress import Progress
 from .agents import Agent, as_agent
 from .record import GameRecord as _WholeGame
@@ -202,7 +202,9 @@ def play_match(
     :param agents: one per seat: :class:`~pingvinas.agents.Agent` objects, names
         (``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"auto"``) or callables.
     :param seed: seeds the deals and the agents; the same seed plays the same match (with
-        iteration or depth budgets; time budgets depend on the machine).
+        iteration or depth budgets; time budgets depend on the machine). Game ``i``'s seeds
+        derive from ``(seed, i)`` alone (its deal, with ``swap_seats``, from its rotation's
+        first game), by the engine's rule (``pingvinas._core.seed_for``).
     :param swap_seats: rotate the agents through the seats: game ``i`` puts agent ``a`` in seat
         ``(a + i) mod n``, and the ``n`` games of a rotation share one deal, so that no agent
         gains from its seat or its boards.
@@ -257,7 +259,7 @@ def play_match(
     for i in range(games):
         r = i % n if swap_seats else 0
         seats = [(s - r) % n for s in range(n)]  # agent a sits in seat (a + r) mod n
-        deal = seed * 7919 + (i // n if swap_seats else i)
+        deal = game_seed(seed, i - r, 0)  # a rotation's games share its first game's deal
         jobs.append((seats, i, deal))
 
     # Opened before the first game: a path that cannot be written fails now, not at the end.

@@ -77,18 +77,7 @@ def _game_name(game: object) -> str:
 
 def _config(game: Game) -> dict[str, Any]:
     """The variant's config as a dict that ``from_config`` reads back."""
-    if isinstance(game, Fish):
-        fish: Any = game
-        config: dict[str, Any] = dict(fish.to_config())
-        return config
-    return {
-        "game": "marathon",
-        "name": game.name,
-        "description": game.description,
-        "players": game.players,
-        "ply_limit": game.ply_limit,
-        "course": game.course,
-    }
+    return dict(game.to_config())
 
 
 def _player(value: Any, where: str) -> dict[str, Any]:

@@ -19,7 +19,30 @@ from ._progress import Progress
 from .games import Game
 from .searcher import Evaluator
 
-__all__ = ["MAX_GAMES", "SelfPlayData", "selfplay_local"]
+__all__ = ["DEFAULTS", "MAX_GAMES", "SelfPlayData", "SelfPlayDefaults", "selfplay_local"]
+
+
+@dataclass(frozen=True)
+class SelfPlayDefaults:
+    """The defaults of the self-play settings, written once: :func:`pingvinas.selfplay` (which
+    documents them) and :func:`selfplay_local` (which a Ray task of
+    :func:`pingvinas.distributed.selfplay_ray` calls with only the settings its caller gave)
+    both take theirs from :data:`DEFAULTS`. Settings that are off by default (``None``) are not
+    listed."""
+
+    games: int = 1
+    simulations: int = 100
+    temperature: float = 1.0
+    dirichlet: Optional[tuple[float, float]] = (0.3, 0.25)
+    batch_size: int = 8
+    seed: int = 0
+    threads: int = 1
+    progress: bool = False
+    root: str = "puct"
+
+
+#: The one instance: ``simulations=DEFAULTS.simulations`` in both signatures.
+DEFAULTS = SelfPlayDefaults()
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,23 +167,23 @@ def _game_indices(games: Union[int, range, Sequence[int]]) -> np.ndarray:
 def selfplay_local(
     game: Game,
     *,
-    games: Union[int, range, Sequence[int]] = 1,
-    simulations: int = 100,
+    games: Union[int, range, Sequence[int]] = DEFAULTS.games,
+    simulations: int = DEFAULTS.simulations,
     evaluator: Optional[Evaluator] = None,
-    temperature: float = 1.0,
+    temperature: float = DEFAULTS.temperature,
     temperature_moves: Optional[int] = None,
-    dirichlet: Optional[tuple[float, float]] = (0.3, 0.25),
-    batch_size: int = 8,
-    seed: int = 0,
-    threads: int = 1,
+    dirichlet: Optional[tuple[float, float]] = DEFAULTS.dirichlet,
+    batch_size: int = DEFAULTS.batch_size,
+    seed: int = DEFAULTS.seed,
+    threads: int = DEFAULTS.threads,
     resign: Optional[float] = None,
     playout_cap: Optional[tuple[float, int]] = None,
-    progress: bool = False,
-    root: str = "puct",
+    progress: bool = DEFAULTS.progress,
+    root: str = DEFAULTS.root,
 ) -> SelfPlayData:
     """:func:`pingvinas.selfplay` with ``backend="local"``, which documents the settings (the
-    same defaults: a Ray task of :func:`pingvinas.distributed.selfplay_ray` passes only those
-    its caller gave)."""
+    defaults are :data:`DEFAULTS`, as there: a Ray task of
+    :func:`pingvinas.distributed.selfplay_ray` passes only those its caller gave)."""
     ids = _game_indices(games)
     bar = None
     if progress:

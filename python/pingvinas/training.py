@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Optional, Union
 
 from .games import Game
-from .samples import MAX_GAMES, SelfPlayData, selfplay_local
+from .samples import DEFAULTS, MAX_GAMES, SelfPlayData, selfplay_local
 from .searcher import Evaluator
 
 __all__ = ["MAX_GAMES", "SelfPlayData", "selfplay"]
@@ -27,19 +27,19 @@ __all__ = ["MAX_GAMES", "SelfPlayData", "selfplay"]
 def selfplay(
     game: Game,
     *,
-    games: Union[int, range, Sequence[int]] = 1,
-    simulations: int = 100,
+    games: Union[int, range, Sequence[int]] = DEFAULTS.games,
+    simulations: int = DEFAULTS.simulations,
     evaluator: Optional[Evaluator] = None,
-    temperature: float = 1.0,
+    temperature: float = DEFAULTS.temperature,
     temperature_moves: Optional[int] = None,
-    dirichlet: Optional[tuple[float, float]] = (0.3, 0.25),
-    batch_size: int = 8,
-    seed: int = 0,
-    threads: int = 1,
+    dirichlet: Optional[tuple[float, float]] = DEFAULTS.dirichlet,
+    batch_size: int = DEFAULTS.batch_size,
+    seed: int = DEFAULTS.seed,
+    threads: int = DEFAULTS.threads,
     resign: Optional[float] = None,
     playout_cap: Optional[tuple[float, int]] = None,
-    progress: bool = False,
-    root: str = "puct",
+    progress: bool = DEFAULTS.progress,
+    root: str = DEFAULTS.root,
     backend: str = "local",
     address: Optional[str] = None,
 ) -> SelfPlayData:

@@ -53,12 +53,10 @@ def action_mask(state: State) -> np.ndarray:
 
 
 #: The fixed budget of each built-in opponent's move (deterministic for a seed: one thread,
-#: no time limit). ``"auto"`` is alpha-beta for Fish and MCTS for Marathon.
+#: no time limit), as the engine's agent spec gives it (``AgentSpec.budget``, the same budget
+#: as the vector env's opponents). ``"auto"`` is alpha-beta for Fish and MCTS for Marathon.
 OPPONENT_BUDGETS: dict[str, dict[str, Any]] = {
-    "greedy": {},
-    "mcts": {"iterations": 200},
-    "alphabeta": {"depth": 2, "tt_mb": 1},
-    "auto": {"iterations": 200, "depth": 2, "tt_mb": 1},
+    name: dict(_core.AgentSpec(name).budget) for name in ("greedy", "mcts", "alphabeta", "auto")
 }
 
 
@@ -80,12 +78,10 @@ class Opponent:
                 parsed = _core.AgentSpec(spec)
             except ValueError as e:
                 raise ValueError(f"opponent: {e}; or an Agent or a callable") from None
-            # The spec's count (mcts:N, alphabeta:D) over the defaults, the caller's over both.
-            counts = {"iterations": parsed.iterations, "depth": parsed.depth}
-            given = {k: v for k, v in counts.items() if v is not None}
+            # The spec's budget (its count, mcts:N or alphabeta:D, or the engine's default),
+            # the caller's over it.
             self.spec = parsed.algorithm
-            defaults = OPPONENT_BUDGETS.get(parsed.algorithm, {})
-            self.budget = dict(defaults, **given, **(budget or {}))
+            self.budget = dict(parsed.budget, **(budget or {}))
         else:
             self.template = as_agent(spec)
 

@@ -92,7 +92,7 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
                     ..MctsConfig::default()
                 },
                 AlphaBetaConfig {
-                    tt_mb: 1,
+                    tt_mb: crate::search::agent::TT_MB,
                     threads: 1,
                     ..AlphaBetaConfig::default()
                 },

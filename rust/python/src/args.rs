@@ -1,10 +1,11 @@
 //! Python arguments read the same way in every call: ints that are not bools, seeds of any
-//! size, counts with a limit, players, and cells as any pair of ints.
+//! size, counts with a limit, players, cells as any pair of ints, settings read from text,
+//! and records given as a dict or a tuple.
 
 use pingvinas_engine::config::{Value, MAX_DEPTH};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySequence, PyString, PyTuple};
 
 /// At most this many characters of a bad input are quoted back in an error message.
 pub const QUOTE: usize = 200;
@@ -84,6 +85,102 @@ pub fn count(value: &Bound<'_, PyAny>, what: &str, min: u64, max: u64) -> PyResu
             cut(&i.to_string())
         ))),
     }
+}
+
+/// An optional count (see [`count`]): `default` when not given.
+pub fn count_or(
+    value: Option<&Bound<'_, PyAny>>,
+    what: &str,
+    min: u64,
+    max: u64,
+    default: u64,
+) -> PyResult<u64> {
+    value.map_or(Ok(default), |v| count(v, what, min, max))
+}
+
+/// A setting given as text, read by its type's `FromStr`: `what = why` when it fails.
+pub fn parsed<T: std::str::FromStr>(text: &str, what: &str) -> PyResult<T>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse::<T>()
+        .map_err(|e| PyValueError::new_err(format!("{what} = {}", cut(&e.to_string()))))
+}
+
+/// An optional string `field` of `what` (Python `None` is left out).
+pub fn opt_str(
+    value: Option<Bound<'_, PyAny>>,
+    what: &str,
+    field: &str,
+) -> PyResult<Option<String>> {
+    match value {
+        Some(v) if !v.is_none() => {
+            v.cast::<PyString>()
+                .map(|s| Some(s.to_string()))
+                .map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "{what}: {field} must be a string, not {}",
+                        type_name(&v)
+                    ))
+                })
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The fields `keys` of a record `what` given as a dict with those keys, or as a tuple or list
+/// of them in order; the first `required` must be given, the others are `None` when left out.
+/// `noun` names such a record in messages (`"a piece"`).
+pub fn record<'py>(
+    value: &Bound<'py, PyAny>,
+    what: &str,
+    noun: &str,
+    keys: &[&str],
+    required: usize,
+) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
+    let all = keys.join(", ");
+    if let Ok(d) = value.cast::<PyDict>() {
+        for key in d.keys() {
+            let k: String = key.extract().unwrap_or_default();
+            if !keys.contains(&k.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "{what}: unknown key {key:?} (keys: {all})"
+                )));
+            }
+        }
+        return keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| match d.get_item(k)? {
+                None if i < required => {
+                    Err(PyValueError::new_err(format!("{what}: missing {k:?}")))
+                }
+                v => Ok(v),
+            })
+            .collect();
+    }
+    if value.is_instance_of::<PyTuple>() || value.is_instance_of::<PyList>() {
+        let seq = value.cast::<PySequence>()?;
+        let n = seq.len()?;
+        if !(required..=keys.len()).contains(&n) {
+            return Err(PyValueError::new_err(format!(
+                "{what}: expected ({all}), got {n} items"
+            )));
+        }
+        return (0..keys.len())
+            .map(|j| {
+                if j < n {
+                    seq.get_item(j).map(Some)
+                } else {
+                    Ok(None)
+                }
+            })
+            .collect();
+    }
+    Err(PyTypeError::new_err(format!(
+        "{what}: {noun} is a dict or a tuple ({all}), not {}",
+        value.get_type().name()?
+    )))
 }
 
 /// A player number below `players`.

@@ -1,29 +1,24 @@
-//! Bindings of the Fish engine: `Fish` (a variant), `FishState`, `FishMove`, and the batch
-//! playouts. The methods both games share come from `state_class!`; this file holds what only
-//! Fish has.
+//! Bindings of the Fish engine: `Fish` (a variant) and `FishState`; `FishMove` is in
+//! `moves.rs` and the batch playouts in `playouts.rs`. The methods both games share come from
+//! `game_class!` and `state_class!`; this file holds what only Fish has.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
-use pingvinas_engine::batch;
-use pingvinas_engine::fish::notation::column_name;
-use pingvinas_engine::fish::playout::{random_playouts, Start};
 use pingvinas_engine::fish::rules::BoardSpec;
-use pingvinas_engine::fish::{
-    AnyFish, AnyFishState, Config, FishGame, FishMove, FishState, Order, Placement, Policy, Rules,
-    Width, Word,
-};
-use pingvinas_engine::search::StopFlag;
-use pingvinas_engine::{with_fish, with_fish_state};
-use pingvinas_engine::{Action, AnyGame, AnySource, Game, GameIo};
+use pingvinas_engine::fish::{AnyFish, AnyFishState, Config, Order, Placement, Rules};
+use pingvinas_engine::with_fish_state;
+use pingvinas_engine::{AnyGame, AnySource, Game, GameIo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::args;
-use crate::errors::{IllegalMoveError, ToPyResult};
-use crate::state::{game_class, state_class, Bind};
+use crate::errors::ToPyResult;
+use crate::game_class::game_class;
+use crate::moves::PyFishMove;
+use crate::state::{state_class, Bind};
 use crate::variants;
 
 /// A config file's error, naming the file: `Fish config: ...` becomes `Fish config FILE: ...`.
@@ -37,16 +32,6 @@ fn in_file(e: pingvinas_engine::Error, path: &std::path::Path) -> pingvinas_engi
         }
         other => other,
     }
-}
-
-fn parse_placement(text: &str) -> PyResult<Placement> {
-    text.parse::<Placement>()
-        .map_err(|e| PyValueError::new_err(format!("placement = {}", args::cut(&e.to_string()))))
-}
-
-fn parse_order(text: &str) -> PyResult<Order> {
-    text.parse::<Order>()
-        .map_err(|e| PyValueError::new_err(format!("order = {}", args::cut(&e.to_string()))))
 }
 
 /// A grid of fish counts from Python (lists, tuples or a numpy array), checked cell by cell.
@@ -80,9 +65,9 @@ fn extract_grid(board: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
 #[derive(Clone)]
 #[pyclass(module = "pingvinas", name = "Fish", frozen)]
 pub struct PyFish {
-    rules: Rules,
+    pub(crate) rules: Rules,
     /// A game on a fixed board; `None` deals a standard board for each new state.
-    fixed: Option<Arc<AnyFish>>,
+    pub(crate) fixed: Option<Arc<AnyFish>>,
     /// The fixed game, or one standard deal: what sizes are read from (made when first asked:
     /// learning loops make a `Fish()` per game and never ask).
     sample: OnceLock<Arc<AnyFish>>,
@@ -163,6 +148,32 @@ impl PyFish {
             .call_method1("loads", (self.config().to_json(),))
     }
 
+    fn bundled(name: &str) -> PyResult<Self> {
+        PyFish::from_config_struct(Config::from_toml(variants::find(name, "fish")?).py()?)
+    }
+
+    fn label(&self) -> Option<String> {
+        self.name.clone()
+    }
+
+    fn note(&self) -> Option<String> {
+        self.description.clone()
+    }
+
+    fn player_count(&self) -> usize {
+        self.rules.players()
+    }
+
+    /// Games are equal when their rules and boards are (names are labels).
+    fn same_rules(&self, other: &Self) -> bool {
+        other.rules == self.rules && other.fixed.as_deref() == self.fixed.as_deref()
+    }
+
+    fn hash_rules(&self, h: &mut impl Hasher) {
+        self.rules.hash(h);
+        self.fixed.as_ref().map(|g| g.grid()).hash(h);
+    }
+
     fn config(&self) -> Config {
         Config {
             game: "fish".into(),
@@ -180,7 +191,20 @@ impl PyFish {
     }
 }
 
-game_class!(PyFish, "Fish");
+game_class!(
+    PyFish,
+    PyFishState,
+    "Fish",
+    /// A bundled variant by name (see `pingvinas.variants()`).
+    variant,
+    /// The variant's name, if it came from a config that names it.
+    name,
+    /// The variant's description, if its config has one.
+    description,
+    /// The opening position: placement phase, player 0 to place. `seed` (any int) deals the
+    /// standard board (a random one when `None`); a fixed board is used as it is.
+    new_state,
+);
 
 #[pymethods]
 impl PyFish {
@@ -193,47 +217,19 @@ impl PyFish {
         placement: &str,
         order: &str,
     ) -> PyResult<Self> {
-        let players = match players {
-            Some(p) if !p.is_none() => args::count(p, "players", 0, 255)? as usize,
-            _ => 2,
-        };
-        let penguins = match penguins {
-            Some(p) if !p.is_none() => Some(args::count(p, "penguins", 0, 255)? as usize),
-            _ => None,
-        };
+        let players = args::count_or(players, "players", 0, 255, 2)? as usize;
+        let penguins = penguins
+            .map(|p| args::count(p, "penguins", 0, 255))
+            .transpose()?;
         let rules = Rules::new(
             players,
-            penguins,
-            parse_placement(placement)?,
-            parse_order(order)?,
+            penguins.map(|p| p as usize),
+            args::parsed(placement, "placement")?,
+            args::parsed(order, "order")?,
         )
         .py()?;
         let grid = board.map(extract_grid).transpose()?;
         PyFish::build(rules, grid)
-    }
-
-    /// A bundled variant by name (see `pingvinas.variants()`).
-    #[staticmethod]
-    fn variant(name: &str) -> PyResult<Self> {
-        let text = variants::find(name, "fish")?;
-        PyFish::from_config_struct(Config::from_toml(text).py()?)
-    }
-
-    /// The variant's name, if it came from a config that names it.
-    #[getter]
-    fn name(&self) -> Option<String> {
-        self.name.clone()
-    }
-
-    /// The variant's description, if its config has one.
-    #[getter]
-    fn description(&self) -> Option<String> {
-        self.description.clone()
-    }
-
-    #[getter]
-    fn players(&self) -> usize {
-        self.rules.players()
     }
 
     /// Penguins per player (placed at the start).
@@ -250,15 +246,6 @@ impl PyFish {
     #[getter]
     fn order(&self) -> &'static str {
         self.rules.order.name()
-    }
-
-    /// The opening position: placement phase, player 0 to place. `seed` (any int) deals the
-    /// standard board (a random one when `None`); a fixed board is used as it is.
-    #[pyo3(signature = (seed = None))]
-    fn new_state(&self, seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyFishState> {
-        let game = self.game_for(args::seed_or_random(seed)?);
-        let state = game.initial_state();
-        Ok(PyFishState { game, state })
     }
 
     /// A movement-phase position: `board` (a grid of fish counts, 0 = gap; the variant's fixed
@@ -315,150 +302,6 @@ impl PyFish {
             args += &format!(", board={:?}", game.grid());
         }
         format!("Fish({args})")
-    }
-
-    /// Games are equal when their rules and boards are (names are labels).
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyFish>().is_ok_and(|o| {
-            let o = o.get();
-            o.rules == self.rules && o.fixed.as_deref() == self.fixed.as_deref()
-        })
-    }
-
-    fn __hash__(&self) -> u64 {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.rules.hash(&mut h);
-        self.fixed.as_ref().map(|g| g.grid()).hash(&mut h);
-        h.finish()
-    }
-}
-
-/// What `FishMove(src, dst, action)` is rebuilt from.
-type MoveParts = (Option<(usize, usize)>, (usize, usize), u32);
-
-/// `(fish, floes)` of a batch of playouts.
-type ScoreArrays<'py> = (Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<i32>>);
-
-/// A move: `src` is `None` for a placement; `action` is its number in the action space.
-/// `FishMove(src, dst, action)` rebuilds one (pickle does); it means the slide or placement
-/// between those cells, whatever board it is played on.
-#[pyclass(module = "pingvinas", name = "FishMove", frozen, eq, hash)]
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct PyFishMove {
-    #[pyo3(get)]
-    src: Option<(usize, usize)>,
-    #[pyo3(get)]
-    dst: (usize, usize),
-    #[pyo3(get)]
-    action: u32,
-}
-
-impl PyFishMove {
-    fn of<W: Word>(game: &FishGame<W>, action: Action) -> Self {
-        let board = game.board();
-        let (src, dst) = match game.move_of(action).expect("a legal action") {
-            FishMove::Place(c) => (None, board.coords(c)),
-            FishMove::Slide(a, b) => (Some(board.coords(a)), board.coords(b)),
-        };
-        PyFishMove { src, dst, action }
-    }
-
-    fn text(&self) -> String {
-        // Moves made by hand may name any cell; columns past the largest board show as numbers.
-        let cell = |(r, c): (usize, usize)| {
-            if c < pingvinas_engine::fish::board::MAX_SIDE {
-                format!("{}{}", column_name(c), r + 1)
-            } else {
-                format!("({r}, {c})")
-            }
-        };
-        match self.src {
-            None => cell(self.dst),
-            Some(src) => format!("{}-{}", cell(src), cell(self.dst)),
-        }
-    }
-}
-
-#[pymethods]
-impl PyFishMove {
-    #[new]
-    #[pyo3(signature = (src, dst, action))]
-    fn new(src: Option<(usize, usize)>, dst: (usize, usize), action: u32) -> Self {
-        PyFishMove { src, dst, action }
-    }
-
-    /// `True` for a placement.
-    #[getter]
-    fn is_placement(&self) -> bool {
-        self.src.is_none()
-    }
-
-    fn __str__(&self) -> String {
-        self.text()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<FishMove {} (action {})>", self.text(), self.action)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, MoveParts)> {
-        let m = slf.get();
-        Ok((slf.get_type().into_any(), (m.src, m.dst, m.action)))
-    }
-}
-
-/// The action of a move object, checked legal in `s`.
-fn move_object_action<W: Word>(
-    game: &FishGame<W>,
-    s: &FishState<W>,
-    m: &PyFishMove,
-) -> PyResult<Action> {
-    let board = game.board();
-    let cell = |(r, c): (usize, usize)| {
-        board.cell(r as i64, c as i64).ok_or_else(|| {
-            IllegalMoveError::new_err(format!("move {} is off this board", m.text()))
-        })
-    };
-    let mv = match m.src {
-        None => FishMove::Place(cell(m.dst)?),
-        Some(src) => FishMove::Slide(cell(src)?, cell(m.dst)?),
-    };
-    game.check_move(s, mv).py()
-}
-
-impl Bind for AnyFish {
-    type Move = PyFishMove;
-    const MOVE_CLASS: &'static str = "FishMove";
-    const STATE_CLASS: &'static str = "FishState";
-
-    fn py_move(&self, _s: &AnyFishState, action: Action) -> PyFishMove {
-        with_fish!(self, |g| PyFishMove::of(&**g, action))
-    }
-
-    fn move_object(&self, s: &AnyFishState, obj: &Bound<'_, PyAny>) -> Option<PyResult<Action>> {
-        let m = obj.cast::<PyFishMove>().ok()?.get().clone();
-        Some(with_fish_state!(
-            self,
-            s,
-            |g, s| move_object_action(&**g, s, &m),
-            Err(PyValueError::new_err("a Fish state of another board"))
-        ))
-    }
-}
-
-/// The concrete games too, for search (which runs on the board's own word).
-impl<W: Width> Bind for FishGame<W> {
-    type Move = PyFishMove;
-    const MOVE_CLASS: &'static str = "FishMove";
-    const STATE_CLASS: &'static str = "FishState";
-
-    fn py_move(&self, _s: &FishState<W>, action: Action) -> PyFishMove {
-        PyFishMove::of(self, action)
-    }
-
-    fn move_object(&self, s: &FishState<W>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Action>> {
-        let m = obj.cast::<PyFishMove>().ok()?.get().clone();
-        Some(move_object_action(self, s, &m))
     }
 }
 
@@ -550,75 +393,8 @@ impl PyFishState {
     }
 }
 
-/// Plays `n` random games in Rust with the GIL released and returns `(fish, floes)`: two numpy
-/// int32 arrays of shape `(n, players)`. Starts from `state`, or the opening of `game`, or by
-/// default a freshly dealt standard 2-player board per game. `threads=0` uses every core.
-/// `policy`: `"uniform"` (every legal move equally likely) or `"fast"` (a random movable
-/// penguin, then a random open direction, then a random distance).
-#[pyfunction]
-#[pyo3(signature = (n, *, seed = None, threads = None, game = None, state = None, policy = "uniform"))]
-#[allow(clippy::too_many_arguments)]
-pub fn fish_random_playouts<'py>(
-    py: Python<'py>,
-    n: &Bound<'py, PyAny>,
-    seed: Option<&Bound<'py, PyAny>>,
-    threads: Option<&Bound<'py, PyAny>>,
-    game: Option<PyRef<'py, PyFish>>,
-    state: Option<PyRef<'py, PyFishState>>,
-    policy: &str,
-) -> PyResult<ScoreArrays<'py>> {
-    let n = args::count(n, "n", 0, batch::MAX_GAMES as u64)? as usize;
-    let seed = seed.map_or(Ok(0), args::seed)?;
-    let threads = threads.map_or(Ok(1), args::threads)?;
-    let policy = match policy {
-        "uniform" => Policy::Uniform,
-        "fast" => Policy::Fast,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "policy = {:?}: expected \"uniform\" or \"fast\"",
-                args::cut(policy)
-            )))
-        }
-    };
-    let rules = game
-        .as_ref()
-        .map_or(Rules::standard(2).expect("standard"), |g| g.rules);
-    let fixed = game.as_ref().and_then(|g| g.fixed.clone());
-    let position = state.map(|s| (s.game.clone(), s.state));
-    let players = match (&position, &fixed) {
-        (Some((g, _)), _) | (None, Some(g)) => g.num_players(),
-        (None, None) => rules.players(),
-    };
-    let scores = crate::detached::run(py, &StopFlag::new(), |stop| match (&position, &fixed) {
-        // One dispatch on the board's word, then the whole batch on the concrete game.
-        (Some((g, s)), _) => with_fish_state!(
-            &**g,
-            s,
-            |g, s| random_playouts(&Start::Position(g, *s), n, seed, threads, policy, stop),
-            Ok(Vec::new())
-        ),
-        (None, Some(g)) => with_fish!(&**g, |g| random_playouts(
-            &Start::Opening(g),
-            n,
-            seed,
-            threads,
-            policy,
-            stop
-        )),
-        (None, None) => {
-            random_playouts::<u64>(&Start::Standard(rules), n, seed, threads, policy, stop)
-        }
-    })?
-    .py()?;
-    let fish = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].0 as i32);
-    let floes = Array2::from_shape_fn((n, players), |(i, p)| scores[i][p].1 as i32);
-    Ok((fish.into_pyarray(py), floes.into_pyarray(py)))
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFish>()?;
     m.add_class::<PyFishState>()?;
-    m.add_class::<PyFishMove>()?;
-    m.add_function(wrap_pyfunction!(fish_random_playouts, m)?)?;
     Ok(())
 }

@@ -6,11 +6,15 @@ mod detached;
 mod errors;
 mod evaluator;
 mod fish;
+mod game_class;
 mod games;
 mod ints;
 mod marathon;
+mod moves;
 mod net;
+mod playouts;
 mod search;
+mod seeds;
 mod selfplay;
 mod state;
 mod symmetry;
@@ -34,7 +38,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fish::register(m)?;
     // Each further game or tool registers itself here, one line each:
     marathon::register(m)?;
+    moves::register(m)?;
+    playouts::register(m)?;
     search::register(m)?;
+    seeds::register(m)?;
     selfplay::register(m)?;
     vector_env::register(m)?;
     symmetry::register(m)?;

@@ -800,6 +800,23 @@ impl PyAgentSpec {
             .filter(|_| self.spec.choice == Some(Choice::AlphaBeta))
     }
 
+    /// The fixed budget of a move as ``pingvinas.search`` keywords (deterministic for a seed:
+    /// an iteration count, a depth): ``{"iterations": 200}`` for ``"mcts"``, ``{"depth": 2,
+    /// "tt_mb": 1}`` for ``"alphabeta"``, both for ``"auto"``, ``{}`` for greedy and random.
+    #[getter]
+    fn budget<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let dict = pyo3::types::PyDict::new(py);
+        let (iterations, depth) = self.spec.fixed_counts();
+        if let Some(n) = iterations {
+            dict.set_item("iterations", n)?;
+        }
+        if let Some(d) = depth {
+            dict.set_item("depth", d)?;
+            dict.set_item("tt_mb", pingvinas_engine::search::agent::TT_MB)?;
+        }
+        Ok(dict)
+    }
+
     fn __str__(&self) -> String {
         self.spec.to_string()
     }

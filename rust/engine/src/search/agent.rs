@@ -15,6 +15,8 @@ pub const MAX_MCTS_ITERATIONS: u64 = 1_000_000;
 pub const ALPHABETA_DEPTH: u32 = 2;
 /// The deepest `alphabeta:D` may ask for.
 pub const MAX_ALPHABETA_DEPTH: u32 = 64;
+/// The transposition table (MiB) of a fixed-budget opponent's alpha-beta: its depths are small.
+pub const TT_MB: usize = 1;
 
 /// A built-in player: an algorithm (`None`: the game's `"auto"`) and optionally the count of
 /// its fixed budget (MCTS iterations, alpha-beta depth).
@@ -77,10 +79,24 @@ impl AgentSpec {
     /// vector env's opponent needs): the count given, or [`MCTS_ITERATIONS`] and
     /// [`ALPHABETA_DEPTH`]; one iteration for greedy and random, which look one ply ahead.
     pub fn fixed_budget<G: Knowledge>(&self, game: &G) -> Budget {
+        let (iterations, depth) = self.fixed_counts();
         match self.choice_for(game) {
-            Choice::Mcts => Budget::iterations(self.count.unwrap_or(MCTS_ITERATIONS)),
-            Choice::AlphaBeta => Budget::depth(self.count.map_or(ALPHABETA_DEPTH, |d| d as u32)),
+            Choice::Mcts => Budget::iterations(iterations.unwrap_or(MCTS_ITERATIONS)),
+            Choice::AlphaBeta => Budget::depth(depth.unwrap_or(ALPHABETA_DEPTH)),
             Choice::Greedy | Choice::Random => Budget::iterations(1),
+        }
+    }
+
+    /// The counts of the fixed budget before a game is known: MCTS iterations and alpha-beta
+    /// depth, both for `auto` (which plays the game's choice), none for greedy and random.
+    pub fn fixed_counts(&self) -> (Option<u64>, Option<u32>) {
+        let iterations = Some(self.count.unwrap_or(MCTS_ITERATIONS));
+        let depth = Some(self.count.map_or(ALPHABETA_DEPTH, |d| d as u32));
+        match self.choice {
+            None => (iterations, depth),
+            Some(Choice::Mcts) => (iterations, None),
+            Some(Choice::AlphaBeta) => (None, depth),
+            Some(Choice::Greedy | Choice::Random) => (None, None),
         }
     }
 
@@ -141,5 +157,20 @@ mod tests {
         }
         let e = AgentSpec::parse("puct").unwrap_err().to_string();
         assert!(e.contains("needs an evaluator"), "{e}");
+    }
+
+    #[test]
+    fn fixed_counts_are_the_defaults_or_the_count_given() {
+        let counts = |text: &str| AgentSpec::parse(text).unwrap().fixed_counts();
+        assert_eq!(
+            counts("auto"),
+            (Some(MCTS_ITERATIONS), Some(ALPHABETA_DEPTH))
+        );
+        assert_eq!(counts("mcts"), (Some(MCTS_ITERATIONS), None));
+        assert_eq!(counts("mcts:7"), (Some(7), None));
+        assert_eq!(counts("alphabeta"), (None, Some(ALPHABETA_DEPTH)));
+        assert_eq!(counts("alphabeta:3"), (None, Some(3)));
+        assert_eq!(counts("greedy"), (None, None));
+        assert_eq!(counts("random"), (None, None));
     }
 }

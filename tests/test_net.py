@@ -115,3 +115,36 @@ def test_a_net_of_another_game_or_a_bad_file_is_refused(tmp_path):
         Net.random(pv.Fish(), [])
     with pytest.raises(ValueError, match="the net was made for a fish"):
         pv.Searcher("alphabeta", evaluator=net).search(pv.Fish().new_state(seed=1), depth=1)
+
+
+def test_puct_with_a_net_searches_on_threads(game):
+    net = Net.random(game, [16], seed=2)
+    state = game.new_state(seed=5)
+    searcher = pv.Searcher("puct", evaluator=net, threads=2, seed=1, batch_size=8)
+    for move in range(2):
+        r = searcher.search(state, iterations=400)
+        # Threads sharing one tree keep its budget exactly (the second search keeps the
+        # subtree of the first).
+        assert r.iterations == 400
+        assert int(r.visits.sum()) == 400 if move == 0 else int(r.visits.sum()) >= 400
+        assert r.move in state.legal_moves()
+        state.play(r.move)
+    # One thread stays reproducible for a seed, and matches pv.search.
+    one = [pv.search(state, "puct", evaluator=net, iterations=200, seed=3) for _ in range(2)]
+    assert np.array_equal(one[0].visits, one[1].visits)
+    timed = pv.search(state, "puct", evaluator=net, time=0.05, threads=2)
+    assert timed.iterations > 0 and timed.move in state.legal_moves()
+
+
+def test_search_many_and_selfplay_share_games_out_between_threads(game):
+    net = Net.random(game, [16], seed=2)
+    states = [game.new_state(seed=s) for s in range(5)]
+    one = pv.search_many(states, evaluator=net, iterations=120, seed=4)
+    two = pv.search_many(states, evaluator=net, iterations=120, seed=4, threads=2)
+    assert [(r.action, r.value, r.visits.tolist()) for r in one] == [
+        (r.action, r.value, r.visits.tolist()) for r in two
+    ]
+    a = pv.selfplay(game, games=3, simulations=8, evaluator=net, seed=2)
+    b = pv.selfplay(game, games=3, simulations=8, evaluator=net, seed=2, threads=2)
+    for k in ("observations", "policies", "returns", "game_ids", "to_move"):
+        assert np.array_equal(getattr(a, k), getattr(b, k)), k

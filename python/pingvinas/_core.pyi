@@ -677,6 +677,7 @@ def search_many(
     knowledge: bool = True,
     memory_mb: int | None = None,
     root: str = "puct",
+    threads: int | None = None,
 ) -> list[tuple[Any, ...]]:
     """PUCT searches of many states, one tree each, every round's leaves of all trees in one
     evaluator call; one result tuple per state. Wrapped by ``pingvinas.search.search_many``."""

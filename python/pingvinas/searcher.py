@@ -228,7 +228,9 @@ class Searcher:
         gives any budget uses that budget alone; with none given here or there, one second.
     :param threads: threads searching at once: root-parallel MCTS; alpha-beta threads that
         share each iteration's work and one table (one thread is deterministic for a seed);
-        PUCT searches one tree on the calling thread (the evaluator is the bottleneck) and
+        PUCT with a native :class:`~pingvinas.evaluators.Net` searches its tree with that many
+        threads at once (tree-parallel, virtual losses keeping them apart; not reproducible
+        beyond one thread); PUCT with a Python evaluator searches on the calling thread and
         ignores it.
     :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
         with an iteration budget always gives the same result.
@@ -358,7 +360,7 @@ def search(
     :param time: seconds (a float); ``iterations`` (MCTS playouts), ``depth`` (alpha-beta
         plies) and ``nodes`` bound the search too; the first limit reached ends it. With no
         limit at all the search takes one second.
-    :param threads: threads searching at once (MCTS and alpha-beta).
+    :param threads: threads searching at once (MCTS, alpha-beta, PUCT with a native ``Net``).
     :param seed: the search's seed (same seed, one thread, iteration budget: same result).
     :param options: further :class:`Searcher` settings (``exploration``, ``selection``,
         ``playout``, ``knowledge``, ``tt_mb``; for PUCT ``evaluator``, ``batch_size``,
@@ -390,6 +392,7 @@ def search_many(
     memory_mb: int = 1024,
     algorithm: str = "puct",
     root: str = "puct",
+    threads: int = 1,
 ) -> list[SearchResult]:
     """PUCT searches of many positions at once: one tree per state; each round every tree
     adds up to ``batch_size`` leaves and all of them go to ONE call of ``evaluator``, so a
@@ -399,6 +402,9 @@ def search_many(
 
     :param states: states of one game (Fish boards may differ, their shapes may not).
     :param root: ``"puct"`` or ``"gumbel"``, as for :class:`Searcher`.
+    :param threads: with a native :class:`~pingvinas.evaluators.Net`, the trees are shared
+        out between this many threads (each tree's result is the one of one thread); a Python
+        evaluator runs on the calling thread.
     :raises ValueError: a finished game, a bad budget or option, or a bad evaluator output.
 
     >>> import pingvinas as pv
@@ -424,6 +430,7 @@ def search_many(
         knowledge=bool(knowledge),
         memory_mb=memory_mb,
         root=root,
+        threads=threads,
     )
     return [SearchResult(*raw) for raw in raws]
 

@@ -1,6 +1,8 @@
 //! The native net's cost: microseconds a position for the value alone (alpha-beta, MCTS
 //! leaves), for policy and value (PUCT's leaves), and PUCT iterations a second with it, on the
-//! standard 2-player Fish board after a seeded random placement.
+//! standard 2-player Fish board after a seeded random placement: one thread, then one tree
+//! searched by 2 threads ([`SharedTree`]) and the ratio of the two rates, measured in turns
+//! (`rounds` pairs, so that a change in the machine's load hits both).
 //! `cargo run --release -p pingvinas-engine --example net_speed [widths, e.g. 64,64] [seconds]`
 
 use std::sync::Arc;
@@ -11,6 +13,7 @@ use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::io::GameIo;
 use pingvinas_engine::net::{Fits, Mlp};
 use pingvinas_engine::rng::Rng;
+use pingvinas_engine::search::forest::{drive_parallel, SharedTree};
 use pingvinas_engine::search::puct::{run, Forest, PuctConfig, PuctTree};
 use pingvinas_engine::search::{Budget, Evaluate, NoEval, StopFlag};
 
@@ -92,4 +95,34 @@ fn main() {
             r[0].iterations as f64 / r[0].elapsed.as_secs_f64()
         );
     }
+
+    // One tree, 1 thread against 2 threads sharing it, in turns.
+    let rate = |threads: usize| {
+        let tree = PuctTree::new(
+            Arc::new(game.clone()),
+            Arc::new(NoEval),
+            PuctConfig {
+                batch_size: 16,
+                ..Default::default()
+            },
+            1,
+        );
+        let budget = Budget::time(secs / 2.0);
+        let shared = SharedTree::start(tree, &s, &budget, StopFlag::new()).unwrap();
+        drive_parallel(&mut shared.workers(threads), &&net, || true).unwrap();
+        let (r, _) = shared.finish();
+        r.iterations as f64 / r.elapsed.as_secs_f64()
+    };
+    let (mut one, mut two) = (0.0, 0.0);
+    let rounds = 3;
+    for _ in 0..rounds {
+        one += rate(1);
+        two += rate(2);
+    }
+    println!(
+        "PUCT, one tree, batch 16: {:.0} iterations/s on 1 thread, {:.0} on 2: x{:.2}",
+        one / rounds as f64,
+        two / rounds as f64,
+        two / one
+    );
 }

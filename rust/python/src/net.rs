@@ -10,7 +10,7 @@ use numpy::{
     PyArray2, PyArrayMethods, PyReadonlyArray2, PyReadonlyArrayDyn, PyUntypedArrayMethods,
 };
 use pingvinas_engine::net::{Fits, Mlp};
-use pingvinas_engine::search::forest::{drive_while, Stepped};
+use pingvinas_engine::search::forest::{drive_parallel, Stepped};
 use pingvinas_engine::{with_game, Game};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -180,24 +180,44 @@ pub fn drive<G: Game, W: Stepped<G> + Send>(
     obs_shape: [usize; 3],
     mut after: impl FnMut(&W) -> PyResult<()>,
 ) -> PyResult<()> {
-    net.mlp
-        .fits()
-        .check_sizes(obs_shape, work.num_actions(), work.num_players())
-        .py()?;
-    let mlp = &*net.mlp;
+    drive_parts(
+        py,
+        std::slice::from_mut(work),
+        &net.mlp,
+        obs_shape,
+        |parts| after(&parts[0]),
+    )
+}
+
+/// [`drive`] for several pieces of work at once, each on a thread of its own
+/// (`forest::drive_parallel`); one piece runs exactly as [`drive`]. `after` sees them all.
+pub fn drive_parts<G: Game, W: Stepped<G> + Send>(
+    py: Python<'_>,
+    parts: &mut [W],
+    mlp: &Mlp,
+    obs_shape: [usize; 3],
+    mut after: impl FnMut(&[W]) -> PyResult<()>,
+) -> PyResult<()> {
+    if let Some(w) = parts.first() {
+        mlp.fits()
+            .check_sizes(obs_shape, w.num_actions(), w.num_players())
+            .py()?;
+    }
     let stop = pingvinas_engine::search::StopFlag::new();
-    while !work.is_done() {
+    while !parts.iter().all(|w| w.is_done()) {
         let stretch = |flag: &pingvinas_engine::search::StopFlag| {
             let start = Instant::now();
-            drive_while(&mut *work, &mut &*mlp, || {
+            drive_parallel(&mut *parts, &mlp, || {
                 !flag.is_set() && start.elapsed() < ROUNDS_FOR
             })
         };
         if let Err(e) = crate::detached::run(py, &stop, stretch).and_then(|r| r.py()) {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work.abort()));
+            for w in parts.iter_mut() {
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.abort()));
+            }
             return Err(e);
         }
-        after(work)?;
+        after(parts)?;
     }
     Ok(())
 }

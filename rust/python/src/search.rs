@@ -12,6 +12,7 @@ use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::net::{Mlp, WithNet};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::forest::SharedTree;
 use pingvinas_engine::search::mcts::{self, Selection};
 use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
 use pingvinas_engine::search::puct::{Forest, PuctTree, RootRule, Stepped, MAX_BATCH};
@@ -215,15 +216,19 @@ fn concrete<G: Concrete>(
 }
 
 /// PUCT over `states` (one tree each, the trees given or new ones seeded `(seed, i)`), driven
-/// by the Python `evaluator`; the trees come back with the results.
+/// by `evaluator`; the trees come back with the results. A native `Net` runs on `threads`
+/// threads: many trees are shared out between them (each tree's result as on one thread), one
+/// tree is searched by all of them at once (`SharedTree`). A Python evaluator runs on this
+/// thread.
 #[allow(clippy::type_complexity)]
 fn puct_search<G: Concrete + Bind>(
     py: Python<'_>,
-    trees: Vec<PuctTree<G, G::Eval>>,
+    mut trees: Vec<PuctTree<G, G::Eval>>,
     states: &[G::State],
     budget: &Budget,
     stop: &StopFlag,
     evaluator: &Bound<'_, PyAny>,
+    threads: usize,
 ) -> PyResult<(Vec<SearchResult>, Vec<PuctTree<G, G::Eval>>)>
 where
     G::State: Send,
@@ -232,11 +237,37 @@ where
         return Ok((Vec::new(), Vec::new()));
     };
     let shape = first.game().observation_shape();
+    let net = evaluator
+        .cast::<crate::net::PyNet>()
+        .ok()
+        .filter(|_| threads > 1);
+    if let (Some(net), 1) = (&net, trees.len()) {
+        let tree = trees.pop().expect("one tree");
+        let state = states
+            .first()
+            .ok_or_else(|| PyValueError::new_err(format!("{} states for 1 tree", states.len())))?;
+        let shared = SharedTree::start(tree, state, budget, stop.clone()).py()?;
+        let mut workers = shared.workers(threads);
+        crate::net::drive_parts(py, &mut workers, &net.get().mlp, shape, |_| Ok(()))?;
+        drop(workers);
+        let (result, tree) = shared.finish();
+        return Ok((vec![result], vec![tree]));
+    }
     let mut forest = Forest::new(trees).py()?;
     forest.start(states, budget, stop.clone()).py()?;
-    crate::evaluator::drive(py, &mut forest, shape, evaluator, |_| Ok(()))?;
-    let results = forest.results();
-    Ok((results, forest.trees))
+    match net {
+        Some(net) => {
+            let mut parts = forest.split(threads);
+            crate::net::drive_parts(py, &mut parts, &net.get().mlp, shape, |_| Ok(()))?;
+            let results = parts.iter().flat_map(Forest::results).collect();
+            Ok((results, parts.into_iter().flat_map(|f| f.trees).collect()))
+        }
+        None => {
+            crate::evaluator::drive(py, &mut forest, shape, evaluator, |_| Ok(()))?;
+            let results = forest.results();
+            Ok((results, forest.trees))
+        }
+    }
 }
 
 impl PySearcher {
@@ -272,8 +303,15 @@ impl PySearcher {
                 tree_seed(self.options.seed, 0),
             ),
         };
-        let (results, mut trees) =
-            puct_search(py, vec![tree], &[state], &budget, &self.stop, evaluator)?;
+        let (results, mut trees) = puct_search(
+            py,
+            vec![tree],
+            &[state],
+            &budget,
+            &self.stop,
+            evaluator,
+            self.options.threads,
+        )?;
         if let Some(tree) = trees.pop() {
             *inner = Some(Box::new(tree));
         }
@@ -552,7 +590,7 @@ pub fn dirichlet_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(f64, 
 /// evaluator call per round (see `pingvinas.search.search_many`). Returns one result tuple per
 /// state (as `Searcher.search`).
 #[pyfunction]
-#[pyo3(signature = (states, *, evaluator, time = None, iterations = None, nodes = None, batch_size = None, seed = None, exploration = None, dirichlet = None, knowledge = true, memory_mb = None, root = "puct"))]
+#[pyo3(signature = (states, *, evaluator, time = None, iterations = None, nodes = None, batch_size = None, seed = None, exploration = None, dirichlet = None, knowledge = true, memory_mb = None, root = "puct", threads = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn search_many<'py>(
     py: Python<'py>,
@@ -568,10 +606,11 @@ pub fn search_many<'py>(
     knowledge: bool,
     memory_mb: Option<&Bound<'py, PyAny>>,
     root: &str,
+    threads: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let searcher = PySearcher::new(
         "puct",
-        None,
+        threads,
         seed,
         exploration,
         "uct",
@@ -618,7 +657,15 @@ where
 {
     let states: Vec<G::State> = list.iter().map(|(_, s)| *s).collect();
     let trees = new_trees(list, options);
-    let (results, _) = puct_search(py, trees, &states, budget, &StopFlag::new(), evaluator)?;
+    let (results, _) = puct_search(
+        py,
+        trees,
+        &states,
+        budget,
+        &StopFlag::new(),
+        evaluator,
+        options.threads,
+    )?;
     for ((g, s), r) in list.iter().zip(&results) {
         out.append(result_tuple(py, &**g, s, r, "puct")?)?;
     }

@@ -120,13 +120,36 @@ fn run<'py, G: Concrete>(
     );
     let mut reported = 0;
     let records = match evaluator {
-        Some(evaluator) => {
-            let mut sp = SelfPlay::new(config, puct_maker, ids).py()?;
-            crate::evaluator::drive(py, &mut sp, shape, evaluator, |sp| {
-                report(progress, sp.finished(), &mut reported)
-            })?;
-            sp.into_records()
-        }
+        Some(evaluator) => match evaluator.cast::<crate::net::PyNet>() {
+            // A native net plays the games on threads, shared out by id: every game is the
+            // same as on one thread (its trees and choices come from its own seeds).
+            Ok(net) if threads != 1 && ids.len() > 1 => {
+                let n = pingvinas_engine::batch::resolve_threads(threads)
+                    .py()?
+                    .min(ids.len());
+                let part = |k: usize| {
+                    let part_ids: Vec<u64> = ids.iter().skip(k).step_by(n).copied().collect();
+                    let config = SelfPlayConfig {
+                        max_live: config.max_live.div_ceil(n),
+                        ..config
+                    };
+                    SelfPlay::new(config, puct_maker.clone(), &part_ids)
+                };
+                let mut parts = (0..n).map(part).collect::<Result<Vec<_>, _>>().py()?;
+                crate::net::drive_parts(py, &mut parts, &net.get().mlp, shape, |parts| {
+                    let done = parts.iter().map(SelfPlay::finished).sum();
+                    report(progress, done, &mut reported)
+                })?;
+                parts.into_iter().flat_map(SelfPlay::into_records).collect()
+            }
+            _ => {
+                let mut sp = SelfPlay::new(config, puct_maker, ids).py()?;
+                crate::evaluator::drive(py, &mut sp, shape, evaluator, |sp| {
+                    report(progress, sp.finished(), &mut reported)
+                })?;
+                sp.into_records()
+            }
+        },
         None => {
             config.check().py()?;
             let finished = AtomicUsize::new(0);

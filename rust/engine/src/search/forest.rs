@@ -1,12 +1,19 @@
 //! Many PUCT trees searched together, driven in rounds by an outside evaluator: each round
 //! every tree that is not done adds its leaves to one shared batch ([`Forest`]); [`drive`] runs
 //! any such [`Stepped`] work (a forest, self-play) with a [`BatchEvaluator`].
+//!
+//! Threads: [`drive_parallel`] drives several pieces of work at once, one thread each, with
+//! copies of an evaluator that runs in Rust (a [`crate::net::Mlp`]). The pieces are separate
+//! forests or self-play runs (trees of their own: each tree's result is the same as on one
+//! thread), or the workers of one [`SharedTree`] (tree parallelism with virtual loss).
+
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::Result;
 use crate::game::Game;
 use crate::io::GameIo;
 use crate::search::budget::{Budget, Clock, StopFlag};
-use crate::search::puct::PuctTree;
+use crate::search::puct::{Batch, PuctTree};
 use crate::search::{Evaluate, SearchResult};
 
 /// Values a batch of leaves: called by [`run`] with `n` rows.
@@ -160,6 +167,25 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         }
     }
 
+    /// Shares the trees of a started forest out into up to `parts` forests of consecutive
+    /// trees (as even as can be), each with this forest's clock: for [`drive_parallel`]. Each
+    /// tree's result is what it would be in one forest.
+    pub fn split(self, parts: usize) -> Vec<Forest<G, E>> {
+        let n = self.trees.len();
+        let parts = parts.clamp(1, n.max(1));
+        let mut trees = self.trees.into_iter();
+        (0..parts)
+            .map(|k| {
+                let size = n / parts + usize::from(k < n % parts);
+                Forest {
+                    trees: trees.by_ref().take(size).collect(),
+                    rows: vec![0; size],
+                    clock: self.clock.clone(),
+                }
+            })
+            .collect()
+    }
+
     /// Every tree's result.
     pub fn results(&self) -> Vec<SearchResult> {
         let elapsed = self.clock.as_ref().map(Clock::elapsed).unwrap_or_default();
@@ -266,6 +292,172 @@ pub fn drive_while<G: Game, W: Stepped<G>, B: BatchEvaluator<G>>(
         work.backup(&policy, &values);
     }
     Ok(())
+}
+
+/// Drives every piece of `parts` until it is done, each on a thread of its own (the last on
+/// this one) with its own copy of `evaluator`; returns early, as [`drive_while`], when
+/// `go_on()` says no. One piece runs on this thread alone, exactly as [`drive_while`].
+///
+/// # Errors
+/// The first piece's error (a piece whose evaluator fails is aborted; the others go on).
+pub fn drive_parallel<G, W, B>(
+    parts: &mut [W],
+    evaluator: &B,
+    go_on: impl Fn() -> bool + Sync,
+) -> Result<()>
+where
+    G: Game,
+    W: Stepped<G>,
+    B: BatchEvaluator<G> + Clone + Send,
+{
+    let Some((last, others)) = parts.split_last_mut() else {
+        return Ok(());
+    };
+    if others.is_empty() {
+        return drive_while(last, &mut evaluator.clone(), go_on);
+    }
+    let go_on = &go_on;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = others
+            .iter_mut()
+            .map(|w| {
+                let mut e = evaluator.clone();
+                scope.spawn(move || drive_while(w, &mut e, go_on))
+            })
+            .collect();
+        let mine = drive_while(last, &mut evaluator.clone(), go_on);
+        let mut first = Ok(());
+        for h in handles {
+            // A panic in a piece is passed on (callers turn it into an error).
+            let r = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first.and(mine)
+    })
+}
+
+/// One PUCT tree searched by several threads at once (tree parallelism): each thread drives a
+/// [`TreeWorker`] of its own ([`SharedTree::workers`], [`drive_parallel`]). The tree is locked
+/// only to select a batch of leaves and to back their values up; observations are written and
+/// the evaluator runs outside the lock, and the virtual losses of every batch out steer the
+/// threads' selections apart. The iteration budget is kept exactly; the result varies from run
+/// to run with the threads' interleaving, unlike one thread's.
+pub struct SharedTree<G: Game, E> {
+    tree: Mutex<PuctTree<G, E>>,
+    clock: Clock,
+}
+
+impl<G: GameIo, E: Evaluate<G>> SharedTree<G, E> {
+    /// Starts `tree`'s search of `state` within `budget` (as [`Forest::start`]).
+    ///
+    /// # Errors
+    /// As [`PuctTree::start`].
+    pub fn start(
+        mut tree: PuctTree<G, E>,
+        state: &G::State,
+        budget: &Budget,
+        stop: StopFlag,
+    ) -> Result<SharedTree<G, E>> {
+        tree.start(state, budget)?;
+        Ok(SharedTree {
+            tree: Mutex::new(tree),
+            clock: Clock::start(budget, stop),
+        })
+    }
+
+    /// `n` workers, one for each thread.
+    pub fn workers(&self, n: usize) -> Vec<TreeWorker<'_, G, E>> {
+        let (game, eval) = {
+            let tree = self.lock();
+            (tree.game().clone(), tree.eval().clone())
+        };
+        (0..n)
+            .map(|_| TreeWorker {
+                shared: self,
+                game: game.clone(),
+                eval: eval.clone(),
+                batch: Batch::default(),
+            })
+            .collect()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, PuctTree<G, E>> {
+        // A worker that panicked is passed on by `drive_parallel`; the tree is not read again.
+        self.tree.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The search's result, and the tree (to keep for the next move).
+    pub fn finish(self) -> (SearchResult, PuctTree<G, E>) {
+        let tree = self.tree.into_inner().unwrap_or_else(|e| e.into_inner());
+        (tree.result(self.clock.elapsed()), tree)
+    }
+}
+
+/// One thread's share of a [`SharedTree`]: a [`Stepped`] whose rounds are that thread's
+/// batches.
+pub struct TreeWorker<'a, G: Game, E> {
+    shared: &'a SharedTree<G, E>,
+    game: Arc<G>,
+    eval: Arc<E>,
+    batch: Batch<G::State>,
+}
+
+impl<G: GameIo, E: Evaluate<G>> Stepped<G> for TreeWorker<'_, G, E> {
+    fn obs_len(&self) -> usize {
+        self.game.observation_len()
+    }
+    fn num_actions(&self) -> usize {
+        self.game.num_actions()
+    }
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn capacity(&self) -> usize {
+        self.shared.lock().config().batch_size
+    }
+
+    fn gather(&mut self, obs: &mut [f32], mask: &mut [bool]) -> usize {
+        let clock = &self.shared.clock;
+        let _clock = clock.enter();
+        let mut tree = self.shared.lock();
+        // A root never valued has no move to give: it is valued first.
+        if clock.expired() && !tree.is_done() && tree.root_expanded() {
+            tree.stop(clock.stopped());
+        }
+        let room = (obs.len() / self.game.observation_len().max(1))
+            .min(mask.len() / self.game.num_actions().max(1));
+        let rows = tree.select_into(&mut self.batch, room);
+        let done = tree.is_done();
+        drop(tree);
+        self.batch.write_rows(&*self.game, obs, mask);
+        if rows == 0 && !done {
+            // The other threads hold every leaf worth sending (the root, at first).
+            std::thread::yield_now();
+        }
+        rows
+    }
+
+    fn pending_states(&self) -> Vec<G::State> {
+        self.batch.states().copied().collect()
+    }
+
+    fn backup(&mut self, policy: &[f32], values: &[f32]) {
+        let _clock = self.shared.clock.enter();
+        self.batch.prepare(&*self.game, &*self.eval, policy);
+        self.shared
+            .lock()
+            .backup_from(&mut self.batch, policy, values);
+    }
+
+    fn is_done(&self) -> bool {
+        self.shared.lock().is_done()
+    }
+
+    fn abort(&mut self) {
+        self.shared.lock().abort_batch(&mut self.batch);
+    }
 }
 
 /// Searches `states` (tree `i` on `states[i]`) with `evaluator` until every tree is done; see

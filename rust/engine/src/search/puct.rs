@@ -167,6 +167,109 @@ struct Pending<S> {
     path: (u32, u32),
 }
 
+/// The leaves of one selection ([`PuctTree::select_into`]) on their way to the evaluator and
+/// back. A tree may have several batches out at once: threads that share it
+/// ([`crate::search::forest::SharedTree`]) each hold one, and the virtual losses of all of
+/// them steer the selections apart.
+#[derive(Clone, Debug)]
+pub struct Batch<S> {
+    pending: Vec<Pending<S>>,
+    paths: Vec<u32>,
+    /// Leaves (rows), not counting collisions.
+    rows: usize,
+    /// The leaves' children made ready by [`Batch::prepare`]: (move, unnormalised prior)
+    /// of every row, row `r`'s ending at `ends[r]`.
+    children: Vec<(Action, f64)>,
+    ends: Vec<usize>,
+}
+
+impl<S> Default for Batch<S> {
+    fn default() -> Self {
+        Batch {
+            pending: Vec::new(),
+            paths: Vec::new(),
+            rows: 0,
+            children: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+}
+
+impl<S> Batch<S> {
+    /// The leaves' rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The positions of the leaves, in row order.
+    pub fn states(&self) -> impl Iterator<Item = &S> + '_ {
+        self.pending
+            .iter()
+            .filter(|p| p.node != NONE)
+            .map(|p| &p.state)
+    }
+
+    fn clear(&mut self) {
+        self.pending.clear();
+        self.paths.clear();
+        self.rows = 0;
+        self.children.clear();
+        self.ends.clear();
+    }
+
+    /// Makes the leaves' children ready from the evaluator's `policy` (the moves `eval`
+    /// keeps, each with `exp(logit - max)`), without the tree: threads that share a tree do
+    /// this outside its lock; [`PuctTree::backup_from`] uses them.
+    pub fn prepare<G: Game<State = S>, E: Evaluate<G>>(
+        &mut self,
+        game: &G,
+        eval: &E,
+        policy: &[f32],
+    ) {
+        let a_len = game.num_actions();
+        self.children.clear();
+        self.ends.clear();
+        let mut actions = ActionList::new();
+        let leaves = self.pending.iter().filter(|p| p.node != NONE);
+        for (row, p) in leaves.enumerate() {
+            let logits = &policy[row * a_len..(row + 1) * a_len];
+            actions.clear();
+            game.legal_actions(&p.state, &mut actions);
+            eval.prune_actions(game, &p.state, &mut actions);
+            let max = actions
+                .iter()
+                .map(|&a| logits[a as usize] as f64)
+                .fold(f64::NEG_INFINITY, f64::max);
+            self.children.extend(
+                actions
+                    .iter()
+                    .map(|&a| (a, (logits[a as usize] as f64 - max).exp())),
+            );
+            self.ends.push(self.children.len());
+        }
+    }
+
+    /// Writes the leaves' observations (from the player to move) and legal masks, one row
+    /// each, to the start of `obs` and `mask`.
+    pub fn write_rows<G: GameIo<State = S>>(&self, game: &G, obs: &mut [f32], mask: &mut [bool]) {
+        let obs_len = game.observation_len();
+        let a_len = game.num_actions();
+        let mut actions = ActionList::new();
+        let leaves = self.pending.iter().filter(|p| p.node != NONE);
+        for (row, p) in leaves.enumerate() {
+            let o = &mut obs[row * obs_len..(row + 1) * obs_len];
+            game.write_observation(&p.state, p.to_move as usize, o);
+            let m = &mut mask[row * a_len..(row + 1) * a_len];
+            m.fill(false);
+            actions.clear();
+            game.legal_actions(&p.state, &mut actions);
+            for &a in &actions {
+                m[a as usize] = true;
+            }
+        }
+    }
+}
+
 /// The limits of the current search of one tree.
 #[derive(Clone, Copy, Debug)]
 struct Limits {
@@ -183,16 +286,15 @@ pub struct PuctTree<G: Game, E> {
     /// The tree, its nodes counting the visits under way (virtual losses).
     tree: Tree<G::State, u32>,
     rng: Rng,
-    pending: Vec<Pending<G::State>>,
-    paths: Vec<u32>,
-    /// Rows of the last gather (leaves, not collisions).
-    rows: usize,
+    /// The batch of [`PuctTree::gather`] and [`PuctTree::backup`].
+    batch: Batch<G::State>,
+    /// Leaves with the evaluator, in every batch out.
+    in_flight: u64,
     iterations: u64,
     limits: Limits,
     done: bool,
     interrupted: bool,
     noised: bool,
-    actions: ActionList,
     /// The Gumbel state of the current search's root, once the root is expanded.
     gumbel: Option<GumbelRoot>,
     /// The evaluator's value of the root for the player to move, when it valued this root.
@@ -209,9 +311,8 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             config,
             tree: Tree::new(),
             rng: Rng::new(seed),
-            pending: Vec::new(),
-            paths: Vec::new(),
-            rows: 0,
+            batch: Batch::default(),
+            in_flight: 0,
             iterations: 0,
             limits: Limits {
                 iterations: 0,
@@ -220,7 +321,6 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             done: true,
             interrupted: false,
             noised: false,
-            actions: ActionList::new(),
             gumbel: None,
             root_raw: None,
         }
@@ -260,8 +360,8 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// Forgets the tree.
     pub fn clear(&mut self) {
         self.tree.clear();
-        self.pending.clear();
-        self.paths.clear();
+        self.batch.clear();
+        self.in_flight = 0;
         self.done = true;
     }
 
@@ -285,9 +385,8 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             Some(c) => self.keep_subtree(c, *state),
             None => self.reset(*state),
         }
-        self.pending.clear();
-        self.paths.clear();
-        self.rows = 0;
+        self.batch.clear();
+        self.in_flight = 0;
         self.iterations = 0;
         self.tree.max_depth = 0;
         self.done = false;
@@ -325,7 +424,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     }
 
     /// Whether the root has its children (its priors came back).
-    pub(super) fn root_expanded(&self) -> bool {
+    pub fn root_expanded(&self) -> bool {
         self.tree
             .nodes
             .first()
@@ -386,10 +485,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
 
     /// The positions of the leaves of the last [`PuctTree::gather`], in row order.
     pub fn pending_states(&self) -> impl Iterator<Item = &G::State> + '_ {
-        self.pending
-            .iter()
-            .filter(|p| p.node != NONE)
-            .map(|p| &p.state)
+        self.batch.states()
     }
 
     /// Selects up to `batch_size` leaves (fewer when `obs` has room for fewer rows) and writes
@@ -399,27 +495,46 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// rows: it releases the virtual losses). Leaves valued exactly are backed up here and
     /// need no row.
     pub fn gather(&mut self, obs: &mut [f32], mask: &mut [bool]) -> usize {
-        debug_assert!(self.pending.is_empty(), "gather twice without a backup");
-        self.pending.clear();
-        self.paths.clear();
-        self.rows = 0;
+        debug_assert!(
+            self.batch.pending.is_empty(),
+            "gather twice without a backup"
+        );
+        let game = self.game.clone();
+        let room =
+            (obs.len() / game.observation_len().max(1)).min(mask.len() / game.num_actions().max(1));
+        let mut batch = std::mem::take(&mut self.batch);
+        let rows = self.select_into(&mut batch, room);
+        batch.write_rows(&*game, obs, mask);
+        self.batch = batch;
+        rows
+    }
+
+    /// The selection of [`PuctTree::gather`] into a batch of the caller's (which must be
+    /// empty), at most `room` leaves, without writing their rows ([`Batch::write_rows`]):
+    /// threads sharing a tree select under its lock and write outside it. Other batches may be
+    /// out: their leaves count as collisions, their rows against the iteration budget. Returns
+    /// the rows; hand the batch back to [`PuctTree::backup_from`].
+    pub fn select_into(&mut self, batch: &mut Batch<G::State>, room: usize) -> usize {
+        batch.clear();
         if self.done {
             return 0;
         }
         let game = self.game.clone();
         let game = &*game;
-        let obs_len = game.observation_len();
-        let num_actions = game.num_actions();
-        let room = (obs.len() / obs_len.max(1)).min(mask.len() / num_actions.max(1));
         let want = self.config.batch_size.min(room);
         if want == 0 {
             return 0;
         }
         let root_state = self.tree.root.expect("start() sets the root");
-        if !self.root_expanded() {
-            // The root first, alone: its children need its priors.
-            self.push_leaf(0, root_state, &[0], obs, mask);
-            return self.rows;
+        match self.tree.nodes[0].kind {
+            // Another batch has the root.
+            Kind::Pending => return 0,
+            Kind::Expanded => {}
+            _ => {
+                // The root first, alone: its children need its priors.
+                self.push_leaf(batch, 0, root_state, &[0]);
+                return batch.rows;
+            }
         }
         if self.root_settled() || self.tree.nodes.len() >= self.limits.nodes {
             self.done = true;
@@ -432,10 +547,10 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         let max_attempts = 4 * want + 64;
         let mut collisions = 0;
         let mut path: Vec<u32> = Vec::with_capacity(64);
-        while self.rows < want
+        while batch.rows < want
             && attempts < max_attempts
             && collisions < want
-            && self.iterations + (self.rows as u64) < self.limits.iterations
+            && self.iterations + self.in_flight < self.limits.iterations
         {
             attempts += 1;
             let mut s = root_state;
@@ -462,15 +577,15 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 }
                 Kind::Pending => {
                     collisions += 1;
-                    self.hold(NONE, s, 0, &path);
+                    self.hold(batch, NONE, s, 0, &path);
                 }
-                _ => self.push_leaf(i, s, &path, obs, mask),
+                _ => self.push_leaf(batch, i, s, &path),
             }
         }
         if self.iterations >= self.limits.iterations {
             self.done = true;
         }
-        self.rows
+        batch.rows
     }
 
     /// Whether every child of the root is valued exactly: more search changes nothing.
@@ -480,46 +595,36 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             && nodes[0].children().all(|c| nodes[c].kind == Kind::Solved)
     }
 
-    /// Marks `i` pending, adds a virtual loss along `path` and writes its row.
-    fn push_leaf(
-        &mut self,
-        i: usize,
-        s: G::State,
-        path: &[u32],
-        obs: &mut [f32],
-        mask: &mut [bool],
-    ) {
-        let game = &*self.game;
-        let to_move = game
+    /// Marks `i` pending and adds it to `batch`, with a virtual loss along `path`.
+    fn push_leaf(&mut self, batch: &mut Batch<G::State>, i: usize, s: G::State, path: &[u32]) {
+        let to_move = self
+            .game
             .to_move(&s)
             .expect("a pending leaf is not over (finished positions are solved)");
-        let row = self.rows;
-        let obs_len = game.observation_len();
-        let a_len = game.num_actions();
-        game.write_observation(&s, to_move, &mut obs[row * obs_len..(row + 1) * obs_len]);
-        let m = &mut mask[row * a_len..(row + 1) * a_len];
-        m.fill(false);
-        self.actions.clear();
-        game.legal_actions(&s, &mut self.actions);
-        for &a in &self.actions {
-            m[a as usize] = true;
-        }
         self.tree.nodes[i].kind = Kind::Pending;
-        self.hold(i as u32, s, to_move as u8, path);
-        self.rows += 1;
+        self.hold(batch, i as u32, s, to_move as u8, path);
+        batch.rows += 1;
+        self.in_flight += 1;
     }
 
-    /// Keeps a virtual loss along `path` until the next backup: for the leaf `node` sent to
-    /// the evaluator, or for a collision (`NONE`).
-    fn hold(&mut self, node: u32, state: G::State, to_move: u8, path: &[u32]) {
-        let start = self.paths.len() as u32;
-        self.paths.extend_from_slice(path);
+    /// Keeps a virtual loss along `path` until the batch is backed up: for the leaf `node`
+    /// sent to the evaluator, or for a collision (`NONE`).
+    fn hold(
+        &mut self,
+        batch: &mut Batch<G::State>,
+        node: u32,
+        state: G::State,
+        to_move: u8,
+        path: &[u32],
+    ) {
+        let start = batch.paths.len() as u32;
+        batch.paths.extend_from_slice(path);
         self.tree.add_virtual_loss(path);
-        self.pending.push(Pending {
+        batch.pending.push(Pending {
             node,
             state,
             to_move,
-            path: (start, self.paths.len() as u32),
+            path: (start, batch.paths.len() as u32),
         });
     }
 
@@ -528,19 +633,28 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// `rows * num_players` values per seat from the player to move (see the module docs).
     /// Both must be finite (the caller checks).
     pub fn backup(&mut self, policy: &[f32], values: &[f32]) {
-        let game = self.game.clone();
-        let game = &*game;
-        let a_len = game.num_actions();
-        let n = game.num_players();
-        let pending = std::mem::take(&mut self.pending);
+        let mut batch = std::mem::take(&mut self.batch);
+        self.backup_from(&mut batch, policy, values);
+        self.batch = batch;
+    }
+
+    /// [`PuctTree::backup`] of a batch of [`PuctTree::select_into`]; the batch is emptied.
+    /// Its children are made ready here unless [`Batch::prepare`] did it.
+    pub fn backup_from(&mut self, batch: &mut Batch<G::State>, policy: &[f32], values: &[f32]) {
+        if batch.ends.len() != batch.rows {
+            batch.prepare(&*self.game, &*self.eval, policy);
+        }
+        let n = self.game.num_players();
         let mut row = 0;
-        for p in &pending {
-            let path: Vec<u32> = self.paths[p.path.0 as usize..p.path.1 as usize].to_vec();
-            self.tree.remove_virtual_loss(&path);
+        let mut children = std::mem::take(&mut batch.children);
+        for p in &batch.pending {
+            let path = &batch.paths[p.path.0 as usize..p.path.1 as usize];
+            self.tree.remove_virtual_loss(path);
             if p.node == NONE {
                 continue;
             }
-            let logits = &policy[row * a_len..(row + 1) * a_len];
+            let start = if row == 0 { 0 } else { batch.ends[row - 1] };
+            let kids = &mut children[start..batch.ends[row]];
             let v = &values[row * n..(row + 1) * n];
             row += 1;
             let mut r: Returns = [0.0; MAX_PLAYERS];
@@ -551,18 +665,17 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             if i == 0 {
                 self.root_raw = Some(r[p.to_move as usize]);
             }
-            if !self.expand(i, &p.state, p.to_move, logits) {
+            if !self.expand(i, p.to_move, kids) {
                 self.tree.keep_value(i, Kind::Frozen, r);
             }
-            self.tree.add_visit(&path, &r);
+            self.tree.add_visit(path, &r);
             if i != 0 {
                 self.iterations += 1;
             }
         }
-        self.pending = pending;
-        self.pending.clear();
-        self.paths.clear();
-        self.rows = 0;
+        batch.children = children;
+        self.in_flight -= batch.rows as u64;
+        batch.clear();
         if self.iterations >= self.limits.iterations {
             self.done = true;
         }
@@ -571,45 +684,39 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// Drops the pending leaves of the last gather, and stops (an error in the evaluator, an
     /// interrupt).
     pub(super) fn abort(&mut self) {
-        for p in std::mem::take(&mut self.pending) {
+        let mut batch = std::mem::take(&mut self.batch);
+        self.abort_batch(&mut batch);
+    }
+
+    /// Drops the pending leaves of `batch` (emptied), and stops the search.
+    pub fn abort_batch(&mut self, batch: &mut Batch<G::State>) {
+        for p in &batch.pending {
             self.tree
-                .remove_virtual_loss(&self.paths[p.path.0 as usize..p.path.1 as usize]);
+                .remove_virtual_loss(&batch.paths[p.path.0 as usize..p.path.1 as usize]);
             if p.node != NONE && self.tree.nodes[p.node as usize].kind == Kind::Pending {
                 self.tree.nodes[p.node as usize].kind = Kind::Unseen;
             }
         }
-        self.paths.clear();
+        self.in_flight -= batch.rows as u64;
+        batch.clear();
         self.stop(true);
     }
 
-    /// Expands `i` with priors from `logits`; false when the tree has no room (the root is
-    /// always expanded).
-    fn expand(&mut self, i: usize, s: &G::State, mover: u8, logits: &[f32]) -> bool {
-        let game = &*self.game;
-        let mut actions = ActionList::new();
-        game.legal_actions(s, &mut actions);
-        self.eval.prune_actions(game, s, &mut actions);
+    /// Expands `i` with `children` (moves and unnormalised priors, [`Batch::prepare`]);
+    /// false when the tree has no room (the root is always expanded).
+    fn expand(&mut self, i: usize, mover: u8, children: &mut [(Action, f64)]) -> bool {
         if !self
             .tree
-            .reserve(i, actions.len(), self.config.nodes_per_tree())
+            .reserve(i, children.len(), self.config.nodes_per_tree())
             && i != 0
         {
             return false;
         }
         // A random order breaks ties between equal children.
-        self.rng.shuffle(&mut actions);
-        let max = actions
-            .iter()
-            .map(|&a| logits[a as usize] as f64)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let weights: ArrayF64 = actions
-            .iter()
-            .map(|&a| (logits[a as usize] as f64 - max).exp())
-            .collect();
-        let sum: f64 = weights.iter().sum();
-        let priors = weights.iter().map(|w| (w / sum) as f32);
-        self.tree
-            .expand(i, mover, actions.iter().copied().zip(priors));
+        self.rng.shuffle(children);
+        let sum: f64 = children.iter().map(|c| c.1).sum();
+        let priors = children.iter().map(|&(a, w)| (a, (w / sum) as f32));
+        self.tree.expand(i, mover, priors);
         if i == 0 {
             self.add_noise();
             self.start_gumbel();
@@ -706,8 +813,6 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         policy
     }
 }
-
-type ArrayF64 = arrayvec::ArrayVec<f64, { crate::game::MAX_ACTIONS }>;
 
 /// A standard normal deviate (Box-Muller).
 fn normal(rng: &mut Rng) -> f64 {

@@ -30,6 +30,15 @@ struct PerLeaf<'a, G: Game, F> {
     f: F,
 }
 
+impl<G: Game, F: Clone> Clone for PerLeaf<'_, G, F> {
+    fn clone(&self) -> Self {
+        PerLeaf {
+            game: self.game,
+            f: self.f.clone(),
+        }
+    }
+}
+
 impl<G: Game, F: FnMut(&G, &G::State) -> (Vec<f32>, Returns)> BatchEvaluator<G>
     for PerLeaf<'_, G, F>
 {
@@ -103,7 +112,9 @@ fn search_one<G: GameIo, B: BatchEvaluator<G>>(
 }
 
 /// Nim's exact values and the winning move as the only prior.
-fn nim_perfect(players: usize) -> impl FnMut(&Nim, &NimState) -> (Vec<f32>, Returns) {
+fn nim_perfect(
+    players: usize,
+) -> impl FnMut(&Nim, &NimState) -> (Vec<f32>, Returns) + Clone + Send {
     move |_g: &Nim, s: &NimState| {
         let mut r = [0.0; MAX_PLAYERS];
         if players == 2 {
@@ -895,4 +906,99 @@ fn gumbel_settings_are_checked_and_the_default_is_puct() {
     )
     .unwrap();
     assert!(r[0].iterations > 10 && r[0].visits.iter().all(|v| v.1 > 0));
+}
+
+#[test]
+fn threads_sharing_a_tree_keep_the_budget_and_find_the_win() {
+    use crate::search::forest::{drive_parallel, SharedTree};
+    let nim = Nim { players: 2 };
+    for (stones, threads) in [(30, 2), (31, 3), (13, 2)] {
+        let config = PuctConfig {
+            batch_size: 4,
+            ..Default::default()
+        };
+        let t = tree(&nim, config, 1);
+        let budget = Budget::iterations(300);
+        let shared = SharedTree::start(t, &nim.start(stones), &budget, StopFlag::new()).unwrap();
+        let ev = PerLeaf {
+            game: &nim,
+            f: nim_perfect(2),
+        };
+        drive_parallel(&mut shared.workers(threads), &ev, || true).unwrap();
+        let (r, mut kept) = shared.finish();
+        assert_eq!(r.best + 1, stones % 4, "{stones} stones: {r:?}");
+        assert_eq!(r.iterations, 300);
+        assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), 300);
+        // No virtual loss is left behind: the kept tree searches on as a fresh one would.
+        assert!(kept.tree.nodes.iter().all(|n| n.pending == 0));
+        assert_eq!(kept.in_flight, 0);
+        let mut forest = Forest::new(vec![kept]).unwrap();
+        let mut ev = ev.clone();
+        let again = run(
+            &mut forest,
+            &[nim.start(stones)],
+            &budget,
+            StopFlag::new(),
+            &mut ev,
+        );
+        assert_eq!(again.unwrap()[0].best + 1, stones % 4);
+        kept = forest.trees.pop().unwrap();
+        assert!(kept.size() > 1);
+    }
+}
+
+#[test]
+fn a_forest_split_over_threads_gives_each_tree_its_own_result() {
+    use crate::search::forest::drive_parallel;
+    let game = TicTacToe;
+    let states: Vec<Ttt> = ["X../..../....", "XX./.O./...", "X../.O./..X", ".../.X./..."]
+        .iter()
+        .map(|t| Ttt::from_str(t))
+        .chain([Ttt::default()])
+        .collect();
+    let noisy = |g: &TicTacToe, s: &Ttt| {
+        let h = g.hash(s);
+        let mut r = [0.0; MAX_PLAYERS];
+        r[0] = ((h % 200) as f64 - 100.0) / 100.0;
+        r[1] = -r[0];
+        (
+            (0..9).map(|a| ((h >> a) & 7) as f32).collect::<Vec<f32>>(),
+            r,
+        )
+    };
+    let ev = PerLeaf {
+        game: &game,
+        f: noisy,
+    };
+    let config = PuctConfig {
+        batch_size: 3,
+        ..Default::default()
+    };
+    let budget = Budget::iterations(150);
+    let forest = |k: usize| {
+        let trees = (0..states.len())
+            .map(|i| tree(&game, config, i as u64))
+            .collect();
+        let mut f = Forest::new(trees).unwrap();
+        f.start(&states, &budget, StopFlag::new()).unwrap();
+        f.split(k)
+    };
+    let mut one = forest(1);
+    drive_parallel(&mut one, &ev, || true).unwrap();
+    let want: Vec<_> = one[0]
+        .results()
+        .into_iter()
+        .map(|r| (r.best, r.visits))
+        .collect();
+    for k in [2, 3, 9] {
+        let mut parts = forest(k);
+        assert_eq!(parts.len(), k.min(states.len()));
+        drive_parallel(&mut parts, &ev, || true).unwrap();
+        let got: Vec<_> = parts
+            .iter()
+            .flat_map(Forest::results)
+            .map(|r| (r.best, r.visits))
+            .collect();
+        assert_eq!(got, want, "{k} parts");
+    }
 }

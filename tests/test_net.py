@@ -148,3 +148,18 @@ def test_search_many_and_selfplay_share_games_out_between_threads(game):
     b = pv.selfplay(game, games=3, simulations=8, evaluator=net, seed=2, threads=2)
     for k in ("observations", "policies", "returns", "game_ids", "to_move"):
         assert np.array_equal(getattr(a, k), getattr(b, k)), k
+
+
+def test_a_gumbel_root_gives_its_improved_policy(game):
+    net = Net.random(game, [16], seed=2)
+    state = game.new_state(seed=1)
+    r = pv.search(state, "puct", evaluator=net, iterations=64, root="gumbel", seed=1)
+    p = r.improved_policy
+    assert p.shape == (game.num_actions,) and p.dtype == np.float32
+    assert abs(float(p.sum()) - 1) < 1e-5 and np.all(p[~state.legal_action_mask()] == 0)
+    # The move Gumbel plays is one it kept.
+    assert p[r.action] > 0
+    assert pv.search(state, "puct", evaluator=net, iterations=64, seed=1).improved_policy is None
+    assert pv.search(state, "greedy").improved_policy is None
+    many = pv.search_many([state], evaluator=net, iterations=64, root="gumbel", seed=1)
+    assert np.array_equal(many[0].improved_policy, p)

@@ -210,6 +210,7 @@ class Net:
     def __call__(
         self, observations: npt.NDArray[np.float32], legal_mask: npt.NDArray[np.bool_]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
+    def __reduce__(self) -> tuple[Callable[[bytes], Net], tuple[bytes]]: ...
 
 @final
 class Symmetry:
@@ -613,6 +614,8 @@ class AgentSpec:
     @property
     def budget(self) -> dict[str, int]:
         """The fixed budget of a move as ``pingvinas.search`` keywords."""
+    @property
+    def net(self) -> str | None: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 

@@ -21,7 +21,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Callable, Optional, TypedDict, Union
 
-from ._core import AgentSpec
+from ._core import AgentSpec, Net
 from .games import Move, State
 from .searcher import Searcher, SearchResult
 
@@ -34,6 +34,7 @@ __all__ = [
     "RandomAgent",
     "SearchAgent",
     "as_agent",
+    "spec_options",
 ]
 
 
@@ -211,10 +212,24 @@ class CallableAgent(Agent):
         return f"CallableAgent({self.name})"
 
 
+def spec_options(spec: AgentSpec) -> dict[str, Any]:
+    """The :class:`~pingvinas.searcher.Searcher` settings that an agent spec's net brings, empty
+    without one: the net, read from its file here, once for the agent and its copies
+    (``ValueError`` naming the file when it cannot be read), and for ``"net:PATH"`` PUCT's
+    Gumbel root. A net made for another game is refused by the first search."""
+    if spec.net is None:
+        return {}
+    options: dict[str, Any] = {"evaluator": Net.load(spec.net)}
+    if spec.algorithm == "puct":
+        options["root"] = "gumbel"
+    return options
+
+
 def as_agent(x: Any) -> Agent:
     """An :class:`Agent` from an agent, an agent spec (``"random"``, ``"greedy"``, ``"mcts"``,
-    ``"alphabeta"``, ``"auto"``: one second per move; ``"mcts:N"`` N iterations, ``"alphabeta:D"``
-    depth D; see ``AgentSpec``) or a callable."""
+    ``"alphabeta"``, ``"auto"``, ``"net:PATH"``: one second per move; ``"mcts:N"`` N iterations,
+    ``"alphabeta:D"`` depth D, ``"puct:N+net:PATH"`` N simulations; ``"SPEC+net:PATH"`` the net
+    as SPEC's estimate; see ``AgentSpec``) or a callable."""
     if isinstance(x, Agent):
         return x
     if isinstance(x, str):
@@ -223,9 +238,12 @@ def as_agent(x: Any) -> Agent:
             return RandomAgent()
         if spec.algorithm == "greedy":
             return GreedyAgent()
+        options = spec_options(spec)
+        if options:
+            options["name"] = str(spec)
         if spec.iterations is None and spec.depth is None:
-            return SearchAgent(spec.algorithm, time=1.0)
-        return SearchAgent(spec.algorithm, iterations=spec.iterations, depth=spec.depth)
+            return SearchAgent(spec.algorithm, time=1.0, **options)
+        return SearchAgent(spec.algorithm, iterations=spec.iterations, depth=spec.depth, **options)
     if callable(x):
         return CallableAgent(x)
     raise TypeError(

@@ -30,9 +30,8 @@ from pingvinas._core import AgentSpec
 if TYPE_CHECKING:
     from pingvinas.agents import Agent
 
-#: The agent names ``--agents`` takes: the engine's agent specs (``AgentSpec.NAMES``; ``puct``,
-#: which needs an evaluator that a command line cannot give, is none), the same as the web
-#: server's engines.
+#: The agent names ``--agents`` takes: the engine's agent specs (``AgentSpec.NAMES``; PUCT
+#: plays a net file, ``net:PATH``), the same as the web server's engines.
 AGENTS = AgentSpec.NAMES
 #: ``pingvinas play`` also seats people.
 PLAY_AGENTS = AGENTS + ("human",)
@@ -79,12 +78,15 @@ def _seconds(text: str) -> float:
 
 
 def _agent(text: str) -> str:
-    """An agent spec (``mcts:500`` too), or ``human`` (refused later outside ``play``)."""
+    """An agent spec (``mcts:500`` and ``net:PATH`` too), or ``human`` (refused later outside
+    ``play``)."""
     if text != "human":
         try:
-            AgentSpec(text)
+            spec = AgentSpec(text)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
+        if spec.net is not None and not os.path.isfile(spec.net):
+            raise argparse.ArgumentTypeError(f"{_quote(text)}: no net file {_quote(spec.net)}")
     return text
 
 
@@ -123,15 +125,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def make_agent(name: str, seconds: float, seed: int) -> Agent:
-    from pingvinas.agents import GreedyAgent, RandomAgent, SearchAgent
+    from pingvinas.agents import GreedyAgent, RandomAgent, SearchAgent, spec_options
 
     spec = AgentSpec(name)
     if spec.algorithm == "random":
         return RandomAgent(seed=seed)
     if spec.algorithm == "greedy":
         return GreedyAgent(seed=seed)
+    options = spec_options(spec)
     return SearchAgent(
-        spec.algorithm, time=seconds, iterations=spec.iterations, depth=spec.depth, seed=seed
+        spec.algorithm,
+        time=seconds,
+        iterations=spec.iterations,
+        depth=spec.depth,
+        seed=seed,
+        name=name if options else None,
+        **options,
     )
 
 
@@ -279,7 +288,8 @@ def serve_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--engine",
         default="auto",
         type=_agent,
-        help=f"the engine: {', '.join(AGENTS)}, mcts:N or alphabeta:D (default auto)",
+        help=f"the engine: {', '.join(AGENTS)}, mcts:N, alphabeta:D or a net file: net:PATH "
+        "(PUCT), SPEC+net:PATH (default auto)",
     )
     p.add_argument("--time", type=_seconds, default=1.0, help="seconds per engine move (default 1)")
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
@@ -426,8 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
             "--agents",
             nargs="+",
             type=_agent,
-            help=f"one per player: {', '.join(PLAY_AGENTS)}, mcts:N or alphabeta:D (default: "
-            "auto greedy; play: human auto; human only in play)",
+            help=f"one per player: {', '.join(PLAY_AGENTS)}, mcts:N, alphabeta:D or a net file: "
+            "net:PATH (PUCT), SPEC+net:PATH (default: auto greedy; play: human auto; human only "
+            "in play)",
         )
         p.add_argument(
             "--time",

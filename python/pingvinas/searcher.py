@@ -118,6 +118,10 @@ class SearchResult:
     :ivar exact: the value is proven.
     :ivar interrupted: ``stop()`` ended the search early.
     :ivar algorithm: the algorithm that ran (``auto`` resolved).
+    :ivar improved_policy: PUCT with ``root="gumbel"``: Gumbel's improved policy at the root,
+        ``softmax(logits + sigma(completed Q))`` over the moves it kept (a float32 array of size
+        ``num_actions`` summing to 1, zeros elsewhere), the target self-play trains on; None for
+        other searches.
     """
 
     # The searched state's own move: Any, so that the typed state of either game takes it back.
@@ -133,6 +137,7 @@ class SearchResult:
     exact: bool
     interrupted: bool
     algorithm: str
+    improved_policy: Optional[np.ndarray] = field(default=None, repr=False)
 
     @property
     def nodes_per_second(self) -> float:

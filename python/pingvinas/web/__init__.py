@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import pingvinas as pv
 from pingvinas._args import is_int, is_number
 from pingvinas._core import AgentSpec
+from pingvinas.agents import spec_options
 
 if TYPE_CHECKING:
     from pingvinas.web.server import Server
@@ -105,6 +106,7 @@ class Game:
         engine: str,
         seconds: float,
         client: str = "local",
+        options: Optional[dict[str, Any]] = None,
     ) -> None:
         self.id = gid
         self.client = client  # who started it: its games are bounded together
@@ -114,6 +116,7 @@ class Game:
         self.human = human
         self.seed = seed
         self.engine = engine
+        self.options = options or {}  # the engine's net, read once by the server
         self.seconds = seconds
         players = [
             "you" if p == human else f"pingvinas {engine} ({seconds:g} s)"
@@ -141,6 +144,7 @@ class Game:
                 iterations=spec.iterations,
                 depth=spec.depth,
                 seed=self.seed + len(self.record),
+                **self.options,
             )
             self.record.add_search(result.move, result)
             self.state.play(result.move)
@@ -281,9 +285,11 @@ class App:
             if not is_int(value) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
         try:
-            AgentSpec(engine)  # the CLI's agents: puct needs an evaluator, so it is none
+            spec = AgentSpec(engine)  # the CLI's agents
         except ValueError as e:
             raise ValueError(f"unknown engine: {e}") from None
+        # A net file is read once, here, for every game (ValueError naming a bad file).
+        self.engine_options = spec_options(spec)
         if not is_number(seconds) or not 0 < seconds <= 600:
             raise ValueError(
                 f"time per engine move must be a number of seconds in (0, 600], not {seconds!r}"
@@ -376,7 +382,15 @@ class App:
         if not is_int(seed) or not 0 <= seed < 2**63:
             raise ApiError(400, f"'seed' must be a non-negative int, not {json.dumps(seed)}")
         game = Game(
-            secrets.token_hex(8), name, variant, human, seed, self.engine, self.seconds, client
+            secrets.token_hex(8),
+            name,
+            variant,
+            human,
+            seed,
+            self.engine,
+            self.seconds,
+            client,
+            self.engine_options,
         )
         with game.lock:
             game.engine_replies()

@@ -41,9 +41,11 @@ use crate::error::invalid;
 use crate::error::{Error, Result};
 use crate::game::{Action, ActionList, Game};
 use crate::io::GameIo;
+use crate::net::Mlp;
 use crate::rng::{splitmix64, Rng};
 use crate::search::alphabeta::AlphaBetaConfig;
 use crate::search::mcts::MctsConfig;
+use crate::search::puct::{Forest, PuctConfig, PuctTree};
 use crate::search::{Budget, Choice, Evaluate, Knowledge, Playout, Searcher, StopFlag};
 
 /// The most envs one [`VectorEnv`] holds.
@@ -131,6 +133,59 @@ impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
             .searcher
             .search(game, &*self.eval, state, &self.budget, stop.clone())
             .expect("a search of a game that is not over, within a checked budget");
+        (!r.interrupted && !stop.is_set()).then_some(r.best)
+    }
+}
+
+/// PUCT with a net ([`Mlp`]) as an agent: a fresh tree for every move (a move depends on the
+/// position alone), within a fixed iteration budget, on one thread, seeded from the position.
+pub struct NetAgent<G: Game, E> {
+    game: Arc<G>,
+    eval: Arc<E>,
+    net: Arc<Mlp>,
+    config: PuctConfig,
+    budget: Budget,
+    seed: u64,
+}
+
+impl<G: GameIo + 'static, E: Evaluate<G> + 'static> NetAgent<G, E> {
+    /// The maker of such agents for every game: PUCT with `config` and `net` (which must fit
+    /// the games: [`crate::net::Fits::check`]), the game's evaluation (exact leaves, pruning)
+    /// made per game by `eval`.
+    pub fn maker(
+        net: Arc<Mlp>,
+        config: PuctConfig,
+        budget: Budget,
+        eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+    ) -> AgentMaker<G> {
+        Arc::new(move |game: &Arc<G>, seed: u64| {
+            Box::new(NetAgent {
+                game: game.clone(),
+                eval: eval(game),
+                net: net.clone(),
+                config,
+                budget,
+                seed,
+            }) as Box<dyn Agent<G>>
+        })
+    }
+}
+
+impl<G: GameIo, E: Evaluate<G>> Agent<G> for NetAgent<G, E> {
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
+        let seed = splitmix64(self.seed ^ game.hash(state));
+        let tree = PuctTree::new(self.game.clone(), self.eval.clone(), self.config, seed);
+        let mut forest = Forest::new(vec![tree]).expect("one tree");
+        let r = crate::search::forest::run(
+            &mut forest,
+            &[*state],
+            &self.budget,
+            stop.clone(),
+            &mut &*self.net,
+        )
+        .expect("a search of a game that is not over, within a checked budget")
+        .pop()
+        .expect("one result");
         (!r.interrupted && !stop.is_set()).then_some(r.best)
     }
 }

@@ -158,6 +158,14 @@ impl PyNet {
         Ok((policy, values))
     }
 
+    /// Pickles as the bytes of its file (agents holding a net ship to other processes).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let bytes = PyBytes::new(slf.py(), &slf.get().mlp.to_bytes().py()?);
+        Ok((slf.get_type().getattr("from_bytes")?, (bytes,)))
+    }
+
     fn __repr__(&self) -> String {
         let f = self.mlp.fits();
         format!(

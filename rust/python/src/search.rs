@@ -79,13 +79,34 @@ fn kept<'a, G: Concrete, E: Send + Sync + 'static>(
         .expect("just stored")
 }
 
-/// The tuple `search.SearchResult` is built from.
+/// Gumbel's improved policy at the root of `tree` (`PuctTree::improved_policy`) as a float32
+/// array over the actions (0 for moves it does not keep); None for a tree with the PUCT root.
+fn improved_policy<'py, G: Concrete>(
+    py: Python<'py>,
+    tree: &PuctTree<G, G::Eval>,
+) -> Bound<'py, PyAny> {
+    if !matches!(tree.config().root, RootRule::Gumbel(_)) {
+        return py.None().into_bound(py);
+    }
+    let policy = PyArray1::<f32>::zeros(py, tree.game().num_actions(), false);
+    {
+        // SAFETY: made just above, contiguous, not shared.
+        let out = unsafe { policy.as_slice_mut() }.expect("contiguous");
+        for (a, p) in tree.improved_policy() {
+            out[a as usize] = p;
+        }
+    }
+    policy.into_any()
+}
+
+/// The tuple `search.SearchResult` is built from (`improved`: its `improved_policy`).
 fn result_tuple<'py, G: Bind>(
     py: Python<'py>,
     game: &G,
     state: &G::State,
     r: &SearchResult,
     algorithm: &str,
+    improved: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let visits = PyArray1::<i64>::zeros(py, game.num_actions(), false);
     {
@@ -121,6 +142,7 @@ fn result_tuple<'py, G: Bind>(
                 .to_owned()
                 .into_any(),
             algorithm.into_pyobject(py)?.into_any(),
+            improved,
         ],
     )
 }
@@ -312,10 +334,14 @@ impl PySearcher {
             evaluator,
             self.options.threads,
         )?;
+        let improved = match trees.first() {
+            Some(tree) => improved_policy(py, tree),
+            None => py.None().into_bound(py),
+        };
         if let Some(tree) = trees.pop() {
             *inner = Some(Box::new(tree));
         }
-        result_tuple(py, &*game, &state, &results[0], "puct")
+        result_tuple(py, &*game, &state, &results[0], "puct", improved)
     }
 
     fn run<'py, G: Concrete + Bind>(
@@ -377,7 +403,14 @@ impl PySearcher {
                 crate::detached::run(py, &self.stop, search)?
             }
             .py()?;
-        result_tuple(py, &*game, &state, &result, choice.name())
+        result_tuple(
+            py,
+            &*game,
+            &state,
+            &result,
+            choice.name(),
+            py.None().into_bound(py),
+        )
     }
 }
 
@@ -657,7 +690,7 @@ where
 {
     let states: Vec<G::State> = list.iter().map(|(_, s)| *s).collect();
     let trees = new_trees(list, options);
-    let (results, _) = puct_search(
+    let (results, trees) = puct_search(
         py,
         trees,
         &states,
@@ -666,8 +699,9 @@ where
         evaluator,
         options.threads,
     )?;
-    for ((g, s), r) in list.iter().zip(&results) {
-        out.append(result_tuple(py, &**g, s, r, "puct")?)?;
+    for (((g, s), r), tree) in list.iter().zip(&results).zip(&trees) {
+        let improved = improved_policy(py, tree);
+        out.append(result_tuple(py, &**g, s, r, "puct", improved)?)?;
     }
     Ok(())
 }
@@ -801,8 +835,11 @@ pub fn fish_solve<'py>(
 
 /// A built-in player named in text, parsed by the engine: ``"random"``, ``"greedy"``,
 /// ``"mcts"``, ``"mcts:N"`` (N iterations a move), ``"alphabeta"``, ``"alphabeta:D"`` (depth
-/// D) or ``"auto"`` (the game's choice). ``str(spec)`` is its canonical text. PUCT is no agent
-/// spec: it needs an evaluator. Raises ``ValueError`` for any other text.
+/// D) or ``"auto"`` (the game's choice); with a net file, ``"net:PATH"`` (PUCT with the net and
+/// a Gumbel root; ``"puct:N+net:PATH"`` for N simulations a move) or ``"SPEC+net:PATH"`` (SPEC
+/// one of mcts, alphabeta, auto, with the net as its position estimate). Everything after
+/// ``net:`` is the path (it may hold ``:``). ``str(spec)`` is its canonical text. Raises
+/// ``ValueError`` for any other text (the file is read by whoever plays the spec).
 #[pyclass(module = "pingvinas._core", name = "AgentSpec", frozen, eq)]
 #[derive(PartialEq)]
 pub struct PyAgentSpec {
@@ -825,18 +862,25 @@ impl PyAgentSpec {
         PyTuple::new(py, AgentSpec::NAMES)
     }
 
-    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"`` or ``"auto"``.
+    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"auto"`` or ``"puct"``
+    /// (``"net:PATH"``).
     #[getter]
     fn algorithm(&self) -> &'static str {
         self.spec.name()
     }
 
-    /// N of ``"mcts:N"``, else None.
+    /// N of ``"mcts:N"`` or ``"puct:N+net:PATH"``, else None.
     #[getter]
     fn iterations(&self) -> Option<u64> {
         self.spec
             .count
-            .filter(|_| self.spec.choice == Some(Choice::Mcts))
+            .filter(|_| self.spec.puct || self.spec.choice == Some(Choice::Mcts))
+    }
+
+    /// The path of the net file of ``"net:PATH"`` and ``"SPEC+net:PATH"``, else None.
+    #[getter]
+    fn net(&self) -> Option<String> {
+        self.spec.net.clone()
     }
 
     /// D of ``"alphabeta:D"``, else None.
@@ -844,7 +888,7 @@ impl PyAgentSpec {
     fn depth(&self) -> Option<u64> {
         self.spec
             .count
-            .filter(|_| self.spec.choice == Some(Choice::AlphaBeta))
+            .filter(|_| !self.spec.puct && self.spec.choice == Some(Choice::AlphaBeta))
     }
 
     /// The fixed budget of a move as ``pingvinas.search`` keywords (deterministic for a seed:

@@ -8,10 +8,13 @@ use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
+use pingvinas_engine::net::{Mlp, WithNet};
 use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::gumbel::GumbelConfig;
+use pingvinas_engine::search::puct::{PuctConfig, RootRule};
 use pingvinas_engine::search::{Choice, StopFlag};
 use pingvinas_engine::vector::{
-    self, Dims, Learner, Options, Outputs, Reward, SearchAgent, Source,
+    self, Dims, Learner, NetAgent, Options, Outputs, Reward, SearchAgent, Source,
 };
 use pingvinas_engine::{with_game, AnySource, Concrete};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
@@ -290,9 +293,11 @@ impl Buffers {
 ///
 /// ``opponent`` makes the env single-agent: an agent spec (``AgentSpec``: ``"random"``,
 /// ``"greedy"``, ``"mcts"`` (200 iterations a move; ``"mcts:N"`` for N), ``"alphabeta"`` (depth
-/// 2; ``"alphabeta:D"`` for D) or ``"auto"``) plays every seat but the learner's (``learner``: a
-/// seat, or ``"random"`` for a seat drawn per game), inside the step; one step is one decision
-/// of the learner.
+/// 2; ``"alphabeta:D"`` for D), ``"auto"``, ``"net:PATH"`` (PUCT with the net file and a Gumbel
+/// root, 64 simulations a move; ``"puct:N+net:PATH"`` for N) or ``"SPEC+net:PATH"`` (the net as
+/// the estimate of mcts, alphabeta or auto; the file is read once)) plays every seat but the
+/// learner's (``learner``: a seat, or ``"random"`` for a seat drawn per game), inside the step;
+/// one step is one decision of the learner.
 ///
 /// The arrays returned are the env's own buffers, the same objects on every call, overwritten
 /// by the next ``reset``, ``step`` or ``set_state``: copy what you keep (or make the env with
@@ -341,11 +346,33 @@ fn env_on<G: Concrete + Bind>(
 ) -> PyResult<Box<dyn Envs>> {
     if let Some(spec) = opponent {
         let (sample, evals) = (source.game(0), source.default_evals(true));
-        options.opponent = Some(SearchAgent::maker(
-            spec.choice_for(&*sample),
-            spec.fixed_budget(&*sample),
-            move |g| evals(g),
-        ));
+        let budget = spec.fixed_budget(&*sample);
+        // The net of a spec is read once, for every env's games.
+        let net = match &spec.net {
+            Some(path) => {
+                let net = py.detach(|| Mlp::load(std::path::Path::new(path))).py()?;
+                net.fits().check(&*sample).py()?;
+                Some(Arc::new(net))
+            }
+            None => None,
+        };
+        options.opponent = Some(match net {
+            Some(net) if spec.puct => {
+                let config = PuctConfig {
+                    root: RootRule::Gumbel(GumbelConfig::default()),
+                    reuse: false,
+                    ..PuctConfig::default()
+                };
+                NetAgent::maker(net, config, budget, move |g| evals(g))
+            }
+            Some(net) => SearchAgent::maker(spec.choice_for(&*sample), budget, move |g| {
+                Arc::new(WithNet {
+                    base: evals(g),
+                    net: net.clone(),
+                })
+            }),
+            None => SearchAgent::maker(spec.choice_for(&*sample), budget, move |g| evals(g)),
+        });
     }
     let env = crate::detached::run_if_long(py, long, move |stop| {
         vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
@@ -514,7 +541,8 @@ impl PyVectorEnv {
                     .map_err(|_| {
                         PyTypeError::new_err(
                             "opponent must be None or an agent spec: \"random\", \"greedy\", \
-                             \"mcts\", \"mcts:N\", \"alphabeta\", \"alphabeta:D\" or \"auto\"",
+                             \"mcts\", \"mcts:N\", \"alphabeta\", \"alphabeta:D\", \"auto\" or \
+                             one with a net (\"net:PATH\", \"SPEC+net:PATH\")",
                         )
                     })?
                     .to_string(),
@@ -553,7 +581,9 @@ impl PyVectorEnv {
         })?;
         // Opponents that search (not greedy or random) make long steps.
         let long = num_envs >= LONG_ENVS
-            || spec.is_some_and(|s| !matches!(s.choice, Some(Choice::Greedy | Choice::Random)));
+            || spec
+                .as_ref()
+                .is_some_and(|s| !matches!(s.choice, Some(Choice::Greedy | Choice::Random)));
         let source = crate::games::source_of(game)?;
         let inner = with_game!(&source.sample(), |g| env_on(
             py,

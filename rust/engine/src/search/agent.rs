@@ -1,7 +1,12 @@
 //! The agent spec: a built-in player named in text, `random`, `greedy`, `mcts[:N]`,
 //! `alphabeta[:D]` or `auto`, parsed once here for every front end (the vector env's
-//! opponents, the Python agents, the CLI, the web server). PUCT is not an agent spec: it needs
-//! an evaluator, which no text names.
+//! opponents, the Python agents, the CLI, the web server).
+//!
+//! A net file ([`crate::net::Mlp`]) makes a player too: `net:PATH` is PUCT with the net and a
+//! Gumbel root (`puct:N+net:PATH` for N simulations a move), and `SPEC+net:PATH` (`SPEC` one of
+//! `mcts[:N]`, `alphabeta[:D]`, `auto`) that search with the net as its position estimate.
+//! Everything after `net:` is the path, so that it may hold `:` (a Windows drive letter) or
+//! `+`. The spec names the file; each front end loads it once per agent.
 
 use super::{Budget, Choice, Knowledge};
 use crate::error::invalid;
@@ -17,15 +22,22 @@ pub const ALPHABETA_DEPTH: u32 = 2;
 pub const MAX_ALPHABETA_DEPTH: u32 = 64;
 /// The transposition table (MiB) of a fixed-budget opponent's alpha-beta: its depths are small.
 pub const TT_MB: usize = 1;
+/// PUCT simulations a move of `net:PATH`, as a fixed-budget opponent.
+pub const NET_SIMULATIONS: u64 = 64;
 
 /// A built-in player: an algorithm (`None`: the game's `"auto"`) and optionally the count of
-/// its fixed budget (MCTS iterations, alpha-beta depth).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// its fixed budget (MCTS iterations, alpha-beta depth), and a net.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentSpec {
-    /// The algorithm; `None` for the game's choice ([`Knowledge::auto_choice`]).
+    /// The algorithm; `None` for the game's choice ([`Knowledge::auto_choice`]). Unused by
+    /// PUCT ([`AgentSpec::puct`]).
     pub choice: Option<Choice>,
-    /// `N` of `mcts:N` (iterations) or `alphabeta:D` (depth).
+    /// `N` of `mcts:N` (iterations), `alphabeta:D` (depth) or `puct:N+net:PATH` (simulations).
     pub count: Option<u64>,
+    /// The path of the net file of `net:PATH` and `SPEC+net:PATH`.
+    pub net: Option<String>,
+    /// PUCT with the net and a Gumbel root (`net:PATH`, `puct:N+net:PATH`).
+    pub puct: bool,
 }
 
 impl AgentSpec {
@@ -38,6 +50,54 @@ impl AgentSpec {
     /// `Error::Invalid` for any other text, quoting it and naming what is accepted (callers
     /// prefix the argument's name).
     pub fn parse(text: &str) -> Result<AgentSpec> {
+        let (base, net) = match text.strip_prefix("net:") {
+            Some(path) => ("puct", Some(path)),
+            None => match text.split_once("+net:") {
+                Some((base, path)) => (base, Some(path)),
+                None => (text, None),
+            },
+        };
+        let Some(path) = net else {
+            return AgentSpec::parse_base(text);
+        };
+        if path.is_empty() {
+            return invalid!("{}: the net's path is missing after \"net:\"", quote(text));
+        }
+        let spec = match base.split_once(':') {
+            Some(("puct", count)) => match count.parse::<u64>() {
+                Ok(n) if (1..=MAX_MCTS_ITERATIONS).contains(&n) => AgentSpec {
+                    choice: None,
+                    count: Some(n),
+                    net: None,
+                    puct: true,
+                },
+                _ => return bad(text),
+            },
+            None if base == "puct" => AgentSpec {
+                choice: None,
+                count: None,
+                net: None,
+                puct: true,
+            },
+            _ => AgentSpec::parse_base(base)?,
+        };
+        if matches!(spec.choice, Some(Choice::Greedy | Choice::Random)) {
+            return invalid!(
+                "{}: a net is the estimate of \"mcts\", \"alphabeta\" or \"auto\" \
+                 (\"SPEC+net:PATH\"), or plays PUCT (\"net:PATH\", \"puct:N+net:PATH\"); \
+                 {} takes none",
+                quote(text),
+                spec.name()
+            );
+        }
+        Ok(AgentSpec {
+            net: Some(path.to_string()),
+            ..spec
+        })
+    }
+
+    /// A spec without a net.
+    fn parse_base(text: &str) -> Result<AgentSpec> {
         let (name, count) = match text.split_once(':') {
             Some((name, count)) => (name, Some(count)),
             None => (text, None),
@@ -46,8 +106,8 @@ impl AgentSpec {
             "auto" => None,
             "puct" => {
                 return invalid!(
-                    "{}: PUCT needs an evaluator, so it is no agent spec (search with \
-                     algorithm=\"puct\" and an evaluator)",
+                    "{}: PUCT needs an evaluator: name a net file (\"net:PATH\", \
+                     \"puct:N+net:PATH\"), or search with algorithm=\"puct\" and an evaluator",
                     quote(text)
                 )
             }
@@ -67,7 +127,12 @@ impl AgentSpec {
             Some(Ok(n)) if (1..=max).contains(&n) => Some(n),
             Some(_) => return bad(text),
         };
-        Ok(AgentSpec { choice, count })
+        Ok(AgentSpec {
+            choice,
+            count,
+            net: None,
+            puct: false,
+        })
     }
 
     /// The algorithm it plays in `game`.
@@ -80,6 +145,9 @@ impl AgentSpec {
     /// [`ALPHABETA_DEPTH`]; one iteration for greedy and random, which look one ply ahead.
     pub fn fixed_budget<G: Knowledge>(&self, game: &G) -> Budget {
         let (iterations, depth) = self.fixed_counts();
+        if self.puct {
+            return Budget::iterations(iterations.unwrap_or(NET_SIMULATIONS));
+        }
         match self.choice_for(game) {
             Choice::Mcts => Budget::iterations(iterations.unwrap_or(MCTS_ITERATIONS)),
             Choice::AlphaBeta => Budget::depth(depth.unwrap_or(ALPHABETA_DEPTH)),
@@ -88,8 +156,12 @@ impl AgentSpec {
     }
 
     /// The counts of the fixed budget before a game is known: MCTS iterations and alpha-beta
-    /// depth, both for `auto` (which plays the game's choice), none for greedy and random.
+    /// depth, both for `auto` (which plays the game's choice), none for greedy and random;
+    /// PUCT's simulations as its iterations.
     pub fn fixed_counts(&self) -> (Option<u64>, Option<u32>) {
+        if self.puct {
+            return (Some(self.count.unwrap_or(NET_SIMULATIONS)), None);
+        }
         let iterations = Some(self.count.unwrap_or(MCTS_ITERATIONS));
         let depth = Some(self.count.map_or(ALPHABETA_DEPTH, |d| d as u32));
         match self.choice {
@@ -100,17 +172,25 @@ impl AgentSpec {
         }
     }
 
-    /// The spec's name without its count: `"auto"` or the algorithm's.
+    /// The spec's name without its count and net: `"auto"`, `"puct"` or the algorithm's.
     pub fn name(&self) -> &'static str {
+        if self.puct {
+            return "puct";
+        }
         self.choice.map_or("auto", Choice::name)
     }
 }
 
 impl std::fmt::Display for AgentSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.count {
-            Some(n) => write!(f, "{}:{n}", self.name()),
-            None => f.write_str(self.name()),
+        match (self.puct, self.count, &self.net) {
+            (true, None, Some(path)) => return write!(f, "net:{path}"),
+            (_, Some(n), _) => write!(f, "{}:{n}", self.name())?,
+            (_, None, _) => f.write_str(self.name())?,
+        }
+        match &self.net {
+            Some(path) => write!(f, "+net:{path}"),
+            None => Ok(()),
         }
     }
 }
@@ -119,7 +199,9 @@ fn bad<T>(text: &str) -> Result<T> {
     invalid!(
         "{}: expected \"random\", \"greedy\", \"mcts\", \"mcts:N\" (N iterations a move, 1 \
          to {MAX_MCTS_ITERATIONS}), \"alphabeta\", \"alphabeta:D\" (depth D, 1 to \
-         {MAX_ALPHABETA_DEPTH}) or \"auto\"",
+         {MAX_ALPHABETA_DEPTH}), \"auto\", \"net:PATH\" (PUCT with a net file), \
+         \"puct:N+net:PATH\" or \"SPEC+net:PATH\" (the net as the estimate of mcts, alphabeta \
+         or auto)",
         quote(text)
     )
 }
@@ -172,5 +254,46 @@ mod tests {
         assert_eq!(counts("alphabeta:3"), (None, Some(3)));
         assert_eq!(counts("greedy"), (None, None));
         assert_eq!(counts("random"), (None, None));
+    }
+
+    #[test]
+    fn nets_are_named_by_paths_that_may_hold_colons() {
+        for text in [
+            "net:a.safetensors",
+            r"net:C:\nets\fish+1.safetensors",
+            "puct:32+net:/tmp/x:y",
+            "alphabeta:3+net:C:/n.st",
+            "mcts+net:n",
+            "auto+net:n",
+        ] {
+            assert_eq!(AgentSpec::parse(text).unwrap().to_string(), text);
+        }
+        let s = AgentSpec::parse(r"net:C:\n.st").unwrap();
+        assert!(s.puct && s.net.as_deref() == Some(r"C:\n.st") && s.count.is_none());
+        assert_eq!(s.name(), "puct");
+        let s = AgentSpec::parse("alphabeta:3+net:D:x").unwrap();
+        assert_eq!(
+            (s.choice, s.count, s.puct),
+            (Some(Choice::AlphaBeta), Some(3), false)
+        );
+        assert_eq!(s.net.as_deref(), Some("D:x"));
+        assert_eq!(AgentSpec::parse("puct+net:x").unwrap().to_string(), "net:x");
+        let counts = |text: &str| AgentSpec::parse(text).unwrap().fixed_counts();
+        assert_eq!(counts("net:x"), (Some(NET_SIMULATIONS), None));
+        assert_eq!(counts("puct:9+net:x"), (Some(9), None));
+        assert_eq!(counts("alphabeta:3+net:x"), (None, Some(3)));
+        // The old specs have no net.
+        assert_eq!(AgentSpec::parse("mcts:7").unwrap().net, None);
+        for text in [
+            "net:",
+            "mcts+net:",
+            "puct:0+net:x",
+            "puct:x+net:y",
+            "nets:x",
+        ] {
+            assert!(AgentSpec::parse(text).is_err(), "{text}");
+        }
+        let e = AgentSpec::parse("greedy+net:x").unwrap_err().to_string();
+        assert!(e.contains("takes none"), "{e}");
     }
 }

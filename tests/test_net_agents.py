@@ -149,3 +149,15 @@ def test_a_net_agent_pickles_with_its_net(nets):
     assert again.options["evaluator"].to_bytes() == agent.options["evaluator"].to_bytes()
     state = pv.Fish().new_state(seed=2)
     assert again.choose(state) in state.legal_moves()
+
+
+def test_the_gymnasium_and_pettingzoo_opponent_plays_a_net(nets):
+    from pingvinas.envs._common import Opponent
+
+    fish, _ = nets
+    opponent = Opponent(f"puct:8+net:{fish}")
+    assert opponent.spec == "puct" and opponent.budget["iterations"] == 8
+    state = pv.Fish().new_state(seed=4)
+    rng = np.random.default_rng(1)
+    opponent.reset(rng)
+    assert opponent.action(state, rng) in state.legal_actions()

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from .. import _core
-from ..agents import Agent, as_agent
+from ..agents import Agent, as_agent, spec_options
 from ..games import Game as Game
 from ..games import State as State
 from ..searcher import search
@@ -64,7 +64,8 @@ class Opponent:
     """Plays the seats the learner does not: ``"random"`` (a uniform legal action from the
     env's generator), ``"greedy"``, ``"mcts"``, ``"alphabeta"`` or ``"auto"`` (``pv.search``
     with the small fixed budget of ``OPPONENT_BUDGETS``, seeded from the env's generator;
-    ``"mcts:N"`` and ``"alphabeta:D"`` set its iterations or depth: an ``AgentSpec``), a
+    ``"mcts:N"`` and ``"alphabeta:D"`` set its iterations or depth; ``"net:PATH"`` and
+    ``"SPEC+net:PATH"`` play a net file: an ``AgentSpec``), a
     :class:`pingvinas.agents.Agent` (a fresh copy per episode, seeded from the env's
     generator) or a callable ``f(state) -> move`` (a move, an int action or notation)."""
 
@@ -79,9 +80,9 @@ class Opponent:
             except ValueError as e:
                 raise ValueError(f"opponent: {e}; or an Agent or a callable") from None
             # The spec's budget (its count, mcts:N or alphabeta:D, or the engine's default),
-            # the caller's over it.
+            # the caller's over it; a spec's net is read once, here.
             self.spec = parsed.algorithm
-            self.budget = dict(parsed.budget, **(budget or {}))
+            self.budget = dict(parsed.budget, **spec_options(parsed), **(budget or {}))
         else:
             self.template = as_agent(spec)
 

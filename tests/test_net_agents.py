@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 
 import numpy as np
@@ -138,6 +139,22 @@ def test_serve_plays_a_net(nets, tmp_path):
         httpd.server_close()
     with pytest.raises(ValueError, match="cannot read"):
         App(pv.Fish(), engine=f"net:{tmp_path / 'none.st'}")
+    # A net of another game: the new game is refused with the reason, not a server error.
+    app = App(pv.Marathon(), engine=f"puct:8+net:{fish}", seconds=0.05)
+    httpd = make_server(app, "127.0.0.1", 0, quiet=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/api/games"
+        req = urllib.request.Request(
+            url, json.dumps({"human": 1}).encode(), {"Content-Type": "application/json"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=60)
+        assert e.value.code == 400
+        assert "made for a fish" in json.loads(e.value.read())["error"]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def test_a_net_agent_pickles_with_its_net(nets):

@@ -393,7 +393,10 @@ class App:
             self.engine_options,
         )
         with game.lock:
-            game.engine_replies()
+            try:
+                game.engine_replies()
+            except ValueError as e:  # the engine's net was made for another game
+                raise ApiError(400, f"the engine cannot play this game: {e}") from None
             answer = game.to_dict()
         self._keep(game)
         return answer

@@ -2,11 +2,14 @@
 //! leaves), for policy and value (PUCT's leaves), and PUCT iterations a second with it, on the
 //! standard 2-player Fish board after a seeded random placement: one thread, then one tree
 //! searched by 2 threads ([`SharedTree`]) and the ratio of the two rates, measured in turns
-//! (`rounds` pairs, so that a change in the machine's load hits both).
+//! (`rounds` pairs, so that a change in the machine's load hits both). Last, the share of one
+//! thread's time that a [`SharedTree`] spends under its lock (selection and backup), timed in
+//! the worker's steps, and the speed-up on 2 threads that share allows (Amdahl's law): a
+//! figure that a busy machine changes little, unlike the ratio.
 //! `cargo run --release -p pingvinas-engine --example net_speed [widths, e.g. 64,64] [seconds]`
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use pingvinas_engine::fish::{Board, FishGame, Phase, Rules};
 use pingvinas_engine::game::{ActionList, Game};
@@ -14,7 +17,7 @@ use pingvinas_engine::io::GameIo;
 use pingvinas_engine::net::{Fits, Mlp};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::forest::{drive_parallel, SharedTree};
-use pingvinas_engine::search::puct::{run, Forest, PuctConfig, PuctTree};
+use pingvinas_engine::search::puct::{run, Batch, BatchEvaluator, Forest, PuctConfig, PuctTree};
 use pingvinas_engine::search::{Budget, Evaluate, NoEval, StopFlag};
 
 fn main() {
@@ -124,5 +127,54 @@ fn main() {
         one / rounds as f64,
         two / rounds as f64,
         two / one
+    );
+
+    // The worker's steps on one thread: under the lock (select, back up) or not (rows, net,
+    // priors).
+    let mut tree = PuctTree::new(
+        Arc::new(game.clone()),
+        Arc::new(NoEval),
+        PuctConfig {
+            batch_size: 16,
+            ..Default::default()
+        },
+        1,
+    );
+    tree.start(&s, &Budget::iterations(20_000)).unwrap();
+    let (o, a, n) = (
+        game.observation_len(),
+        game.num_actions(),
+        game.num_players(),
+    );
+    let (mut obs, mut mask) = (vec![0.0; 16 * o], vec![false; 16 * a]);
+    let (mut policy, mut values) = (vec![0.0; 16 * a], vec![0.0; 16 * n]);
+    let mut batch = Batch::default();
+    let (mut locked, mut free) = (Duration::ZERO, Duration::ZERO);
+    while !tree.is_done() {
+        let t = Instant::now();
+        let rows = tree.select_into(&mut batch, 16);
+        let u = Instant::now();
+        batch.write_rows(&game, &mut obs, &mut mask);
+        let states: Vec<_> = batch.states().copied().collect();
+        BatchEvaluator::<FishGame>::evaluate(
+            &mut &net,
+            &states,
+            &obs[..rows * o],
+            &mask[..rows * a],
+            &mut policy[..rows * a],
+            &mut values[..rows * n],
+        )
+        .unwrap();
+        batch.prepare(&game, &NoEval, &policy);
+        let v = Instant::now();
+        tree.backup_from(&mut batch, &policy, &values);
+        locked += (u - t) + v.elapsed();
+        free += v - u;
+    }
+    let f = locked.as_secs_f64() / (locked + free).as_secs_f64();
+    println!(
+        "  under the tree's lock: {:.1}% of one thread's time; at most x{:.2} on 2 threads",
+        100.0 * f,
+        1.0 / (f + (1.0 - f) / 2.0)
     );
 }

@@ -195,6 +195,17 @@ class Net:
     @staticmethod
     def random(game: Fish | Marathon, hidden: Sequence[int], *, seed: int | None = None) -> Net:
         """A net for ``game`` with seeded random weights and trunk layers of these widths."""
+    @staticmethod
+    def from_arrays(
+        game: Fish | Marathon,
+        trunk: Sequence[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]],
+        policy: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+        value: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+    ) -> Net:
+        """A net from its layers, ``(weight, bias)`` float32 pairs, ``weight`` of shape
+        ``(outputs, inputs)`` (see :func:`pingvinas.nets.from_numpy`)."""
+    def arrays(self) -> dict[str, Any]:
+        """The layers as :meth:`from_arrays` takes them: ``trunk``, ``policy``, ``value``."""
     def save(self, path: str | PathLike[str]) -> None: ...
     def to_bytes(self) -> bytes: ...
     @property

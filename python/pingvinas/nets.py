@@ -4,9 +4,9 @@ pytree, a torch ``state_dict``.
 A :class:`~pingvinas._core.Net` (architecture ``pingvinas-mlp`` 1) is dense ReLU trunk layers
 over the flattened observation (planes, then rows, then columns), a policy head of one logit per
 action and a ``tanh`` value head of one value per seat counted from the player to move. The
-helpers here check the shapes, naming the layer that does not fit, and hand the weights to the
-engine as a ``safetensors`` file's bytes (:meth:`Net.from_bytes`), which checks them again and
-writes them the same way (:meth:`Net.save`): one file format, one reader.
+helpers here check the shapes, naming the layer that does not fit, and hand the arrays to the
+engine (:meth:`Net.from_arrays`), which checks them again and alone reads and writes the
+``safetensors`` files (:meth:`Net.load`, :meth:`Net.save`): one file format, one reader.
 
 >>> import numpy as np
 >>> import pingvinas as pv
@@ -24,8 +24,6 @@ True
 
 from __future__ import annotations
 
-import json
-import struct
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional, TypedDict
 
@@ -47,11 +45,6 @@ class Weights(TypedDict):
     trunk: list[Layer]
     policy: Layer
     value: Layer
-
-
-def _game_name(game: Game) -> str:
-    """The header's ``game``: the engine's name for the game's kind (``fish``, ``marathon``)."""
-    return type(game).__name__.lower()
 
 
 def _array(x: Any, what: str) -> np.ndarray:
@@ -89,27 +82,6 @@ def _layer(layer: Any, name: str, inputs: int, outputs: Optional[int]) -> Layer:
     return w, b
 
 
-def _safetensors(tensors: Sequence[tuple[str, np.ndarray]], metadata: dict[str, str]) -> bytes:
-    """The bytes of a ``safetensors`` file of float32 tensors: an 8-byte little-endian header
-    length, the JSON header (each tensor's dtype, shape and byte range; ``__metadata__``), the
-    data."""
-    header: dict[str, Any] = {"__metadata__": metadata}
-    data = []
-    offset = 0
-    for name, a in tensors:
-        raw = np.ascontiguousarray(a, dtype="<f4").tobytes()
-        header[name] = {
-            "dtype": "F32",
-            "shape": list(a.shape),
-            "data_offsets": [offset, offset + len(raw)],
-        }
-        data.append(raw)
-        offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # the data 8-byte aligned, as the format's writer pads it
-    return struct.pack("<Q", len(text)) + text + b"".join(data)
-
-
 def from_numpy(game: Game, trunk: Sequence[Any], policy: Any, value: Any) -> Net:
     """A net for ``game`` from its layers, each a ``(weight, bias)`` pair of arrays (numpy, or
     anything ``numpy.asarray`` reads) with ``weight`` of shape ``(outputs, inputs)``:
@@ -136,21 +108,7 @@ def from_numpy(game: Game, trunk: Sequence[Any], policy: Any, value: Any) -> Net
         _layer(policy, "policy", inputs, game.num_actions),
         _layer(value, "value", inputs, game.players),
     ]
-    tensors = []
-    for name, (w, b) in [(f"trunk.{k}", layer) for k, layer in enumerate(layers)] + list(
-        zip(["policy", "value"], heads)
-    ):
-        tensors += [(f"{name}.weight", w), (f"{name}.bias", b)]
-    planes, rows, cols = game.observation_shape
-    metadata = {
-        "format": "pingvinas-mlp",
-        "version": "1",
-        "game": _game_name(game),
-        "observation": f"{planes},{rows},{cols}",
-        "actions": str(game.num_actions),
-        "players": str(game.players),
-    }
-    return Net.from_bytes(_safetensors(tensors, metadata))
+    return Net.from_arrays(game, layers, *heads)
 
 
 def _dense(params: Any, name: str) -> Layer:
@@ -292,23 +250,5 @@ def from_torch(game: Game, state_dict: Mapping[str, Any]) -> Net:
 def to_numpy(net: Net) -> Weights:
     """A net's layers as float32 arrays, in :func:`from_numpy`'s layout (to train a net
     further, or to look at it): ``from_numpy(game, **to_numpy(net))`` is the same net."""
-    data = net.to_bytes()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8 : 8 + n])
-    body = data[8 + n :]
-
-    def tensor(name: str) -> np.ndarray:
-        entry = header[name]
-        start, end = entry["data_offsets"]
-        return (
-            np.frombuffer(body[start:end], dtype="<f4").reshape(entry["shape"]).astype(np.float32)
-        )
-
-    def layer(prefix: str) -> Layer:
-        return tensor(f"{prefix}.weight"), tensor(f"{prefix}.bias")
-
-    return Weights(
-        trunk=[layer(f"trunk.{k}") for k in range(len(net.hidden))],
-        policy=layer("policy"),
-        value=layer("value"),
-    )
+    arrays = net.arrays()
+    return Weights(trunk=list(arrays["trunk"]), policy=arrays["policy"], value=arrays["value"])

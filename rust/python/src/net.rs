@@ -7,19 +7,23 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use numpy::{
-    PyArray2, PyArrayMethods, PyReadonlyArray2, PyReadonlyArrayDyn, PyUntypedArrayMethods,
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArrayDyn,
+    PyUntypedArrayMethods,
 };
-use pingvinas_engine::net::{Fits, Mlp};
+use pingvinas_engine::net::{Dense, Fits, Mlp};
 use pingvinas_engine::search::forest::{drive_parallel, Stepped};
 use pingvinas_engine::{with_game, Game};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::errors::ToPyResult;
 
 /// A `(rows, columns)` float32 array.
 type Rows<'py> = Bound<'py, PyArray2<f32>>;
+
+/// A dense layer from Python: `(weight, bias)`.
+type Layer<'py> = (PyReadonlyArray2<'py, f32>, PyReadonlyArray1<'py, f32>);
 
 /// How long the net searches between two looks at Python (progress, Ctrl-C).
 const ROUNDS_FOR: Duration = Duration::from_millis(20);
@@ -65,6 +69,60 @@ impl PyNet {
         let fits = with_game!(&sample, |g| Fits::of(&**g, sample.name()));
         let mlp = Mlp::random(fits, &hidden, seed).py()?;
         Ok(PyNet { mlp: Arc::new(mlp) })
+    }
+
+    /// A net for ``game`` from its layers, each a ``(weight, bias)`` pair of float32 arrays,
+    /// ``weight`` of shape ``(outputs, inputs)``: ``trunk`` (one or more, each followed by a
+    /// ReLU), then the ``policy`` and ``value`` heads (see ``pingvinas.nets.from_numpy``).
+    #[staticmethod]
+    fn from_arrays(
+        game: &Bound<'_, PyAny>,
+        trunk: Vec<Layer<'_>>,
+        policy: Layer<'_>,
+        value: Layer<'_>,
+    ) -> PyResult<PyNet> {
+        let sample = crate::games::source_of(game)?.sample();
+        let fits = with_game!(&sample, |g| Fits::of(&**g, sample.name()));
+        // Any memory layout (a transposed flax kernel, a slice): the values in logical order.
+        let dense = |name: &str, (w, b): &Layer<'_>| {
+            let values = |a: numpy::ndarray::ArrayViewD<'_, f32>| a.iter().copied().collect();
+            let (weight, bias) = (
+                values(w.as_array().into_dyn()),
+                values(b.as_array().into_dyn()),
+            );
+            Dense::new(name, w.shape(), weight, bias).py()
+        };
+        let trunk = trunk
+            .iter()
+            .enumerate()
+            .map(|(k, l)| dense(&format!("trunk.{k}"), l))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mlp = Mlp::from_layers(
+            fits,
+            trunk,
+            dense("policy", &policy)?,
+            dense("value", &value)?,
+        )
+        .py()?;
+        Ok(PyNet { mlp: Arc::new(mlp) })
+    }
+
+    /// The layers as :meth:`from_arrays` takes them: ``{"trunk": [(weight, bias), ...],
+    /// "policy": (weight, bias), "value": (weight, bias)}``, float32 arrays.
+    fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let pair = |l: &Dense| -> PyResult<(Rows<'py>, Bound<'py, PyArray1<f32>>)> {
+            let w = PyArray1::from_slice(py, &l.weight).reshape([l.outputs, l.inputs])?;
+            Ok((w, PyArray1::from_slice(py, &l.bias)))
+        };
+        let (trunk, policy, value) = self.mlp.layers();
+        let out = PyDict::new(py);
+        out.set_item(
+            "trunk",
+            trunk.iter().map(pair).collect::<PyResult<Vec<_>>>()?,
+        )?;
+        out.set_item("policy", pair(policy)?)?;
+        out.set_item("value", pair(value)?)?;
+        Ok(out)
     }
 
     /// Writes the net to a ``safetensors`` file.

@@ -125,27 +125,17 @@ impl Mlp {
             }
         }
         let dense = |prefix: &str| -> Result<Dense> {
-            let weight = tensor(&tensors, &format!("{prefix}.weight"))?;
-            let bias = tensor(&tensors, &format!("{prefix}.bias"))?;
-            let [outputs, inputs] = weight.0[..] else {
+            let (shape, weight) = tensor(&tensors, &format!("{prefix}.weight"))?;
+            let (bias_shape, bias) = tensor(&tensors, &format!("{prefix}.bias"))?;
+            let bias_len = bias.len();
+            let dense = Dense::new(prefix, &shape, weight, bias)?;
+            if bias_shape != [bias_len] {
                 return crate::error::invalid!(
-                    "{prefix}.weight has shape {:?}: expected [outputs, inputs]",
-                    weight.0
-                );
-            };
-            if bias.0 != [outputs] {
-                return crate::error::invalid!(
-                    "{prefix}.bias has shape {:?}: expected [{outputs}] (the rows of \
-                     {prefix}.weight)",
-                    bias.0
+                    "{prefix}.bias has shape {bias_shape:?}: expected [{bias_len}] (the rows of \
+                     {prefix}.weight)"
                 );
             }
-            Ok(Dense {
-                inputs,
-                outputs,
-                weight: weight.1,
-                bias: bias.1,
-            })
+            Ok(dense)
         };
         let trunk = (0..trunk_layers)
             .map(|k| dense(&format!("trunk.{k}")))
@@ -171,35 +161,20 @@ impl Mlp {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        let width = self.first_bias.len();
-        let inputs = f.observation.iter().product::<usize>();
-        let mut first = vec![0.0; self.first_t.len()];
-        for i in 0..inputs {
-            for o in 0..width {
-                first[o * inputs + i] = self.first_t[i * width + o];
-            }
-        }
+        let (trunk, policy, value) = self.layers();
+        let named = trunk
+            .iter()
+            .enumerate()
+            .map(|(k, l)| (format!("trunk.{k}"), l))
+            .chain([("policy".to_string(), policy), ("value".to_string(), value)]);
         let mut layers: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
-        let mut add = |prefix: String, outputs: usize, inputs: usize, w: &[f32], b: &[f32]| {
+        for (prefix, l) in named {
             layers.push((
                 format!("{prefix}.weight"),
-                vec![outputs, inputs],
-                le_bytes(w),
+                vec![l.outputs, l.inputs],
+                le_bytes(&l.weight),
             ));
-            layers.push((format!("{prefix}.bias"), vec![outputs], le_bytes(b)));
-        };
-        add("trunk.0".into(), width, inputs, &first, &self.first_bias);
-        for (k, l) in self.trunk.iter().enumerate() {
-            add(
-                format!("trunk.{}", k + 1),
-                l.outputs,
-                l.inputs,
-                &l.weight,
-                &l.bias,
-            );
-        }
-        for (name, l) in [("policy", &self.policy), ("value", &self.value)] {
-            add(name.into(), l.outputs, l.inputs, &l.weight, &l.bias);
+            layers.push((format!("{prefix}.bias"), vec![l.outputs], le_bytes(&l.bias)));
         }
         let views = layers
             .iter()

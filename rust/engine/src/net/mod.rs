@@ -114,14 +114,49 @@ impl Fits {
 
 /// A dense layer: `out = weight · x + bias`, `weight` row-major `[outputs][inputs]`.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Dense {
+pub struct Dense {
+    /// The size of `x`.
     pub inputs: usize,
+    /// The size of `out`.
     pub outputs: usize,
+    /// `outputs` rows of `inputs` weights.
     pub weight: Vec<f32>,
+    /// One per output.
     pub bias: Vec<f32>,
 }
 
 impl Dense {
+    /// A layer from its weights, `shape` `[outputs, inputs]`, row-major; `name` (`trunk.0`,
+    /// `policy`, ...) is what an error calls it.
+    ///
+    /// # Errors
+    /// `Error::Invalid` when the weight or the bias does not have the shape's size.
+    pub fn new(name: &str, shape: &[usize], weight: Vec<f32>, bias: Vec<f32>) -> Result<Dense> {
+        let &[outputs, inputs] = shape else {
+            return crate::error::invalid!(
+                "{name}.weight has shape {shape:?}: expected [outputs, inputs]"
+            );
+        };
+        if outputs.checked_mul(inputs) != Some(weight.len()) {
+            return crate::error::invalid!(
+                "{name}.weight has {} values, not {outputs} x {inputs}",
+                weight.len()
+            );
+        }
+        if bias.len() != outputs {
+            return crate::error::invalid!(
+                "{name}.bias has shape [{}]: expected [{outputs}] (the rows of {name}.weight)",
+                bias.len()
+            );
+        }
+        Ok(Dense {
+            inputs,
+            outputs,
+            weight,
+            bias,
+        })
+    }
+
     #[inline]
     fn row(&self, o: usize) -> &[f32] {
         &self.weight[o * self.inputs..(o + 1) * self.inputs]
@@ -166,7 +201,10 @@ thread_local! {
 impl Mlp {
     /// A net from its layers: `trunk` in order (at least one), then the two heads. Checks that
     /// the sizes chain and fit `fits`, and that every weight is finite.
-    pub(crate) fn from_layers(
+    ///
+    /// # Errors
+    /// `Error::Invalid`, naming the layer, when they do not.
+    pub fn from_layers(
         fits: Fits,
         mut trunk: Vec<Dense>,
         policy: Dense,
@@ -278,6 +316,29 @@ impl Mlp {
         std::iter::once(self.first_bias.len())
             .chain(self.trunk.iter().map(|l| l.outputs))
             .collect()
+    }
+
+    /// The layers as [`Mlp::from_layers`] takes them: the trunk in order (the first one
+    /// transposed back to `[outputs][inputs]`), the policy head, the value head.
+    pub fn layers(&self) -> (Vec<Dense>, &Dense, &Dense) {
+        let outputs = self.first_bias.len();
+        let inputs = self.fits.inputs();
+        let mut weight = vec![0.0; self.first_t.len()];
+        for i in 0..inputs {
+            for o in 0..outputs {
+                weight[o * inputs + i] = self.first_t[i * outputs + o];
+            }
+        }
+        let first = Dense {
+            inputs,
+            outputs,
+            weight,
+            bias: self.first_bias.clone(),
+        };
+        let trunk = std::iter::once(first)
+            .chain(self.trunk.iter().cloned())
+            .collect();
+        (trunk, &self.policy, &self.value)
     }
 
     /// The last trunk layer's activations for `obs`, in `scratch.a`.

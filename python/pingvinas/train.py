@@ -35,6 +35,7 @@ import numpy as np
 
 from . import nets
 from ._core import Net
+from ._play import game_seed
 from .games import Game
 from .match import play_match
 from .training import SelfPlayData, selfplay
@@ -161,8 +162,8 @@ def distill(game: Game, games: int, depth: int, mix: float, seed: int) -> Sample
     obs, masks, policies, values, outcomes = [], [], [], [], []
     rng = np.random.default_rng(seed)
     for g in range(games):
-        state = game.new_state(seed=seed * 1_000_003 + g)
-        searcher = Searcher("auto", depth=depth, seed=seed + g)
+        state = game.new_state(seed=game_seed(seed, g, 0))
+        searcher = Searcher("auto", depth=depth, seed=game_seed(seed, g, 1))
         movers: list[int] = []
         ply = 0
         while not state.is_terminal():

@@ -12,6 +12,7 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import distributed, evaluators
+from pingvinas._play import game_seed
 from pingvinas.agents import (
     AlphaBetaAgent,
     CallableAgent,
@@ -144,13 +145,19 @@ def test_match_on_ray_keeps_the_finished_games_when_an_agent_fails(local_ray, tm
     """Issue 17, item 17: an agent that fails in game 4 (of 8, one at a time): games 0 to 3
     reach the save file and the exception (before, all were lost)."""
     game = pv.Fish()
-    corner = [int(game.new_state(seed=k).board[0, 0]) for k in range(8)]
-    # Deals k = index // 2 (seed 0, two seats): fail on the first deal unlike deals 0 and 1.
-    bad = next(c for c in corner[2:] if c not in corner[:2])
-    first_bad = 2 * next(k for k in range(8) if corner[k] == bad)
+
+    # Rotation k (games 2k and 2k + 1, seed 0, two seats) is dealt game_seed(0, 2k, 0): fail on
+    # the first deal whose first row differs from those of rotations 0 and 1 (placements, the
+    # agent's first moves, remove no floe).
+    def row(state):
+        return tuple(int(x) for x in state.board[0])
+
+    rows = [row(game.new_state(seed=game_seed(0, 2 * k, 0))) for k in range(8)]
+    bad = next(r for r in rows[2:] if r not in rows[:2])
+    first_bad = 2 * rows.index(bad)
 
     def fails_on_some_boards(state):
-        if int(state.board[0, 0]) == bad:
+        if row(state) == bad:
             raise RuntimeError("this agent gives up")
         return state.legal_actions()[0]
 

@@ -754,8 +754,9 @@ pub fn fish_solve<'py>(
 
 /// A built-in player named in text, parsed by the engine: ``"random"``, ``"greedy"``,
 /// ``"mcts"``, ``"mcts:N"`` (N iterations a move), ``"alphabeta"``, ``"alphabeta:D"`` (depth
-/// D) or ``"auto"`` (the game's choice). ``str(spec)`` is its canonical text. PUCT is no agent
-/// spec: it needs an evaluator. Raises ``ValueError`` for any other text.
+/// D), ``"solve"`` (perfect play: the exact Fish solver) or ``"auto"`` (the game's choice).
+/// ``str(spec)`` is its canonical text. PUCT is no agent spec: it needs an evaluator. Raises
+/// ``ValueError`` for any other text.
 #[pyclass(module = "pingvinas._core", name = "AgentSpec", frozen, eq)]
 #[derive(PartialEq)]
 pub struct PyAgentSpec {
@@ -778,7 +779,7 @@ impl PyAgentSpec {
         PyTuple::new(py, AgentSpec::NAMES)
     }
 
-    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"`` or ``"auto"``.
+    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"solve"`` or ``"auto"``.
     #[getter]
     fn algorithm(&self) -> &'static str {
         self.spec.name()

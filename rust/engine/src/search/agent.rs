@@ -1,7 +1,7 @@
 //! The agent spec: a built-in player named in text, `random`, `greedy`, `mcts[:N]`,
-//! `alphabeta[:D]` or `auto`, parsed once here for every front end (the vector env's
-//! opponents, the Python agents, the CLI, the web server). PUCT is not an agent spec: it needs
-//! an evaluator, which no text names.
+//! `alphabeta[:D]`, `solve` (perfect play, on Fish boards small enough) or `auto`, parsed once
+//! here for every front end (the vector env's opponents, the Python agents, the CLI, the web
+//! server). PUCT is not an agent spec: it needs an evaluator, which no text names.
 
 use super::{Budget, Choice, Knowledge};
 use crate::error::invalid;
@@ -28,7 +28,7 @@ pub struct AgentSpec {
 
 impl AgentSpec {
     /// The names of the agents, without counts, `"auto"` last.
-    pub const NAMES: [&'static str; 5] = ["random", "greedy", "mcts", "alphabeta", "auto"];
+    pub const NAMES: [&'static str; 6] = ["random", "greedy", "mcts", "alphabeta", "solve", "auto"];
 
     /// Reads a spec (`"alpha-beta"` and `"ab"` are read as `"alphabeta"`).
     ///
@@ -75,9 +75,11 @@ impl AgentSpec {
 
     /// The fixed budget of a move in `game` (deterministic for a seed on one thread, as a
     /// vector env's opponent needs): the count given, or [`MCTS_ITERATIONS`] and
-    /// [`ALPHABETA_DEPTH`]; one iteration for greedy and random, which look one ply ahead.
+    /// [`ALPHABETA_DEPTH`]; one iteration for greedy and random, which look one ply ahead;
+    /// none for `solve`, which then stops at its game's own node limit.
     pub fn fixed_budget<G: Knowledge>(&self, game: &G) -> Budget {
         match self.choice_for(game) {
+            Choice::Solve => Budget::default(),
             Choice::Mcts => Budget::iterations(self.count.unwrap_or(MCTS_ITERATIONS)),
             Choice::AlphaBeta => Budget::depth(self.count.map_or(ALPHABETA_DEPTH, |d| d as u32)),
             Choice::Greedy | Choice::Random => Budget::iterations(1),
@@ -103,7 +105,7 @@ fn bad<T>(text: &str) -> Result<T> {
     invalid!(
         "{}: expected \"random\", \"greedy\", \"mcts\", \"mcts:N\" (N iterations a move, 1 \
          to {MAX_MCTS_ITERATIONS}), \"alphabeta\", \"alphabeta:D\" (depth D, 1 to \
-         {MAX_ALPHABETA_DEPTH}) or \"auto\"",
+         {MAX_ALPHABETA_DEPTH}), \"solve\" or \"auto\"",
         quote(text)
     )
 }
@@ -121,6 +123,7 @@ mod tests {
             "mcts:7",
             "alphabeta",
             "alphabeta:3",
+            "solve",
             "auto",
         ] {
             assert_eq!(AgentSpec::parse(text).unwrap().to_string(), text);
@@ -133,6 +136,7 @@ mod tests {
             "mcts:x",
             "greedy:2",
             "auto:3",
+            "solve:9",
             "alphabeta:65",
             "nn",
         ] {

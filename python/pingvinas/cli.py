@@ -339,6 +339,8 @@ def cmd_solve(args: argparse.Namespace) -> None:
         )
         if args.games != 20:
             command += f" --games {args.games}"
+        if args.max_nodes != 50_000_000:
+            command += f" --max-nodes {args.max_nodes}"
         write_table(
             out=args.out,
             img=args.img,

@@ -87,7 +87,7 @@ class BoardClass:
         ones, twos, threes = self.fish
         return (
             f"{self.rows}x{self.cols} floes ({ones}/{twos}/{threes} fish), {self.players} "
-            f"players with {each} each: a solved board (docs/solved.md)"
+            f"players with {each} each: board 0 of a class of docs/solved.md"
         )
 
     def board(self, seed: int) -> list[list[int]]:

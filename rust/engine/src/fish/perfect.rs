@@ -98,3 +98,72 @@ fn within<T>(time: Option<Duration>, stop: &StopFlag, f: impl FnOnce(&StopFlag) 
         out
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::fish::solver::solve;
+    use crate::fish::{Board, FishGame, Order, Placement, Rules};
+    use crate::game::Game;
+    use crate::search::alphabeta::AlphaBetaConfig;
+    use crate::search::mcts::MctsConfig;
+    use crate::search::{Budget, Choice, Knowledge, Playout, Searcher, StopFlag};
+
+    fn mini() -> FishGame {
+        let rules = Rules::new(2, Some(1), Placement::OneFish, Order::RoundRobin).unwrap();
+        let grid = vec![vec![1, 2, 3], vec![1, 1, 2], vec![2, 1, 1]];
+        FishGame::new(rules, Board::from_grid(&grid).unwrap())
+    }
+
+    fn searcher<S: Copy + PartialEq + Send>() -> Searcher<S> {
+        Searcher::new(
+            Choice::Solve,
+            MctsConfig::default(),
+            AlphaBetaConfig::default(),
+        )
+    }
+
+    #[test]
+    fn the_solve_choice_plays_the_solvers_move_exactly() {
+        let game = mini();
+        let eval = game.default_eval(true, Playout::Auto);
+        let mut s = game.initial_state();
+        while !game.is_over(&s) {
+            let r = searcher()
+                .search(&game, &eval, &s, &Budget::default(), StopFlag::new())
+                .unwrap();
+            let sol = solve(&game, &s, 1_000_000).unwrap();
+            assert_eq!(
+                (Some(r.best), &r.pv, r.nodes),
+                (sol.best, &sol.pv, sol.nodes)
+            );
+            assert!(r.exact && !r.interrupted);
+            game.apply(&mut s, r.best);
+        }
+    }
+
+    #[test]
+    fn a_position_too_big_for_the_budget_is_an_error_that_says_so() {
+        let game = FishGame::dealt(Rules::standard(2).unwrap(), 3);
+        let eval = game.default_eval(true, Playout::Auto);
+        let s = game.initial_state();
+        for budget in [Budget::nodes(500), Budget::time(0.02)] {
+            let e = searcher()
+                .search(&game, &eval, &s, &budget, StopFlag::new())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("too big to solve within its budget"), "{e}");
+        }
+        let marathon = crate::marathon::MarathonGame::variant("marathon").unwrap();
+        let e = searcher()
+            .search(
+                &marathon,
+                &marathon.default_eval(true, Playout::Auto),
+                &marathon.new_state(),
+                &Budget::default(),
+                StopFlag::new(),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a game with an exact solver"), "{e}");
+    }
+}

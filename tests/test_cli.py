@@ -156,3 +156,129 @@ def test_bench(capsys):
     code, out, err = run(capsys, "bench", "--games", "200")
     assert code == 0, err
     assert out.count("games/s") == 2
+
+
+# --- pingvinas solve (issue 21). ---------------------------------------------------------------
+
+
+def _placed_mini():
+    """fish-mini-4x4 after both placements: a movement position that solves in moments."""
+    state = pv.load_game("fish-mini-4x4").new_state()
+    while state.phase == "placement":
+        state.play(state.legal_moves()[0])
+    return state
+
+
+def test_solve_prints_the_value_and_every_optimal_move(capsys, tmp_path):
+    from pingvinas.solved import move_values
+
+    state = _placed_mini()
+    values = move_values(state)
+    path = tmp_path / "state.json"
+    path.write_text(state.to_json())
+    for source in (state.to_json(), str(path)):
+        code, out, err = run(capsys, "solve", source, "--all", "--quiet")
+        assert code == 0, err
+        assert out.startswith("the position given\n")
+        value = f"{values.value[0]:+d} fish, {values.value[1]:+d} floes"
+        assert f"value for player {state.to_move} ({'AB'[state.to_move]}): {value}" in out
+        best = ", ".join(map(str, values.best))
+        assert f"optimal moves ({len(values.best)} of {len(values.values)}): {best}" in out
+        for m in state.legal_moves():  # --all: every move with its value
+            v = values.values[m.action]
+            assert f"  {str(m):<8} {v[0]:+d} fish, {v[1]:+d} floes" in out
+        assert "nodes: " in out and err == ""
+
+
+def test_solve_takes_a_board_class_and_its_seed_and_a_record(capsys, tmp_path):
+    code, out, err = run(capsys, "solve", "fish-mini-4x5", "--seed", "3", "--max-nodes", "1000")
+    assert code == 1 and "Traceback" not in err
+    assert out.startswith("fish-mini-4x5 board 3 (4x5, 10/7/3 fish, 2p x 1, one-fish)\n")
+    assert len(err.splitlines()) == 1 and "too large to solve exactly" in err
+    games = tmp_path / "games.jsonl"
+    code, out, err = run(
+        capsys,
+        "match",
+        "--game",
+        "fish-mini-4x4",
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        "1",
+        "--quiet",
+        "--save",
+        str(games),
+    )
+    assert code == 0, err
+    code, out, err = run(capsys, "solve", str(games), "--move", "4", "--quiet")
+    assert code == 0, err
+    assert out.startswith("the position after 4 moves\n") and "optimal moves (" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["solve"], "give a position"),
+        (["solve", "marathon"], "Penguin Marathon"),
+        (["solve", "no-such-board"], "unknown variant"),
+    ],
+)
+def test_solve_errors_are_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and len(err.splitlines()) == 1 and message in err, err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "--table", "--boards", "fish-mini-9x9=3"],
+        ["solve", "--table", "--boards", "fish-mini-4x4"],
+        ["solve", "--table", "--boards", "fish-mini-4x4=-1"],
+        ["solve", "--max-nodes", "0", "fish-mini-4x4"],
+    ],
+)
+def test_bad_solve_arguments(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert_one_line_error(code, err)
+
+
+@pytest.mark.slow
+def test_solve_table_and_the_perfect_agent_run(capsys, tmp_path):
+    out_md, img = tmp_path / "solved.md", tmp_path / "img" / "map.svg"
+    code, out, err = run(
+        capsys,
+        "solve",
+        "--table",
+        "--quiet",
+        "--out",
+        str(out_md),
+        "--img",
+        str(img),
+        "--boards",
+        "fish-mini-4x4=2",
+        "--boards",
+        "fish-mini-4x4-pairs=0",
+        "--boards",
+        "fish-mini-4x5=0",
+        "--games",
+        "2",
+    )
+    assert code == 0, err
+    page = out_md.read_text()
+    assert "pingvinas solve --table --boards fish-mini-4x4=2" in page
+    assert "| `fish-mini-4x4` | 4x4 | 8/6/2 | 2 x 1, one-fish | 2 |" in page
+    assert img.read_text().startswith("<svg")
+    code, out, err = run(
+        capsys,
+        "match",
+        "--game",
+        "fish-mini-4x4",
+        "--agents",
+        "solve",
+        "greedy",
+        "--games",
+        "2",
+        "--quiet",
+    )
+    assert code == 0, err and "solve" in out

@@ -27,9 +27,10 @@ MoveLike = Union[Move, int, str]
 
 
 def _quote(text: str) -> str:
-    """``repr(text)``, cut to 200 characters (errors never echo a huge input whole)."""
+    """``repr(text)``, cut to 120 characters (errors never echo a huge input whole, and the
+    list of bundled variants after it stays readable)."""
     r = repr(text)
-    return r if len(r) <= 200 else f"{r[:200]}... ({len(text)} characters)"
+    return r if len(r) <= 120 else f"{r[:120]}... ({len(text)} characters)"
 
 
 def load_game(name: Union[str, os.PathLike[str]]) -> Game:

@@ -226,7 +226,9 @@ class Searcher:
     :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players; Marathon:
         MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the
         best-looking move
-        now: most fish on the landing floe; most progress in Marathon) or ``"random"``.
+        now: most fish on the landing floe; most progress in Marathon), ``"random"`` or
+        ``"solve"`` (Fish: perfect play by the exact solver, within ``nodes`` and ``time``;
+        ``ValueError`` for a position too big for them).
     :param time: the default budget of :meth:`search`, as for :func:`search`: seconds;
         ``iterations`` (MCTS and PUCT playouts), ``depth`` (alpha-beta plies) and ``nodes``
         bound it too, the first limit reached ending the search. A call to :meth:`search` that
@@ -360,8 +362,8 @@ def search(
 ) -> SearchResult:
     """Searches ``state`` once and returns a :class:`SearchResult`.
 
-    :param algorithm: ``"auto"``, ``"mcts"``, ``"alphabeta"``, ``"greedy"``, ``"random"``
-        or ``"puct"`` (with ``evaluator=``).
+    :param algorithm: ``"auto"``, ``"mcts"``, ``"alphabeta"``, ``"greedy"``, ``"random"``,
+        ``"solve"`` (Fish: the exact solver) or ``"puct"`` (with ``evaluator=``).
     :param time: seconds (a float); ``iterations`` (MCTS playouts), ``depth`` (alpha-beta
         plies) and ``nodes`` bound the search too; the first limit reached ends it. With no
         limit at all the search takes one second.

@@ -93,6 +93,9 @@ fn fish_positions(toml: &str, base: u64) -> Vec<(String, String)> {
             random_plies(&**g, &mut s, &mut rng, 1000, |s| {
                 g.phase(s) != Phase::Placement
             });
+            // Small boards end sooner: at most a quarter of the floes' plies (the standard
+            // board's 60 floes keep all 12).
+            let k = k.min(s.floes().count() as usize / 4);
             random_plies(&**g, &mut s, &mut rng, k, |_| false);
         }
         assert!(!g.is_over(&s), "{id}: the game is over");

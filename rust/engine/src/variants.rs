@@ -23,7 +23,8 @@ macro_rules! bundled {
     };
 }
 
-/// Every bundled variant, Fish first, each game's standard variant first.
+/// Every bundled variant: Fish's, then Marathon's, each game's standard variant first, then the
+/// small solved Fish boards (`fish-mini-*`, docs/solved.md).
 pub const BUNDLED: &[Variant] = bundled![
     "fish": "fish",
     "fish-3p": "fish",
@@ -33,6 +34,11 @@ pub const BUNDLED: &[Variant] = bundled![
     "marathon-5": "marathon",
     "marathon-l": "marathon",
     "marathon-zigzag": "marathon",
+    // Last, so that the seeds of the other variants' perft positions (by table index) stay.
+    "fish-mini-4x4": "fish",
+    "fish-mini-4x4-pairs": "fish",
+    "fish-mini-4x5": "fish",
+    "fish-mini-5x5": "fish",
 ];
 
 /// The bundled variant `name` of `game` (`"fish"` or `"marathon"`), if there is one.

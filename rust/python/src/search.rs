@@ -835,11 +835,12 @@ pub fn fish_solve<'py>(
 
 /// A built-in player named in text, parsed by the engine: ``"random"``, ``"greedy"``,
 /// ``"mcts"``, ``"mcts:N"`` (N iterations a move), ``"alphabeta"``, ``"alphabeta:D"`` (depth
-/// D) or ``"auto"`` (the game's choice); with a net file, ``"net:PATH"`` (PUCT with the net and
-/// a Gumbel root; ``"puct:N+net:PATH"`` for N simulations a move) or ``"SPEC+net:PATH"`` (SPEC
-/// one of mcts, alphabeta, auto, with the net as its position estimate). Everything after
-/// ``net:`` is the path (it may hold ``:``). ``str(spec)`` is its canonical text. Raises
-/// ``ValueError`` for any other text (the file is read by whoever plays the spec).
+/// D), ``"solve"`` (perfect play: the exact Fish solver) or ``"auto"`` (the game's choice);
+/// with a net file, ``"net:PATH"`` (PUCT with the net and a Gumbel root; ``"puct:N+net:PATH"``
+/// for N simulations a move) or ``"SPEC+net:PATH"`` (SPEC one of mcts, alphabeta, auto, with
+/// the net as its position estimate). Everything after ``net:`` is the path (it may hold
+/// ``:``). ``str(spec)`` is its canonical text. Raises ``ValueError`` for any other text (the
+/// file is read by whoever plays the spec).
 #[pyclass(module = "pingvinas._core", name = "AgentSpec", frozen, eq)]
 #[derive(PartialEq)]
 pub struct PyAgentSpec {
@@ -862,8 +863,8 @@ impl PyAgentSpec {
         PyTuple::new(py, AgentSpec::NAMES)
     }
 
-    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"auto"`` or ``"puct"``
-    /// (``"net:PATH"``).
+    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"solve"``, ``"auto"`` or
+    /// ``"puct"`` (``"net:PATH"``).
     #[getter]
     fn algorithm(&self) -> &'static str {
         self.spec.name()

@@ -21,7 +21,7 @@ use crate::fish::{
 };
 use crate::game::{returns_from_keys, Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::rng::{splitmix64, Rng};
-use crate::search::{Clock, Evaluate};
+use crate::search::{Budget, Clock, Evaluate, SearchResult, StopFlag};
 
 /// A haul packed as `fish << 16 | floes` (a board has at most 1024 floes and 35,000 fish), so
 /// that comparing packed values compares fish first, then floes.
@@ -643,6 +643,17 @@ fn returns_of(est: &[f64; 4], n: usize, scale: f64) -> Returns {
 }
 
 impl<W: Word> Evaluate<FishGame<W>> for FishEval<W> {
+    /// The exact solver ([`FishGame::solve_search`], in `perfect.rs`).
+    fn solve(
+        &self,
+        game: &FishGame<W>,
+        s: &FishState<W>,
+        budget: &Budget,
+        stop: &StopFlag,
+    ) -> Option<crate::error::Result<SearchResult>> {
+        Some(game.solve_search(s, budget, stop))
+    }
+
     fn evaluate(&self, game: &FishGame<W>, s: &FishState<W>) -> Returns {
         if self.plain {
             return [0.0; MAX_PLAYERS];

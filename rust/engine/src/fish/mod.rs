@@ -12,6 +12,7 @@ pub mod io;
 pub mod json;
 pub mod moves;
 pub mod notation;
+mod perfect;
 pub mod playout;
 pub mod position;
 pub mod rules;

@@ -1,6 +1,7 @@
 //! The agent spec: a built-in player named in text, `random`, `greedy`, `mcts[:N]`,
-//! `alphabeta[:D]` or `auto`, parsed once here for every front end (the vector env's
-//! opponents, the Python agents, the CLI, the web server).
+//! `alphabeta[:D]`, `solve` (perfect play, on Fish boards small enough) or `auto`, parsed once
+//! here for every front end (the vector env's opponents, the Python agents, the CLI, the web
+//! server).
 //!
 //! A net file ([`crate::net::Mlp`]) makes a player too: `net:PATH` is PUCT with the net and a
 //! Gumbel root (`puct:N+net:PATH` for N simulations a move), and `SPEC+net:PATH` (`SPEC` one of
@@ -42,7 +43,7 @@ pub struct AgentSpec {
 
 impl AgentSpec {
     /// The names of the agents, without counts, `"auto"` last.
-    pub const NAMES: [&'static str; 5] = ["random", "greedy", "mcts", "alphabeta", "auto"];
+    pub const NAMES: [&'static str; 6] = ["random", "greedy", "mcts", "alphabeta", "solve", "auto"];
 
     /// Reads a spec (`"alpha-beta"` and `"ab"` are read as `"alphabeta"`).
     ///
@@ -81,7 +82,10 @@ impl AgentSpec {
             },
             _ => AgentSpec::parse_base(base)?,
         };
-        if matches!(spec.choice, Some(Choice::Greedy | Choice::Random)) {
+        if matches!(
+            spec.choice,
+            Some(Choice::Greedy | Choice::Random | Choice::Solve)
+        ) {
             return invalid!(
                 "{}: a net is the estimate of \"mcts\", \"alphabeta\" or \"auto\" \
                  (\"SPEC+net:PATH\"), or plays PUCT (\"net:PATH\", \"puct:N+net:PATH\"); \
@@ -142,13 +146,15 @@ impl AgentSpec {
 
     /// The fixed budget of a move in `game` (deterministic for a seed on one thread, as a
     /// vector env's opponent needs): the count given, or [`MCTS_ITERATIONS`] and
-    /// [`ALPHABETA_DEPTH`]; one iteration for greedy and random, which look one ply ahead.
+    /// [`ALPHABETA_DEPTH`]; one iteration for greedy and random, which look one ply ahead;
+    /// none for `solve`, which then stops at its game's own node limit.
     pub fn fixed_budget<G: Knowledge>(&self, game: &G) -> Budget {
         let (iterations, depth) = self.fixed_counts();
         if self.puct {
             return Budget::iterations(iterations.unwrap_or(NET_SIMULATIONS));
         }
         match self.choice_for(game) {
+            Choice::Solve => Budget::default(),
             Choice::Mcts => Budget::iterations(iterations.unwrap_or(MCTS_ITERATIONS)),
             Choice::AlphaBeta => Budget::depth(depth.unwrap_or(ALPHABETA_DEPTH)),
             Choice::Greedy | Choice::Random => Budget::iterations(1),
@@ -168,7 +174,7 @@ impl AgentSpec {
             None => (iterations, depth),
             Some(Choice::Mcts) => (iterations, None),
             Some(Choice::AlphaBeta) => (None, depth),
-            Some(Choice::Greedy | Choice::Random) => (None, None),
+            Some(Choice::Greedy | Choice::Random | Choice::Solve) => (None, None),
         }
     }
 
@@ -199,7 +205,7 @@ fn bad<T>(text: &str) -> Result<T> {
     invalid!(
         "{}: expected \"random\", \"greedy\", \"mcts\", \"mcts:N\" (N iterations a move, 1 \
          to {MAX_MCTS_ITERATIONS}), \"alphabeta\", \"alphabeta:D\" (depth D, 1 to \
-         {MAX_ALPHABETA_DEPTH}), \"auto\", \"net:PATH\" (PUCT with a net file), \
+         {MAX_ALPHABETA_DEPTH}), \"solve\", \"auto\", \"net:PATH\" (PUCT with a net file), \
          \"puct:N+net:PATH\" or \"SPEC+net:PATH\" (the net as the estimate of mcts, alphabeta \
          or auto)",
         quote(text)
@@ -219,6 +225,7 @@ mod tests {
             "mcts:7",
             "alphabeta",
             "alphabeta:3",
+            "solve",
             "auto",
         ] {
             assert_eq!(AgentSpec::parse(text).unwrap().to_string(), text);
@@ -231,6 +238,7 @@ mod tests {
             "mcts:x",
             "greedy:2",
             "auto:3",
+            "solve:9",
             "alphabeta:65",
             "nn",
         ] {

@@ -23,7 +23,15 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every name, `"auto"` first, `"puct"` (which needs an evaluator) last.
-    pub const NAMES: [&'static str; 6] = ["auto", "mcts", "alphabeta", "greedy", "random", "puct"];
+    pub const NAMES: [&'static str; 7] = [
+        "auto",
+        "mcts",
+        "alphabeta",
+        "greedy",
+        "random",
+        "solve",
+        "puct",
+    ];
 
     /// The algorithm of a name ([`Choice::parse`]'s aliases included).
     ///

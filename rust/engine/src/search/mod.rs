@@ -71,6 +71,18 @@ pub trait Evaluate<G: Game>: Sync + Send {
     fn playout(&self, game: &G, state: &G::State, rng: &mut Rng) -> Returns {
         random_playout(game, state, rng)
     }
+
+    /// The `solve` player's search: the position solved exactly within `budget` (nodes and
+    /// time), its result `exact`. `None` (the default) for a game without an exact solver.
+    fn solve(
+        &self,
+        _game: &G,
+        _state: &G::State,
+        _budget: &Budget,
+        _stop: &StopFlag,
+    ) -> Option<Result<SearchResult>> {
+        None
+    }
 }
 
 /// The evaluator that knows nothing: alpha-beta sees only finished games, MCTS plays random
@@ -174,6 +186,8 @@ pub enum Choice {
     Greedy,
     /// A uniformly random legal move.
     Random,
+    /// The exact solver, for positions small enough ([`Evaluate::solve`]: Fish only).
+    Solve,
 }
 
 /// What a game brings to search by default, implemented beside its evaluation (`fish/eval.rs`,
@@ -217,6 +231,7 @@ crate::names::named_enum!(Choice {
     AlphaBeta => "alphabeta",
     Greedy => "greedy",
     Random => "random",
+    Solve => "solve",
 });
 
 impl Choice {
@@ -230,8 +245,8 @@ impl Choice {
             "alpha-beta" | "ab" => Ok(Choice::AlphaBeta),
             _ => text.parse().map_err(|_| {
                 crate::error::Error::Invalid(format!(
-                    "algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\" \
-                     or \"auto\"",
+                    "algorithm = {}: expected \"mcts\", \"alphabeta\", \"greedy\", \"random\", \
+                     \"solve\" or \"auto\"",
                     crate::error::quote(text)
                 ))
             }),
@@ -311,6 +326,13 @@ impl<S: Copy + PartialEq + Send> Searcher<S> {
                     .get_or_insert_with(|| alphabeta::AlphaBeta::new(config))
                     .search(game, eval, state, budget, stop)
             }
+            Choice::Solve => match eval.solve(game, state, budget, &stop) {
+                Some(result) => result,
+                None => invalid!(
+                    "algorithm \"solve\" needs a game with an exact solver (Fish) and its own \
+                     evaluation"
+                ),
+            },
             Choice::Greedy | Choice::Random => {
                 check_start(game, state, &Budget::iterations(1), Algorithm::Mcts)?;
                 let clock = Clock::start(budget, stop);

@@ -187,9 +187,7 @@ def _result(value: tuple[int, int]) -> int:
 
 def make_player(name: str, seconds: Optional[float], seed: int) -> pv.agents.Agent:
     """The agent ``name`` with ``seconds`` a move (the CLI's agents)."""
-    from .cli import make_agent
-
-    return make_agent(name, seconds if seconds is not None else 0.1, seed)
+    return pv.agents.timed_agent(name, seconds if seconds is not None else 0.1, seed)
 
 
 def perfect_play(

@@ -34,6 +34,7 @@ __all__ = [
     "RandomAgent",
     "SearchAgent",
     "as_agent",
+    "timed_agent",
     "spec_options",
 ]
 
@@ -248,4 +249,27 @@ def as_agent(x: Any) -> Agent:
         return CallableAgent(x)
     raise TypeError(
         f"cannot make an agent of {type(x).__name__}: expected an Agent, a name or a callable"
+    )
+
+
+def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
+    """The agent of the spec ``name`` searching ``seconds`` a move (or its count, if it gives
+    one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` is bounded by
+    the solver's node limit instead of the time."""
+    spec = AgentSpec(name)  # ValueError for anything else
+    if spec.algorithm == "random":
+        return RandomAgent(seed=seed)
+    if spec.algorithm == "greedy":
+        return GreedyAgent(seed=seed)
+    if spec.algorithm == "solve":
+        return SearchAgent("solve", seed=seed)
+    options = spec_options(spec)
+    return SearchAgent(
+        spec.algorithm,
+        time=seconds,
+        iterations=spec.iterations,
+        depth=spec.depth,
+        seed=seed,
+        name=name if options else None,
+        **options,
     )

@@ -127,25 +127,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def make_agent(name: str, seconds: float, seed: int) -> Agent:
-    from pingvinas.agents import GreedyAgent, RandomAgent, SearchAgent, spec_options
+    from pingvinas.agents import timed_agent
 
-    spec = AgentSpec(name)
-    if spec.algorithm == "random":
-        return RandomAgent(seed=seed)
-    if spec.algorithm == "greedy":
-        return GreedyAgent(seed=seed)
-    if spec.algorithm == "solve":  # perfect play: bounded by the solver's node limit, not --time
-        return SearchAgent("solve", seed=seed)
-    options = spec_options(spec)
-    return SearchAgent(
-        spec.algorithm,
-        time=seconds,
-        iterations=spec.iterations,
-        depth=spec.depth,
-        seed=seed,
-        name=name if options else None,
-        **options,
-    )
+    return timed_agent(name, seconds, seed)
 
 
 def _agents(args: argparse.Namespace) -> list[Agent]:

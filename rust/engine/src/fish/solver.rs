@@ -314,7 +314,14 @@ impl<W: Word> Solver<'_, W> {
                 board.slide_counts(cell, empty, Bitboard(empty.0.reverse()), |_, n| slides += n);
                 -(slides as i64)
             } else {
-                self.game.count_moves(&c) as i64
+                // The opponent's replies, less the mover's own freedom after the move.
+                let empty = c.empty();
+                let empty_rev = Bitboard(empty.0.reverse());
+                let mut mine = 0;
+                for cell in c.penguins[p] {
+                    board.slide_counts(cell, empty, empty_rev, |_, n| mine += n);
+                }
+                3 * self.game.count_moves(&c) as i64 - mine as i64
             };
             keyed.push((key * (1 << 32) - self.history[a as usize] as i64, a));
         }
@@ -561,7 +568,8 @@ pub fn solve_with_progress<W: Word>(
         tt: Table::new(options.tt_mb)?,
         nodes: 0,
         max_nodes: options.max_nodes,
-        deadline: options.time.map(|t| start + t),
+        // A time too long for the clock is no limit.
+        deadline: options.time.and_then(|t| start.checked_add(t)),
         halt: None,
         stop,
         progress,

@@ -1,8 +1,9 @@
 //! The solver's transposition table: buckets of four 16-byte entries (one cache line), each
 //! keyed by the whole 64-bit position key (a false hit needs two positions of one hash, as with
 //! a map), the entry to replace in a full bucket the one of the fewest floes (the cheapest to
-//! find again). It starts small and doubles as it fills, up to the size it was given, so small
-//! solves stay cheap; memory is checked before every allocation (never an abort).
+//! find again). It starts small and doubles when a bucket overflows in a table a quarter full,
+//! up to the size it was given, so small solves stay cheap; memory is checked before every
+//! allocation (never an abort).
 
 use crate::error::{Error, Result};
 use crate::game::Action;
@@ -122,40 +123,40 @@ impl Table {
     /// Stores a result; `depth` (the floes left, at most 63) says how much work it saved.
     #[inline]
     pub fn store(&mut self, key: u64, value: i32, bound: Bound, best: Action, depth: u32) {
-        if self.used * 4 > self.buckets.len() * BUCKET * 3 && self.buckets.len() < self.max_buckets
-        {
-            self.grow();
-        }
         let data = pack(value, bound, best, depth);
-        let i = self.index(key);
-        let b = &mut self.buckets[i].0;
-        let slot = match b.iter().position(|e| e.key == key && e.data != 0) {
-            Some(j) => j,
-            None => match b.iter().position(|e| e.data == 0) {
-                Some(j) => {
-                    self.used += 1;
-                    j
-                }
-                None => (0..BUCKET).min_by_key(|&j| b[j].data >> 58).unwrap_or(0),
-            },
+        let slot = loop {
+            let i = self.index(key);
+            let b = self.buckets[i].0;
+            if let Some(j) = b.iter().position(|e| e.key == key && e.data != 0) {
+                break (i, j);
+            }
+            if let Some(j) = b.iter().position(|e| e.data == 0) {
+                self.used += 1;
+                break (i, j);
+            }
+            // A full bucket: the table doubles if it may and is a quarter full (below that, a
+            // full bucket is bad luck), else the entry of the fewest floes goes.
+            let slots = self.buckets.len() * BUCKET;
+            if self.buckets.len() < self.max_buckets && self.used * 4 > slots && self.grow() {
+                continue;
+            }
+            let j = (0..BUCKET).min_by_key(|&j| b[j].data >> 58).unwrap_or(0);
+            break (i, j);
         };
-        b[slot] = Entry { key, data };
+        self.buckets[slot.0].0[slot.1] = Entry { key, data };
     }
 
-    /// Doubles the table (if the memory can be had), keeping every entry.
+    /// Doubles the table, keeping every entry; false (and no more growing) when the memory
+    /// cannot be had.
     #[cold]
-    fn grow(&mut self) {
+    fn grow(&mut self) -> bool {
         let n = self.buckets.len() * 2;
         let need = n * std::mem::size_of::<Bucket>();
-        if available_bytes().is_some_and(|a| need > a) {
-            self.max_buckets = self.buckets.len();
-            return;
-        }
         let old = std::mem::take(&mut self.buckets);
-        if !self.allocate(n) {
+        if available_bytes().is_some_and(|a| need > a) || !self.allocate(n) {
             self.buckets = old;
             self.max_buckets = self.buckets.len();
-            return;
+            return false;
         }
         self.used = 0;
         for e in old.iter().flat_map(|b| b.0) {
@@ -164,6 +165,7 @@ impl Table {
                 self.store(e.key, v, bound, a, (e.data >> 58) as u32);
             }
         }
+        true
     }
 }
 

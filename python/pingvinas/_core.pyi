@@ -673,9 +673,19 @@ class Searcher:
     def __reduce__(self) -> NoReturn:
         """Raises ``TypeError``: a searcher holds search trees and is not pickled."""
 
-def fish_solve(state: FishState, *, max_nodes: int = 50_000_000) -> dict[str, Any]:
+def fish_solve(
+    state: FishState,
+    *,
+    max_nodes: int = 50_000_000,
+    time: float | None = None,
+    tt_mb: int = 512,
+    symmetry: bool = True,
+    all_values: bool = False,
+    progress: Callable[[int, float], object] | None = None,
+) -> dict[str, Any]:
     """The exact result of a small Fish position: a dict with scores, best (action, None when
-    over), pv, value, nodes. Wrapped by ``pingvinas.search.solve_fish``."""
+    over), moves (every optimal action), values ([(action, (fish, floes))]), pv, value, nodes,
+    time. Wrapped by ``pingvinas.search.solve_fish``."""
 
 def search_many(
     states: Sequence[FishState] | Sequence[MarathonState],

@@ -447,12 +447,16 @@ class FishSolution:
     """The exact result of a Fish position under optimal play.
 
     :ivar scores: final ``(fish, floes)`` of every player.
-    :ivar move: the best move of the player to move.
+    :ivar move: the best move of the player to move (the first of ``moves``).
     :ivar pv: the optimal line (it may stop early, where every remaining region has one owner
         and the rest of the game is that owner's alone).
     :ivar value: ``(fish, floes)`` still to gain by the player to move minus the opponent's
         (two players) or the others' together (more players, paranoid).
     :ivar nodes: positions searched.
+    :ivar moves: every optimal move of the player to move, ``move`` first.
+    :ivar values: the exact value (as ``value``) of each move searched exactly, best first:
+        the optimal moves, or every legal move when solved with ``all_values=True``.
+    :ivar time: seconds the solve took.
     """
 
     scores: list[tuple[int, int]]
@@ -460,21 +464,61 @@ class FishSolution:
     pv: list[FishMove]
     value: tuple[int, int]
     nodes: int
+    moves: list[FishMove] = field(default_factory=list)
+    values: dict[FishMove, tuple[int, int]] = field(default_factory=dict)
+    time: float = 0.0
 
 
-def solve_fish(state: FishState, *, max_nodes: int = 50_000_000) -> FishSolution:
-    """Solves a small Fish position exactly.
+def solve_fish(
+    state: FishState,
+    *,
+    max_nodes: int = 50_000_000,
+    time: Optional[float] = None,
+    tt_mb: int = 512,
+    symmetry: bool = True,
+    all_values: bool = False,
+    progress: Optional[Callable[[int, float], object]] = None,
+) -> FishSolution:
+    """Solves a small Fish position exactly, listing every optimal move.
 
     Two players: each maximises their final fish minus the opponent's, floes breaking ties.
     Three or four: *paranoid*: the player to move maximises their own final fish minus the
-    others' total (floes breaking ties) and the others all minimise it.
+    others' total (floes breaking ties) and the others all minimise it (a guarantee against
+    any coalition, not a prediction of selfish play).
 
-    :raises ValueError: the game is over, or the position needs more than ``max_nodes``
-        positions (solve smaller positions, for example late in the game).
+    It runs off the GIL; Ctrl-C stops it (``KeyboardInterrupt``) within a few milliseconds.
+
+    :param max_nodes: give up after this many positions.
+    :param time: give up after this many seconds (None: no limit).
+    :param tt_mb: the most memory the transposition table may take, in MiB (it grows only as
+        needed).
+    :param symmetry: fold symmetric positions into one table entry (values are the same
+        either way; off for comparisons).
+    :param all_values: find the exact value of every legal move (``values``), not only of the
+        optimal ones (slower).
+    :param progress: called as ``progress(nodes, seconds)`` about every 0.25 s while the solve
+        runs (a command line's progress line); an exception it raises stops the solve and is
+        raised.
+    :raises ValueError: the game is over, the position needs more than ``max_nodes``
+        positions or ``time`` seconds (solve smaller positions, for example late in the
+        game), or ``tt_mb`` is out of range.
+    :raises MemoryError: ``tt_mb`` MiB are more than the memory available.
     """
     if not is_int(max_nodes, numpy=True):
         raise TypeError(f"max_nodes must be an int, got {type(max_nodes).__name__}")
-    raw = _core.fish_solve(state, max_nodes=int(max_nodes))
+    if not is_int(tt_mb, numpy=True):
+        raise TypeError(f"tt_mb must be an int, got {type(tt_mb).__name__}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, got {type(progress).__name__}")
+    raw = _core.fish_solve(
+        state,
+        max_nodes=int(max_nodes),
+        time=_check_time(time),
+        tt_mb=int(tt_mb),
+        symmetry=bool(symmetry),
+        all_values=bool(all_values),
+        progress=progress,
+    )
     best = raw["best"]
     return FishSolution(
         scores=[tuple(s) for s in raw["scores"]],
@@ -482,4 +526,7 @@ def solve_fish(state: FishState, *, max_nodes: int = 50_000_000) -> FishSolution
         pv=cast("list[FishMove]", _moves_along(state, raw["pv"])),
         value=tuple(raw["value"]),
         nodes=int(raw["nodes"]),
+        moves=[cast(FishMove, _move_of(state, a)) for a in raw["moves"]],
+        values={cast(FishMove, _move_of(state, a)): tuple(v) for a, v in raw["values"]},
+        time=float(raw["time"]),
     )

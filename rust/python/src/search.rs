@@ -20,7 +20,7 @@ use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     Budget, Choice, Evaluate, Playout, SearchResult, Searcher, StopFlag,
 };
-use pingvinas_engine::{with_fish_state, with_game, with_game_state};
+use pingvinas_engine::{with_game, with_game_state};
 use pingvinas_engine::{AnyGame, AnyState, Concrete};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -856,14 +856,11 @@ pub fn fish_solve<'py>(
     let start = Instant::now();
     let mut last = start;
     let work = |stop: &StopFlag| {
-        with_fish_state!(
-            &*game,
-            s,
-            |g, s| fish_solver::solve_with_progress(&**g, &s, options, Some(stop), Some(&nodes)),
+        fish_solver::solve_any(&game, &s, options, Some(stop), Some(&nodes)).unwrap_or_else(|| {
             Err(pingvinas_engine::Error::Invalid(
-                "a Fish state of another board".into()
+                "a Fish state of another board".into(),
             ))
-        )
+        })
     };
     let report = |py: Python<'_>| -> PyResult<()> {
         let Some(f) = progress else { return Ok(()) };

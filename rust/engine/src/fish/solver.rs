@@ -35,9 +35,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{invalid, Error, Result};
+use crate::fish::any::with_fish_state;
 use crate::fish::eval::{exact_scores, FishPlanes};
 use crate::fish::symmetry::{fish_symmetries, map_state};
-use crate::fish::{Bitboard, FishGame, FishState, Phase, Word};
+use crate::fish::{AnyFish, AnyFishState, Bitboard, FishGame, FishState, Phase, Word};
 use arrayvec::ArrayVec;
 
 use crate::game::{Action, ActionList, Game, MAX_ACTIONS};
@@ -522,6 +523,25 @@ pub fn solve_with_options<W: Word>(
     stop: Option<&StopFlag>,
 ) -> Result<Solution> {
     solve_with_progress(game, state, options, stop, None)
+}
+
+/// [`solve_with_progress`] on a game and state of any word, `None` when their words differ.
+/// Not generic, so that the solver is compiled here, where the engine is optimised even in
+/// debug builds (generic code is compiled in the crate that names its types: unoptimised
+/// bindings made a solve from Python about ten times slower a node).
+pub fn solve_any(
+    game: &AnyFish,
+    state: &AnyFishState,
+    options: SolveOptions,
+    stop: Option<&StopFlag>,
+    progress: Option<&AtomicU64>,
+) -> Option<Result<Solution>> {
+    with_fish_state!(
+        game,
+        state,
+        |g, s| Some(solve_with_progress(g, s, options, stop, progress)),
+        None
+    )
 }
 
 /// [`solve_with_options`], storing the positions searched so far in `progress` every

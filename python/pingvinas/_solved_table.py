@@ -20,14 +20,14 @@ import pingvinas as pv
 from ._core import FishState
 from .solved import CLASSES, BoardClass, MoveValues, Solver, margin, move_values
 
-#: Boards solved per class by default: sized so that the whole command takes a few minutes on
-#: a small machine with the solver of today (a class past ``--max-nodes`` is left out: the
-#: 5x5 class today, whose one board says so in the table).
+#: Boards solved per class by default: sized so that the whole command takes about a minute
+#: on a small machine with a release build (a class past ``--max-nodes`` is left out, saying
+#: so in the table).
 BOARDS = {
     "fish-mini-4x4": 100,
-    "fish-mini-4x4-pairs": 10,
-    "fish-mini-4x5": 10,
-    "fish-mini-5x5": 1,
+    "fish-mini-4x4-pairs": 20,
+    "fish-mini-4x5": 20,
+    "fish-mini-5x5": 10,
 }
 
 #: The players of the perfect-play table, each with the time budgets it is measured at

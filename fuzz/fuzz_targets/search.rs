@@ -59,6 +59,8 @@ fn refused(choice: Choice, b: &Budget) -> bool {
             b.iterations.is_none() && b.nodes.is_none() && b.time.is_none()
         }
         Choice::AlphaBeta => b.nodes.is_none() && b.depth.is_none() && b.time.is_none(),
+        // Not drawn below: perfect play needs a board small enough to solve.
+        Choice::Solve => false,
     }
 }
 

@@ -320,6 +320,9 @@ def _fraction(text: str) -> float:
 
 
 def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
+    from pingvinas.train import Settings
+
+    d = Settings(out="")  # the defaults, once: train.Settings
     p = sub.add_parser(
         "train",
         help="train a native net by Gumbel self-play (JAX and optax: pip install "
@@ -331,9 +334,12 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--game", default="fish", type=_variant, help="a bundled variant or a TOML config"
     )
     p.add_argument("--out", required=True, metavar="DIR", help="where the nets and the log go")
-    p.add_argument("--seed", type=_int_in(0, MAX_SEED), default=0, help="default 0")
+    p.add_argument("--seed", type=_int_in(0, MAX_SEED), default=d.seed, help=f"default {d.seed}")
     p.add_argument(
-        "--generations", type=_int_in(1, 100_000), default=10, help="at most this many (10)"
+        "--generations",
+        type=_int_in(1, 100_000),
+        default=d.generations,
+        help=f"at most this many ({d.generations})",
     )
     p.add_argument(
         "--minutes",
@@ -342,55 +348,91 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="stop after this many minutes of self-play and training (default: no limit)",
     )
     p.add_argument(
-        "--games", type=_int_in(1, 100_000), default=32, help="self-play games a generation (32)"
+        "--games",
+        type=_int_in(1, 100_000),
+        default=d.games,
+        help=f"self-play games a generation ({d.games})",
     )
     p.add_argument(
-        "--simulations", type=_int_in(1, 100_000), default=16, help="Gumbel simulations (16)"
+        "--simulations",
+        type=_int_in(1, 100_000),
+        default=d.simulations,
+        help=f"Gumbel simulations ({d.simulations})",
     )
     p.add_argument(
-        "--hidden", type=_int_in(1, 4096), nargs="+", default=[128, 128], help="trunk widths"
+        "--hidden", type=_int_in(1, 4096), nargs="+", default=list(d.hidden), help="trunk widths"
     )
     p.add_argument(
-        "--steps", type=_int_in(1, 1_000_000), default=200, help="updates a generation (200)"
+        "--steps",
+        type=_int_in(1, 1_000_000),
+        default=d.steps,
+        help=f"updates a generation ({d.steps})",
     )
-    p.add_argument("--batch", type=_int_in(1, 65_536), default=256, help="batch size (256)")
-    p.add_argument("--lr", type=_positive, default=1e-3, help="Adam's learning rate (1e-3)")
-    p.add_argument("--weight-decay", type=_fraction, default=1e-4, help="AdamW's decay (1e-4)")
-    p.add_argument("--value-weight", type=_positive, default=1.0, help="value loss weight (1)")
     p.add_argument(
-        "--window", type=_int_in(1, 10_000), default=4, help="generations of samples kept (4)"
+        "--batch", type=_int_in(1, 65_536), default=d.batch, help=f"batch size ({d.batch})"
+    )
+    p.add_argument("--lr", type=_positive, default=d.lr, help=f"Adam's learning rate ({d.lr})")
+    p.add_argument(
+        "--weight-decay",
+        type=_fraction,
+        default=d.weight_decay,
+        help=f"AdamW's decay ({d.weight_decay})",
+    )
+    p.add_argument(
+        "--value-weight",
+        type=_positive,
+        default=d.value_weight,
+        help=f"value loss weight ({d.value_weight:g})",
+    )
+    p.add_argument(
+        "--window",
+        type=_int_in(1, 10_000),
+        default=d.window,
+        help=f"generations of samples kept ({d.window})",
     )
     p.add_argument(
         "--distill-games",
         type=_int_in(0, 100_000),
-        default=0,
-        help="first distil auto from this many of its games (default 0: none)",
+        default=d.distill_games,
+        help=f"first distil auto from this many of its games (default {d.distill_games}: none)",
     )
-    p.add_argument("--distill-depth", type=_int_in(1, 64), default=2, help="auto's depth then (2)")
+    p.add_argument(
+        "--distill-depth",
+        type=_int_in(1, 64),
+        default=d.distill_depth,
+        help=f"auto's depth then ({d.distill_depth})",
+    )
     p.add_argument(
         "--search-value-mix",
         type=_fraction,
-        default=0.5,
-        help="weight of the search value in the value targets that have one (0.5)",
+        default=d.search_value_mix,
+        help="weight of the search value in the value targets that have one "
+        f"({d.search_value_mix})",
     )
     p.add_argument(
-        "--check-every", type=_int_in(1, 100_000), default=2, help="generations between checks"
+        "--check-every",
+        type=_int_in(1, 100_000),
+        default=d.check_every,
+        help="generations between checks",
     )
     p.add_argument(
         "--check-games",
         type=_int_in(0, 100_000),
-        default=8,
-        help="games against mcts and against auto in each check (8; 0: no checks)",
+        default=d.check_games,
+        help=f"games against mcts and against auto in each check ({d.check_games}; 0: no checks)",
     )
     p.add_argument(
-        "--check-time", type=_seconds, default=0.05, help="seconds a move in checks (0.05)"
+        "--check-time",
+        type=_seconds,
+        default=d.check_time,
+        help=f"seconds a move in checks ({d.check_time})",
     )
     p.add_argument(
         "--player",
         choices=["puct", "alphabeta", "mcts"],
-        default="puct",
-        help="how the net plays in checks: Gumbel PUCT (default), alpha-beta or MCTS with the "
-        "net's value",
+        default=d.player,
+        help=f"how the net plays in checks: Gumbel PUCT ({d.player}, the default), alpha-beta or "
+        "MCTS with the net's value",
     )
     p.add_argument("--progress", action="store_true", help="progress bars for self-play")
     p.add_argument("--quiet", action="store_true", help="no line a generation")

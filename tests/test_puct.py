@@ -425,18 +425,24 @@ def small_endgames(count):
     return found
 
 
+def perfect_evaluator(decode):
+    """An evaluator that values each position by its exact outcome for seat 0 (no policy)."""
+
+    def perfect(obs, mask):
+        values = np.zeros((len(obs), 2), np.float32)
+        for b, row in enumerate(obs):
+            v = outcome_of(decode(row), 0)
+            values[b] = (v, -v)
+        return np.zeros(mask.shape, np.float32), values
+
+    return perfect
+
+
 def test_a_perfect_evaluator_finds_a_winning_move_at_tiny_budgets():
     endgames = small_endgames(4)
     assert len(endgames) >= 3, "too few endgames found"
     for seed, s, outcome in endgames:
-        decode = fish_decoder(s.game, seed)
-
-        def perfect(obs, mask, decode=decode):
-            values = np.zeros((len(obs), 2), np.float32)
-            for b, row in enumerate(obs):
-                v = outcome_of(decode(row), 0)
-                values[b] = (v, -v)
-            return np.zeros(mask.shape, np.float32), values
+        perfect = perfect_evaluator(fish_decoder(s.game, seed))
 
         k = len(outcome)
         r = search(s, "puct", evaluator=perfect, iterations=2 * k, knowledge=False, seed=1)
@@ -490,14 +496,7 @@ def test_the_gumbel_root_finds_winning_moves_and_follows_sequential_halving():
     # The Fish endgames of the test above, valued exactly: Gumbel, too, plays a winning move
     # with twice as many simulations as moves.
     for seed, s, outcome in small_endgames(3):
-        decode = fish_decoder(s.game, seed)
-
-        def perfect(obs, mask, decode=decode):
-            values = np.zeros((len(obs), 2), np.float32)
-            for b, row in enumerate(obs):
-                v = outcome_of(decode(row), 0)
-                values[b] = (v, -v)
-            return np.zeros(mask.shape, np.float32), values
+        perfect = perfect_evaluator(fish_decoder(s.game, seed))
 
         k = len(outcome)
         opts = dict(evaluator=perfect, iterations=2 * k, knowledge=False, seed=1, root="gumbel")

@@ -112,6 +112,16 @@ fn search_one<G: GameIo, B: BatchEvaluator<G>>(
 }
 
 /// Nim's exact values and the winning move as the only prior.
+/// Tic-tac-toe priors and values from the position's hash: deterministic per position (not per
+/// call order), so that trees do not share state.
+fn noisy(g: &TicTacToe, s: &Ttt) -> (Vec<f32>, Returns) {
+    let h = g.hash(s);
+    let mut r = [0.0; MAX_PLAYERS];
+    r[0] = ((h % 200) as f64 - 100.0) / 100.0;
+    r[1] = -r[0];
+    ((0..9).map(|a| ((h >> a) & 7) as f32).collect(), r)
+}
+
 fn nim_perfect(
     players: usize,
 ) -> impl FnMut(&Nim, &NimState) -> (Vec<f32>, Returns) + Clone + Send {
@@ -324,14 +334,6 @@ fn forest_results_do_not_depend_on_the_other_trees() {
         batch_size: 4,
         dirichlet: Some((0.3, 0.25)),
         ..Default::default()
-    };
-    let mut noisy = |g: &TicTacToe, s: &Ttt| {
-        // Deterministic per position (not per call order), so that trees do not share state.
-        let h = g.hash(s);
-        let mut r = [0.0; MAX_PLAYERS];
-        r[0] = ((h % 200) as f64 - 100.0) / 100.0;
-        r[1] = -r[0];
-        ((0..9).map(|a| ((h >> a) & 7) as f32).collect(), r)
     };
     let seed = |i: usize| crate::rng::splitmix64(17 ^ i as u64);
     let mut forest = Forest::new(
@@ -817,13 +819,6 @@ fn gumbel_is_reproducible_and_works_in_a_forest() {
         batch_size: 4,
         ..gumbel()
     };
-    let mut noisy = |g: &TicTacToe, s: &Ttt| {
-        let h = g.hash(s);
-        let mut r = [0.0; MAX_PLAYERS];
-        r[0] = ((h % 200) as f64 - 100.0) / 100.0;
-        r[1] = -r[0];
-        ((0..9).map(|a| ((h >> a) & 7) as f32).collect(), r)
-    };
     let seed = |i: usize| crate::rng::splitmix64(23 ^ i as u64);
     let mut forest = Forest::new(
         (0..states.len())
@@ -956,16 +951,6 @@ fn a_forest_split_over_threads_gives_each_tree_its_own_result() {
         .map(|t| Ttt::from_str(t))
         .chain([Ttt::default()])
         .collect();
-    let noisy = |g: &TicTacToe, s: &Ttt| {
-        let h = g.hash(s);
-        let mut r = [0.0; MAX_PLAYERS];
-        r[0] = ((h % 200) as f64 - 100.0) / 100.0;
-        r[1] = -r[0];
-        (
-            (0..9).map(|a| ((h >> a) & 7) as f32).collect::<Vec<f32>>(),
-            r,
-        )
-    };
     let ev = PerLeaf {
         game: &game,
         f: noisy,

@@ -1,5 +1,5 @@
-//! Long calls run with the GIL released on a worker thread while the calling thread waits on a
-//! condition variable, waking every 50 ms to check for signals: Ctrl-C sets the call's stop flag, waits
+//! Long calls run with the GIL released on a worker thread (one per calling thread, kept between
+//! calls) while the calling thread waits on a condition variable, waking every 50 ms to check for signals: Ctrl-C sets the call's stop flag, waits
 //! for the worker to wind down and raises `KeyboardInterrupt`. Work that is all or nothing
 //! commits its flag when it takes effect ([`StopFlag::commit`]): a Ctrl-C that comes after
 //! that returns its result and is raised at Python's next check instead.
@@ -42,67 +42,116 @@ pub fn run_if_long<T: Send>(
         .py()
 }
 
+thread_local! {
+    /// This thread's worker for long calls: one thread, kept, so that what the engine keeps per
+    /// thread (the Fish region solver's memo) stays warm from one call, or move, to the next.
+    /// `None` if it could not be started: each call then gets a thread of its own.
+    static WORKER: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .thread_name(|_| "pingvinas-worker".into())
+        .build()
+        .ok();
+}
+
 /// [`run`], calling `report` with the GIL held at every wake-up (a progress bar): an error it
 /// raises stops the work, as Ctrl-C does.
 pub fn run_reporting<T: Send>(
     py: Python<'_>,
     stop: &StopFlag,
     work: impl FnOnce(&StopFlag) -> T + Send,
-    mut report: impl FnMut(Python<'_>) -> PyResult<()>,
+    report: impl FnMut(Python<'_>) -> PyResult<()>,
 ) -> PyResult<T> {
-    /// Set by the worker when it is done (normally or by a panic).
-    struct Done(Mutex<bool>, Condvar);
-    impl Done {
-        fn set(&self) {
-            *self.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-            self.1.notify_all();
-        }
+    let done = Done(Mutex::new(false), Condvar::new());
+    let result = Mutex::new(None);
+    let flag = stop.clone();
+    let job = || {
+        let _mark = OnDrop(&done);
+        let r = catch_unwind(AssertUnwindSafe(|| work(&flag)));
+        *result.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    };
+    WORKER.with(|worker| match worker {
+        Some(pool) => pool.in_place_scope(|scope| {
+            scope.spawn(|_| job());
+            wait(py, stop, &done, report)
+        }),
+        None => std::thread::scope(|scope| {
+            scope.spawn(job);
+            wait(py, stop, &done, report)
+        }),
+    })?;
+    match result.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(Ok(t)) => Ok(t),
+        _ => Err(internal()),
     }
-    /// Marks the work done even when it panics.
-    struct OnDrop<'a>(&'a Done);
-    impl Drop for OnDrop<'_> {
-        fn drop(&mut self) {
-            self.0.set();
-        }
+}
+
+/// Set by the worker when it is done (normally or by a panic).
+struct Done(Mutex<bool>, Condvar);
+
+impl Done {
+    fn set(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.1.notify_all();
     }
 
-    let done = Done(Mutex::new(false), Condvar::new());
-    std::thread::scope(|scope| {
-        let flag = stop.clone();
-        let done = &done;
-        let handle = scope.spawn(move || {
-            let _mark = OnDrop(done);
-            work(&flag)
-        });
-        loop {
-            let finished = py.detach(|| {
-                let guard = done.0.lock().unwrap_or_else(|e| e.into_inner());
-                let (guard, _) = done
-                    .1
-                    .wait_timeout_while(guard, SIGNAL_CHECK, |finished| !*finished)
-                    .unwrap_or_else(|e| e.into_inner());
-                *guard
-            });
-            if finished {
-                return py.detach(|| handle.join()).map_err(|_| internal());
-            }
-            if let Err(e) = py.check_signals() {
-                if stop.stop_unless_committed() {
-                    let _ = py.detach(|| handle.join());
-                    return Err(e);
+    /// Waits (the GIL released) until the work is done, or for at most `timeout`.
+    fn wait(&self, py: Python<'_>, timeout: Option<Duration>) -> bool {
+        py.detach(|| {
+            let guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            let pending = |finished: &mut bool| !*finished;
+            let guard = match timeout {
+                Some(t) => {
+                    self.1
+                        .wait_timeout_while(guard, t, pending)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
                 }
-                // The work had already taken effect (it committed its flag): its result is
-                // returned, and the interrupt raised at Python's next check.
-                drop(e);
-                // SAFETY: called with the GIL held; it only marks SIGINT as arrived.
-                unsafe { pyo3::ffi::PyErr_SetInterrupt() };
-                return py.detach(|| handle.join()).map_err(|_| internal());
-            }
-            if let Err(e) = report(py) {
-                stop.stop();
-                let _ = py.detach(|| handle.join());
+                None => self
+                    .1
+                    .wait_while(guard, pending)
+                    .unwrap_or_else(|e| e.into_inner()),
+            };
+            *guard
+        })
+    }
+}
+
+/// Marks the work done even when it panics.
+struct OnDrop<'a>(&'a Done);
+
+impl Drop for OnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.set();
+    }
+}
+
+/// The calling thread's side of [`run_reporting`]: waits for the work, checking for signals
+/// and reporting every [`SIGNAL_CHECK`]; returns once the work is done, whatever happened.
+fn wait(
+    py: Python<'_>,
+    stop: &StopFlag,
+    done: &Done,
+    mut report: impl FnMut(Python<'_>) -> PyResult<()>,
+) -> PyResult<()> {
+    while !done.wait(py, Some(SIGNAL_CHECK)) {
+        if let Err(e) = py.check_signals() {
+            if stop.stop_unless_committed() {
+                done.wait(py, None);
                 return Err(e);
             }
+            // The work had already taken effect (it committed its flag): its result is
+            // returned, and the interrupt raised at Python's next check.
+            drop(e);
+            // SAFETY: called with the GIL held; it only marks SIGINT as arrived.
+            unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+            break;
         }
-    })
+        if let Err(e) = report(py) {
+            stop.stop();
+            done.wait(py, None);
+            return Err(e);
+        }
+    }
+    done.wait(py, None);
+    Ok(())
 }

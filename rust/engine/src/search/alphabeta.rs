@@ -67,6 +67,9 @@ pub struct AlphaBeta {
     busy: Busy,
     /// Move-ordering memory per thread (the first is the main search's).
     workers: Vec<Worker>,
+    /// The helper threads (`threads - 1`), made at the first search and kept: what the
+    /// evaluation keeps per thread (the Fish region solver's memo) stays warm between moves.
+    helpers: Option<rayon::ThreadPool>,
 }
 
 /// What one thread learns about move order.
@@ -113,6 +116,7 @@ impl AlphaBeta {
             tt: Tt::unallocated(),
             busy: Busy::new(if config.threads > 1 { BUSY_SLOTS } else { 0 }),
             workers: vec![worker; config.threads.max(1)],
+            helpers: None,
         }
     }
 
@@ -169,11 +173,22 @@ impl AlphaBeta {
         } else {
             0
         };
+        if threads > 1 && self.helpers.is_none() {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads - 1)
+                .thread_name(|i| format!("pingvinas-alphabeta-{}", i + 1))
+                .build()
+                .map_err(|e| {
+                    crate::error::Error::Invalid(format!("cannot start search threads: {e}"))
+                })?;
+            self.helpers = Some(pool);
+        }
         let AlphaBeta {
             config,
             tt,
             busy,
             workers,
+            helpers: pool,
         } = self;
         let busy = (threads > 1).then_some(&*busy);
         let (main, helpers) = workers.split_first_mut().expect("at least one worker");
@@ -208,39 +223,48 @@ impl AlphaBeta {
         let main_nodes = budget.nodes.map_or(u64::MAX, |n| {
             n - (threads as u64 - 1) * (n / threads as u64)
         });
-        std::thread::scope(|scope| {
-            let helpers: Vec<_> = helpers
-                .iter_mut()
-                .map(|w| {
-                    let mut helper = run!(w, clock(), helper_nodes);
-                    let finished = finished.clone();
-                    scope.spawn(move || {
-                        let result = helper.iterate(state, 1, 1, max_depth, budget);
-                        if !helper.aborted {
-                            finished.stop();
-                        }
-                        result
-                    })
-                })
-                .collect();
-            let mut main = run!(main, clock(), main_nodes);
+        let mut main = run!(main, clock(), main_nodes);
+        let Some(pool) = pool.as_ref().filter(|_| threads > 1) else {
+            return main.iterate(state, 1, 1, max_depth, budget);
+        };
+        // The helpers run on the pool, the main search on this thread; each helper's result
+        // (or its panic) comes back in its slot.
+        let mut results: Vec<Option<std::thread::Result<Result<SearchResult>>>> =
+            (0..helpers.len()).map(|_| None).collect();
+        let result = pool.in_place_scope(|scope| {
+            for (w, slot) in helpers.iter_mut().zip(&mut results) {
+                let mut helper = run!(w, clock(), helper_nodes);
+                let finished = finished.clone();
+                scope.spawn(move |_| {
+                    *slot = Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                        || {
+                            let result = helper.iterate(state, 1, 1, max_depth, budget);
+                            if !helper.aborted {
+                                finished.stop();
+                            }
+                            result
+                        },
+                    )));
+                });
+            }
             let result = main.iterate(state, 1, 1, max_depth, budget);
             finished.stop();
-            let mut best = result?;
-            for helper in helpers {
-                let r = helper.join().map_err(|_| {
-                    crate::error::Error::Invalid("a search thread panicked".into())
-                })??;
-                best.nodes += r.nodes;
-                if r.depth > best.depth || (r.exact && !best.exact) {
-                    best = SearchResult {
-                        nodes: best.nodes,
-                        ..r
-                    };
-                }
+            result
+        });
+        let mut best = result?;
+        for r in results {
+            let r = r
+                .and_then(|r| r.ok())
+                .ok_or_else(|| crate::error::Error::Invalid("a search thread panicked".into()))??;
+            best.nodes += r.nodes;
+            if r.depth > best.depth || (r.exact && !best.exact) {
+                best = SearchResult {
+                    nodes: best.nodes,
+                    ..r
+                };
             }
-            Ok(best)
-        })
+        }
+        Ok(best)
     }
 }
 

@@ -2,7 +2,9 @@
 exact Fish solver checked against a brute-force minimax written here in Python."""
 
 import _thread
+import multiprocessing
 import random
+import sys
 import threading
 import time
 
@@ -306,6 +308,30 @@ def test_two_python_threads_search_at_once():
         t.join()
     for got, want in zip(results, expected):
         assert got.move == want.move and np.array_equal(got.visits, want.visits)
+
+
+def _search_in_child(queue):
+    s = movement_state()
+    queue.put([search(s, "alphabeta", time=0.1, threads=t).depth for t in (1, 2)])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is the Linux default only")
+def test_searches_work_in_a_forked_process():
+    # Long calls run on a kept worker thread (and alpha-beta keeps its helpers): a fork copies
+    # those pools but not their threads, so the child must build its own instead of waiting.
+    s = movement_state()
+    for threads in (1, 2):
+        search(s, "alphabeta", time=0.05, threads=threads)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_search_in_child, args=(queue,))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("a search in a forked process did not finish")
+    assert child.exitcode == 0
+    assert all(d >= 1 for d in queue.get(timeout=5))
 
 
 # --- The exact solver against brute force. ------------------------------------------------------

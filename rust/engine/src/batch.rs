@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use crate::threads::KeptPool;
+
 use crate::error::{Error, Result};
 pub use crate::memory::{available_bytes, check_memory};
 use crate::search::budget::StopFlag;
@@ -50,21 +52,8 @@ pub fn resolve_threads(threads: usize) -> Result<usize> {
 
 /// The kept pool for `threads` threads (built if the last one had another size).
 fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
-    static POOL: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
-    let mut kept = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((t, pool)) = kept.as_ref() {
-        if *t == threads {
-            return Ok(pool.clone());
-        }
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("pingvinas-batch-{i}"))
-        .build()
-        .map(Arc::new)
-        .map_err(|e| Error::Invalid(format!("could not start {threads} threads: {e}")))?;
-    *kept = Some((threads, pool.clone()));
-    Ok(pool)
+    static POOL: Mutex<KeptPool> = Mutex::new(KeptPool::new("pingvinas-batch"));
+    POOL.lock().unwrap_or_else(|e| e.into_inner()).get(threads)
 }
 
 /// `[one(0), one(1), …, one(n - 1)]`, computed on `threads` threads (see the module docs).

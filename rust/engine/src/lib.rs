@@ -22,6 +22,7 @@ pub mod rng;
 pub mod search;
 pub mod selfplay;
 pub mod symmetry;
+pub mod threads;
 pub mod variants;
 pub mod vector;
 

@@ -4,11 +4,13 @@
 //! commits its flag when it takes effect ([`StopFlag::commit`]): a Ctrl-C that comes after
 //! that returns its result and is raised at Python's next check instead.
 
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use pingvinas_engine::search::StopFlag;
+use pingvinas_engine::threads::KeptPool;
 use pyo3::prelude::*;
 
 use crate::errors::{internal, ToPyResult};
@@ -45,12 +47,7 @@ pub fn run_if_long<T: Send>(
 thread_local! {
     /// This thread's worker for long calls: one thread, kept, so that what the engine keeps per
     /// thread (the Fish region solver's memo) stays warm from one call, or move, to the next.
-    /// `None` if it could not be started: each call then gets a thread of its own.
-    static WORKER: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .thread_name(|_| "pingvinas-worker".into())
-        .build()
-        .ok();
+    static WORKER: RefCell<KeptPool> = const { RefCell::new(KeptPool::new("pingvinas-worker")) };
 }
 
 /// [`run`], calling `report` with the GIL held at every wake-up (a progress bar): an error it
@@ -69,16 +66,17 @@ pub fn run_reporting<T: Send>(
         let r = catch_unwind(AssertUnwindSafe(|| work(&flag)));
         *result.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
     };
-    WORKER.with(|worker| match worker {
-        Some(pool) => pool.in_place_scope(|scope| {
+    // Without a worker (its thread could not start), the call gets a thread of its own.
+    match WORKER.with(|w| w.borrow_mut().get(1)) {
+        Ok(pool) => pool.in_place_scope(|scope| {
             scope.spawn(|_| job());
             wait(py, stop, &done, report)
         }),
-        None => std::thread::scope(|scope| {
+        Err(_) => std::thread::scope(|scope| {
             scope.spawn(job);
             wait(py, stop, &done, report)
         }),
-    })?;
+    }?;
     match result.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(Ok(t)) => Ok(t),
         _ => Err(internal()),

@@ -17,6 +17,7 @@ use crate::rng::splitmix64;
 use crate::search::budget::{Budget, Clock, Pacer, StopFlag, MAX_DEPTH};
 use crate::search::tt::{Bound, Tt};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
+use crate::threads::KeptPool;
 use arrayvec::ArrayVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -69,7 +70,7 @@ pub struct AlphaBeta {
     workers: Vec<Worker>,
     /// The helper threads (`threads - 1`), made at the first search and kept: what the
     /// evaluation keeps per thread (the Fish region solver's memo) stays warm between moves.
-    helpers: Option<rayon::ThreadPool>,
+    helpers: KeptPool,
 }
 
 /// What one thread learns about move order.
@@ -116,7 +117,7 @@ impl AlphaBeta {
             tt: Tt::unallocated(),
             busy: Busy::new(if config.threads > 1 { BUSY_SLOTS } else { 0 }),
             workers: vec![worker; config.threads.max(1)],
-            helpers: None,
+            helpers: KeptPool::new("pingvinas-alphabeta"),
         }
     }
 
@@ -173,22 +174,17 @@ impl AlphaBeta {
         } else {
             0
         };
-        if threads > 1 && self.helpers.is_none() {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads - 1)
-                .thread_name(|i| format!("pingvinas-alphabeta-{}", i + 1))
-                .build()
-                .map_err(|e| {
-                    crate::error::Error::Invalid(format!("cannot start search threads: {e}"))
-                })?;
-            self.helpers = Some(pool);
-        }
+        let pool = if threads > 1 {
+            Some(self.helpers.get(threads - 1)?)
+        } else {
+            None
+        };
         let AlphaBeta {
             config,
             tt,
             busy,
             workers,
-            helpers: pool,
+            ..
         } = self;
         let busy = (threads > 1).then_some(&*busy);
         let (main, helpers) = workers.split_first_mut().expect("at least one worker");
@@ -224,7 +220,7 @@ impl AlphaBeta {
             n - (threads as u64 - 1) * (n / threads as u64)
         });
         let mut main = run!(main, clock(), main_nodes);
-        let Some(pool) = pool.as_ref().filter(|_| threads > 1) else {
+        let Some(pool) = pool else {
             return main.iterate(state, 1, 1, max_depth, budget);
         };
         // The helpers run on the pool, the main search on this thread; each helper's result

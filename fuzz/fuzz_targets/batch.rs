@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pingvinas_engine::fish::playout::{random_playouts as fish_playouts, Start};
-use pingvinas_engine::fish::{FishGame, Board, Policy, Rules};
+use pingvinas_engine::fish::{Board, FishGame, Policy, Rules};
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::marathon::playout::random_playouts as marathon_playouts;
 use pingvinas_engine::marathon::Marathon;
@@ -24,7 +24,11 @@ fuzz_target!(|data: &[u8]| {
     let stop = StopFlag::new();
     let mut rng = Rng::new(seed);
     if byte(5) % 2 == 0 {
-        let policy = if byte(6) % 2 == 0 { Policy::Uniform } else { Policy::Fast };
+        let policy = if byte(6) % 2 == 0 {
+            Policy::Uniform
+        } else {
+            Policy::Fast
+        };
         let Ok(rules) = Rules::standard(2 + byte(7) % 3) else {
             return;
         };

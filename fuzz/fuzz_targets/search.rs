@@ -3,13 +3,13 @@
 //! and a second search with the same searcher (tree and table reuse) a legal move too.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
 use pingvinas_engine::fish::{Board, FishGame, Order, Placement, Rules};
 use pingvinas_engine::game::{ActionList, Game};
+use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::marathon::Marathon;
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::AlphaBetaConfig;
-use pingvinas_engine::fish::eval::{FishEval, FishEvalConfig};
-use pingvinas_engine::marathon::eval::{MarathonEval, MarathonEvalConfig};
 use pingvinas_engine::search::mcts::{Leaf, MctsConfig, Selection};
 use pingvinas_engine::search::{Budget, Choice, Evaluate, Searcher, StopFlag};
 use pingvinas_engine::Error;
@@ -74,13 +74,26 @@ fn check<G: Game, E: Evaluate<G>>(
 ) where
     G::State: PartialEq + Send,
 {
-    let choice = [Choice::Mcts, Choice::AlphaBeta, Choice::Greedy, Choice::Random][input.below(4)];
+    let choice = [
+        Choice::Mcts,
+        Choice::AlphaBeta,
+        Choice::Greedy,
+        Choice::Random,
+    ][input.below(4)];
     let threads = 1 + input.below(2);
     let seed = input.u64();
     let mcts = MctsConfig {
         exploration: [0.0, 0.5, 1.0, 3.0][input.below(4)],
-        selection: if input.bool() { Selection::Puct } else { Selection::Uct },
-        leaf: if input.bool() { Leaf::Evaluate } else { Leaf::Playout },
+        selection: if input.bool() {
+            Selection::Puct
+        } else {
+            Selection::Uct
+        },
+        leaf: if input.bool() {
+            Leaf::Evaluate
+        } else {
+            Leaf::Playout
+        },
         threads,
         reuse: input.bool(),
         expand_after: 1 + input.below(3) as u32,
@@ -102,7 +115,11 @@ fn check<G: Game, E: Evaluate<G>>(
         let b = budget(input);
         match searcher.search(game, eval, &s, &b, StopFlag::new()) {
             Ok(r) => {
-                assert!(game.is_legal(&s, r.best), "{choice:?} {b:?}: illegal {}", r.best);
+                assert!(
+                    game.is_legal(&s, r.best),
+                    "{choice:?} {b:?}: illegal {}",
+                    r.best
+                );
                 assert!(r.value.is_finite() && r.value.abs() <= 1.0, "{r:?}");
                 if choice == Choice::AlphaBeta {
                     if let Some(n) = b.nodes {
@@ -128,8 +145,16 @@ fuzz_target!(|data: &[u8]| {
     if input.bool() {
         let players = 2 + input.below(3);
         let penguins = 1 + input.below(4);
-        let placement = if input.bool() { Placement::Any } else { Placement::OneFish };
-        let order = if input.bool() { Order::Snake } else { Order::RoundRobin };
+        let placement = if input.bool() {
+            Placement::Any
+        } else {
+            Placement::OneFish
+        };
+        let order = if input.bool() {
+            Order::Snake
+        } else {
+            Order::RoundRobin
+        };
         let Ok(rules) = Rules::new(players, Some(penguins), placement, order) else {
             return;
         };

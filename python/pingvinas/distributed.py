@@ -32,7 +32,7 @@ import inspect
 import math
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -41,7 +41,8 @@ from ._args import is_int
 from ._play import Playable, play_one
 from ._progress import Progress
 from .games import Game
-from .samples import MAX_GAMES, SelfPlayData, selfplay_local
+from .samples import SelfPlayData, selfplay_local
+from .samples import _game_indices as samples_game_indices
 
 __all__ = ["PerWorker", "SharedEvaluator", "init", "play_games", "selfplay_ray", "shared_evaluator"]
 
@@ -250,28 +251,11 @@ def _selfplay_chunk(
 
 
 def _game_indices(games: Any) -> list[int]:
-    if isinstance(games, bool):
-        raise ValueError(f"games = {games!r}: expected an int or a sequence of game indices")
-    if isinstance(games, (int, np.integer)):
-        if games < 1:
-            raise ValueError(f"games = {games!r}: expected a positive int")
-        if games > MAX_GAMES:
-            raise ValueError(f"games = {games}: at most {MAX_GAMES} games in one call")
-        return list(range(int(games)))
-    if not isinstance(games, Iterable) or isinstance(games, (str, bytes)):
-        raise ValueError(f"games = {games!r}: expected an int or a sequence of game indices")
-    indices: list[int] = []
-    for g in games:
-        if not is_int(g, numpy=True) or not 0 <= g < 2**63:
-            raise ValueError(f"game index {g!r}: expected an int 0 to 2**63 - 1")
-        if len(indices) == MAX_GAMES:
-            raise ValueError(f"games: more than {MAX_GAMES} games in one call")
-        indices.append(int(g))
+    """``pv.selfplay``'s game indices (checked there), sorted; at least one."""
+    indices = sorted(samples_game_indices(games).tolist())
     if not indices:
         raise ValueError("games: no game indices given")
-    if len(set(indices)) != len(indices):
-        raise ValueError("games: the game indices repeat; give each index once")
-    return sorted(indices)
+    return indices
 
 
 def selfplay_ray(

@@ -160,7 +160,7 @@ def _game_indices(games: Union[int, range, Sequence[int]]) -> np.ndarray:
         ids.append(int(g))
     array = np.array(ids, dtype=np.int64)
     if len(np.unique(array)) != len(array):
-        raise ValueError("games: each game index at most once")
+        raise ValueError("games: the game indices repeat; give each index at most once")
     return array
 
 

@@ -152,7 +152,23 @@ def test_bad_settings_are_refused_before_anything_runs(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["train", "--out", str(tmp_path), "--search-value-mix", "2"])
     assert "expected 0 to 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "--out", str(tmp_path), "--playout-mix", "0.5", "--player", "alphabeta"])
+    assert "only the PUCT players" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_the_learned_player_mixes_playouts_into_puct_only():
+    from pingvinas.train import learned_player
+
+    net = pv.evaluators.Net.random(pv.Fish(), [8], seed=0)
+    agent = learned_player(net, "puct-root", None, 0, playout_mix=0.5, iterations=8)
+    assert agent.searcher.options["playout_mix"] == 0.5
+    assert agent.searcher.options["root"] == "puct" and agent.budget["iterations"] == 8
+    state = pv.Fish().new_state(seed=2)
+    assert agent.choose(state) in state.legal_moves()
+    with pytest.raises(ValueError, match="only the PUCT players"):
+        learned_player(net, "alphabeta", 0.01, 0, playout_mix=0.5)
 
 
 @needs_jax

@@ -164,7 +164,8 @@ def test_the_learned_player_mixes_playouts_into_puct_only():
     net = pv.evaluators.Net.random(pv.Fish(), [8], seed=0)
     agent = learned_player(net, "puct-root", None, 0, playout_mix=0.5, iterations=8)
     assert agent.searcher.options["playout_mix"] == 0.5
-    assert agent.searcher.options["root"] == "puct" and agent.budget["iterations"] == 8
+    assert agent.searcher.options["root"] == "puct" and agent.searcher.options["batch_size"] == 1
+    assert agent.budget["iterations"] == 8
     state = pv.Fish().new_state(seed=2)
     assert agent.choose(state) in state.legal_moves()
     with pytest.raises(ValueError, match="only the PUCT players"):

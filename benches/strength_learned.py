@@ -3,7 +3,9 @@
 time a move, seats swapped, standard boards dealt from seeds.
 
 Run: ``python benches/strength_learned.py NET.safetensors [--games 200] [--time 0.1]
-[--player puct|alphabeta|mcts] [--seed 0]``. Prints each match's table and a summary line per
+[--player puct|puct-root|alphabeta|mcts] [--playout-mix L] [--seed 0]``. ``--iterations N``
+measures quality apart from speed instead: the net and plain MCTS at N iterations a move, ``auto``
+at ``--auto-depth`` plies (2). Prints each match's table and a summary line per
 opponent with the score rate and its Wilson 95% interval; the issue's targets are 0.70 against
 plain MCTS and 0.55 against ``auto`` (exit status 0 when both are met, 1 otherwise);
 ``--against greedy`` adds a weaker reference.
@@ -30,20 +32,32 @@ def main() -> int:
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--time", type=float, default=0.1)
     p.add_argument("--player", choices=sorted(PLAYERS), default="puct")
+    p.add_argument("--playout-mix", type=float, default=0.0)
+    p.add_argument("--iterations", type=int, default=None)
+    p.add_argument("--auto-depth", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--against", nargs="+", choices=sorted(TARGETS), default=["mcts", "auto"])
     args = p.parse_args()
     game = pv.load_game(args.game)
     net = pv.evaluators.native(args.net)
     met = True
+    fixed = args.iterations is not None
+    seconds = None if fixed else args.time
+    budget = f"{args.iterations} iterations" if fixed else f"{args.time} s"
     for name in args.against:
         if name == "mcts":
-            opponent = SearchAgent("mcts", time=args.time, knowledge=False, name="mcts")
+            opponent = SearchAgent(
+                "mcts", time=seconds, iterations=args.iterations, knowledge=False, name="mcts"
+            )
         elif name == "greedy":
             opponent = GreedyAgent(seed=args.seed)
+        elif fixed:
+            opponent = SearchAgent("auto", depth=args.auto_depth, name="auto")
         else:
             opponent = SearchAgent("auto", time=args.time, name="auto")
-        learned = learned_player(net, args.player, args.time, args.seed)
+        learned = learned_player(
+            net, args.player, seconds, args.seed, args.playout_mix, args.iterations
+        )
         result = play_match(game, [learned, opponent], games=args.games, seed=args.seed)
         print(result, flush=True)
         stats = result.agents[0]
@@ -56,7 +70,7 @@ def main() -> int:
             verdict = f"target {target:.2f}: {'met' if ok else 'not met'}"
         print(
             f"net ({args.player}) vs {name}: {stats.score_rate:.3f} [{lo:.3f}, {hi:.3f}] over "
-            f"{stats.games} games at {args.time} s a move ({verdict})",
+            f"{stats.games} games at {budget} a move, playout mix {args.playout_mix} ({verdict})",
             flush=True,
         )
     return 0 if met else 1

@@ -534,3 +534,19 @@ def test_gumbel_self_play_records_the_improved_policy():
     assert (again.policies == d.policies).all()
     with pytest.raises(ValueError, match="evaluator"):
         pv.selfplay(game, games=1, simulations=4, root="gumbel")
+
+
+def test_playout_mix_values_leaves_with_playouts_too():
+    # A net that values every position 0: alone it leaves every value 0; with playout_mix the
+    # playouts' results come in (win or loss, never all 0), and change where the search goes.
+    # Out-of-range mixes are refused.
+    state = pv.Fish().new_state(seed=3)
+    zero = uniform(2)
+    plain = search(state, "puct", evaluator=zero, iterations=64, seed=1)
+    half = search(state, "puct", evaluator=zero, iterations=64, seed=1, playout_mix=0.5)
+    assert plain.value == 0.0
+    assert half.value != 0.0 and abs(half.value) <= 0.5
+    assert list(half.visits) != list(plain.visits)
+    for bad in [-0.5, 1.5, float("nan")]:
+        with pytest.raises(ValueError, match="playout_mix"):
+            Searcher("puct", evaluator=zero, playout_mix=bad)

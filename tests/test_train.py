@@ -152,7 +152,24 @@ def test_bad_settings_are_refused_before_anything_runs(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["train", "--out", str(tmp_path), "--search-value-mix", "2"])
     assert "expected 0 to 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "--out", str(tmp_path), "--playout-mix", "0.5", "--player", "alphabeta"])
+    assert "only the PUCT players" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_the_learned_player_mixes_playouts_into_puct_only():
+    from pingvinas.train import learned_player
+
+    net = pv.evaluators.Net.random(pv.Fish(), [8], seed=0)
+    agent = learned_player(net, "puct-root", None, 0, playout_mix=0.5, iterations=8)
+    assert agent.searcher.options["playout_mix"] == 0.5
+    assert agent.searcher.options["root"] == "puct" and agent.searcher.options["batch_size"] == 1
+    assert agent.budget["iterations"] == 8
+    state = pv.Fish().new_state(seed=2)
+    assert agent.choose(state) in state.legal_moves()
+    with pytest.raises(ValueError, match="only the PUCT players"):
+        learned_player(net, "alphabeta", 0.01, 0, playout_mix=0.5)
 
 
 @needs_jax
@@ -171,3 +188,26 @@ def test_the_exported_net_computes_what_was_trained():
     )
     np.testing.assert_allclose(net_logits[data.mask], np.asarray(logits)[data.mask], atol=1e-4)
     np.testing.assert_allclose(net_values, np.asarray(values), atol=1e-5)
+
+
+def test_puct_backs_up_the_nets_value_for_the_player_who_moved():
+    # The net's values are per seat from the player to move; after one leaf PUCT's value of
+    # its move must be the net's value of the child position for the root's mover (a sign or
+    # seat slip here makes the search prefer what the net thinks loses).
+    game = pv.Fish()
+    net = pv.evaluators.Net.random(game, [32], seed=4)
+    checked = 0
+    for seed in range(12):
+        state = played(game, seed, 8 + 3 * seed)
+        if state.is_terminal():
+            continue
+        me = state.to_move
+        r = pv.search(state, "puct", evaluator=net, iterations=1, seed=1, knowledge=False)
+        child = state.clone()
+        child.play(int(r.action))
+        if child.is_terminal():
+            continue
+        _, values = net(child.observation_tensor()[None], child.legal_action_mask()[None])
+        assert r.value == pytest.approx(float(values[0][(me - child.to_move) % 2]), abs=1e-6)
+        checked += 1
+    assert checked >= 8

@@ -652,6 +652,7 @@ class Searcher:
         batch_size: int | None = None,
         dirichlet: tuple[float, float] | None = None,
         root: str = "puct",
+        playout_mix: float = 0.0,
     ) -> Searcher: ...
     def search(
         self,

@@ -429,10 +429,23 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     p.add_argument(
         "--player",
-        choices=["puct", "alphabeta", "mcts"],
+        choices=["puct", "puct-root", "alphabeta", "mcts"],
         default=d.player,
-        help=f"how the net plays in checks: Gumbel PUCT ({d.player}, the default), alpha-beta or "
-        "MCTS with the net's value",
+        help=f"how the net plays in checks: Gumbel PUCT ({d.player}, the default), PUCT with "
+        "PUCT at the root too, alpha-beta or MCTS with the net's value",
+    )
+    p.add_argument(
+        "--playout-mix",
+        type=float,
+        default=d.playout_mix,
+        help="PUCT players in checks: the share of a leaf's value taken from a playout "
+        f"(AlphaGo's lambda; {d.playout_mix})",
+    )
+    p.add_argument(
+        "--distill-steps",
+        type=int,
+        default=d.distill_steps,
+        help="updates on the distillation samples (default: --steps)",
     )
     p.add_argument("--progress", action="store_true", help="progress bars for self-play")
     p.add_argument("--quiet", action="store_true", help="no line a generation")

@@ -180,6 +180,7 @@ class _Options(TypedDict):
     batch_size: int
     dirichlet: Optional[tuple[float, float]]
     root: str
+    playout_mix: float
 
 
 class _Budget(TypedDict):
@@ -264,6 +265,9 @@ class Searcher:
         AlphaZero: Gumbel-top-k sampling of up to 16 moves and sequential halving over the
         iterations, mctx's settings; strong at a few iterations; the move played is the one
         it chooses, no Dirichlet noise). Below the root, PUCT either way.
+    :param playout_mix: PUCT: AlphaGo's lambda, the share of each leaf's value taken from a
+        playout of the game's playout policy (the rest from the evaluator): 0 (the default)
+        plays no playouts; a weak value net with a useful policy plays better with some.
     """
 
     def __init__(
@@ -287,6 +291,7 @@ class Searcher:
         batch_size: int = 16,
         dirichlet: Optional[tuple[float, float]] = None,
         root: str = "puct",
+        playout_mix: float = 0.0,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm = {algorithm!r}: expected one of {', '.join(ALGORITHMS)}")
@@ -307,6 +312,7 @@ class Searcher:
             batch_size=batch_size,
             dirichlet=dirichlet,
             root=root,
+            playout_mix=float(playout_mix),
         )
         self._core = _core.Searcher(algorithm, **self.options)
 
@@ -371,7 +377,7 @@ def search(
     :param seed: the search's seed (same seed, one thread, iteration budget: same result).
     :param options: further :class:`Searcher` settings (``exploration``, ``selection``,
         ``playout``, ``knowledge``, ``tt_mb``; for PUCT ``evaluator``, ``batch_size``,
-        ``dirichlet`` and ``root``).
+        ``dirichlet``, ``root`` and ``playout_mix``).
     :raises ValueError: for a finished game, a negative or absurd budget, or a bad option.
 
     >>> import pingvinas as pv

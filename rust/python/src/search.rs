@@ -430,7 +430,7 @@ impl PySearcher {
     }
 
     #[new]
-    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None, root = "puct"))]
+    #[pyo3(signature = (algorithm = "auto", *, threads = None, seed = None, exploration = None, selection = "uct", playout = "auto", knowledge = true, tt_mb = None, memory_mb = None, reuse = true, evaluator = None, batch_size = None, dirichlet = None, root = "puct", playout_mix = 0.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -447,8 +447,14 @@ impl PySearcher {
         batch_size: Option<&Bound<'_, PyAny>>,
         dirichlet: Option<&Bound<'_, PyAny>>,
         root: &str,
+        playout_mix: f64,
     ) -> PyResult<Self> {
         let defaults = Settings::default();
+        if !(0.0..=1.0).contains(&playout_mix) {
+            return Err(PyValueError::new_err(format!(
+                "playout_mix = {playout_mix}: expected a number from 0 to 1"
+            )));
+        }
         let algorithm = Algorithm::parse(algorithm).py()?;
         let given = evaluator.filter(|e| !e.is_none());
         let evaluator = match (algorithm, given) {
@@ -523,6 +529,7 @@ impl PySearcher {
                 batch_size,
                 dirichlet,
                 root,
+                playout_mix,
             },
             evaluator,
             net,
@@ -656,6 +663,7 @@ pub fn search_many<'py>(
         batch_size,
         dirichlet,
         root,
+        0.0,
     )?;
     let budget = default_budget(
         Choice::Mcts,

@@ -114,6 +114,8 @@ pub struct Settings {
     pub dirichlet: Option<(f64, f64)>,
     /// How PUCT picks the root's children.
     pub root: RootRule,
+    /// PUCT's share of a leaf's value taken from a playout ([`PuctConfig::playout_mix`]).
+    pub playout_mix: f64,
 }
 
 impl Default for Settings {
@@ -132,6 +134,7 @@ impl Default for Settings {
             batch_size: 16,
             dirichlet: None,
             root: RootRule::Puct,
+            playout_mix: 0.0,
         }
     }
 }
@@ -148,6 +151,7 @@ impl Settings {
             reuse: self.reuse,
             memory_mb: self.memory_mb,
             root: self.root,
+            playout_mix: self.playout_mix,
         }
     }
 

@@ -60,6 +60,10 @@ pub struct PuctConfig {
     pub memory_mb: usize,
     /// How the root picks its children.
     pub root: RootRule,
+    /// AlphaGo's lambda: a leaf's value is `(1 - playout_mix) * evaluator + playout_mix *
+    /// playout`, the playout being the game evaluation's ([`Evaluate::playout`]) from the leaf.
+    /// A weak value net with a good policy gains from it; 0 (the default) plays none.
+    pub playout_mix: f64,
 }
 
 /// How a PUCT search picks the root's children (below the root, PUCT always).
@@ -102,6 +106,7 @@ impl Default for PuctConfig {
             reuse: true,
             memory_mb: tree::DEFAULT_MEMORY_MB,
             root: RootRule::Puct,
+            playout_mix: 0.0,
         }
     }
 }
@@ -138,6 +143,12 @@ impl PuctConfig {
         let max = tree::MAX_MEMORY_MB;
         if !(1..=max).contains(&self.memory_mb) {
             return crate::error::invalid!("memory_mb = {}: expected 1 to {max}", self.memory_mb);
+        }
+        if !(0.0..=1.0).contains(&self.playout_mix) {
+            return crate::error::invalid!(
+                "playout_mix = {}: expected a number from 0 to 1",
+                self.playout_mix
+            );
         }
         if let RootRule::Gumbel(g) = self.root {
             g.check()?;
@@ -660,6 +671,13 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             let mut r: Returns = [0.0; MAX_PLAYERS];
             for (k, &x) in v.iter().enumerate() {
                 r[(p.to_move as usize + k) % n] = (x as f64).clamp(-1.0, 1.0);
+            }
+            let lambda = self.config.playout_mix;
+            if lambda > 0.0 {
+                let played = self.eval.playout(&*self.game, &p.state, &mut self.rng);
+                for (x, y) in r[..n].iter_mut().zip(&played[..n]) {
+                    *x = (1.0 - lambda) * *x + lambda * y.clamp(-1.0, 1.0);
+                }
             }
             let i = p.node as usize;
             if i == 0 {

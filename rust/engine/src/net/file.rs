@@ -46,8 +46,12 @@ pub fn format_of(bytes: &[u8]) -> Result<String> {
     })
 }
 
-/// Reads a file's bytes, refusing one larger than [`MAX_FILE_BYTES`]; errors name the file.
-fn read_file(path: &Path) -> Result<Vec<u8>> {
+/// Reads a net file's bytes, refusing one larger than [`MAX_FILE_BYTES`]; errors name the
+/// file.
+///
+/// # Errors
+/// `Error::Invalid` for a file that cannot be read or is too large.
+pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     let name = path.display().to_string();
     let size = std::fs::metadata(path)
         .map_err(|e| bad(&name, format!("cannot read the file ({e})")))?

@@ -273,14 +273,19 @@ impl Nnue {
         }
         let mut rng = Rng::new(seed);
         let n = fits.players;
-        // A state has about one active feature a cell: scale the accumulator as if it had
-        // one input a cell, not one a feature.
+        // A state has about one active feature a cell: scale the accumulator's weights as if
+        // it had one input a cell, not one a feature.
         let cells = fits.observation[1] * fits.observation[2];
-        let mut features = random_dense(&mut rng, cells, width);
-        features.inputs = Nnue::feature_count(&fits);
-        features.weight = (0..features.inputs * width)
-            .map(|_| ((rng.unit() * 2.0 - 1.0) * (6.0 / cells.max(1) as f64).sqrt()) as f32)
-            .collect();
+        let scale = (6.0 / cells.max(1) as f64).sqrt();
+        let count = Nnue::feature_count(&fits);
+        let features = Dense {
+            inputs: count,
+            outputs: width,
+            weight: (0..count * width)
+                .map(|_| ((rng.unit() * 2.0 - 1.0) * scale) as f32)
+                .collect(),
+            bias: vec![0.0; width],
+        };
         let mut inputs = n * width + n;
         let mut dense = Vec::new();
         for &w in hidden {

@@ -12,7 +12,7 @@
 //! children of the same position.
 //! `cargo run --release -p pingvinas-engine --example net_speed [widths, e.g. 64,64] [seconds]
 //! [--only PART] [--iterations N]`: `--only` runs one part (`value`, `policy`, `puct` or
-//! `puct1`/`puct16`, `nnue`, `threads`), `--iterations` gives PUCT a fixed number of iterations instead of `seconds`, so
+//! `puct1`/`puct16`, `nnue` or `nnue-refresh`/`nnue-update`, `threads`), `--iterations` gives PUCT a fixed number of iterations instead of `seconds`, so
 //! that an instruction count (`valgrind --tool=cachegrind`) compares two builds on a busy
 //! machine.
 
@@ -98,8 +98,14 @@ fn main() {
         );
     }
 
-    if part("nnue") {
-        nnue_speed(&game, &s, n);
+    if part("nnue") || part("nnue-refresh") || part("nnue-update") {
+        nnue_speed(
+            &game,
+            &s,
+            n,
+            part("nnue") || part("nnue-refresh"),
+            part("nnue") || part("nnue-update"),
+        );
     }
 
     for batch in [1, 16]
@@ -208,7 +214,7 @@ fn main() {
 
 /// The NNUE net's cost a position: refreshed from the features, and updated from the parent's
 /// accumulators, over the children of `s` (each evaluated by its value head).
-fn nnue_speed<G: CellFeatures>(game: &G, s: &G::State, n: usize) {
+fn nnue_speed<G: CellFeatures>(game: &G, s: &G::State, n: usize, refresh: bool, update: bool) {
     let net = Nnue::random(Fits::of(game, "fish"), 64, &[32, 32], 1).unwrap();
     let mut actions = ActionList::new();
     game.legal_actions(s, &mut actions);
@@ -224,7 +230,7 @@ fn nnue_speed<G: CellFeatures>(game: &G, s: &G::State, n: usize) {
     let rounds = n.div_ceil(children.len());
     let t = Instant::now();
     let mut sum = 0.0;
-    for _ in 0..rounds {
+    for _ in 0..rounds * refresh as usize {
         for c in &children {
             sum += Evaluate::evaluate(&net, game, c)[0];
         }
@@ -239,7 +245,7 @@ fn nnue_speed<G: CellFeatures>(game: &G, s: &G::State, n: usize) {
     );
     let t = Instant::now();
     let mut sum2 = 0.0;
-    for _ in 0..rounds {
+    for _ in 0..rounds * update as usize {
         for c in &children {
             net.update(game, s, &parent, c, &mut child);
             let p = game.to_move(c).unwrap_or(0);

@@ -40,6 +40,8 @@ __all__ = [
     "MarathonPiece",
     "marathon_random_playouts",
     "Net",
+    "NnueNet",
+    "load_net",
     "Symmetry",
     "Searcher",
     "AgentSpec",
@@ -222,6 +224,60 @@ class Net:
         self, observations: npt.NDArray[np.float32], legal_mask: npt.NDArray[np.bool_]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
     def __reduce__(self) -> tuple[Callable[[bytes], Net], tuple[bytes]]: ...
+
+@final
+class NnueNet:
+    """An evaluation-only network for alpha-beta in the manner of Stockfish's NNUE
+    (architecture ``pingvinas-nnue`` 1, Fish only): per-player accumulators over 0/1 cell
+    features (a floe of 1, 2 or 3 fish, a penguin of each seat, from that player's view), then
+    dense ReLU layers and a ``tanh`` value per seat, stored as a ``safetensors`` file like
+    :class:`Net`. A move changes a few features, so an accumulator can be updated from its
+    parent's; the searches that take one (``alphabeta``, ``mcts``, ``auto``, as
+    ``evaluator=``) sum it afresh at each leaf. Not an evaluator for ``puct`` (no policy).
+    """
+
+    @staticmethod
+    def load(path: str | PathLike[str]) -> NnueNet:
+        """Reads a net; ``ValueError`` says what is wrong with a file that is not one (a
+        :class:`Net`'s file included)."""
+    @staticmethod
+    def from_bytes(data: bytes) -> NnueNet: ...
+    @staticmethod
+    def random(
+        game: Fish, width: int = 64, hidden: Sequence[int] = ..., *, seed: int | None = None
+    ) -> NnueNet:
+        """A net for ``game`` with seeded random weights, accumulators of ``width`` and dense
+        layers of the widths ``hidden`` (default ``[32, 32]``)."""
+    @staticmethod
+    def from_arrays(
+        game: Fish,
+        features: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+        dense: Sequence[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]],
+        value: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+    ) -> NnueNet:
+        """A net from its layers, ``(weight, bias)`` float32 pairs, ``weight`` of shape
+        ``(outputs, inputs)``: ``features`` ``(width, (3 + players) * cells)``, the ``dense``
+        layers (the first takes ``players * width + players`` inputs), the ``value`` head."""
+    def arrays(self) -> dict[str, Any]:
+        """The layers as :meth:`from_arrays` takes them: ``features``, ``dense``, ``value``."""
+    def save(self, path: str | PathLike[str]) -> None: ...
+    def to_bytes(self) -> bytes: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def observation_shape(self) -> tuple[int, int, int]: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def hidden(self) -> list[int]: ...
+    def value(self, state: FishState) -> list[float]:
+        """The net's value of ``state`` for each player, player 0 first."""
+    def __reduce__(self) -> tuple[Callable[[bytes], NnueNet], tuple[bytes]]: ...
+
+def load_net(path: str | PathLike[str]) -> Net | NnueNet:
+    """Reads a net file of either kind, as its header's ``format`` says."""
 
 @final
 class Symmetry:
@@ -648,7 +704,7 @@ class Searcher:
         tt_mb: int | None = None,
         memory_mb: int | None = None,
         reuse: bool = True,
-        evaluator: _Evaluator | None = None,
+        evaluator: _Evaluator | NnueNet | None = None,
         batch_size: int | None = None,
         dirichlet: tuple[float, float] | None = None,
         root: str = "puct",

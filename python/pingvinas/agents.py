@@ -21,7 +21,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Callable, Optional, TypedDict, Union
 
-from ._core import AgentSpec, Net
+from ._core import AgentSpec, load_net
 from .games import Move, State
 from .searcher import Searcher, SearchResult
 
@@ -217,10 +217,12 @@ def spec_options(spec: AgentSpec) -> dict[str, Any]:
     """The :class:`~pingvinas.searcher.Searcher` settings that an agent spec's net brings, empty
     without one: the net, read from its file here, once for the agent and its copies
     (``ValueError`` naming the file when it cannot be read), and for ``"net:PATH"`` PUCT's
-    Gumbel root. A net made for another game is refused by the first search."""
+    Gumbel root. The file may hold a ``Net`` or, for ``"alphabeta+net:PATH"`` and the other
+    non-PUCT specs, an ``NnueNet``. A net made for another game is refused by the first
+    search."""
     if spec.net is None:
         return {}
-    options: dict[str, Any] = {"evaluator": Net.load(spec.net)}
+    options: dict[str, Any] = {"evaluator": load_net(spec.net)}
     if spec.algorithm == "puct":
         options["root"] = "gumbel"
     return options

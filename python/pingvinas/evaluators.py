@@ -25,7 +25,9 @@ The protocol (what the search passes and expects):
 A net that pingvinas evaluates itself, with no Python per leaf: :func:`native` loads one
 (a :class:`~pingvinas._core.Net` from a ``safetensors`` file; ``Net.random(game, [64, 64])``
 makes one). It is called like any evaluator, and a search or self-play given one runs it in Rust
-with the GIL released.
+with the GIL released. :func:`native` also reads an :class:`~pingvinas._core.NnueNet`, an
+evaluation-only net for alpha-beta (``NnueNet.random(game)`` makes one): ``pv.search(state,
+"alphabeta", evaluator=net)`` takes its values as the position estimate.
 
 The adapters, each an optional extra:
 
@@ -54,7 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._args import is_int
-from ._core import Net
+from ._core import Net, NnueNet, load_net
 from .distributed import PerWorker, shared_evaluator
 from .games import Game
 from .searcher import Evaluator
@@ -62,6 +64,7 @@ from .searcher import Evaluator
 __all__ = [
     "Evaluator",
     "Net",
+    "NnueNet",
     "OnnxEvaluator",
     "PerWorker",
     "TorchEvaluator",
@@ -174,9 +177,11 @@ class UniformEvaluator:
         return f"evaluators.uniform({self.facts.name})"
 
 
-def native(path: Union[str, os.PathLike[str]]) -> Net:
-    """The net in the ``safetensors`` file at ``path``, evaluated by the engine (see
-    :class:`~pingvinas._core.Net`).
+def native(path: Union[str, os.PathLike[str]]) -> Union[Net, NnueNet]:
+    """The net in the ``safetensors`` file at ``path``, evaluated by the engine: a
+    :class:`~pingvinas._core.Net` (policy and value, for every search) or an
+    :class:`~pingvinas._core.NnueNet` (value only, for alpha-beta, MCTS and ``auto``), as the
+    file's header says.
 
     >>> import pingvinas as pv
     >>> net = pv.evaluators.Net.random(pv.Fish(), [32], seed=1)
@@ -184,7 +189,7 @@ def native(path: Union[str, os.PathLike[str]]) -> Net:
     >>> pv.search(state, "puct", evaluator=net, iterations=16).move in state.legal_moves()
     True
     """
-    return Net.load(path)
+    return load_net(path)
 
 
 def uniform(game: Game) -> UniformEvaluator:

@@ -44,12 +44,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, TypedDict, cast
+from typing import Any, Callable, Optional, TypedDict, Union, cast
 
 import numpy as np
 
 import pingvinas._core as _core
-from pingvinas._core import FishMove, FishState
+from pingvinas._core import FishMove, FishState, NnueNet
 
 from ._args import is_int, is_number
 from .games import Move, State
@@ -176,7 +176,7 @@ class _Options(TypedDict):
     tt_mb: int
     memory_mb: int
     reuse: bool
-    evaluator: Optional[Evaluator]
+    evaluator: Optional[Union[Evaluator, NnueNet]]
     batch_size: int
     dirichlet: Optional[tuple[float, float]]
     root: str
@@ -256,8 +256,9 @@ class Searcher:
     :param evaluator: required by ``algorithm="puct"``: the evaluator
         ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module docs; a
         :class:`~pingvinas.evaluators.Net` runs in Rust). The other algorithms take a ``Net``
-        only, as their estimate of positions: alpha-beta's leaves, and MCTS's with
-        ``playout="evaluate"`` (the game's exact endgame values and move ordering stay).
+        or an :class:`~pingvinas.evaluators.NnueNet` only, as their estimate of positions:
+        alpha-beta's leaves, and MCTS's with ``playout="evaluate"`` (the game's exact endgame
+        values and move ordering stay).
     :param batch_size: PUCT: the most leaves sent to the evaluator in one call.
     :param dirichlet: PUCT: ``(alpha, fraction)`` of Dirichlet noise mixed into the root's
         priors (for self-play), or ``None``.
@@ -287,7 +288,7 @@ class Searcher:
         tt_mb: int = 64,
         memory_mb: int = 1024,
         reuse: bool = True,
-        evaluator: Optional[Evaluator] = None,
+        evaluator: Optional[Union[Evaluator, NnueNet]] = None,
         batch_size: int = 16,
         dirichlet: Optional[tuple[float, float]] = None,
         root: str = "puct",

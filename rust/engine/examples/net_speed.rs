@@ -6,7 +6,15 @@
 //! thread's time that a [`SharedTree`] spends under its lock (selection and backup), timed in
 //! the worker's steps, and the speed-up on 2 threads that share allows (Amdahl's law): a
 //! figure that a busy machine changes little, unlike the ratio.
-//! `cargo run --release -p pingvinas-engine --example net_speed [widths, e.g. 64,64] [seconds]`
+//! Then the NNUE-style evaluation net ([`Nnue`], accumulator width 64, dense 32, 32): a
+//! position's value with the accumulators refreshed from its features (what alpha-beta's leaves
+//! cost today), and with them updated from the parent's (the incremental path), over the
+//! children of the same position.
+//! `cargo run --release -p pingvinas-engine --example net_speed [widths, e.g. 64,64] [seconds]
+//! [--only PART] [--iterations N]`: `--only` runs one part (`value`, `policy`, `puct` or
+//! `puct1`/`puct16`, `nnue` or `nnue-refresh`/`nnue-update`, `threads`), `--iterations` gives PUCT a fixed number of iterations instead of `seconds`, so
+//! that an instruction count (`valgrind --tool=cachegrind`) compares two builds on a busy
+//! machine.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,23 +22,35 @@ use std::time::{Duration, Instant};
 use pingvinas_engine::fish::{Board, FishGame, Phase, Rules};
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::io::GameIo;
-use pingvinas_engine::net::{Fits, Mlp};
+use pingvinas_engine::net::{Accumulator, CellFeatures, Fits, Mlp, Nnue};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::forest::{drive_parallel, SharedTree};
 use pingvinas_engine::search::puct::{run, Batch, BatchEvaluator, Forest, PuctConfig, PuctTree};
 use pingvinas_engine::search::{Budget, Evaluate, NoEval, StopFlag};
 
 fn main() {
-    let widths: Vec<usize> = std::env::args()
-        .nth(1)
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut flag = |name: &str| {
+        let at = args.iter().position(|a| a == name)?;
+        let value = args.get(at + 1).cloned().expect("a value after the flag");
+        args.drain(at..at + 2);
+        Some(value)
+    };
+    let only = flag("--only");
+    let iterations: Option<u64> = flag("--iterations").map(|n| n.parse().expect("a count"));
+    let part = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    let widths: Vec<usize> = args
+        .first()
+        .cloned()
         .unwrap_or_else(|| "64,64".into())
         .split(',')
         .map(|w| w.parse().expect("a width"))
         .collect();
-    let secs: f64 = std::env::args()
-        .nth(2)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
+    let secs: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let budget = |secs: f64| match iterations {
+        Some(n) => Budget::iterations(n),
+        None => Budget::time(secs),
+    };
     let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(7));
     let mut s = game.initial_state();
     let mut rng = Rng::new(7);
@@ -47,15 +67,17 @@ fn main() {
     );
 
     let n = 20_000;
-    let t = Instant::now();
-    let mut sum = 0.0;
-    for _ in 0..n {
-        sum += Evaluate::evaluate(&net, &game, &s)[0];
+    if part("value") {
+        let t = Instant::now();
+        let mut sum = 0.0;
+        for _ in 0..n {
+            sum += Evaluate::evaluate(&net, &game, &s)[0];
+        }
+        println!(
+            "value only (observation written each time): {:.2} us a position  ({sum:.1})",
+            t.elapsed().as_secs_f64() * 1e6 / n as f64
+        );
     }
-    println!(
-        "value only (observation written each time): {:.2} us a position  ({sum:.1})",
-        t.elapsed().as_secs_f64() * 1e6 / n as f64
-    );
 
     let mut obs = vec![0.0; game.observation_len()];
     game.write_observation(&s, 0, &mut obs);
@@ -64,17 +86,32 @@ fn main() {
         .map(|a| actions.contains(&a))
         .collect();
     let (mut policy, mut values) = (vec![0.0; game.num_actions()], vec![0.0; 2]);
-    let t = Instant::now();
-    for _ in 0..n {
-        net.forward(&obs, Some(&mask), &mut policy, &mut values);
+    if part("policy") {
+        let t = Instant::now();
+        for _ in 0..n {
+            net.forward(&obs, Some(&mask), &mut policy, &mut values);
+        }
+        println!(
+            "policy ({} legal actions) and value: {:.2} us a position",
+            actions.len(),
+            t.elapsed().as_secs_f64() * 1e6 / n as f64
+        );
     }
-    println!(
-        "policy ({} legal actions) and value: {:.2} us a position",
-        actions.len(),
-        t.elapsed().as_secs_f64() * 1e6 / n as f64
-    );
 
-    for batch in [1, 16] {
+    if part("nnue") || part("nnue-refresh") || part("nnue-update") {
+        nnue_speed(
+            &game,
+            &s,
+            n,
+            part("nnue") || part("nnue-refresh"),
+            part("nnue") || part("nnue-update"),
+        );
+    }
+
+    for batch in [1, 16]
+        .into_iter()
+        .filter(|b| part("puct") || part(&format!("puct{b}")))
+    {
         let tree = PuctTree::new(
             Arc::new(game.clone()),
             Arc::new(NoEval),
@@ -85,20 +122,16 @@ fn main() {
             1,
         );
         let mut forest = Forest::new(vec![tree]).unwrap();
-        let r = run(
-            &mut forest,
-            &[s],
-            &Budget::time(secs),
-            StopFlag::new(),
-            &mut &net,
-        )
-        .unwrap();
+        let r = run(&mut forest, &[s], &budget(secs), StopFlag::new(), &mut &net).unwrap();
         println!(
             "PUCT with the native net, batch {batch}: {:.0} iterations/s",
             r[0].iterations as f64 / r[0].elapsed.as_secs_f64()
         );
     }
 
+    if !part("threads") {
+        return;
+    }
     // One tree, 1 thread against 2 threads sharing it, in turns.
     let rate = |threads: usize| {
         let tree = PuctTree::new(
@@ -176,5 +209,55 @@ fn main() {
         "  under the tree's lock: {:.1}% of one thread's time; at most x{:.2} on 2 threads",
         100.0 * f,
         1.0 / (f + (1.0 - f) / 2.0)
+    );
+}
+
+/// The NNUE net's cost a position: refreshed from the features, and updated from the parent's
+/// accumulators, over the children of `s` (each evaluated by its value head).
+fn nnue_speed<G: CellFeatures>(game: &G, s: &G::State, n: usize, refresh: bool, update: bool) {
+    let net = Nnue::random(Fits::of(game, "fish"), 64, &[32, 32], 1).unwrap();
+    let mut actions = ActionList::new();
+    game.legal_actions(s, &mut actions);
+    let children: Vec<G::State> = actions
+        .iter()
+        .map(|&a| {
+            let mut c = *s;
+            game.apply(&mut c, a);
+            c
+        })
+        .collect();
+    let players = game.num_players();
+    let rounds = n.div_ceil(children.len());
+    let t = Instant::now();
+    let mut sum = 0.0;
+    for _ in 0..rounds * refresh as usize {
+        for c in &children {
+            sum += Evaluate::evaluate(&net, game, c)[0];
+        }
+    }
+    let refresh = t.elapsed().as_secs_f64() * 1e6 / (rounds * children.len()) as f64;
+    let mut parent = Accumulator::default();
+    net.refresh(game, s, &mut parent);
+    let (mut child, mut scores, mut values) = (
+        Accumulator::default(),
+        vec![0.0f32; players],
+        vec![0.0f32; players],
+    );
+    let t = Instant::now();
+    let mut sum2 = 0.0;
+    for _ in 0..rounds * update as usize {
+        for c in &children {
+            net.update(game, s, &parent, c, &mut child);
+            let p = game.to_move(c).unwrap_or(0);
+            game.write_scores(c, p, &mut scores);
+            net.evaluate_accumulator(&child, p, &scores, &mut values);
+            sum2 += values[0] as f64;
+        }
+    }
+    let update = t.elapsed().as_secs_f64() * 1e6 / (rounds * children.len()) as f64;
+    println!(
+        "NNUE (accumulator 64 a player, dense 32,32), value of each of {} children: {refresh:.2} \
+         us refreshed, {update:.2} us updated from the parent's  ({sum:.1}, {sum2:.1})",
+        children.len()
     );
 }

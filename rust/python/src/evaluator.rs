@@ -18,6 +18,13 @@ use crate::errors::internal;
 
 /// A checked evaluator argument: a callable.
 pub fn check_evaluator(evaluator: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    if evaluator.cast::<crate::net::PyNnueNet>().is_ok() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "an NnueNet is an evaluation-only net (values, no policy): algorithm = \"puct\" \
+             needs a policy-and-value evaluator such as a Net; use the NnueNet with alphabeta, \
+             mcts or auto",
+        ));
+    }
     if !evaluator.is_callable() {
         return Err(PyTypeError::new_err(format!(
             "evaluator must be a callable fn(observations, legal_mask) -> (policy_logits, values), \

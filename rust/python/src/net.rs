@@ -10,9 +10,9 @@ use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArrayDyn,
     PyUntypedArrayMethods,
 };
-use pingvinas_engine::net::{Dense, Fits, Mlp};
+use pingvinas_engine::net::{Dense, Fits, Mlp, Nnue};
 use pingvinas_engine::search::forest::{drive_parallel, Stepped};
-use pingvinas_engine::{with_game, Game};
+use pingvinas_engine::{with_game, with_game_state, Game};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -83,25 +83,16 @@ impl PyNet {
     ) -> PyResult<PyNet> {
         let sample = crate::games::source_of(game)?.sample();
         let fits = with_game!(&sample, |g| Fits::of(&**g, sample.name()));
-        // Any memory layout (a transposed flax kernel, a slice): the values in logical order.
-        let dense = |name: &str, (w, b): &Layer<'_>| {
-            let values = |a: numpy::ndarray::ArrayViewD<'_, f32>| a.iter().copied().collect();
-            let (weight, bias) = (
-                values(w.as_array().into_dyn()),
-                values(b.as_array().into_dyn()),
-            );
-            Dense::new(name, w.shape(), weight, bias).py()
-        };
         let trunk = trunk
             .iter()
             .enumerate()
-            .map(|(k, l)| dense(&format!("trunk.{k}"), l))
+            .map(|(k, l)| dense_of(&format!("trunk.{k}"), l))
             .collect::<PyResult<Vec<_>>>()?;
         let mlp = Mlp::from_layers(
             fits,
             trunk,
-            dense("policy", &policy)?,
-            dense("value", &value)?,
+            dense_of("policy", &policy)?,
+            dense_of("value", &value)?,
         )
         .py()?;
         Ok(PyNet { mlp: Arc::new(mlp) })
@@ -110,10 +101,7 @@ impl PyNet {
     /// The layers as :meth:`from_arrays` takes them: ``{"trunk": [(weight, bias), ...],
     /// "policy": (weight, bias), "value": (weight, bias)}``, float32 arrays.
     fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let pair = |l: &Dense| -> PyResult<(Rows<'py>, Bound<'py, PyArray1<f32>>)> {
-            let w = PyArray1::from_slice(py, &l.weight).reshape([l.outputs, l.inputs])?;
-            Ok((w, PyArray1::from_slice(py, &l.bias)))
-        };
+        let pair = |l: &Dense| pair(py, l);
         let (trunk, policy, value) = self.mlp.layers();
         let out = PyDict::new(py);
         out.set_item(
@@ -288,6 +276,264 @@ pub fn drive_parts<G: Game, W: Stepped<G> + Send>(
     Ok(())
 }
 
+/// A net that gives alpha-beta, MCTS and `auto` their position estimates.
+#[derive(Clone)]
+pub enum Estimate {
+    /// A policy-and-value net's value head.
+    Mlp(Arc<Mlp>),
+    /// An evaluation-only NNUE net.
+    Nnue(Arc<Nnue>),
+}
+
+/// The net `evaluator` holds, if it is a `Net` or an `NnueNet`.
+pub fn estimate_of(evaluator: &Bound<'_, PyAny>) -> Option<Estimate> {
+    if let Ok(net) = evaluator.cast::<PyNet>() {
+        return Some(Estimate::Mlp(net.get().mlp.clone()));
+    }
+    evaluator
+        .cast::<PyNnueNet>()
+        .ok()
+        .map(|n| Estimate::Nnue(n.get().nnue.clone()))
+}
+
+/// A dense layer from a Python `(weight, bias)` pair, in any memory layout (a transposed flax
+/// kernel, a slice): the values in logical order.
+fn dense_of(name: &str, (w, b): &Layer<'_>) -> PyResult<Dense> {
+    let values = |a: numpy::ndarray::ArrayViewD<'_, f32>| a.iter().copied().collect();
+    let (weight, bias) = (
+        values(w.as_array().into_dyn()),
+        values(b.as_array().into_dyn()),
+    );
+    Dense::new(name, w.shape(), weight, bias).py()
+}
+
+/// A layer as a Python `(weight, bias)` pair of float32 arrays.
+fn pair<'py>(py: Python<'py>, l: &Dense) -> PyResult<(Rows<'py>, Bound<'py, PyArray1<f32>>)> {
+    let w = PyArray1::from_slice(py, &l.weight).reshape([l.outputs, l.inputs])?;
+    Ok((w, PyArray1::from_slice(py, &l.bias)))
+}
+
+/// An evaluation-only network for alpha-beta in the manner of Stockfish's NNUE (architecture
+/// ``pingvinas-nnue`` 1): per-player accumulators over 0/1 cell features (a floe of 1, 2 or 3
+/// fish, a penguin of each seat, from that player's view), then dense ReLU layers and a
+/// ``tanh`` value per seat. A move changes a few features, so an accumulator can be updated
+/// from its parent's; searches given one (``alphabeta``, ``mcts``, ``auto``) sum it afresh at
+/// each leaf. Fish only; stored as a ``safetensors`` file like :class:`Net`.
+#[pyclass(module = "pingvinas._core", name = "NnueNet", frozen)]
+pub struct PyNnueNet {
+    pub(crate) nnue: Arc<Nnue>,
+}
+
+#[pymethods]
+impl PyNnueNet {
+    /// Reads a net from a ``safetensors`` file; ``ValueError`` says what is wrong with a file
+    /// that is not one (a :class:`Net`'s file included).
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyNnueNet> {
+        let nnue = py.detach(|| Nnue::load(&path)).py()?;
+        Ok(PyNnueNet {
+            nnue: Arc::new(nnue),
+        })
+    }
+
+    /// Reads a net from the bytes of a ``safetensors`` file.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyNnueNet> {
+        let nnue = py.detach(|| Nnue::from_bytes(data)).py()?;
+        Ok(PyNnueNet {
+            nnue: Arc::new(nnue),
+        })
+    }
+
+    /// A net for ``game`` (a ``Fish``) with random weights (He initialisation, from
+    /// ``seed``), accumulators of ``width`` a player and dense layers of the widths ``hidden``.
+    #[staticmethod]
+    #[pyo3(signature = (game, width = 64, hidden = vec![32, 32], *, seed = None))]
+    fn random(
+        game: &Bound<'_, PyAny>,
+        width: usize,
+        hidden: Vec<usize>,
+        seed: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyNnueNet> {
+        let seed = match seed {
+            Some(s) if !s.is_none() => crate::args::seed(s)?,
+            _ => 0,
+        };
+        let fits = fish_fits(game)?;
+        let nnue = Nnue::random(fits, width, &hidden, seed).py()?;
+        Ok(PyNnueNet {
+            nnue: Arc::new(nnue),
+        })
+    }
+
+    /// A net for ``game`` from its layers, each a ``(weight, bias)`` pair of float32 arrays,
+    /// ``weight`` of shape ``(outputs, inputs)``: ``features`` (``(width, features)``), the
+    /// ``dense`` layers (one or more, each followed by a ReLU; the first takes ``players *
+    /// width + players`` inputs) and the ``value`` head (``players`` outputs).
+    #[staticmethod]
+    fn from_arrays(
+        game: &Bound<'_, PyAny>,
+        features: Layer<'_>,
+        dense: Vec<Layer<'_>>,
+        value: Layer<'_>,
+    ) -> PyResult<PyNnueNet> {
+        let fits = fish_fits(game)?;
+        let dense = dense
+            .iter()
+            .enumerate()
+            .map(|(k, l)| dense_of(&format!("dense.{k}"), l))
+            .collect::<PyResult<Vec<_>>>()?;
+        let nnue = Nnue::from_layers(
+            fits,
+            dense_of("features", &features)?,
+            dense,
+            dense_of("value", &value)?,
+        )
+        .py()?;
+        Ok(PyNnueNet {
+            nnue: Arc::new(nnue),
+        })
+    }
+
+    /// The layers as :meth:`from_arrays` takes them: ``{"features": (weight, bias), "dense":
+    /// [(weight, bias), ...], "value": (weight, bias)}``, float32 arrays.
+    fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (features, dense, value) = self.nnue.layers();
+        let out = PyDict::new(py);
+        out.set_item("features", pair(py, &features)?)?;
+        out.set_item(
+            "dense",
+            dense
+                .iter()
+                .map(|l| pair(py, l))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?;
+        out.set_item("value", pair(py, value)?)?;
+        Ok(out)
+    }
+
+    /// Writes the net to a ``safetensors`` file.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let bytes = self.nnue.to_bytes().py()?;
+        py.detach(|| std::fs::write(&path, bytes)).map_err(|e| {
+            PyValueError::new_err(format!("{}: cannot write the net ({e})", path.display()))
+        })
+    }
+
+    /// The bytes of a ``safetensors`` file holding the net.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.nnue.to_bytes().py()?))
+    }
+
+    /// The game the net was made for (``"fish"``).
+    #[getter]
+    fn game(&self) -> String {
+        self.nnue.fits().game.clone()
+    }
+
+    /// The observation shape of the game it was made for, ``(planes, rows, cols)``.
+    #[getter]
+    fn observation_shape(&self) -> (usize, usize, usize) {
+        let [p, r, c] = self.nnue.fits().observation;
+        (p, r, c)
+    }
+
+    /// The players its value head has.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.nnue.fits().players
+    }
+
+    /// The width of each player's accumulator.
+    #[getter]
+    fn width(&self) -> usize {
+        self.nnue.width()
+    }
+
+    /// The widths of its dense layers.
+    #[getter]
+    fn hidden(&self) -> Vec<usize> {
+        self.nnue.hidden()
+    }
+
+    /// The net's value of ``state`` for each player (player 0 first), each in ``[-1, 1]``:
+    /// what a search given the net uses at a leaf. ``ValueError`` for a state of a game the
+    /// net was not made for.
+    fn value(&self, state: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+        let Some((game, s)) = crate::games::state_of(state) else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "expected a FishState, got {}",
+                state.get_type().name()?
+            )));
+        };
+        with_game_state!(
+            &game,
+            &s,
+            |g, s| {
+                self.nnue.check(&**g).py()?;
+                let n = g.num_players();
+                Ok(self.nnue.values(&**g, s)[..n].to_vec())
+            },
+            Err(PyValueError::new_err("a Fish state of another board"))
+        )
+    }
+
+    /// Pickles as the bytes of its file.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let bytes = PyBytes::new(slf.py(), &slf.get().nnue.to_bytes().py()?);
+        Ok((slf.get_type().getattr("from_bytes")?, (bytes,)))
+    }
+
+    fn __repr__(&self) -> String {
+        let f = self.nnue.fits();
+        format!(
+            "<NnueNet {} {:?}, accumulator {}, dense {:?}, {} players>",
+            f.game,
+            f.observation,
+            self.nnue.width(),
+            self.nnue.hidden(),
+            f.players
+        )
+    }
+}
+
+/// The sizes of `game`, which must have cell features (a Fish board).
+fn fish_fits(game: &Bound<'_, PyAny>) -> PyResult<Fits> {
+    let sample = crate::games::source_of(game)?.sample();
+    with_game!(&sample, |g| {
+        if !pingvinas_engine::net::CellFeatures::has_cell_features(&**g) {
+            return Err(PyValueError::new_err(
+                "an NnueNet reads Fish boards; Marathon has no cell features for it yet",
+            ));
+        }
+        Ok(Fits::of(&**g, sample.name()))
+    })
+}
+
+/// Reads a ``safetensors`` net file of either kind, as its header's ``format`` says: a
+/// :class:`Net` (``pingvinas-mlp``) or an :class:`NnueNet` (``pingvinas-nnue``).
+#[pyfunction]
+fn load_net(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
+    let name = path.display().to_string();
+    let bytes = py
+        .detach(|| pingvinas_engine::net::file::read_file(&path))
+        .py()?;
+    let format = pingvinas_engine::net::file::format_of(&bytes)
+        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
+    let with_name = |e: PyErr| PyValueError::new_err(format!("{name}: {}", e.value(py)));
+    if format == pingvinas_engine::net::file::NNUE_FORMAT {
+        let net = PyNnueNet::from_bytes(py, &bytes).map_err(with_name)?;
+        Ok(Py::new(py, net)?.into_any())
+    } else {
+        let net = PyNet::from_bytes(py, &bytes).map_err(with_name)?;
+        Ok(Py::new(py, net)?.into_any())
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyNet>()
+    m.add_class::<PyNet>()?;
+    m.add_class::<PyNnueNet>()?;
+    m.add_function(wrap_pyfunction!(load_net, m)?)
 }

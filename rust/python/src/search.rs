@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, TryLockError};
 use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::any::cached_eval;
 use pingvinas_engine::fish::solver as fish_solver;
-use pingvinas_engine::net::{Mlp, WithNet};
+use pingvinas_engine::net::{CellFeatures, WithNet};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::forest::SharedTree;
@@ -157,7 +157,7 @@ pub struct PySearcher {
     /// PUCT's evaluator.
     evaluator: Option<Py<PyAny>>,
     /// The other algorithms' net: their position estimates (`WithNet`).
-    net: Option<Arc<Mlp>>,
+    net: Option<crate::net::Estimate>,
     inner: Mutex<Inner>,
     stop: StopFlag,
 }
@@ -344,7 +344,7 @@ impl PySearcher {
         result_tuple(py, &*game, &state, &results[0], "puct", improved)
     }
 
-    fn run<'py, G: Concrete + Bind>(
+    fn run<'py, G: Concrete + Bind + CellFeatures>(
         &self,
         py: Python<'py>,
         game: Arc<G>,
@@ -354,13 +354,23 @@ impl PySearcher {
     where
         G::State: Send,
     {
+        use crate::net::Estimate;
         if self.options.algorithm == Algorithm::Puct {
             return self.run_puct(py, game, state, budget);
         }
         match &self.net {
             None => self.run_with(py, game, state, budget, eval_for),
-            Some(net) => {
+            Some(Estimate::Mlp(net)) => {
                 net.fits().check(&*game).py()?;
+                self.run_with(py, game, state, budget, |options, game| {
+                    Arc::new(WithNet {
+                        base: eval_for(options, game),
+                        net: net.clone(),
+                    })
+                })
+            }
+            Some(Estimate::Nnue(net)) => {
+                net.check(&*game).py()?;
                 self.run_with(py, game, state, budget, |options, game| {
                     Arc::new(WithNet {
                         base: eval_for(options, game),
@@ -465,10 +475,10 @@ impl PySearcher {
                      legal_mask) -> (policy_logits, values)",
                 ))
             }
-            (_, Some(e)) if e.cast::<crate::net::PyNet>().is_err() => {
+            (_, Some(e)) if crate::net::estimate_of(e).is_none() => {
                 return Err(PyValueError::new_err(format!(
-                    "algorithm = {:?} takes only a pingvinas Net as its evaluator (its position \
-                     estimates); a Python evaluator is used by algorithm = \"puct\"",
+                    "algorithm = {:?} takes only a pingvinas Net or NnueNet as its evaluator (its \
+                     position estimates); a Python evaluator is used by algorithm = \"puct\"",
                     algorithm.name()
                 )))
             }
@@ -476,10 +486,7 @@ impl PySearcher {
         };
         let net = match (algorithm, given) {
             (Algorithm::Puct, _) | (_, None) => None,
-            (_, Some(e)) => e
-                .cast::<crate::net::PyNet>()
-                .ok()
-                .map(|n| n.get().mlp.clone()),
+            (_, Some(e)) => crate::net::estimate_of(e),
         };
         let batch_size = match batch_size {
             Some(b) if !b.is_none() => args::count(b, "batch_size", 1, MAX_BATCH as u64)? as usize,

@@ -17,6 +17,9 @@
 //! logits of legal actions only.
 
 pub mod file;
+pub mod nnue;
+
+pub use nnue::{Accumulator, CellFeatures, Nnue};
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -174,28 +177,43 @@ impl Dense {
 pub struct Mlp {
     fits: Fits,
     /// The first trunk layer, transposed (`[inputs][outputs]`), so that an input's weights are
-    /// contiguous.
+    /// contiguous, followed by one column per plane: the sum of its cells' columns, so that a
+    /// plane whose cells are all equal (a score, whose turn it is) costs one column instead of
+    /// one per cell.
     first_t: Vec<f32>,
-    /// Per plane, the sum of its cells' columns of `first_t`: a plane whose cells are all equal
-    /// (a score, whose turn it is) costs one column instead of one per cell.
-    plane_sums: Vec<f32>,
     first_bias: Vec<f32>,
-    /// The other trunk layers.
+    /// The other trunk layers, as the file stores them.
     trunk: Vec<Dense>,
+    /// The same, transposed: after a ReLU about half the activations are 0, and an input-major
+    /// layer skips them as the first layer skips zero inputs.
+    trunk_t: Vec<Vec<f32>>,
     policy: Dense,
     value: Dense,
 }
 
-/// Per-thread room for one forward pass.
+/// Per-thread room for forward passes: `a` and `b` hold a layer's activations for every row
+/// of a batch, `nz` the nonzero inputs of one row.
 #[derive(Default)]
 struct Scratch {
     obs: Vec<f32>,
     a: Vec<f32>,
     b: Vec<f32>,
+    nz: Vec<(u32, f32)>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The transpose of a row-major `[outputs][inputs]` matrix.
+fn transposed(l: &Dense) -> Vec<f32> {
+    let mut t = vec![0.0; l.weight.len()];
+    for o in 0..l.outputs {
+        for i in 0..l.inputs {
+            t[i * l.outputs + o] = l.weight[o * l.inputs + i];
+        }
+    }
+    t
 }
 
 impl Mlp {
@@ -248,12 +266,7 @@ impl Mlp {
             return crate::error::invalid!("the net has a weight that is not a finite number");
         }
         let first = trunk.remove(0);
-        let mut first_t = vec![0.0; first.weight.len()];
-        for o in 0..first.outputs {
-            for i in 0..first.inputs {
-                first_t[i * first.outputs + o] = first.weight[o * first.inputs + i];
-            }
-        }
+        let mut first_t = transposed(&first);
         let [planes, rows, cols] = fits.observation;
         let (area, width) = (rows * cols, first.outputs);
         let mut plane_sums = vec![0.0; planes * width];
@@ -263,12 +276,14 @@ impl Mlp {
                 axpy(1.0, &first_t[i * width..(i + 1) * width], sum);
             }
         }
+        first_t.extend_from_slice(&plane_sums);
+        let trunk_t = trunk.iter().map(transposed).collect();
         Ok(Mlp {
             fits,
             first_t,
-            plane_sums,
             first_bias: first.bias,
             trunk,
+            trunk_t,
             policy,
             value,
         })
@@ -284,17 +299,7 @@ impl Mlp {
             return crate::error::invalid!("trunk widths must be at least one positive number");
         }
         let mut rng = Rng::new(seed);
-        let mut dense = |inputs: usize, outputs: usize| {
-            let scale = (6.0 / inputs.max(1) as f64).sqrt();
-            Dense {
-                inputs,
-                outputs,
-                weight: (0..inputs * outputs)
-                    .map(|_| ((rng.unit() * 2.0 - 1.0) * scale) as f32)
-                    .collect(),
-                bias: vec![0.0; outputs],
-            }
-        };
+        let mut dense = |inputs: usize, outputs: usize| random_dense(&mut rng, inputs, outputs);
         let mut inputs = fits.inputs();
         let mut trunk = Vec::new();
         for &w in hidden {
@@ -323,7 +328,7 @@ impl Mlp {
     pub fn layers(&self) -> (Vec<Dense>, &Dense, &Dense) {
         let outputs = self.first_bias.len();
         let inputs = self.fits.inputs();
-        let mut weight = vec![0.0; self.first_t.len()];
+        let mut weight = vec![0.0; inputs * outputs];
         for i in 0..inputs {
             for o in 0..outputs {
                 weight[o * inputs + i] = self.first_t[i * outputs + o];
@@ -341,34 +346,44 @@ impl Mlp {
         (trunk, &self.policy, &self.value)
     }
 
-    /// The last trunk layer's activations for `obs`, in `scratch.a`.
-    fn trunk_forward(&self, obs: &[f32], scratch: &mut Scratch) {
-        let Scratch { a, b, .. } = scratch;
+    /// The last trunk layer's activations for each of the `rows` observations in `obs`, one
+    /// after the other in `scratch.a` (each of the last trunk width). Layer by layer over the
+    /// batch, so that a layer's weights are read from memory once and from cache for the other
+    /// rows.
+    fn trunk_forward(&self, obs: &[f32], rows: usize, scratch: &mut Scratch) {
+        let Scratch { a, b, nz, .. } = scratch;
+        let inputs = self.fits.inputs();
         let width = self.first_bias.len();
-        a.clear();
-        a.extend_from_slice(&self.first_bias);
         let area = self.fits.observation[1] * self.fits.observation[2];
-        for (plane, cells) in obs.chunks_exact(area.max(1)).enumerate() {
-            let c = cells[0];
-            if cells.iter().all(|&x| x == c) {
-                if c != 0.0 {
-                    axpy(c, &self.plane_sums[plane * width..(plane + 1) * width], a);
+        a.clear();
+        a.resize(rows * width, 0.0);
+        for (x, out) in obs.chunks_exact(inputs).zip(a.chunks_exact_mut(width)) {
+            nz.clear();
+            for (plane, cells) in x.chunks_exact(area.max(1)).enumerate() {
+                let c = cells[0];
+                if all_equal(cells, c) {
+                    if c != 0.0 {
+                        nz.push(((inputs + plane) as u32, c));
+                    }
+                    continue;
                 }
-                continue;
+                push_nonzero(cells, plane * area, nz);
             }
-            for (cell, &x) in cells.iter().enumerate() {
-                if x != 0.0 {
-                    let i = plane * area + cell;
-                    axpy(x, &self.first_t[i * width..(i + 1) * width], a);
-                }
-            }
+            sparse_layer(&self.first_bias, &self.first_t, nz, out);
+            relu(out);
         }
-        relu(a);
-        for layer in &self.trunk {
+        for (layer, t) in self.trunk.iter().zip(&self.trunk_t) {
             b.clear();
-            b.resize(layer.outputs, 0.0);
-            layer.forward(a, b);
-            relu(b);
+            b.resize(rows * layer.outputs, 0.0);
+            for (x, out) in a
+                .chunks_exact(layer.inputs)
+                .zip(b.chunks_exact_mut(layer.outputs))
+            {
+                nz.clear();
+                push_nonzero(x, 0, nz);
+                sparse_layer(&layer.bias, t, nz, out);
+                relu(out);
+            }
             std::mem::swap(a, b);
         }
     }
@@ -383,22 +398,39 @@ impl Mlp {
         policy: &mut [f32],
         values: &mut [f32],
     ) {
-        SCRATCH.with_borrow_mut(|scratch| {
-            self.trunk_forward(obs, scratch);
-            let h = &scratch.a;
-            let logit = |a: usize| self.policy.bias[a] + dot(self.policy.row(a), h);
-            match legal {
-                Some(mask) => {
-                    for ((a, out), &ok) in policy.iter_mut().enumerate().zip(mask) {
-                        *out = if ok { logit(a) } else { 0.0 };
-                    }
+        match legal {
+            Some(mask) => self.forward_batch(obs, mask, policy, values),
+            None => SCRATCH.with_borrow_mut(|scratch| {
+                self.trunk_forward(obs, 1, scratch);
+                let h = &scratch.a;
+                for (a, out) in policy.iter_mut().enumerate() {
+                    *out = self.policy.bias[a] + dot(self.policy.row(a), h);
                 }
-                None => policy
-                    .iter_mut()
-                    .enumerate()
-                    .for_each(|(a, out)| *out = logit(a)),
+                self.values(h, values);
+            }),
+        }
+    }
+
+    /// [`Mlp::forward`] for a batch: `obs` holds the rows' observations one after the other,
+    /// `legal` their masks, and `policy` and `values` get their outputs in the same order.
+    /// Equal, row by row, to [`Mlp::forward`] of each row.
+    pub fn forward_batch(
+        &self,
+        obs: &[f32],
+        legal: &[bool],
+        policy: &mut [f32],
+        values: &mut [f32],
+    ) {
+        let (o, a, n) = (self.fits.inputs(), self.fits.actions, self.fits.players);
+        let rows = obs.len() / o.max(1);
+        SCRATCH.with_borrow_mut(|scratch| {
+            self.trunk_forward(&obs[..rows * o], rows, scratch);
+            let width = self.value.inputs;
+            for (r, h) in scratch.a.chunks_exact(width).enumerate() {
+                let (out, mask) = (&mut policy[r * a..(r + 1) * a], &legal[r * a..(r + 1) * a]);
+                legal_logits(&self.policy, h, mask, out);
+                self.values(h, &mut values[r * n..(r + 1) * n]);
             }
-            self.values(h, values);
         });
     }
 
@@ -414,13 +446,27 @@ impl Mlp {
             let mut obs = std::mem::take(&mut scratch.obs);
             obs.resize(game.observation_len(), 0.0);
             game.write_observation(state, p, &mut obs);
-            self.trunk_forward(&obs, scratch);
+            self.trunk_forward(&obs, 1, scratch);
             scratch.obs = obs;
             let h = std::mem::take(&mut scratch.a);
             self.values(&h, values);
             scratch.a = h;
         });
         p
+    }
+}
+
+/// A dense layer of He-initialised random weights (uniform in `±sqrt(6 / inputs)`) and zero
+/// biases.
+fn random_dense(rng: &mut Rng, inputs: usize, outputs: usize) -> Dense {
+    let scale = (6.0 / inputs.max(1) as f64).sqrt();
+    Dense {
+        inputs,
+        outputs,
+        weight: (0..inputs * outputs)
+            .map(|_| ((rng.unit() * 2.0 - 1.0) * scale) as f32)
+            .collect(),
+        bias: vec![0.0; outputs],
     }
 }
 
@@ -441,16 +487,16 @@ impl<G: GameIo> Evaluate<G> for Mlp {
 
 /// A game's own evaluation with a net's value as its estimate: exact values, pruning, move
 /// ordering, keys and playouts stay the game's (the Fish region solver still decides solved
-/// endgames); [`Evaluate::evaluate`] is the net's value head. What alpha-beta and MCTS with
-/// evaluated leaves use when they are given a net.
-pub struct WithNet<E> {
+/// endgames); [`Evaluate::evaluate`] is the net's value ([`Mlp`]'s value head, or an
+/// [`Nnue`]). What alpha-beta and MCTS with evaluated leaves use when they are given a net.
+pub struct WithNet<E, N = Mlp> {
     /// The game's evaluation.
     pub base: Arc<E>,
-    /// The net, which must fit the game ([`Fits::check`]).
-    pub net: Arc<Mlp>,
+    /// The net, which must fit the game ([`Fits::check`], [`Nnue::check`]).
+    pub net: Arc<N>,
 }
 
-impl<G: GameIo, E: Evaluate<G>> Evaluate<G> for WithNet<E> {
+impl<G: GameIo, E: Evaluate<G>, N: Evaluate<G>> Evaluate<G> for WithNet<E, N> {
     fn evaluate(&self, game: &G, state: &G::State) -> Returns {
         Evaluate::evaluate(&*self.net, game, state)
     }
@@ -480,7 +526,7 @@ impl<G: GameIo, E: Evaluate<G>> Evaluate<G> for WithNet<E> {
     }
 }
 
-/// Policy and values for PUCT, row by row.
+/// Policy and values for PUCT, the batch's rows through each layer together.
 impl<G: Game> BatchEvaluator<G> for &Mlp {
     fn evaluate(
         &mut self,
@@ -492,20 +538,18 @@ impl<G: Game> BatchEvaluator<G> for &Mlp {
     ) -> Result<()> {
         let rows = states.len();
         let (o, a, n) = (self.fits.inputs(), self.fits.actions, self.fits.players);
-        for r in 0..rows {
-            self.forward(
-                &obs[r * o..(r + 1) * o],
-                Some(&mask[r * a..(r + 1) * a]),
-                &mut policy[r * a..(r + 1) * a],
-                &mut values[r * n..(r + 1) * n],
-            );
-        }
+        self.forward_batch(
+            &obs[..rows * o],
+            &mask[..rows * a],
+            &mut policy[..rows * a],
+            &mut values[..rows * n],
+        );
         Ok(())
     }
 }
 
 /// `x · y`, in eight lanes so that the compiler can vectorise it.
-#[inline]
+#[inline(always)]
 fn dot(x: &[f32], y: &[f32]) -> f32 {
     let mut acc = [0.0f32; 8];
     let (xc, yc) = (x.chunks_exact(8), y.chunks_exact(8));
@@ -524,12 +568,155 @@ fn dot(x: &[f32], y: &[f32]) -> f32 {
 }
 
 /// `y += a * x`.
-#[inline]
+#[inline(always)]
 fn axpy(a: f32, x: &[f32], y: &mut [f32]) {
     for (y, x) in y.iter_mut().zip(x) {
         *y += a * x;
     }
 }
+
+/// Bit `k` set where `x[k]` differs from `c`, for eight floats: a compare and a mask move
+/// once vectorised.
+#[inline(always)]
+fn differs8(x: &[f32], c: f32) -> u32 {
+    let x: &[f32; 8] = x.try_into().expect("8 floats");
+    (0..8).fold(0, |m, k| m | ((x[k] != c) as u32) << k)
+}
+
+/// Whether every value of `x` equals `c`.
+#[inline]
+fn all_equal(x: &[f32], c: f32) -> bool {
+    let chunks = x.chunks_exact(8);
+    chunks.remainder().iter().all(|&v| v == c) && chunks.fold(0, |m, ch| m | differs8(ch, c)) == 0
+}
+
+/// Pushes `(offset + k, x[k])` for each nonzero `x[k]`, skipping runs of four zeros at a
+/// time.
+#[inline]
+fn push_nonzero(x: &[f32], offset: usize, nz: &mut Vec<(u32, f32)>) {
+    let chunks = x.chunks_exact(4);
+    let base = x.len() - chunks.remainder().len();
+    for (c, chunk) in chunks.enumerate() {
+        if chunk.iter().all(|&v| v == 0.0) {
+            continue;
+        }
+        for (k, &v) in chunk.iter().enumerate() {
+            if v != 0.0 {
+                nz.push(((offset + 4 * c + k) as u32, v));
+            }
+        }
+    }
+    for (k, &v) in x[base..].iter().enumerate() {
+        if v != 0.0 {
+            nz.push(((offset + base + k) as u32, v));
+        }
+    }
+}
+
+/// `out[k]` = the policy head's logit `k` from `h` where `mask[k]`, else 0; in AVX2 registers
+/// where the CPU has them, as [`sparse_layer`].
+#[inline]
+fn legal_logits(policy: &Dense, h: &[f32], mask: &[bool], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the one feature `legal_logits_avx2` is compiled for.
+        return unsafe { legal_logits_avx2(policy, h, mask, out) };
+    }
+    legal_logits_here(policy, h, mask, out)
+}
+
+/// [`legal_logits_here`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn legal_logits_avx2(policy: &Dense, h: &[f32], mask: &[bool], out: &mut [f32]) {
+    legal_logits_here(policy, h, mask, out)
+}
+
+#[inline(always)]
+fn legal_logits_here(policy: &Dense, h: &[f32], mask: &[bool], out: &mut [f32]) {
+    out.fill(0.0);
+    for_each_true(mask, |k| out[k] = policy.bias[k] + dot(policy.row(k), h));
+}
+
+/// Calls `f(k)` for each `true` in `mask`, skipping eight `false`s at a time.
+#[inline(always)]
+fn for_each_true(mask: &[bool], mut f: impl FnMut(usize)) {
+    let chunks = mask.chunks_exact(8);
+    let base = mask.len() - chunks.remainder().len();
+    for (c, chunk) in chunks.enumerate() {
+        // Branch-free, so that a run of illegal actions costs a few instructions.
+        if chunk.iter().fold(0u8, |m, &b| m | b as u8) == 0 {
+            continue;
+        }
+        for (k, &b) in chunk.iter().enumerate() {
+            if b {
+                f(8 * c + k);
+            }
+        }
+    }
+    for (k, &b) in mask[base..].iter().enumerate() {
+        if b {
+            f(base + k);
+        }
+    }
+}
+
+/// `out = bias + Σ x · cols[i]` over the `(i, x)` pairs of `nz`, `cols` input-major (`i`'s
+/// weights contiguous, `bias.len()` of them): a dense layer that reads only the columns of
+/// nonzero inputs. The sums are kept in registers, [`LANES`] outputs at a time, in 8-float AVX2
+/// registers where the CPU has them (checked once, at run time; the build targets x86-64-v2).
+/// No fused multiply-add: each lane adds the same products in the same order either way, so
+/// every CPU gets the same bits.
+#[inline]
+fn sparse_layer(bias: &[f32], cols: &[f32], nz: &[(u32, f32)], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the one feature `sparse_layer_avx2` is compiled for.
+        return unsafe { sparse_layer_avx2(bias, cols, nz, out) };
+    }
+    sparse_layer_in_lanes(bias, cols, nz, out)
+}
+
+/// [`sparse_layer_in_lanes`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sparse_layer_avx2(bias: &[f32], cols: &[f32], nz: &[(u32, f32)], out: &mut [f32]) {
+    sparse_layer_in_lanes(bias, cols, nz, out)
+}
+
+#[inline(always)]
+fn sparse_layer_in_lanes(bias: &[f32], cols: &[f32], nz: &[(u32, f32)], out: &mut [f32]) {
+    let width = bias.len();
+    let mut start = 0;
+    while start + LANES <= width {
+        let mut acc: [f32; LANES] = bias[start..start + LANES].try_into().expect("LANES");
+        for &(i, x) in nz {
+            let col: &[f32; LANES] = cols[i as usize * width + start..][..LANES]
+                .try_into()
+                .expect("LANES");
+            for k in 0..LANES {
+                acc[k] += x * col[k];
+            }
+        }
+        out[start..start + LANES].copy_from_slice(&acc);
+        start += LANES;
+    }
+    if start < width {
+        let out = &mut out[start..width];
+        out.copy_from_slice(&bias[start..]);
+        for &(i, x) in nz {
+            axpy(
+                x,
+                &cols[i as usize * width + start..(i as usize + 1) * width],
+                out,
+            );
+        }
+    }
+}
+
+/// The outputs [`sparse_layer`] sums at a time: 32 floats are four AVX2 registers (eight SSE
+/// ones), which leaves room for the column's.
+const LANES: usize = 32;
 
 fn relu(x: &mut [f32]) {
     x.iter_mut().for_each(|v| *v = v.max(0.0));

@@ -93,6 +93,63 @@ fn forward_matches_the_plain_dense_computation() {
     }
 }
 
+/// Random observations (some cells 0, some planes constant, values of any sign) and random
+/// nets of widths that are and are not multiples of the summing lanes: the sparse layers equal
+/// the dense product within float rounding, and a batch equals its rows one by one, exactly.
+#[test]
+fn sparse_and_batched_forward_match_the_dense_product_on_random_inputs() {
+    let game = fish(2);
+    let [planes, rows, cols] = game.observation_shape();
+    let area = rows * cols;
+    let mut rng = Rng::new(11);
+    for (k, hidden) in [&[5][..], &[17, 3], &[33, 64], &[64, 64], &[16, 16, 16]]
+        .iter()
+        .enumerate()
+    {
+        let m = net(&game, hidden, 20 + k as u64);
+        let batch = 7;
+        let mut obs = vec![0.0f32; batch * planes * area];
+        for (r, row) in obs.chunks_exact_mut(planes * area).enumerate() {
+            if r == 0 {
+                // A real observation.
+                let s = played(&game, 9, k as u64);
+                game.write_observation(&s, game.to_move(&s).unwrap(), row);
+                continue;
+            }
+            for plane in row.chunks_exact_mut(area) {
+                if rng.below(3) == 0 {
+                    plane.fill((rng.unit() * 2.0 - 1.0) as f32);
+                } else {
+                    for x in plane.iter_mut() {
+                        if rng.below(4) == 0 {
+                            *x = (rng.unit() * 4.0 - 2.0) as f32;
+                        }
+                    }
+                }
+            }
+        }
+        let a = game.num_actions();
+        let mask: Vec<bool> = (0..batch * a).map(|_| rng.below(5) == 0).collect();
+        let (mut p, mut v) = (vec![9.0; batch * a], vec![9.0; batch * 2]);
+        m.forward_batch(&obs, &mask, &mut p, &mut v);
+        for r in 0..batch {
+            let row = &obs[r * planes * area..(r + 1) * planes * area];
+            let (policy, values) = reference(&m, row);
+            let (mut q, mut w) = (vec![0.0; a], vec![0.0; 2]);
+            m.forward(row, Some(&mask[r * a..(r + 1) * a]), &mut q, &mut w);
+            assert_eq!(q, p[r * a..(r + 1) * a], "{hidden:?} row {r}");
+            assert_eq!(w, v[r * 2..(r + 1) * 2], "{hidden:?} row {r}");
+            let masked: Vec<f32> = (0..a)
+                .map(|i| if mask[r * a + i] { policy[i] } else { 0.0 })
+                .collect();
+            assert!(
+                close(&q, &masked) && close(&w, &values),
+                "{hidden:?} row {r}"
+            );
+        }
+    }
+}
+
 #[test]
 fn evaluation_is_the_value_head_turned_to_seats() {
     let game = fish(3);

@@ -1,0 +1,120 @@
+"""The NNUE-style evaluation net (`pv.evaluators.NnueNet`): files of its own kind, arrays,
+values, and alpha-beta and MCTS using it as their position estimate."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import pingvinas as pv
+from pingvinas.evaluators import Net, NnueNet, native
+
+
+def test_a_random_net_round_trips_through_files_bytes_arrays_and_pickle(tmp_path):
+    game = pv.Fish(players=3)
+    net = NnueNet.random(game, 24, [16, 8], seed=3)
+    assert (net.game, net.num_players, net.width, net.hidden) == ("fish", 3, 24, [16, 8])
+    assert net.observation_shape == game.observation_shape
+    path = tmp_path / "nnue.safetensors"
+    net.save(path)
+    again = native(path)
+    assert isinstance(again, NnueNet)
+    assert again.to_bytes() == net.to_bytes() == NnueNet.load(path).to_bytes()
+    assert pickle.loads(pickle.dumps(net)).to_bytes() == net.to_bytes()
+    arrays = net.arrays()
+    cells = game.observation_shape[1] * game.observation_shape[2]
+    assert arrays["features"][0].shape == (24, (3 + 3) * cells)
+    assert [w.shape for w, _ in arrays["dense"]] == [(16, 3 * 24 + 3), (8, 16)]
+    assert arrays["value"][0].shape == (3, 8)
+    rebuilt = NnueNet.from_arrays(game, arrays["features"], arrays["dense"], arrays["value"])
+    assert rebuilt.to_bytes() == net.to_bytes()
+    # Seeded.
+    assert NnueNet.random(game, 24, [16, 8], seed=3).to_bytes() == net.to_bytes()
+    assert NnueNet.random(game, 24, [16, 8], seed=4).to_bytes() != net.to_bytes()
+
+
+def test_values_are_per_player_and_change_with_the_position():
+    game = pv.Fish()
+    net = NnueNet.random(game, seed=1)
+    state = game.new_state(seed=2)
+    v = net.value(state)
+    assert len(v) == 2 and all(-1 <= x <= 1 for x in v)
+    child = state.after(state.legal_moves()[0])
+    assert net.value(child) != v
+    assert net.value(state) == v
+
+
+def test_a_file_of_the_other_kind_or_game_is_refused_clearly(tmp_path):
+    nnue = NnueNet.random(pv.Fish(), 8, [4], seed=1)
+    mlp = Net.random(pv.Fish(), [8], seed=1)
+    (tmp_path / "nnue.safetensors").write_bytes(nnue.to_bytes())
+    (tmp_path / "mlp.safetensors").write_bytes(mlp.to_bytes())
+    assert isinstance(native(tmp_path / "mlp.safetensors"), Net)
+    with pytest.raises(ValueError, match="nnue.safetensors: .*NNUE net"):
+        Net.load(tmp_path / "nnue.safetensors")
+    with pytest.raises(ValueError, match="mlp.safetensors: .*policy-and-value net"):
+        NnueNet.load(tmp_path / "mlp.safetensors")
+    with pytest.raises(ValueError, match="the net was made for a fish"):
+        nnue.value(pv.Fish(players=3).new_state(seed=1))
+    with pytest.raises(ValueError, match="the net was made for a fish"):
+        pv.search(pv.Fish(players=3).new_state(seed=1), "alphabeta", evaluator=nnue, depth=1)
+    with pytest.raises(ValueError, match="reads Fish boards"):
+        NnueNet.random(pv.Marathon())
+    with pytest.raises(ValueError, match="evaluation-only"):
+        pv.search(pv.Fish().new_state(seed=1), "puct", evaluator=nnue, iterations=8)
+    arrays = nnue.arrays()
+    w, b = arrays["dense"][0]
+    with pytest.raises(ValueError, match="dense.0.weight takes"):
+        NnueNet.from_arrays(pv.Fish(), arrays["features"], [(w[:, 1:], b)], arrays["value"])
+
+
+def test_alphabeta_and_mcts_take_the_net_as_their_estimate():
+    game = pv.Fish()
+    net = NnueNet.random(game, 32, [16], seed=4)
+    state = game.new_state(seed=7)
+    for algorithm, budget in (("alphabeta", {"depth": 2}), ("mcts", {"iterations": 50})):
+        r = pv.Searcher(algorithm, evaluator=net, playout="evaluate", seed=1).search(
+            state, **budget
+        )
+        assert r.move in state.legal_moves()
+    # At depth 1 alpha-beta picks the move whose child the net values best for the mover.
+    p = state.to_move
+
+    def value_for(child):
+        v = net.value(child)
+        return 0.5 * (v[p] - v[1 - p])
+
+    best = max(value_for(state.after(m)) for m in state.legal_moves())
+    r = pv.Searcher("alphabeta", evaluator=net, knowledge=False).search(state, depth=1)
+    assert value_for(state.after(r.move)) == pytest.approx(best, abs=1e-4)
+    # Another net, another choice somewhere: the estimate is really the net's.
+    other = NnueNet.random(game, 32, [16], seed=5)
+    states = [game.new_state(seed=s) for s in range(8)]
+    moves = [
+        [
+            pv.Searcher("alphabeta", evaluator=n, knowledge=False).search(s, depth=1).move
+            for s in states
+        ]
+        for n in (net, other)
+    ]
+    assert moves[0] != moves[1]
+
+
+def test_an_agent_spec_reads_an_nnue_file(tmp_path):
+    path = tmp_path / "nnue.safetensors"
+    NnueNet.random(pv.Fish(), 16, [8], seed=2).save(path)
+    agent = pv.agents.as_agent(f"alphabeta:1+net:{path}")
+    state = pv.Fish().new_state(seed=3)
+    assert agent.choose(state) in state.legal_moves()
+
+
+def test_from_arrays_takes_any_memory_layout():
+    game = pv.Fish()
+    net = NnueNet.random(game, 8, [4], seed=6)
+    arrays = net.arrays()
+    w, b = arrays["features"]
+    fortran = np.asfortranarray(w)
+    again = NnueNet.from_arrays(game, (fortran, b), arrays["dense"], arrays["value"])
+    assert again.to_bytes() == net.to_bytes()

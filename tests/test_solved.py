@@ -86,8 +86,35 @@ def test_move_values_in_movement_and_a_shared_solver_solves_each_position_once()
     assert again.values == first.values and again.nodes == 0 and solver.nodes == nodes
     assert first.value == margin(pv.fish.solve(state).scores, state.to_move)
     seen = []
-    move_values(state, progress=lambda done, total, move: seen.append((done, total, move)))
-    assert [d for d, _, _ in seen] == list(range(len(state.legal_moves())))
+    move_values(state, progress=lambda nodes, seconds: seen.append((nodes, seconds)))
+    assert all(n >= 0 and s >= 0.0 for n, s in seen)  # (a solve under 0.25 s reports nothing)
+
+
+def old_move_values(state: pv.FishState) -> dict[int, tuple[int, int]]:
+    """Each move's value the way ``move_values`` had it before one ``all_values`` solve: every
+    child solved on its own."""
+    solver = Solver()
+    player = state.to_move
+    return {m.action: solver.final_margin(state.after(m), player) for m in state.legal_moves()}
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        solved.board_class("fish-mini-4x4").game(3).new_state(),
+        placed(solved.board_class("fish-mini-4x4-pairs"), 1),
+        placed(solved.board_class("fish-mini-4x5"), 2),
+    ],
+    ids=["4x4-start", "pairs-placed", "4x5-placed"],
+)
+def test_move_values_from_one_solve_equal_solving_each_child(state):
+    values = move_values(state)
+    old = old_move_values(state)
+    assert values.values == old
+    assert values.value == max(old.values())
+    assert [m.action for m in values.best] == [
+        m.action for m in state.legal_moves() if old[m.action] == values.value
+    ]
 
 
 def test_move_values_refuses_what_it_cannot_compare():

@@ -4,13 +4,14 @@ player (the agent spec ``solve``) and the table of ``docs/solved.md``."""
 from __future__ import annotations
 
 import itertools
+import pathlib
 import re
 
 import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas import solved
+from pingvinas import _solved_table, solved
 from pingvinas._core import AgentSpec
 from pingvinas._solved_table import perfect_play, solve_class, value_map, write_table
 from pingvinas.agents import SearchAgent
@@ -258,3 +259,8 @@ def test_write_table_writes_the_page_and_its_picture(tmp_path):
     assert "| 3 |" in row
     assert re.search(r"\| solve \| 2 \| \d+ \| 100% \| 100% \| 0.00 \|", page)
     assert "Machine: " in page and "pingvinas solve --table" in page
+    # The standard board's endgame figures, measured apart, are on the page as in docs/.
+    assert "\n".join(_solved_table.ENDGAMES) in page
+    docs = pathlib.Path(__file__).parent.parent / "docs" / "solved.md"
+    if docs.exists():  # (not in an installed copy of the tests)
+        assert "\n".join(_solved_table.ENDGAMES) in docs.read_text(encoding="utf-8")

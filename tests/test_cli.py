@@ -3,6 +3,7 @@ argparse does), never a traceback (issue 8, item 14); the commands themselves ru
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -241,6 +242,16 @@ def test_solve_errors_are_one_line(capsys, argv, message):
 def test_bad_solve_arguments(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert_one_line_error(code, err)
+
+
+@pytest.mark.slow
+def test_solve_shows_the_solvers_progress_on_a_terminal(capsys, monkeypatch):
+    # fish-mini-5x5 from the empty board takes seconds: the solver reports every 0.25 s.
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(capsys, "solve", "fish-mini-5x5")
+    assert code == 0, err
+    assert re.search(r"\rsolving: [\d,]+ nodes, \d+\.\d s", err), err
+    assert "optimal moves" in out
 
 
 @pytest.mark.slow

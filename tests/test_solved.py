@@ -4,13 +4,14 @@ player (the agent spec ``solve``) and the table of ``docs/solved.md``."""
 from __future__ import annotations
 
 import itertools
+import pathlib
 import re
 
 import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas import solved
+from pingvinas import _solved_table, solved
 from pingvinas._core import AgentSpec
 from pingvinas._solved_table import perfect_play, solve_class, value_map, write_table
 from pingvinas.agents import SearchAgent
@@ -86,8 +87,35 @@ def test_move_values_in_movement_and_a_shared_solver_solves_each_position_once()
     assert again.values == first.values and again.nodes == 0 and solver.nodes == nodes
     assert first.value == margin(pv.fish.solve(state).scores, state.to_move)
     seen = []
-    move_values(state, progress=lambda done, total, move: seen.append((done, total, move)))
-    assert [d for d, _, _ in seen] == list(range(len(state.legal_moves())))
+    move_values(state, progress=lambda nodes, seconds: seen.append((nodes, seconds)))
+    assert all(n >= 0 and s >= 0.0 for n, s in seen)  # (a solve under 0.25 s reports nothing)
+
+
+def old_move_values(state: pv.FishState) -> dict[int, tuple[int, int]]:
+    """Each move's value the way ``move_values`` had it before one ``all_values`` solve: every
+    child solved on its own."""
+    solver = Solver()
+    player = state.to_move
+    return {m.action: solver.final_margin(state.after(m), player) for m in state.legal_moves()}
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        solved.board_class("fish-mini-4x4").game(3).new_state(),
+        placed(solved.board_class("fish-mini-4x4-pairs"), 1),
+        placed(solved.board_class("fish-mini-4x5"), 2),
+    ],
+    ids=["4x4-start", "pairs-placed", "4x5-placed"],
+)
+def test_move_values_from_one_solve_equal_solving_each_child(state):
+    values = move_values(state)
+    old = old_move_values(state)
+    assert values.values == old
+    assert values.value == max(old.values())
+    assert [m.action for m in values.best] == [
+        m.action for m in state.legal_moves() if old[m.action] == values.value
+    ]
 
 
 def test_move_values_refuses_what_it_cannot_compare():
@@ -231,3 +259,8 @@ def test_write_table_writes_the_page_and_its_picture(tmp_path):
     assert "| 3 |" in row
     assert re.search(r"\| solve \| 2 \| \d+ \| 100% \| 100% \| 0.00 \|", page)
     assert "Machine: " in page and "pingvinas solve --table" in page
+    # The standard board's endgame figures, measured apart, are on the page as in docs/.
+    assert "\n".join(_solved_table.ENDGAMES) in page
+    docs = pathlib.Path(__file__).parent.parent / "docs" / "solved.md"
+    if docs.exists():  # (not in an installed copy of the tests)
+        assert "\n".join(_solved_table.ENDGAMES) in docs.read_text(encoding="utf-8")

@@ -96,6 +96,39 @@ def test_solver_agrees_with_full_depth_alphabeta():
         checked += 1
 
 
+def placed_on(grid, cells, penguins):
+    """The position on ``grid`` after players 0, 1, 0, 1, ... place on ``cells`` in turn."""
+    game = pv.Fish.from_config(
+        {"game": "fish", "players": 2, "penguins": penguins, "placement": "any", "board": grid}
+    )
+    s = game.new_state()
+    for cell in cells:
+        s.play(next(m for m in s.legal_moves() if m.dst == cell))
+    return s
+
+
+def test_regions_shared_by_both_players_do_not_add():
+    # Why the solver adds only single-owner regions (the module docs of fish/solver.rs): two
+    # regions of four floes split by a column of holes, a penguin of each player in each, A to
+    # move. The whole position's value is none of the sums of the regions' own values, whoever
+    # moves first in each.
+    grid = [[3, 2, 0, 3, 3], [1, 1, 0, 2, 1]]
+    left = [[3, 2, 0, 0, 0], [1, 1, 0, 0, 0]]
+    right = [[0, 0, 0, 3, 3], [0, 0, 0, 2, 1]]
+    a1, b1, a2, b2 = (1, 0), (1, 1), (0, 4), (1, 4)
+    whole = solve_fish(placed_on(grid, [a1, b1, a2, b2], 2)).value
+
+    def region(g, a, b):
+        """A's value in one region: A moving first, and B moving first."""
+        first = solve_fish(placed_on(g, [a, b], 1)).value
+        second = solve_fish(placed_on(g, [b, a], 1)).value  # B's penguin as player 0
+        return [first, (-second[0], -second[1])]
+
+    sums = {(x[0] + y[0], x[1] + y[1]) for x in region(left, a1, b1) for y in region(right, a2, b2)}
+    assert whole == (2, 0)
+    assert whole not in sums, sums
+
+
 def test_symmetry_and_table_size_never_change_a_value():
     rng = random.Random(3)
     for _ in range(6):

@@ -529,23 +529,33 @@ def cmd_solve(args: argparse.Namespace) -> None:
     letter = "ABCD"[state.to_move or 0]
     who = f"player {state.to_move} ({letter})"
     tty = sys.stderr.isatty() and not args.quiet
+
+    def progress(nodes: int, seconds: float) -> None:
+        # The solver's own report, about every 0.25 s of a long solve.
+        if tty:
+            print(f"\rsolving: {nodes:,} nodes, {seconds:.1f} s   ", end="", file=sys.stderr)
+
+    def done() -> None:
+        if tty:
+            print("\r" + " " * 50 + "\r", end="", file=sys.stderr)
+
     start = time.perf_counter()
     if state.players != 2:  # paranoid: one best move, no comparison of children
-        sol = pv.fish.solve(state, max_nodes=args.max_nodes)
+        try:
+            sol = pv.fish.solve(state, max_nodes=args.max_nodes, progress=progress)
+        finally:
+            done()
         print(f"value for {who} (paranoid: against all the others): {_signed(sol.value)} to come")
         print(f"best move: {sol.move}")
         print(f"nodes: {sol.nodes:,}; time: {time.perf_counter() - start:.3f} s")
         return
 
-    def progress(done: int, total: int, move: pv.FishMove) -> None:
-        if tty:
-            print(f"\rsolving move {done + 1}/{total} ({move})...   ", end="", file=sys.stderr)
-
     solver = solved.Solver(args.max_nodes)
-    values = solved.move_values(state, solver=solver, progress=progress)
+    try:
+        values = solved.move_values(state, solver=solver, progress=progress)
+    finally:
+        done()
     seconds = time.perf_counter() - start
-    if tty:
-        print("\r" + " " * 40 + "\r", end="", file=sys.stderr)
     best = values.best
     after = state.after(best[0])
     final = after.scores if after.is_over else solver.solve(after).scores

@@ -170,20 +170,36 @@ class Solver:
         self.seconds = 0.0
         self._memo: dict[str, tuple[FishSolution, float]] = {}
 
-    def solve(self, state: FishState) -> FishSolution:
-        """The solution of ``state`` (not over).
+    def solve(
+        self,
+        state: FishState,
+        *,
+        all_values: bool = False,
+        progress: Optional[Callable[[int, float], object]] = None,
+    ) -> FishSolution:
+        """The solution of ``state`` (not over); with ``all_values``, with the exact value of
+        every move (a solution of its own, memoized apart).
 
+        :param progress: passed to :func:`pingvinas.fish.solve` when the solve runs.
         :raises ValueError: a finished game, or one too big for ``max_nodes``.
         """
-        return self.timed(state)[0]
+        return self.timed(state, all_values=all_values, progress=progress)[0]
 
-    def timed(self, state: FishState) -> tuple[FishSolution, float]:
+    def timed(
+        self,
+        state: FishState,
+        *,
+        all_values: bool = False,
+        progress: Optional[Callable[[int, float], object]] = None,
+    ) -> tuple[FishSolution, float]:
         """The solution of ``state`` and the seconds its solve took (when it first ran)."""
-        key = state.to_json()
+        key = ("all " if all_values else "") + state.to_json()
         found = self._memo.get(key)
         if found is None:
             start = time.perf_counter()
-            solution = solve_fish(state, max_nodes=self.max_nodes)
+            solution = solve_fish(
+                state, max_nodes=self.max_nodes, all_values=all_values, progress=progress
+            )
             seconds = time.perf_counter() - start
             self.nodes += solution.nodes
             self.seconds += seconds
@@ -219,16 +235,18 @@ def move_values(
     *,
     solver: Optional[Solver] = None,
     max_nodes: int = MAX_NODES,
-    progress: Optional[Callable[[int, int, FishMove], None]] = None,
+    progress: Optional[Callable[[int, float], object]] = None,
 ) -> MoveValues:
-    """Solves every child of ``state`` and compares their values: the position's value, every
-    optimal move and each move's value for the player to move. Two players only (a 3- or
-    4-player solve is paranoid for its own root player, so children's values do not compare).
+    """The position's value, every optimal move and each move's value for the player to move,
+    from one solve that finds the exact value of every move (``all_values``, one table for all
+    of them). Two players only (a 3- or 4-player solve is paranoid for its own root player, so
+    its moves' values are not the margins of the game).
 
     :param solver: a :class:`Solver` to share solves with (default: a fresh one).
-    :param max_nodes: the limit of each solve, for a fresh solver.
-    :param progress: called as ``progress(done, total, move)`` before each child's solve.
-    :raises ValueError: a finished game, more than two players, or a child too big to solve.
+    :param max_nodes: the limit of the solve, for a fresh solver.
+    :param progress: called as ``progress(nodes, seconds)`` about every 0.25 s while the solve
+        runs (as :func:`pingvinas.fish.solve` has it).
+    :raises ValueError: a finished game, more than two players, or a position too big to solve.
     """
     if state.is_over:
         raise ValueError("cannot solve a finished game")
@@ -241,16 +259,16 @@ def move_values(
     nodes, seconds = solver.nodes, solver.seconds
     player = state.to_move
     assert player is not None
-    moves = state.legal_moves()
-    values: dict[int, tuple[int, int]] = {}
-    for k, move in enumerate(moves):
-        if progress is not None:
-            progress(k, len(moves), move)
-        values[move.action] = solver.final_margin(state.after(move), player)
+    solution = solver.solve(state, all_values=True, progress=progress)
+    so_far = margin(state.scores, player)
+    values = {
+        m.action: (so_far[0] + fish, so_far[1] + floes)
+        for m, (fish, floes) in solution.values.items()
+    }
     value = max(values.values())
     return MoveValues(
         value=value,
-        best=[m for m in moves if values[m.action] == value],
+        best=[m for m in state.legal_moves() if values[m.action] == value],
         values=values,
         nodes=solver.nodes - nodes,
         seconds=solver.seconds - seconds,

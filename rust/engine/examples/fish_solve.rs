@@ -1,10 +1,12 @@
 //! The exact solver from the empty board:
 //! `cargo run --release -p pingvinas-engine --example fish_solve -- ROWS COLS SEEDS [sym]
-//! [penguins=N] [nosym] [all]`.
+//! [penguins=N] [nosym] [all] [time=SECS] [plies=K]`.
 //! Boards are random (seeded, 1 to 3 fish per cell), 2 players with 1 penguin each (or N),
 //! penguins placed on any floe; `sym` makes each board symmetric under the half turn (ROWS
 //! even), `nosym` solves without folding symmetric positions, `all` finds the exact value of
-//! every first move. Prints nodes, seconds (wall and CPU: the CPU time is the steadier on a
+//! every first move, `time=SECS` gives each solve up, with what it had searched, after SECS
+//! seconds, and `plies=K` solves the position after K seeded random placements or moves
+//! instead of the empty board. Prints nodes, seconds (wall and CPU: the CPU time is the steadier on a
 //! loaded machine), the value and the optimal first moves per board.
 
 use std::time::Instant;
@@ -12,6 +14,7 @@ use std::time::Instant;
 use pingvinas_engine::fish::solver::{solve_with_options, SolveOptions};
 use pingvinas_engine::fish::symmetry::fish_symmetries;
 use pingvinas_engine::fish::{Board, FishGame, Order, Placement, Rules};
+use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::rng::Rng;
 
 fn main() {
@@ -23,12 +26,19 @@ fn main() {
         .iter()
         .find_map(|a| a.strip_prefix("penguins=")?.parse().ok())
         .unwrap_or(1);
+    let option = |name: &str| {
+        args.iter()
+            .find_map(|a| a.strip_prefix(name)?.parse::<f64>().ok())
+    };
+    let time = option("time=").map(std::time::Duration::from_secs_f64);
+    let plies = option("plies=").unwrap_or(0.0) as usize;
     let symmetric = flag("sym");
     let rules = Rules::new(2, Some(penguins), Placement::Any, Order::RoundRobin).unwrap();
     let options = SolveOptions {
         symmetry: !flag("nosym"),
         all_values: flag("all"),
         max_nodes: u64::MAX,
+        time,
         ..SolveOptions::default()
     };
     let (mut nodes, mut secs, mut cpus) = (0u64, 0f64, 0f64);
@@ -45,12 +55,24 @@ fn main() {
             }
         }
         let game = FishGame::<u64>::new(rules, Board::from_grid(&grid).unwrap());
-        let s = game.initial_state();
+        let mut s = game.initial_state();
+        let mut actions = ActionList::new();
+        for _ in 0..plies {
+            game.legal_actions(&s, &mut actions);
+            game.apply(&mut s, actions[rng.below(actions.len())]);
+        }
         let t = Instant::now();
         let cpu0 = cpu_secs();
-        let sol = solve_with_options(&game, &s, options, None).unwrap();
+        let result = solve_with_options(&game, &s, options, None);
         let dt = t.elapsed().as_secs_f64();
         let cpu = cpu_secs() - cpu0;
+        let sol = match result {
+            Ok(sol) => sol,
+            Err(e) => {
+                println!("seed {seed}: not solved after {dt:.1} s, {cpu:.1} cpu s: {e}");
+                continue;
+            }
+        };
         cpus += cpu;
         nodes += sol.nodes;
         secs += dt;

@@ -23,6 +23,16 @@
 //! (its best move is stored in the canonical image's frame and mapped back).
 //! [`SolveOptions::symmetry`] turns that off (for comparisons); values are the same either way.
 //!
+//! Regions are split off only when each has one owner: their hauls add. Regions that each hold
+//! penguins of both players are not solved apart and added, because their values do not add:
+//! the position is a sum of games in which the mover picks the region to move in, and a
+//! region's value depends on who moves first in it and on how many moves each side has to
+//! spare elsewhere (a player with no move left anywhere is out, and the other then moves alone
+//! in every region). In positions as small as two shared regions of four floes the value is
+//! none of the sums of the regions' values, whoever moves first in each (`tests/test_solver.py`
+//! shows one); a sound sum needs the regions' values as combinatorial games (with tempo), not
+//! as numbers.
+//!
 //! At the root every move is searched far enough to know whether it is optimal: the solution
 //! lists every optimal move with its value ([`SolveOptions::all_values`] gives the exact value of
 //! every legal move instead).
@@ -1027,6 +1037,151 @@ mod tests {
         }
         // Not a speed test (that is the example's): the pruning is at work.
         assert!(fewer > 60, "{fewer} of 120 searches were smaller");
+    }
+
+    /// Full-depth alpha-beta on `s`: its exact value for the player to move (the returns of
+    /// win, draw and loss, by final `(fish, floes)`), or `None` when it has a single move
+    /// left after the evaluator's pruning (a search plays a forced move at once, unproven).
+    fn alphabeta_value<E: crate::search::Evaluate<FishGame>>(
+        game: &FishGame,
+        eval: &E,
+        s: &FishState,
+    ) -> Option<f64> {
+        use crate::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
+        use crate::search::Budget;
+        let mut actions = ActionList::new();
+        game.legal_actions(s, &mut actions);
+        eval.prune_actions(game, s, &mut actions);
+        if actions.len() < 2 {
+            return None;
+        }
+        let config = AlphaBetaConfig {
+            tt_mb: 4,
+            ..Default::default()
+        };
+        let r = AlphaBeta::new(config)
+            .search(game, eval, s, &Budget::depth(200), StopFlag::new())
+            .unwrap();
+        assert!(r.exact, "{r:?} {s:?}");
+        Some(r.value)
+    }
+
+    /// No knowledge at all (no estimate, no exact regions, no pruning), the table keyed by the
+    /// scores too: the engine's hash leaves them out, and a result depends on them (so
+    /// `search::NoEval`, keyed by the hash alone, would mix positions that differ only in who
+    /// took which floes).
+    struct ScoredKey;
+
+    impl crate::search::Evaluate<FishGame> for ScoredKey {
+        fn key(&self, game: &FishGame, s: &FishState) -> u64 {
+            (0..game.rules().players()).fold(game.hash(s), |k, p| {
+                k ^ splitmix64((p as u64) << 32 ^ (s.fish[p] as u64) << 8 ^ s.taken[p] as u64)
+            })
+        }
+    }
+
+    /// The root player's final margin under the solver's value: `(fish, floes)` so far plus
+    /// the value (two players: against the opponent; more: against the others together).
+    fn final_margin(s: &FishState, players: usize, value: (i32, i32)) -> (i32, i32) {
+        let p = s.to_move().unwrap();
+        let mut m = (s.fish[p] as i32 + value.0, s.taken[p] as i32 + value.1);
+        for q in (0..players).filter(|&q| q != p) {
+            m.0 -= s.fish[q] as i32;
+            m.1 -= s.taken[q] as i32;
+        }
+        m
+    }
+
+    #[test]
+    fn solver_agrees_with_full_depth_alphabeta() {
+        // Alpha-beta plays for the result (its exact value is the player to move's return:
+        // win 1, draw 0, loss -1 by final (fish, floes)), the solver for the margin, so with
+        // two players the sign of the solver's final margin is alpha-beta's value. Small boards
+        // are searched by alpha-beta with no knowledge (to the end of the game, sharing no code
+        // with the solver); standard-board endgames with the Fish evaluator, whose exact
+        // single-owner regions end the search sooner.
+        use crate::fish::eval::{FishEval, FishEvalConfig};
+        let mut rng = Rng::new(57);
+        let (mut small, mut endgames) = (0, 0);
+        while small < 300 {
+            let (rows, cols) = [(3, 4), (4, 4), (3, 5), (4, 3)][small % 4];
+            let penguins = 1 + usize::from(small % 3 == 0);
+            let plies = 2 * penguins + rng.below(4);
+            let Some((game, s)) = random_game(&mut rng, rows, cols, 2, penguins, plies) else {
+                continue;
+            };
+            let Some(ab) = alphabeta_value(&game, &ScoredKey, &s) else {
+                continue;
+            };
+            let sol = solve(&game, &s, DEFAULT_MAX_NODES).unwrap();
+            let m = final_margin(&s, 2, sol.value);
+            let sign = f64::from(i8::from(m > (0, 0)) - i8::from(m < (0, 0)));
+            assert_eq!(ab, sign, "{:?} {s:?} {:?}", game.board(), sol.value);
+            small += 1;
+        }
+        let mut seed = 0;
+        while endgames < 60 {
+            seed += 1;
+            let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(seed));
+            let mut s = game.initial_state();
+            let mut actions = ActionList::new();
+            let left = 12 + rng.below(6) as u32;
+            while !game.is_over(&s) && s.floes().count() > left {
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            if game.is_over(&s) {
+                continue;
+            }
+            let eval = FishEval::new(&game, FishEvalConfig::default());
+            let Some(ab) = alphabeta_value(&game, &eval, &s) else {
+                continue;
+            };
+            let sol = solve(&game, &s, DEFAULT_MAX_NODES).unwrap();
+            let m = final_margin(&s, 2, sol.value);
+            let sign = f64::from(i8::from(m > (0, 0)) - i8::from(m < (0, 0)));
+            assert_eq!(ab, sign, "seed {seed} {s:?} {:?}", sol.value);
+            endgames += 1;
+        }
+    }
+
+    #[test]
+    fn paranoid_solver_bounds_paranoid_alphabeta() {
+        // Three and four players: both are paranoid (the others minimise the root player's
+        // return), but alpha-beta's return is the root's place and the solver's value is its
+        // fish less the others' together, so only implications compare: a positive paranoid
+        // margin beats every other player whatever they do (alpha-beta: a sure win, 1), and
+        // when the others can put every one of them ahead (alpha-beta: -1), they can make the
+        // margin negative.
+        let mut rng = Rng::new(58);
+        let (mut done, mut wins, mut losses) = (0, 0, 0);
+        while done < 200 {
+            let players = 3 + done % 2;
+            let (rows, cols) = [(3, 4), (4, 4), (4, 3)][done % 3];
+            let plies = players + rng.below(3);
+            let Some((game, s)) = random_game(&mut rng, rows, cols, players, 1, plies) else {
+                continue;
+            };
+            let Some(ab) = alphabeta_value(&game, &ScoredKey, &s) else {
+                continue;
+            };
+            let sol = solve(&game, &s, DEFAULT_MAX_NODES).unwrap();
+            let m = final_margin(&s, players, sol.value);
+            if m > (0, 0) {
+                assert_eq!(ab, 1.0, "{:?} {s:?} {:?}", game.board(), sol.value);
+                wins += 1;
+            }
+            if ab == -1.0 {
+                assert!(m < (0, 0), "{:?} {s:?} {:?}", game.board(), sol.value);
+                losses += 1;
+            }
+            done += 1;
+        }
+        // Both implications were put to the test.
+        assert!(
+            wins >= 5 && losses >= 5,
+            "{wins} sure wins, {losses} sure losses"
+        );
     }
 
     /// The solver's `delta` for the side of `p`, root `root`.

@@ -195,6 +195,23 @@ def test_progress_is_reported_and_can_stop_the_solve():
     assert calls[1][0] > calls[0][0] > 0 and calls[1][1] > calls[0][1] > 0
 
 
+def test_a_search_from_the_progress_callback_does_not_wait_for_the_solve():
+    # Long calls share one kept worker thread per calling thread; a call made from a progress
+    # callback, while that worker solves, must get a thread of its own, not wait behind it.
+    s = pv.Fish(penguins=1, placement="any", board=[[1, 2, 3, 1, 2, 3]] * 5).new_state()
+    found = []
+
+    def progress(nodes, seconds):
+        found.append(pv.search(s, "mcts", time=0.05, seed=1).move)
+        raise Enough
+
+    t = time.monotonic()
+    with pytest.raises(Enough):
+        solve_fish(s, time=120.0, progress=progress)
+    assert time.monotonic() - t < 20.0
+    assert found and found[0] in s.legal_moves()
+
+
 def test_ctrl_c_stops_a_long_solve(python_sigint):
     s = pv.Fish(penguins=1, placement="any", board=[[1, 2, 3, 1, 2, 3]] * 5).new_state()
     timer = threading.Timer(0.3, _thread.interrupt_main)

@@ -4,7 +4,7 @@
 //! commits its flag when it takes effect ([`StopFlag::commit`]): a Ctrl-C that comes after
 //! that returns its result and is raised at Python's next check instead.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -48,6 +48,9 @@ thread_local! {
     /// This thread's worker for long calls: one thread, kept, so that what the engine keeps per
     /// thread (the Fish region solver's memo) stays warm from one call, or move, to the next.
     static WORKER: RefCell<KeptPool> = const { RefCell::new(KeptPool::new("pingvinas-worker")) };
+    /// Whether this thread's worker is on a call now: a call made from `report` (Python code
+    /// run while the worker works) gets a thread of its own instead of waiting behind it.
+    static WORKER_BUSY: Cell<bool> = const { Cell::new(false) };
 }
 
 /// [`run`], calling `report` with the GIL held at every wake-up (a progress bar): an error it
@@ -66,13 +69,23 @@ pub fn run_reporting<T: Send>(
         let r = catch_unwind(AssertUnwindSafe(|| work(&flag)));
         *result.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
     };
-    // Without a worker (its thread could not start), the call gets a thread of its own.
-    match WORKER.with(|w| w.borrow_mut().get(1)) {
-        Ok(pool) => pool.in_place_scope(|scope| {
-            scope.spawn(|_| job());
-            wait(py, stop, &done, report)
-        }),
-        Err(_) => std::thread::scope(|scope| {
+    // Without a free worker (busy with the call this one is made from, or its thread could
+    // not start), the call gets a thread of its own.
+    let worker = match WORKER_BUSY.get() {
+        false => WORKER.with(|w| w.borrow_mut().get(1)).ok(),
+        true => None,
+    };
+    match worker {
+        Some(pool) => {
+            WORKER_BUSY.set(true);
+            let waited = pool.in_place_scope(|scope| {
+                scope.spawn(|_| job());
+                wait(py, stop, &done, report)
+            });
+            WORKER_BUSY.set(false);
+            waited
+        }
+        None => std::thread::scope(|scope| {
             scope.spawn(job);
             wait(py, stop, &done, report)
         }),

@@ -2,7 +2,7 @@
 //! evaluator like any Python one (callable on a batch of observations), and searches and
 //! self-play that are given one run it in Rust, with the GIL released and no Python per leaf.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -115,10 +115,7 @@ impl PyNet {
 
     /// Writes the net to a ``safetensors`` file.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        let bytes = self.mlp.to_bytes().py()?;
-        py.detach(|| std::fs::write(&path, bytes)).map_err(|e| {
-            PyValueError::new_err(format!("{}: cannot write the net ({e})", path.display()))
-        })
+        write_file(py, &path, self.mlp.to_bytes().py()?)
     }
 
     /// The bytes of a ``safetensors`` file holding the net.
@@ -414,10 +411,7 @@ impl PyNnueNet {
 
     /// Writes the net to a ``safetensors`` file.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        let bytes = self.nnue.to_bytes().py()?;
-        py.detach(|| std::fs::write(&path, bytes)).map_err(|e| {
-            PyValueError::new_err(format!("{}: cannot write the net ({e})", path.display()))
-        })
+        write_file(py, &path, self.nnue.to_bytes().py()?)
     }
 
     /// The bytes of a ``safetensors`` file holding the net.
@@ -530,6 +524,13 @@ fn load_net(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
         let net = PyNet::from_bytes(py, &bytes).map_err(with_name)?;
         Ok(Py::new(py, net)?.into_any())
     }
+}
+
+/// Writes a net's file, `bytes`, to `path` with the GIL released.
+fn write_file(py: Python<'_>, path: &Path, bytes: Vec<u8>) -> PyResult<()> {
+    py.detach(|| std::fs::write(path, bytes)).map_err(|e| {
+        PyValueError::new_err(format!("{}: cannot write the net ({e})", path.display()))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

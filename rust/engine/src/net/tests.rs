@@ -40,16 +40,7 @@ fn reference(net: &Mlp, obs: &[f32]) -> (Vec<f32>, Vec<f32>) {
             .collect(),
         bias: net.first_bias.clone(),
     };
-    let layer = |l: &Dense, x: &[f32]| -> Vec<f32> {
-        (0..l.outputs)
-            .map(|o| {
-                l.bias[o]
-                    + (0..l.inputs)
-                        .map(|i| l.weight[o * l.inputs + i] * x[i])
-                        .sum::<f32>()
-            })
-            .collect()
-    };
+    let layer = dense_reference;
     let mut h: Vec<f32> = layer(&first, obs).into_iter().map(|v| v.max(0.0)).collect();
     for l in &net.trunk {
         h = layer(l, &h).into_iter().map(|v| v.max(0.0)).collect();
@@ -332,4 +323,17 @@ fn puct_searches_with_the_native_net_on_threads() {
         .search(&game, &with, &s, &Budget::depth(3), StopFlag::new())
         .unwrap();
     assert!(game.is_legal(&s, r.best));
+}
+
+/// A dense layer computed the plain way, `bias + weight · x` row by row: the reference the
+/// nets' fast layers are compared with.
+pub(super) fn dense_reference(l: &Dense, x: &[f32]) -> Vec<f32> {
+    (0..l.outputs)
+        .map(|o| {
+            l.bias[o]
+                + (0..l.inputs)
+                    .map(|i| l.weight[o * l.inputs + i] * x[i])
+                    .sum::<f32>()
+        })
+        .collect()
 }

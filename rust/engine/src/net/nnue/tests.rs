@@ -24,16 +24,7 @@ fn reference(net: &Nnue, game: &FishGame, s: &FishState) -> Vec<f32> {
     let n = game.num_players();
     let (features, dense, value) = net.layers();
     let count = features.inputs;
-    let layer = |l: &Dense, x: &[f32]| -> Vec<f32> {
-        (0..l.outputs)
-            .map(|o| {
-                l.bias[o]
-                    + (0..l.inputs)
-                        .map(|i| l.weight[o * l.inputs + i] * x[i])
-                        .sum::<f32>()
-            })
-            .collect()
-    };
+    let layer = crate::net::tests::dense_reference;
     let p = game.to_move(s).unwrap();
     let mut obs = vec![0.0; game.observation_len()];
     let mut x = Vec::new();

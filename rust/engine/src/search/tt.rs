@@ -112,8 +112,13 @@ const LAZY_BUCKETS: usize = 1 << 14;
 /// Empty buckets in zeroed memory. An empty entry is all zeros, so the memory needs no
 /// writing: the system hands out zeroed pages as the search first touches them, and a table of
 /// any size costs no time before the search's clock starts. (The memory is asked for with the
-/// allocator's own alignment, for which `alloc_zeroed` is `calloc`, and aligned to a cache line
-/// here: with a larger alignment, `alloc_zeroed` writes every byte.)
+/// allocator's own alignment, for which `alloc_zeroed` is `calloc`, and aligned here: with a
+/// larger alignment, `alloc_zeroed` writes every byte.)
+///
+/// A large table is aligned to 2 MiB and, on Linux, asks for transparent huge pages: touching
+/// 4 KiB pages one by one cost a search from a fresh table about a tenth of its time, and each
+/// probe that first read a page and then wrote it stopped the other threads to flush their
+/// address caches (measured with `perf`); the probes' random reads also miss those caches less.
 struct Buckets {
     ptr: std::ptr::NonNull<u8>,
     offset: usize,
@@ -126,17 +131,30 @@ unsafe impl Send for Buckets {}
 // SAFETY: as above: shared access is through `&[Bucket]`, which is Sync.
 unsafe impl Sync for Buckets {}
 
+/// The size of a huge page, and the smallest table that is aligned to it.
+const HUGE_PAGE: usize = 2 << 20;
+
 impl Buckets {
     /// `n` empty buckets (none when `n` is 0), `None` when the allocation fails.
     fn zeroed(n: usize) -> Option<Buckets> {
-        let align = std::mem::align_of::<Bucket>();
-        let bytes = n
-            .checked_mul(std::mem::size_of::<Bucket>())?
-            .checked_add(align)?;
-        let layout = std::alloc::Layout::from_size_align(bytes, 16).ok()?;
+        let table = n.checked_mul(std::mem::size_of::<Bucket>())?;
+        let align = if table >= HUGE_PAGE {
+            HUGE_PAGE
+        } else {
+            std::mem::align_of::<Bucket>()
+        };
+        let layout = std::alloc::Layout::from_size_align(table.checked_add(align)?, 16).ok()?;
         // SAFETY: the layout has a non-zero size.
         let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
         let offset = ptr.as_ptr().align_offset(align);
+        #[cfg(target_os = "linux")]
+        if align == HUGE_PAGE {
+            // SAFETY: the range lies in the allocation and starts on a page; the advice changes
+            // how the memory is backed, not its contents. A refusal only leaves small pages.
+            unsafe {
+                libc::madvise(ptr.as_ptr().add(offset).cast(), table, libc::MADV_HUGEPAGE);
+            }
+        }
         Some(Buckets {
             ptr,
             offset,
@@ -367,6 +385,26 @@ mod tests {
             );
         }
         assert_eq!(std::mem::size_of::<Bucket>(), 64);
+    }
+
+    #[test]
+    fn large_tables_start_on_a_huge_page_and_empty() {
+        for mb in [2, 4, 64] {
+            let mut tt = Tt::new(mb).unwrap();
+            for _ in 0..2 {
+                let start = tt.buckets.as_ptr() as usize;
+                assert_eq!(start % HUGE_PAGE, 0, "{mb} MiB table at {start:#x}");
+                assert_eq!(tt.bytes(), mb << 20);
+                for key in (0..1000u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)) {
+                    assert!(tt.probe(key).is_none());
+                }
+                tt.store(7, 1, 1, Bound::Exact, None, true);
+                assert!(tt.probe(7).is_some());
+                tt.clear();
+            }
+        }
+        let small = Tt::new(1).unwrap();
+        assert_eq!(small.buckets.as_ptr() as usize % 64, 0);
     }
 
     #[test]

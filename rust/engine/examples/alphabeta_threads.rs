@@ -3,8 +3,11 @@
 //!
 //! For each position: the depth that one thread completes in `secs` seconds, then the time one
 //! thread and `threads` threads take to complete that depth (fresh tables), and their ratio.
+//! With `repeats` above 1 the two searches run in turns that many times and each side's median
+//! time counts: the same search varies by tens of percent from run to run on a shared machine.
 //! Run it alone on a quiet machine:
-//! `cargo run --release -p pingvinas-engine --example alphabeta_threads [positions] [secs] [threads]`
+//! `cargo run --release -p pingvinas-engine --example alphabeta_threads [positions] [secs] [threads] [first] [repeats]`
+//! (positions `first`, `first + 1`, ...; 0 and 1 by default)
 
 use std::time::Duration;
 
@@ -55,14 +58,26 @@ fn main() {
     let positions = arg(1, 20.0) as u64;
     let secs = arg(2, 2.0);
     let threads = arg(3, 2.0) as usize;
+    let first = arg(4, 0.0) as u64;
+    let repeats = (arg(5, 1.0) as usize).max(1);
     let mut ratios = Vec::new();
-    for seed in 0..positions {
+    for seed in first..first + positions {
         let (game, s) = after_placement(1000 + seed);
         let depth = search(&game, &s, 1, Budget::time(secs)).depth;
         let budget = Budget::depth(depth);
-        let one = search(&game, &s, 1, budget);
-        let many = search(&game, &s, threads, budget);
-        let (t1, tn) = (one.elapsed, many.elapsed.max(Duration::from_micros(1)));
+        let (mut one_times, mut many_times) = (Vec::new(), Vec::new());
+        let (mut one, mut many) = (None, None);
+        for _ in 0..repeats {
+            let r = search(&game, &s, 1, budget);
+            one_times.push(r.elapsed.as_secs_f64());
+            one = Some(r);
+            let r = search(&game, &s, threads, budget);
+            many_times.push(r.elapsed.as_secs_f64());
+            many = Some(r);
+        }
+        let (one, many) = (one.unwrap(), many.unwrap());
+        let t1 = Duration::from_secs_f64(median(&mut one_times));
+        let tn = Duration::from_secs_f64(median(&mut many_times)).max(Duration::from_micros(1));
         let ratio = t1.as_secs_f64() / tn.as_secs_f64();
         println!(
             "position {seed:>2}: depth {depth}, 1 thread {:.3} s ({} nodes), {threads} threads {:.3} s ({} nodes): x{ratio:.2}{}",
@@ -74,16 +89,21 @@ fn main() {
         );
         ratios.push(ratio);
     }
-    ratios.sort_by(f64::total_cmp);
-    let median = if ratios.len() % 2 == 1 {
-        ratios[ratios.len() / 2]
-    } else {
-        0.5 * (ratios[ratios.len() / 2 - 1] + ratios[ratios.len() / 2])
-    };
+    let median = median(&mut ratios);
     println!(
         "time to depth, {threads} threads against 1: median x{median:.2} (min x{:.2}, max x{:.2}) over {} positions",
         ratios[0],
         ratios[ratios.len() - 1],
         ratios.len()
     );
+}
+
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        0.5 * (xs[n / 2 - 1] + xs[n / 2])
+    }
 }

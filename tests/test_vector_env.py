@@ -3,6 +3,7 @@
 actions change nothing, seeds reproduce, threads do not matter, and the buffers alias as
 documented."""
 
+import multiprocessing
 from typing import Any, Union
 
 import numpy as np
@@ -123,6 +124,37 @@ def test_opponent_games_reproduce_whatever_the_threads() -> None:
     game = pv.Fish(players=3)
     one = trace(game, 1, seed=2, opponent="greedy", learner="random")
     assert same(one, trace(game, 2, seed=2, opponent="greedy", learner="random"))
+
+
+def _steps(env: pv.VectorEnv, info: dict[str, Any], seed: int) -> list[float]:
+    rng = np.random.default_rng(seed)
+    sums = []
+    for _ in range(20):
+        obs, rewards, _, _, info = env.step(random_actions(info, rng))
+        sums.append(float(obs.sum()) + float(rewards.sum()))
+    return sums
+
+
+def _steps_in_child(env: pv.VectorEnv, info: dict[str, Any], queue: Any) -> None:
+    queue.put(_steps(env, info, 9))
+
+
+def test_an_env_made_before_a_fork_steps_in_the_child() -> None:
+    # The env's pool has its threads in the parent only: the forked child must start its own
+    # instead of waiting on them forever, and step exactly as the parent does.
+    env = pv.VectorEnv(pv.Fish(players=3), 150, seed=4, threads=2)  # enough envs for the pool
+    _, info = env.reset()
+    _, _, _, _, info = env.step(random_actions(info, np.random.default_rng(4)))
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_steps_in_child, args=(env, info, queue))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("a vector env made before a fork did not step in the child")
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == _steps(env, info, 9)
 
 
 def test_reset_without_seed_starts_the_next_game_of_each_stream() -> None:

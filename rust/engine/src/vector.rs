@@ -47,6 +47,7 @@ use crate::search::alphabeta::AlphaBetaConfig;
 use crate::search::mcts::MctsConfig;
 use crate::search::puct::{Forest, PuctConfig, PuctTree};
 use crate::search::{Budget, Choice, Evaluate, Knowledge, Playout, Searcher, StopFlag};
+use crate::threads::KeptPool;
 
 /// The most envs one [`VectorEnv`] holds.
 pub const MAX_ENVS: usize = 1 << 24;
@@ -477,7 +478,8 @@ struct Shared<G: Game> {
 pub struct VectorEnv<G: GameIo> {
     shared: Shared<G>,
     slots: Vec<Slot<G>>,
-    pool: Option<rayon::ThreadPool>,
+    /// The pool of `options.threads` threads (none for one), kept and built again after a fork.
+    pool: KeptPool,
     /// The worked-out steps of a step call (kept for its allocation).
     pending: Vec<Option<Advance<G>>>,
 }
@@ -806,17 +808,10 @@ impl<G: GameIo> VectorEnv<G> {
                 G::NAME
             );
         }
-        let pool = if options.threads == 1 {
-            None
-        } else {
-            match rayon::ThreadPoolBuilder::new()
-                .num_threads(options.threads)
-                .build()
-            {
-                Ok(pool) => Some(pool),
-                Err(e) => return invalid!("could not start {} threads: {e}", options.threads),
-            }
-        };
+        let mut pool = KeptPool::new("pingvinas-vector");
+        if options.threads > 1 {
+            pool.get(options.threads)?;
+        }
         let dims = Dims {
             num_envs,
             observation: sample.observation_len(),
@@ -901,6 +896,13 @@ impl<G: GameIo> VectorEnv<G> {
         self.slots[i].play.learner
     }
 
+    /// The pool, or none for one thread. A pool that cannot be started again (in a forked
+    /// process) leaves the work to the calling thread rather than failing the call.
+    fn pool(&mut self) -> Option<Arc<rayon::ThreadPool>> {
+        let threads = self.shared.options.threads;
+        (threads > 1).then(|| self.pool.get(threads).ok()).flatten()
+    }
+
     /// Runs `f(first env, slots, their entries of extra, outputs)` over chunks of envs, on the
     /// pool when there is one.
     fn chunks<A: ActionInt, T: Send>(
@@ -910,8 +912,8 @@ impl<G: GameIo> VectorEnv<G> {
         f: impl Fn(&Shared<G>, usize, &mut [Slot<G>], &mut [T], Outputs<'_, A>) + Sync,
     ) {
         let n = self.slots.len();
-        let pool = self.pool.as_ref().filter(|_| n >= PARALLEL_MIN);
-        let threads = pool.map_or(1, |p| p.current_num_threads()).max(1);
+        let pool = self.pool().filter(|_| n >= PARALLEL_MIN);
+        let threads = pool.as_ref().map_or(1, |p| p.current_num_threads()).max(1);
         // Several chunks per thread balance the load; each is big enough to be worth a task.
         let size = if threads == 1 {
             n
@@ -958,9 +960,10 @@ impl<G: GameIo> VectorEnv<G> {
         self.shared.seed = seed.unwrap_or(before);
         let mut next: Vec<Option<Play<G>>> = Vec::new();
         next.resize_with(self.slots.len(), || None);
+        let pool = self.pool();
         let shared = &self.shared;
         each_slot(
-            self.pool.as_ref(),
+            pool.as_deref(),
             &mut self.slots,
             &mut next,
             |i, slot, next| {
@@ -1036,8 +1039,9 @@ impl<G: GameIo> VectorEnv<G> {
     }
 
     /// The first env whose action is not legal, with the engine's error prefixed by the env.
-    fn check_actions(&self, actions: &[i64]) -> Result<()> {
+    fn check_actions(&mut self, actions: &[i64]) -> Result<()> {
         let n = self.slots.len();
+        let pool = self.pool().filter(|_| n >= PARALLEL_MIN);
         if actions.len() != n {
             return invalid!("expected {n} actions (one per env), got {}", actions.len());
         }
@@ -1049,7 +1053,7 @@ impl<G: GameIo> VectorEnv<G> {
                 play.game.is_legal(&play.state, a as Action)
             }
         };
-        let bad = match self.pool.as_ref().filter(|_| n >= PARALLEL_MIN) {
+        let bad = match pool {
             None => (0..n).find(|&i| !legal(i)),
             Some(pool) => pool.install(|| (0..n).into_par_iter().find_first(|&i| !legal(i))),
         };
@@ -1106,9 +1110,10 @@ impl<G: GameIo> VectorEnv<G> {
         let mut pending = std::mem::take(&mut self.pending);
         pending.clear();
         pending.resize_with(self.slots.len(), || None);
+        let pool = self.pool();
         let shared = &self.shared;
         each_slot(
-            self.pool.as_ref(),
+            pool.as_deref(),
             &mut self.slots,
             &mut pending,
             |i, slot, p| {

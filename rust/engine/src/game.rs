@@ -79,6 +79,14 @@ pub trait Game: Sync + Send {
 
     // --- Provided. ---
 
+    /// What transposition tables key a position by: [`Game::hash`] with whatever else the
+    /// position's value depends on mixed in (Fish: the scores so far; Marathon: the ply count,
+    /// as the ply limit ends the game). Positions with equal keys are taken to be worth the
+    /// same. The default is the hash.
+    fn search_key(&self, state: &Self::State) -> u64 {
+        self.hash(state)
+    }
+
     /// Whether the game is over: nobody is to move.
     fn is_over(&self, state: &Self::State) -> bool {
         self.to_move(state).is_none()

@@ -19,7 +19,7 @@ use std::rc::Rc;
 use crate::fish::{
     Bitboard, Board, Cell, Direction, FishGame, FishMove, FishState, Phase, Policy, Word,
 };
-use crate::game::{returns_from_keys, Action, ActionList, Game, Returns, MAX_PLAYERS};
+use crate::game::{returns_from_keys, Action, ActionList, Returns, MAX_PLAYERS};
 use crate::rng::{splitmix64, Rng};
 use crate::search::{Budget, Clock, Evaluate, SearchResult, StopFlag};
 
@@ -740,15 +740,6 @@ impl<W: Word> Evaluate<FishGame<W>> for FishEval<W> {
         }
     }
 
-    fn key(&self, game: &FishGame<W>, s: &FishState<W>) -> u64 {
-        // The engine's hash leaves the scores out; values here depend on them.
-        let mut k = game.hash(s);
-        for p in 0..game.rules().players() {
-            k ^= splitmix64((p as u64) << 32 ^ (s.fish[p] as u64) << 8 ^ s.taken[p] as u64);
-        }
-        k
-    }
-
     fn playout(&self, game: &FishGame<W>, s: &FishState<W>, rng: &mut Rng) -> Returns {
         game.returns_of(&game.playout_scores(s, rng, Policy::Fast))
     }
@@ -778,6 +769,7 @@ impl<W: Word> crate::search::Knowledge for FishGame<W> {
 mod tests {
     use super::*;
     use crate::fish::{Board, Rules};
+    use crate::game::Game;
 
     fn small_game(
         rng: &mut Rng,
@@ -1109,6 +1101,41 @@ mod tests {
             };
             assert_eq!(value(1), value(2), "{:?} {s:?}", game.board());
             solved += 1;
+        }
+    }
+
+    #[test]
+    fn a_full_search_without_evaluation_keys_positions_by_their_scores() {
+        // The Fish hash leaves the scores out: a table keyed by it alone gave positions reached
+        // with other scores each other's values. Both searches below are exact.
+        use crate::search::alphabeta::AlphaBeta;
+        use crate::search::{Budget, NoEval, StopFlag};
+        let mut rng = Rng::new(21);
+        for _ in 0..60 {
+            let (game, s) = small_game(&mut rng, 3, 5, 2, 1);
+            let mut actions = ActionList::new();
+            game.legal_actions(&s, &mut actions);
+            // A lone move is played without search (and without proof).
+            if actions.len() < 2 {
+                continue;
+            }
+            let value = |eval: &dyn Fn(&mut AlphaBeta) -> crate::search::SearchResult| {
+                let mut searcher = AlphaBeta::new(Default::default());
+                let r = eval(&mut searcher);
+                assert!(r.exact, "{r:?}");
+                r.value
+            };
+            let budget = Budget::depth(40);
+            let plain = value(&|ab| {
+                ab.search(&game, &NoEval, &s, &budget, StopFlag::new())
+                    .unwrap()
+            });
+            let eval = FishEval::new(&game, FishEvalConfig::default());
+            let full = value(&|ab| {
+                ab.search(&game, &eval, &s, &budget, StopFlag::new())
+                    .unwrap()
+            });
+            assert_eq!(plain, full, "{:?} {s:?}", game.board());
         }
     }
 }

@@ -9,6 +9,7 @@ use super::moves::FishMove;
 use super::rules::{Placement, Rules, Scores, MAX_FISH_PLAYERS};
 use super::zobrist;
 use crate::game::{self, Action, ActionList, Game, Returns, MAX_ACTIONS};
+use crate::rng::splitmix64;
 
 /// `to_move` of a finished game.
 pub const NOBODY: u8 = 0xFF;
@@ -620,6 +621,15 @@ impl<W: Word> Game for FishGame<W> {
     #[inline]
     fn hash(&self, s: &FishState<W>) -> u64 {
         s.hash
+    }
+
+    /// The hash leaves the scores out; values depend on them.
+    fn search_key(&self, s: &FishState<W>) -> u64 {
+        let mut k = s.hash;
+        for p in 0..self.rules().players() {
+            k ^= splitmix64((p as u64) << 32 ^ (s.fish[p] as u64) << 8 ^ s.taken[p] as u64);
+        }
+        k
     }
 
     /// Decodes the action and checks it, without listing every legal move.

@@ -10,7 +10,7 @@ use super::state::{
 };
 use crate::error::{Error, Result};
 use crate::game::{places, returns_from_places, Action, ActionList, Game, Returns};
-use crate::rng::Rng;
+use crate::rng::{splitmix64, Rng};
 
 /// The game: a course, a number of players and a ply limit.
 #[derive(Clone, Debug)]
@@ -523,6 +523,11 @@ impl Game for MarathonGame {
     #[inline]
     fn hash(&self, s: &MarathonState) -> u64 {
         s.hash
+    }
+
+    /// The hash leaves the ply count out; the ply limit makes values depend on it.
+    fn search_key(&self, s: &MarathonState) -> u64 {
+        s.hash ^ splitmix64(0x6d61_7261_7468_6f6e ^ s.ply as u64)
     }
 }
 

@@ -104,6 +104,18 @@ fn state_is_small() {
 }
 
 #[test]
+fn search_keys_tell_apart_plies_that_the_hash_does_not() {
+    // The ply limit ends the game, so a position's value depends on its ply count: tables key
+    // by it, although the hash leaves it out.
+    let game = Marathon::variant(bundled_names()[0]).unwrap();
+    let s = game.new_state();
+    let mut later = s;
+    later.ply += 2;
+    assert_eq!(game.hash(&s), game.hash(&later));
+    assert_ne!(game.search_key(&s), game.search_key(&later));
+}
+
+#[test]
 fn opening_has_57_moves_on_every_course() {
     for name in bundled_names() {
         for players in 2..=5 {

@@ -61,9 +61,9 @@ pub trait Evaluate<G: Game>: Sync + Send {
     fn prune_actions(&self, _game: &G, _state: &G::State, _actions: &mut ActionList) {}
 
     /// The key of a position for transposition tables: it must tell apart positions whose
-    /// values differ. The default is [`Game::hash`].
+    /// values differ. The default is [`Game::search_key`].
     fn key(&self, game: &G, state: &G::State) -> u64 {
-        game.hash(state)
+        game.search_key(state)
     }
 
     /// Plays a position to the end and returns the final returns. The default plays uniformly

@@ -115,12 +115,12 @@ fn main() {
                 // The walk's last position solved, and if need be the one after it, again from
                 // a fresh table.
                 let mut fresh = None;
-                for j in i..(i + 2).min(line.len()) {
+                for s in line.iter().skip(i).take(2) {
                     let (result, cpu) = within_cpu(long, |stop| {
-                        solve_with_options(&game, &line[j], options(long), Some(stop))
+                        solve_with_options(&game, s, options(long), Some(stop))
                     });
                     if let Ok(sol) = result {
-                        let floes = line[j].floes().count();
+                        let floes = s.floes().count();
                         line_out += &format!(
                             "; fresh: {floes} floes solved ({} nodes, {cpu:.3} cpu s)",
                             sol.nodes
@@ -128,7 +128,7 @@ fn main() {
                         fresh = Some(floes);
                         break;
                     }
-                    line_out += &format!("; fresh: {} floes not solved", line[j].floes().count());
+                    line_out += &format!("; fresh: {} floes not solved", s.floes().count());
                 }
                 confirmed_floes.push(fresh.or(within_short.map(|r| r.floes)).unwrap_or(0));
             }

@@ -42,7 +42,6 @@ fn main() {
         max_nodes: u64::MAX,
         time,
         tt_mb,
-        ..SolveOptions::default()
     };
     let (mut nodes, mut secs, mut cpus) = (0u64, 0f64, 0f64);
     for seed in 0..seeds as u64 {

@@ -12,12 +12,20 @@
 //! (positions nearer the end were solved within the short one), giving the long figure. Floes
 //! are those still on the board, unreachable ones included (a move can sink several at once,
 //! so the counts along the walk may skip). Prints each game and the medians.
+//!
+//! `first=K` (after the numbers) takes seeds K, K + 1, ... instead. With `keep`, each game's
+//! walk keeps the solver's table from one position to the one before it (a [`SolveCache`]:
+//! sound, as every entry is about a position alone), which makes the walk cheap but each solve
+//! easier than from scratch; so the position the long walk ends on is then solved again with a
+//! fresh table under the long limit (and if that fails, the one after it), and a game counts in
+//! the confirmed median with the floes of the one solved fresh (with its short figure when both
+//! fail).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use pingvinas_engine::error::Error;
-use pingvinas_engine::fish::solver::{solve_with_options, SolveOptions};
+use pingvinas_engine::fish::solver::{solve_with_options, SolveCache, SolveOptions};
 use pingvinas_engine::fish::{Board, FishGame, FishState, Rules};
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::rng::Rng;
@@ -41,24 +49,36 @@ fn main() {
     let games = num(1, 20.0) as u64;
     let long_games = num(2, games as f64) as u64;
     let (short, long) = (num(3, 1.0), num(4, 60.0));
+    let keep = args.iter().skip(1).any(|a| a == "keep");
+    // `first=K` starts at seed K (to split a long run over processes).
+    let first: u64 = args
+        .iter()
+        .find_map(|a| a.strip_prefix("first=")?.parse().ok())
+        .unwrap_or(0);
+    let options = |limit: f64| SolveOptions {
+        max_nodes: u64::MAX,
+        time: Some(Duration::from_secs_f64(WALL_FACTOR * limit)),
+        ..SolveOptions::default()
+    };
     let mut short_floes = Vec::new();
     let mut long_floes = Vec::new();
-    for seed in 0..games {
+    let mut confirmed_floes = Vec::new();
+    for seed in first..first + games {
         let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(seed));
         let line = random_game(&game, seed);
+        let mut cache = SolveCache::new(&game, &SolveOptions::default()).unwrap();
         // Walk back from the last position that is not over.
         let mut i = line.len();
-        let walk = |limit: f64, i: &mut usize, from: Option<Reach>| {
+        let mut walk = |limit: f64, i: &mut usize, from: Option<Reach>| {
             let mut reached = from;
             while *i > 0 {
                 let s = &line[*i - 1];
-                let options = SolveOptions {
-                    max_nodes: u64::MAX,
-                    time: Some(Duration::from_secs_f64(WALL_FACTOR * limit)),
-                    ..SolveOptions::default()
-                };
                 let (result, cpu) = within_cpu(limit, |stop| {
-                    solve_with_options(&game, s, options, Some(stop))
+                    if keep {
+                        cache.solve(s, options(limit), Some(stop), None)
+                    } else {
+                        solve_with_options(&game, s, options(limit), Some(stop))
+                    }
                 });
                 let Ok(sol) = result else {
                     if !matches!(result, Err(Error::Interrupted(_))) {
@@ -87,10 +107,31 @@ fn main() {
             line.len(),
             show(within_short)
         );
-        if seed < long_games {
+        if seed - first < long_games {
             let within_long = walk(long, &mut i, within_short);
             long_floes.push(within_long.map_or(0, |r| r.floes));
             line_out += &format!("; within {long} s: {}", show(within_long));
+            if keep && i < line.len() {
+                // The walk's last position solved, and if need be the one after it, again from
+                // a fresh table.
+                let mut fresh = None;
+                for s in line.iter().skip(i).take(2) {
+                    let (result, cpu) = within_cpu(long, |stop| {
+                        solve_with_options(&game, s, options(long), Some(stop))
+                    });
+                    if let Ok(sol) = result {
+                        let floes = s.floes().count();
+                        line_out += &format!(
+                            "; fresh: {floes} floes solved ({} nodes, {cpu:.3} cpu s)",
+                            sol.nodes
+                        );
+                        fresh = Some(floes);
+                        break;
+                    }
+                    line_out += &format!("; fresh: {} floes not solved", s.floes().count());
+                }
+                confirmed_floes.push(fresh.or(within_short.map(|r| r.floes)).unwrap_or(0));
+            }
         }
         if i == 0 {
             line_out += " (the whole game)";
@@ -104,6 +145,13 @@ fn main() {
         long_floes.len(),
         median(&mut long_floes)
     );
+    if keep {
+        println!(
+            "confirmed by fresh solves: {} floes within {long} s over {} games",
+            median(&mut confirmed_floes),
+            confirmed_floes.len()
+        );
+    }
 }
 
 /// Runs `f` on this thread, setting its stop flag once this thread has used `limit` CPU

@@ -1,13 +1,14 @@
 //! The exact solver from the empty board:
 //! `cargo run --release -p pingvinas-engine --example fish_solve -- ROWS COLS SEEDS [sym]
-//! [penguins=N] [nosym] [all] [time=SECS] [plies=K]`.
+//! [penguins=N] [nosym] [all] [time=SECS] [plies=K] [tt=MB]`.
 //! Boards are random (seeded, 1 to 3 fish per cell), 2 players with 1 penguin each (or N),
 //! penguins placed on any floe; `sym` makes each board symmetric under the half turn (ROWS
 //! even), `nosym` solves without folding symmetric positions, `all` finds the exact value of
 //! every first move, `time=SECS` gives each solve up, with what it had searched, after SECS
-//! seconds, and `plies=K` solves the position after K seeded random placements or moves
-//! instead of the empty board. Prints nodes, seconds (wall and CPU: the CPU time is the steadier on a
-//! loaded machine), the value and the optimal first moves per board.
+//! seconds, `plies=K` solves the position after K seeded random placements or moves instead
+//! of the empty board, and `tt=MB` sizes the table (default 512 MiB). Prints nodes, seconds
+//! (wall and CPU: the CPU time is the steadier on a loaded machine), the value and the
+//! optimal first moves per board.
 
 use std::time::Instant;
 
@@ -32,6 +33,7 @@ fn main() {
     };
     let time = option("time=").map(std::time::Duration::from_secs_f64);
     let plies = option("plies=").unwrap_or(0.0) as usize;
+    let tt_mb = option("tt=").map_or(SolveOptions::default().tt_mb, |mb| mb as usize);
     let symmetric = flag("sym");
     let rules = Rules::new(2, Some(penguins), Placement::Any, Order::RoundRobin).unwrap();
     let options = SolveOptions {
@@ -39,7 +41,7 @@ fn main() {
         all_values: flag("all"),
         max_nodes: u64::MAX,
         time,
-        ..SolveOptions::default()
+        tt_mb,
     };
     let (mut nodes, mut secs, mut cpus) = (0u64, 0f64, 0f64);
     for seed in 0..seeds as u64 {

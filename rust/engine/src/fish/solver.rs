@@ -11,10 +11,12 @@
 //! engine's hash, which leaves the scores out), and a search ends in every position whose
 //! regions each have at most one owner (their hauls are exact: see [`super::eval`]). The search
 //! is alpha-beta with null windows (PVS) on the packed `(fish, floes)` margin, the table move and
-//! then the history of cut-offs ordering the moves, and a cheap bound for cut-offs: a player
-//! collects at most the floes they can still reach, not counting those under the opponent's
-//! penguins, and at least the floes under their own penguins (they keep those, moving off or
-//! lifted).
+//! then the history of cut-offs ordering the moves; when the table's move does not cut off,
+//! the other children are looked up in the table before any is searched (enhanced
+//! transposition cut-offs: a child already known to be good enough ends the node). A cheap
+//! bound cuts off too: a player collects at most the floes they can still reach, not counting
+//! those under the opponent's penguins, and at least the floes under their own penguins (they
+//! keep those, moving off or lifted).
 //!
 //! The transposition table ([`table`]) is keyed by the position (the engine's hash, which leaves
 //! the scores out, as the values do) with bounds; on a board with symmetries (those that keep
@@ -140,13 +142,76 @@ enum Halt {
     Stopped,
 }
 
-struct Solver<'a, W: Word> {
+/// What one solve leaves for the next in the same game: the transposition table and the move
+/// history. Every entry is a result about a position alone (what is still to be collected from
+/// it, keyed by the position, salted by the root player for the paranoid reduction of three or
+/// four players), so it holds for any later root; a stopped solve stores nothing it did not
+/// finish. Walking back along a game (as `fish_endgames` does), each position's solve then
+/// finds the one after it already solved.
+pub struct SolveCache<'a, W: Word> {
     game: &'a FishGame<W>,
     planes: FishPlanes<W>,
+    /// The board's symmetries other than the identity, each with its inverse (none when the
+    /// cache does not fold symmetric positions).
+    syms: Vec<(Symmetry, Symmetry)>,
+    tt: Table,
+    /// Cut-offs per action, weighted by the floes left (the history heuristic).
+    history: Vec<u32>,
+}
+
+impl<'a, W: Word> SolveCache<'a, W> {
+    /// An empty cache for solves of `game`, with `options.tt_mb` and `options.symmetry` (which
+    /// stay those of the cache: the table's keys depend on them).
+    ///
+    /// # Errors
+    /// `Error::Invalid` when `tt_mb` is out of range; `Error::Memory` when `tt_mb` MiB are more
+    /// than the memory available.
+    pub fn new(game: &'a FishGame<W>, options: &SolveOptions) -> Result<Self> {
+        let syms = if options.symmetry {
+            fish_symmetries(game)
+                .into_iter()
+                .filter(|s| !s.is_identity())
+                .map(|s| {
+                    let inverse = s.inverse();
+                    (s, inverse)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(SolveCache {
+            game,
+            planes: FishPlanes::new(game.board()),
+            syms,
+            tt: Table::new(options.tt_mb)?,
+            history: vec![0; game.num_actions()],
+        })
+    }
+
+    /// [`solve_with_progress`] of `state` (a position of the cache's game), reusing and
+    /// extending what earlier solves stored; the cache's own table size and symmetry setting
+    /// apply, not `options`'.
+    ///
+    /// # Errors
+    /// As [`solve_with_progress`].
+    pub fn solve(
+        &mut self,
+        state: &FishState<W>,
+        options: SolveOptions,
+        stop: Option<&StopFlag>,
+        progress: Option<&AtomicU64>,
+    ) -> Result<Solution> {
+        solve_in(self, state, options, stop, progress)
+    }
+}
+
+struct Solver<'a, W: Word> {
+    game: &'a FishGame<W>,
+    planes: &'a FishPlanes<W>,
     players: usize,
     root: usize,
     salt: u64,
-    tt: Table,
+    tt: &'a mut Table,
     nodes: u64,
     max_nodes: u64,
     deadline: Option<Instant>,
@@ -154,9 +219,9 @@ struct Solver<'a, W: Word> {
     stop: Option<&'a StopFlag>,
     progress: Option<&'a AtomicU64>,
     /// The board's symmetries other than the identity, each with its inverse.
-    syms: Vec<(Symmetry, Symmetry)>,
+    syms: &'a [(Symmetry, Symmetry)],
     /// Cut-offs per action, weighted by the floes left (the history heuristic).
-    history: Vec<u32>,
+    history: &'a mut [u32],
 }
 
 impl<W: Word> Solver<'_, W> {
@@ -214,7 +279,7 @@ impl<W: Word> Solver<'_, W> {
 
     /// What `p`'s side still gains from `s` to the end under exact regions, if they are exact.
     fn exact_future(&self, s: &FishState<W>, p: usize) -> Option<i32> {
-        let scores = exact_scores(self.game, &self.planes, s, u64::MAX)?;
+        let scores = exact_scores(self.game, self.planes, s, u64::MAX)?;
         let mut end = *s;
         for (q, &(fish, floes)) in scores.iter().enumerate().take(self.players) {
             end.fish[q] = fish as u16;
@@ -301,19 +366,35 @@ impl<W: Word> Solver<'_, W> {
 
     /// Sorts moves of `s`, the likeliest best first: slides that leave the opponent the fewest
     /// replies, placements that leave the placed penguin the most slides; then by history.
-    fn sort_by_eval(&self, s: &FishState<W>, actions: &mut [Action]) {
-        if actions.len() < 2 {
-            return;
-        }
+    /// On the way, looks each child up in the table (enhanced transposition cut-offs): returns a
+    /// move and a value at least `beta` for `s`'s player to move `p` when a child's entry (or
+    /// a finished child) proves the move worth that much.
+    fn sort_by_eval(
+        &self,
+        s: &FishState<W>,
+        actions: &mut [Action],
+        p: usize,
+        beta: i32,
+    ) -> Option<(i32, Action)> {
+        // Each child's key, the move's gain and whether the child's mover is on `p`'s side
+        // (`None` for a finished game).
+        let mut children: ArrayVec<(u64, i32, Option<bool>), MAX_ACTIONS> = ArrayVec::new();
         let mut keyed: ArrayVec<(i64, Action), MAX_ACTIONS> = ArrayVec::new();
         let placing = self.game.phase(s) == Phase::Placement;
-        let p = s.to_move as usize;
         let board = self.game.board();
         for &a in actions.iter() {
             let mut c = *s;
             self.game.apply(&mut c, a);
-            if c.to_move().is_some() {
-                self.tt.prefetch(self.key(&c).0);
+            let gain = self.delta(s, &c, p);
+            if let Some(q) = c.to_move() {
+                let key = self.key(&c).0;
+                self.tt.prefetch(key);
+                children.push((key, gain, Some(self.same_side(p, q))));
+            } else {
+                children.push((0, gain, None));
+            }
+            if actions.len() < 2 {
+                break;
             }
             let key = if placing {
                 // The placed penguin's freedom, the more the better.
@@ -336,10 +417,24 @@ impl<W: Word> Solver<'_, W> {
             };
             keyed.push((key * (1 << 32) - self.history[a as usize] as i64, a));
         }
+        for (&a, &(key, gain, side)) in actions.iter().zip(&children) {
+            let v = match side {
+                None => gain,
+                Some(same) => match (self.tt.probe(key), same) {
+                    (Some((v, Bound::Exact | Bound::Lower, _)), true) => gain + v,
+                    (Some((v, Bound::Exact | Bound::Upper, _)), false) => gain - v,
+                    _ => continue,
+                },
+            };
+            if v >= beta {
+                return Some((v, a));
+            }
+        }
         keyed.sort_unstable();
         for (slot, &(_, a)) in actions.iter_mut().zip(&keyed) {
             *slot = a;
         }
+        None
     }
 
     /// The value of `s` for its player to move `p`, exact when it lies strictly between `alpha`
@@ -387,7 +482,13 @@ impl<W: Word> Solver<'_, W> {
         let mut best_action = actions[0];
         for i in 0..actions.len() {
             if i == usize::from(hash_move.is_some()) {
-                self.sort_by_eval(s, &mut actions[i..]);
+                if let Some((v, a)) = self.sort_by_eval(s, &mut actions[i..], p, beta) {
+                    if v > best {
+                        best = v;
+                        best_action = a;
+                    }
+                    break;
+                }
             }
             let a = actions[i];
             let mut c = *s;
@@ -481,7 +582,8 @@ impl<W: Word> Solver<'_, W> {
             }
         }
         values.sort_by_key(|&(_, v)| std::cmp::Reverse(v));
-        if let Some(&(a, v)) = values.first() {
+        // Not when stopped: the moves not searched might be better (and a cache keeps this).
+        if let (Some(&(a, v)), None) = (values.first(), self.halt) {
             let (key, sym) = self.key(s);
             let depth = s.floes.count();
             self.tt
@@ -568,26 +670,28 @@ pub fn solve_with_progress<W: Word>(
     stop: Option<&StopFlag>,
     progress: Option<&AtomicU64>,
 ) -> Result<Solution> {
+    if state.to_move().is_none() {
+        return invalid!("cannot solve a finished game");
+    }
+    SolveCache::new(game, &options)?.solve(state, options, stop, progress)
+}
+
+fn solve_in<W: Word>(
+    cache: &mut SolveCache<'_, W>,
+    state: &FishState<W>,
+    options: SolveOptions,
+    stop: Option<&StopFlag>,
+    progress: Option<&AtomicU64>,
+) -> Result<Solution> {
     let start = Instant::now();
-    let syms = if options.symmetry {
-        fish_symmetries(game)
-            .into_iter()
-            .filter(|s| !s.is_identity())
-            .map(|s| {
-                let inverse = s.inverse();
-                (s, inverse)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let game = cache.game;
     let Some(root) = state.to_move() else {
         return invalid!("cannot solve a finished game");
     };
     let players = game.rules().players();
     let mut solver = Solver {
         game,
-        planes: FishPlanes::new(game.board()),
+        planes: &cache.planes,
         players,
         root,
         salt: if players > 2 {
@@ -595,7 +699,7 @@ pub fn solve_with_progress<W: Word>(
         } else {
             0
         },
-        tt: Table::new(options.tt_mb)?,
+        tt: &mut cache.tt,
         nodes: 0,
         max_nodes: options.max_nodes,
         // A time too long for the clock is no limit.
@@ -603,8 +707,8 @@ pub fn solve_with_progress<W: Word>(
         halt: None,
         stop,
         progress,
-        syms,
-        history: vec![0; game.num_actions()],
+        syms: &cache.syms,
+        history: &mut cache.history,
     };
     let (value, values) = solver.root(state, options.all_values);
     // Walk the optimal line to the end, or to a position whose regions are all solved.
@@ -649,7 +753,7 @@ pub fn solve_with_progress<W: Word>(
     if let Some(p) = progress {
         p.store(solver.nodes, Ordering::Relaxed);
     }
-    let final_scores = exact_scores(game, &solver.planes, &s, u64::MAX).unwrap_or_else(|| {
+    let final_scores = exact_scores(game, solver.planes, &s, u64::MAX).unwrap_or_else(|| {
         let mut sc = [(0, 0); 4];
         for (q, x) in sc.iter_mut().enumerate().take(players) {
             *x = (s.fish[q] as u32, s.taken[q] as u32);
@@ -968,6 +1072,62 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_cache_gives_the_fresh_values_walking_back_along_a_game() {
+        let mut rng = Rng::new(2122);
+        let mut walked = 0;
+        for i in 0..12 {
+            let players = if i % 4 == 3 { 3 } else { 2 };
+            let Some((game, first)) = random_game(&mut rng, 4, 4, players, 1, 0) else {
+                continue;
+            };
+            // A random game, its positions solved last to first with one cache.
+            let mut line = vec![first];
+            let mut actions = ActionList::new();
+            let mut s = first;
+            while !game.is_over(&s) {
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+                if !game.is_over(&s) {
+                    line.push(s);
+                }
+            }
+            let options = SolveOptions {
+                symmetry: i % 2 == 0,
+                all_values: i % 3 == 0,
+                ..SolveOptions::default()
+            };
+            let mut cache = SolveCache::new(&game, &options).unwrap();
+            for (k, s) in line.iter().enumerate().rev() {
+                if k % 5 == 2 {
+                    // A solve stopped part-way stores nothing unfinished.
+                    let tiny = SolveOptions {
+                        max_nodes: 40,
+                        ..options
+                    };
+                    let _ = cache.solve(s, tiny, None, None);
+                }
+                let kept = cache.solve(s, options, None, None).unwrap();
+                let fresh = solve_with_options(&game, s, options, None).unwrap();
+                assert_eq!(kept.value, fresh.value, "game {i}, position {k}");
+                assert_eq!(kept.scores, fresh.scores);
+                let sorted = |v: &[(Action, (i32, i32))]| {
+                    let mut v = v.to_vec();
+                    v.sort();
+                    v
+                };
+                assert_eq!(sorted(&kept.values), sorted(&fresh.values));
+                let mut moves = kept.moves.clone();
+                moves.sort();
+                let mut fresh_moves = fresh.moves.clone();
+                fresh_moves.sort();
+                assert_eq!(moves, fresh_moves);
+                walked += 1;
+            }
+        }
+        assert!(walked > 60, "{walked}");
+    }
+
+    #[test]
     fn solver_agrees_with_the_old_solver() {
         // Boards larger than brute force can do, placement included, 2 to 4 players, with and
         // without symmetry, and a table small enough to overflow (replacement must stay exact).
@@ -1187,21 +1347,23 @@ mod tests {
     /// The solver's `delta` for the side of `p`, root `root`.
     fn delta_for(game: &FishGame, a: &FishState, b: &FishState, p: usize, root: usize) -> i32 {
         let players = game.rules().players();
+        let planes = FishPlanes::new(game.board());
+        let mut tt = Table::new(1).unwrap();
         let solver = Solver {
             game,
-            planes: FishPlanes::new(game.board()),
+            planes: &planes,
             players,
             root,
             salt: 0,
-            tt: Table::new(1).unwrap(),
+            tt: &mut tt,
             nodes: 0,
             max_nodes: 0,
             deadline: None,
             halt: None,
             stop: None,
             progress: None,
-            syms: Vec::new(),
-            history: Vec::new(),
+            syms: &[],
+            history: &mut [],
         };
         solver.delta(a, b, p)
     }

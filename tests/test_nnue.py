@@ -118,3 +118,37 @@ def test_from_arrays_takes_any_memory_layout():
     fortran = np.asfortranarray(w)
     again = NnueNet.from_arrays(game, (fortran, b), arrays["dense"], arrays["value"])
     assert again.to_bytes() == net.to_bytes()
+
+
+def test_a_residual_net_with_a_zero_head_plays_the_hand_written_estimate():
+    game = pv.Fish()
+    arrays = NnueNet.random(game, 16, [8], seed=1).arrays()
+    assert arrays["base"] is None
+    w, b = arrays["value"]
+    one = (np.ones((1, 1), np.float32), np.zeros(1, np.float32))
+    net = NnueNet.from_arrays(game, arrays["features"], arrays["dense"], (w * 0, b * 0), base=one)
+    assert net.arrays()["base"][0].tolist() == [[1.0]]
+    assert NnueNet.from_bytes(net.to_bytes()).to_bytes() == net.to_bytes()
+    states = [game.new_state(seed=s) for s in range(4)]
+    for s in states[:2]:
+        for m in s.legal_moves()[:3]:
+            states.append(s.after(m))
+    x = net.inputs(states)
+    cells = game.observation_shape[1] * game.observation_shape[2]
+    assert x["features"].shape == (len(states), 2, 5 * cells)
+    for k, s in enumerate(states):
+        v = net.value(s)
+        p = s.to_move
+        assert v[p] == pytest.approx(x["estimate"][k][0], abs=1e-5)
+        assert v[1 - p] == pytest.approx(x["estimate"][k][1], abs=1e-5)
+    # Seat 1's features are seat 0's with the two penguin planes swapped.
+    f = x["features"][-1].reshape(2, 5, cells)
+    assert (f[0, :3] == f[1, :3]).all() and (f[0, 3] == f[1, 4]).all()
+    with pytest.raises(ValueError, match="base.weight"):
+        NnueNet.from_arrays(
+            game,
+            arrays["features"],
+            arrays["dense"],
+            arrays["value"],
+            base=(np.ones((1, 2), np.float32), np.zeros(1, np.float32)),
+        )

@@ -211,3 +211,35 @@ def test_puct_backs_up_the_nets_value_for_the_player_who_moved():
         assert r.value == pytest.approx(float(values[0][(me - child.to_move) % 2]), abs=1e-6)
         checked += 1
     assert checked >= 8
+
+
+@needs_jax
+def test_the_nnue_pipeline_trains_exports_and_searches_with_a_residual_net(tmp_path):
+    import jax
+
+    from pingvinas.evaluators import NnueNet, native
+    from pingvinas.train_nnue import NnueSettings, init_params, to_net, train_nnue
+
+    game = pv.Fish()
+    # Before training the net is the hand-written estimate exactly (zero head, base weight 1).
+    cells = game.observation_shape[1] * game.observation_shape[2]
+    start = to_net(game, init_params(jax, jax.random.PRNGKey(0), 5 * cells, 2, 8, (4,)))
+    state = game.new_state(seed=3)
+    x = start.inputs([state])
+    assert start.value(state)[state.to_move] == pytest.approx(x["estimate"][0][0], abs=1e-5)
+    s = NnueSettings(
+        out=str(tmp_path), games=2, depth=1, width=8, hidden=(4,), steps=3, batch=16, seed=1
+    )
+    net = train_nnue(game, s)
+    again = native(tmp_path / "net.safetensors")
+    assert isinstance(again, NnueNet) and again.to_bytes() == net.to_bytes()
+    assert net.arrays()["base"] is not None
+    log = json.loads((tmp_path / "log.jsonl").read_text())
+    assert log["positions"] > 20 and log["loss_after"] >= 0
+    # Seeded: the same settings make the same net.
+    assert (
+        train_nnue(game, NnueSettings(**{**s.__dict__, "out": str(tmp_path / "b")})).to_bytes()
+        == net.to_bytes()
+    )
+    r = pv.search(state, "alphabeta", evaluator=net, depth=2)
+    assert r.move in state.legal_moves()

@@ -233,7 +233,9 @@ class NnueNet:
     dense ReLU layers and a ``tanh`` value per seat, stored as a ``safetensors`` file like
     :class:`Net`. A move changes a few features, so an accumulator can be updated from its
     parent's; the searches that take one (``alphabeta``, ``mcts``, ``auto``, as
-    ``evaluator=``) sum it afresh at each leaf. Not an evaluator for ``puct`` (no policy).
+    ``evaluator=``) update each thread's last leaf's accumulators to the next leaf. A residual
+    net (a ``base`` layer) corrects the hand-written evaluation's estimate. Not an evaluator
+    for ``puct`` (no policy).
     """
 
     @staticmethod
@@ -254,12 +256,22 @@ class NnueNet:
         features: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
         dense: Sequence[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]],
         value: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+        base: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None,
     ) -> NnueNet:
         """A net from its layers, ``(weight, bias)`` float32 pairs, ``weight`` of shape
         ``(outputs, inputs)``: ``features`` ``(width, (3 + players) * cells)``, the ``dense``
-        layers (the first takes ``players * width + players`` inputs), the ``value`` head."""
+        layers (the first takes ``players * width + players`` inputs), the ``value`` head;
+        ``base`` (``(1, 1)``, ``(1,)``) makes a residual net: each seat's value is then
+        ``tanh(value + base_weight * atanh(e) + base_bias)``, ``e`` the hand-written
+        evaluation's estimate of the seat."""
     def arrays(self) -> dict[str, Any]:
-        """The layers as :meth:`from_arrays` takes them: ``features``, ``dense``, ``value``."""
+        """The layers as :meth:`from_arrays` takes them: ``features``, ``dense``, ``value``,
+        ``base`` (``None`` for a net without one)."""
+    def inputs(self, states: Sequence[FishState]) -> dict[str, npt.NDArray[Any]]:
+        """What the net reads of each state, each seat from the player to move on:
+        ``features`` (uint8 ``(n, players, features)``), ``scores`` and ``estimate`` (float32
+        ``(n, players)``, the hand-written evaluation's estimate that a residual net
+        corrects)."""
     def save(self, path: str | PathLike[str]) -> None: ...
     def to_bytes(self) -> bytes: ...
     @property

@@ -290,6 +290,24 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     try:
         say = None if args.quiet else (lambda line: print(line, flush=True))
+        if args.kind == "nnue":
+            from pingvinas.train_nnue import NnueSettings, train_nnue
+
+            settings = NnueSettings(
+                out=args.out,
+                games=args.games,
+                depth=args.depth,
+                explore=args.explore,
+                search_mix=args.search_value_mix,
+                width=args.width,
+                hidden=tuple(args.hidden),
+                steps=args.steps,
+                batch=args.batch,
+                lr=args.lr,
+                seed=args.seed,
+            )
+            train_nnue(pv.load_game(args.game), settings, log=say)
+            return
         train(pv.load_game(args.game), settings_from(args), log=say)
     except ImportError as e:  # the `train` extra is missing: the message says what to install
         sys.exit(f"pingvinas: {e}")
@@ -335,6 +353,26 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     p.add_argument("--out", required=True, metavar="DIR", help="where the nets and the log go")
     p.add_argument("--seed", type=_int_in(0, MAX_SEED), default=d.seed, help=f"default {d.seed}")
+    p.add_argument(
+        "--kind",
+        choices=["mlp", "nnue"],
+        default="mlp",
+        help="mlp: a policy-and-value net by Gumbel self-play (the default); nnue: a residual "
+        "NNUE evaluation for alpha-beta from alpha-beta's games (--games, --depth, --explore, "
+        "--search-value-mix, --width, --hidden, --steps, --batch, --lr)",
+    )
+    p.add_argument(
+        "--depth", type=_int_in(1, 64), default=3, help="nnue: alpha-beta's depth in its games (3)"
+    )
+    p.add_argument(
+        "--explore",
+        type=_fraction,
+        default=0.15,
+        help="nnue: the share of plies played at random (0.15)",
+    )
+    p.add_argument(
+        "--width", type=_int_in(1, 4096), default=64, help="nnue: the accumulator's width (64)"
+    )
     p.add_argument(
         "--generations",
         type=_int_in(1, 100_000),

@@ -314,8 +314,10 @@ fn pair<'py>(py: Python<'py>, l: &Dense) -> PyResult<(Rows<'py>, Bound<'py, PyAr
 /// ``pingvinas-nnue`` 1): per-player accumulators over 0/1 cell features (a floe of 1, 2 or 3
 /// fish, a penguin of each seat, from that player's view), then dense ReLU layers and a
 /// ``tanh`` value per seat. A move changes a few features, so an accumulator can be updated
-/// from its parent's; searches given one (``alphabeta``, ``mcts``, ``auto``) sum it afresh at
-/// each leaf. Fish only; stored as a ``safetensors`` file like :class:`Net`.
+/// from its parent's; searches given one (``alphabeta``, ``mcts``, ``auto``) update each
+/// thread's last leaf's accumulators to the next leaf. A residual net (a ``base`` layer)
+/// corrects the hand-written evaluation's estimate. Fish only; stored as a ``safetensors``
+/// file like :class:`Net`.
 #[pyclass(module = "pingvinas._core", name = "NnueNet", frozen)]
 pub struct PyNnueNet {
     pub(crate) nnue: Arc<Nnue>,
@@ -366,13 +368,18 @@ impl PyNnueNet {
     /// A net for ``game`` from its layers, each a ``(weight, bias)`` pair of float32 arrays,
     /// ``weight`` of shape ``(outputs, inputs)``: ``features`` (``(width, features)``), the
     /// ``dense`` layers (one or more, each followed by a ReLU; the first takes ``players *
-    /// width + players`` inputs) and the ``value`` head (``players`` outputs).
+    /// width + players`` inputs) and the ``value`` head (``players`` outputs); ``base``
+    /// (``(1, 1)`` and ``(1,)``) makes a residual net: each seat's value is then
+    /// ``tanh(value + base_weight * atanh(e) + base_bias)``, ``e`` the hand-written
+    /// evaluation's estimate of the seat.
     #[staticmethod]
+    #[pyo3(signature = (game, features, dense, value, base = None))]
     fn from_arrays(
         game: &Bound<'_, PyAny>,
         features: Layer<'_>,
         dense: Vec<Layer<'_>>,
         value: Layer<'_>,
+        base: Option<Layer<'_>>,
     ) -> PyResult<PyNnueNet> {
         let fits = fish_fits(game)?;
         let dense = dense
@@ -380,11 +387,13 @@ impl PyNnueNet {
             .enumerate()
             .map(|(k, l)| dense_of(&format!("dense.{k}"), l))
             .collect::<PyResult<Vec<_>>>()?;
-        let nnue = Nnue::from_layers(
+        let base = base.map(|b| dense_of("base", &b)).transpose()?;
+        let nnue = Nnue::with_base(
             fits,
             dense_of("features", &features)?,
             dense,
             dense_of("value", &value)?,
+            base,
         )
         .py()?;
         Ok(PyNnueNet {
@@ -393,7 +402,8 @@ impl PyNnueNet {
     }
 
     /// The layers as :meth:`from_arrays` takes them: ``{"features": (weight, bias), "dense":
-    /// [(weight, bias), ...], "value": (weight, bias)}``, float32 arrays.
+    /// [(weight, bias), ...], "value": (weight, bias), "base": (weight, bias) or None}``,
+    /// float32 arrays.
     fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (features, dense, value) = self.nnue.layers();
         let out = PyDict::new(py);
@@ -406,6 +416,10 @@ impl PyNnueNet {
                 .collect::<PyResult<Vec<_>>>()?,
         )?;
         out.set_item("value", pair(py, value)?)?;
+        match self.nnue.base() {
+            Some(b) => out.set_item("base", pair(py, b)?)?,
+            None => out.set_item("base", py.None())?,
+        }
         Ok(out)
     }
 
@@ -470,6 +484,66 @@ impl PyNnueNet {
             },
             Err(PyValueError::new_err("a Fish state of another board"))
         )
+    }
+
+    /// What the net reads of each of ``states`` (Fish states of boards it fits), for
+    /// training: ``{"features": uint8 (n, players, features), "scores": float32 (n,
+    /// players), "estimate": float32 (n, players)}``, each seat from the player to move on:
+    /// the 0/1 cell features from each seat's view, the seats' fish so far over the board's,
+    /// and the hand-written evaluation's estimate of each seat (what a residual net
+    /// corrects). States that are over give the last mover's view.
+    fn inputs<'py>(
+        &self,
+        py: Python<'py>,
+        states: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        use pingvinas_engine::net::CellFeatures;
+        let (n, count) = (
+            self.nnue.fits().players,
+            Nnue::feature_count(self.nnue.fits()),
+        );
+        let mut features = vec![0u8; states.len() * n * count];
+        let mut scores = vec![0f32; states.len() * n];
+        let mut estimate = vec![0f32; states.len() * n];
+        for (k, state) in states.iter().enumerate() {
+            let Some((game, s)) = crate::games::state_of(state) else {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "expected FishStates, got {}",
+                    state.get_type().name()?
+                )));
+            };
+            with_game_state!(
+                &game,
+                &s,
+                |g, s| {
+                    self.nnue.check(&**g).py()?;
+                    let p = pingvinas_engine::game::Game::to_move(&**g, s).unwrap_or(0);
+                    for seat in 0..n {
+                        let row = &mut features[(k * n + seat) * count..][..count];
+                        g.for_each_feature(s, (p + seat) % n, |f| row[f] = 1);
+                    }
+                    g.write_scores(s, p, &mut scores[k * n..(k + 1) * n]);
+                    let r = pingvinas_engine::search::Evaluate::evaluate(&g.base(), &**g, s);
+                    for seat in 0..n {
+                        estimate[k * n + seat] = r[(p + seat) % n] as f32;
+                    }
+                    Ok(())
+                },
+                Err(PyValueError::new_err("a Fish state of another board"))
+            )?;
+        }
+        let out = PyDict::new(py);
+        let m = states.len();
+        out.set_item(
+            "features",
+            PyArray1::from_vec(py, features).reshape([m, n, count])?,
+        )?;
+        out.set_item("scores", PyArray1::from_vec(py, scores).reshape([m, n])?)?;
+        out.set_item(
+            "estimate",
+            PyArray1::from_vec(py, estimate).reshape([m, n])?,
+        )?;
+        Ok(out)
     }
 
     /// Pickles as the bytes of its file.

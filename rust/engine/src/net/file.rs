@@ -235,17 +235,22 @@ impl Nnue {
         let layers = count_layers(
             tensors.names().into_iter(),
             "dense",
-            &["features", "value"],
+            &["features", "value", "base"],
             NNUE_FORMAT,
         )?;
         let hidden = (0..layers)
             .map(|k| dense(&tensors, &format!("dense.{k}")))
             .collect::<Result<Vec<_>>>()?;
-        Nnue::from_layers(
+        let base = match tensors.names().iter().any(|n| n.starts_with("base.")) {
+            true => Some(dense(&tensors, "base")?),
+            false => None,
+        };
+        Nnue::with_base(
             fits,
             dense(&tensors, "features")?,
             hidden,
             dense(&tensors, "value")?,
+            base,
         )
     }
 
@@ -262,7 +267,8 @@ impl Nnue {
                     .enumerate()
                     .map(|(k, l)| (format!("dense.{k}"), l)),
             )
-            .chain([("value".to_string(), value)]);
+            .chain([("value".to_string(), value)])
+            .chain(self.base().map(|b| ("base".to_string(), b)));
         write_file(NNUE_FORMAT, self.fits(), named)
     }
 }

@@ -15,30 +15,53 @@
 //!   accumulator, the player to move's first and then by seat after it, and then each seat's
 //!   fish so far over the board's fish (the observation's score planes), in the same order.
 //! - `value.weight`, `value.bias`: one value per seat from the player to move, through `tanh`.
+//! - `base.weight` `[1, 1]`, `base.bias` `[1]`, optional: a residual net. Each seat's value is
+//!   then `tanh(value + base.weight * atanh(e) + base.bias)`, `e` the game's hand-written
+//!   estimate of that seat ([`CellFeatures::Base`]: `FishEval` with its default settings), so
+//!   a net whose value head is zero and `base.weight` 1 plays as the hand-written evaluation,
+//!   and training learns a correction on top of it.
 //!
 //! [`Nnue::refresh`] sums a state's accumulators from its features; [`Nnue::update`] makes a
 //! child's from its parent's by the features that changed ([`CellFeatures::for_each_change`]),
-//! and [`Nnue::evaluate_accumulator`] runs the dense layers. As an [`Evaluate`] (alpha-beta,
-//! MCTS leaves) the net refreshes at each leaf, since those searches copy states and hand the
-//! evaluation a leaf without its parent.
+//! and [`Nnue::evaluate_accumulator`] runs the dense layers. The accumulator's weights are
+//! kept rounded to a power-of-two grid fine enough that every sum of them is exact in `f32`
+//! (see [`exact_grid`]): an update then equals a refresh bit for bit, in any order.
+//!
+//! As an [`Evaluate`] (alpha-beta, MCTS leaves), which is handed leaves without their parents
+//! (searches copy states), the net keeps on each thread the last leaf it evaluated and its
+//! accumulators, and updates them by the difference to the next leaf: alpha-beta's successive
+//! leaves are siblings or cousins, a few features apart. A leaf far from the last is refreshed.
 
+use std::any::Any;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{dot, random_dense, relu, sparse_layer, transposed, Dense, Fits};
 use crate::error::Result;
+use crate::fish::eval::FishEval;
 use crate::fish::Word;
 use crate::fish::{FishGame, FishState};
 use crate::game::{Game, Returns, MAX_PLAYERS};
 use crate::io::GameIo;
 use crate::marathon::MarathonGame;
 use crate::rng::Rng;
-use crate::search::Evaluate;
+use crate::search::{Evaluate, NoEval};
 
 /// The games whose states [`Nnue`] reads: their cell features, as the module's text defines
 /// them.
-pub trait CellFeatures: GameIo {
+pub trait CellFeatures: GameIo<State: 'static> + 'static {
+    /// The hand-written evaluation a residual net corrects (see the module's text).
+    type Base: Evaluate<Self> + 'static;
+
     /// Whether the game has cell features (a game without them refuses an [`Nnue`]).
     fn has_cell_features(&self) -> bool;
+
+    /// The game's hand-written evaluation, for a residual net.
+    fn base(&self) -> Self::Base;
+
+    /// A key of what the features' meaning depends on beyond the sizes (the fish on each
+    /// cell): two games with the same key give a state the same features.
+    fn features_key(&self) -> u64;
 
     /// Calls `f` with each active feature of `state` from `viewer`'s view.
     fn for_each_feature(&self, state: &Self::State, viewer: usize, f: impl FnMut(usize));
@@ -75,9 +98,22 @@ impl<W: Word> FishGame<W> {
     }
 }
 
-impl<W: Word> CellFeatures for FishGame<W> {
+impl<W: Word + 'static> CellFeatures for FishGame<W> {
+    type Base = FishEval<W>;
+
     fn has_cell_features(&self) -> bool {
         true
+    }
+
+    fn base(&self) -> FishEval<W> {
+        FishEval::new(self, Default::default())
+    }
+
+    fn features_key(&self) -> u64 {
+        let b = self.board();
+        (0..b.num_cells()).fold(0x9E37_79B9_7F4A_7C15, |h: u64, c| {
+            (h ^ b.fish(c as crate::fish::Cell) as u64).wrapping_mul(0x0100_0000_01B3)
+        })
     }
 
     fn for_each_feature(&self, s: &FishState<W>, viewer: usize, mut f: impl FnMut(usize)) {
@@ -127,8 +163,18 @@ impl<W: Word> CellFeatures for FishGame<W> {
 
 /// Marathon has no cell features of this kind yet: an [`Nnue`] is refused for it.
 impl CellFeatures for MarathonGame {
+    type Base = NoEval;
+
     fn has_cell_features(&self) -> bool {
         false
+    }
+
+    fn base(&self) -> NoEval {
+        NoEval
+    }
+
+    fn features_key(&self) -> u64 {
+        0
     }
 
     fn for_each_feature(&self, _: &Self::State, _: usize, _: impl FnMut(usize)) {}
@@ -159,13 +205,60 @@ pub struct Accumulator {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Nnue {
     fits: Fits,
-    /// The accumulator's weights, feature-major (`[features][width]`).
+    /// The accumulator's weights as given, feature-major (`[features][width]`), for
+    /// [`Nnue::layers`].
     features_t: Vec<f32>,
     features_bias: Vec<f32>,
+    /// The same rounded to [`exact_grid`]: what the accumulators sum.
+    exact_t: Vec<f32>,
+    exact_bias: Vec<f32>,
     /// The dense layers as the file stores them, and transposed (ReLU zeros are skipped).
     dense: Vec<Dense>,
     dense_t: Vec<Vec<f32>>,
     value: Dense,
+    /// The residual's scale and offset of the hand-written estimate, when the net has one.
+    base: Option<Dense>,
+    id: NetId,
+}
+
+/// Which net a thread's cached leaf belongs to: a number each net made gets (clones share
+/// it, as they share the weights). Not part of a net's equality.
+#[derive(Clone, Debug)]
+struct NetId(u64);
+
+impl PartialEq for NetId {
+    fn eq(&self, _: &NetId) -> bool {
+        true
+    }
+}
+
+impl NetId {
+    fn next() -> NetId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        NetId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The grid (a power of two) to which [`Nnue`] rounds the accumulator's weights and biases
+/// (`bias` and the feature-major `weights`, `width` a feature): the finest at which every
+/// sum of a bias and any features' weights, partial sums included, is a multiple of the grid
+/// below `2^24` grids in size, so exact in `f32` whatever the order of the additions.
+pub fn exact_grid(bias: &[f32], weights: &[f32]) -> f32 {
+    let width = bias.len();
+    let mut bound: Vec<f64> = bias.iter().map(|b| b.abs() as f64).collect();
+    for col in weights.chunks_exact(width.max(1)) {
+        for (s, w) in bound.iter_mut().zip(col) {
+            *s += w.abs() as f64;
+        }
+    }
+    let max = bound.into_iter().fold(0.0, f64::max);
+    // Rounding adds at most half a grid a term; one more power of two covers it.
+    let exponent = (max.max(1e-30).log2().ceil() as i32 + 1 - 24).clamp(-126, 100);
+    2f32.powi(exponent)
+}
+
+fn rounded(x: &[f32], grid: f32) -> Vec<f32> {
+    x.iter().map(|v| (v / grid).round() * grid).collect()
 }
 
 /// Per-thread room for an evaluation.
@@ -177,8 +270,24 @@ struct Scratch {
     nz: Vec<(u32, f32)>,
 }
 
+/// A thread's last evaluated leaf: its net, game (features key), state and accumulators,
+/// and the game's hand-written evaluation for a residual net.
+#[derive(Default)]
+struct Leaf {
+    net: u64,
+    features: u64,
+    state: Option<Box<dyn Any>>,
+    acc: Accumulator,
+    base: Option<Box<dyn Any>>,
+}
+
+/// A leaf more features than this from the last one (from one player's view) is refreshed:
+/// a refresh costs a column per floe and penguin.
+const MAX_CHANGES: usize = 24;
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    static LEAF: RefCell<Leaf> = RefCell::new(Leaf::default());
 }
 
 impl Nnue {
@@ -198,6 +307,21 @@ impl Nnue {
         features: Dense,
         dense: Vec<Dense>,
         value: Dense,
+    ) -> Result<Nnue> {
+        Nnue::with_base(fits, features, dense, value, None)
+    }
+
+    /// [`Nnue::from_layers`] with the residual's `base` layer (`[1, 1]`, see the module's
+    /// text), or without one (`None`).
+    ///
+    /// # Errors
+    /// As [`Nnue::from_layers`], and for a `base` of another shape.
+    pub fn with_base(
+        fits: Fits,
+        features: Dense,
+        dense: Vec<Dense>,
+        value: Dense,
+        base: Option<Dense>,
     ) -> Result<Nnue> {
         let n = fits.players;
         let count = Nnue::feature_count(&fits);
@@ -241,21 +365,37 @@ impl Nnue {
                 value.inputs
             );
         }
+        if let Some(b) = &base {
+            if (b.outputs, b.inputs) != (1, 1) {
+                return crate::error::invalid!(
+                    "base.weight has shape [{}, {}], expected [1, 1]",
+                    b.outputs,
+                    b.inputs
+                );
+            }
+        }
         if std::iter::once(&features)
             .chain(&dense)
             .chain([&value])
+            .chain(&base)
             .flat_map(|l| l.weight.iter().chain(&l.bias))
             .any(|x| !x.is_finite())
         {
             return crate::error::invalid!("the net has a weight that is not a finite number");
         }
+        let features_t = transposed(&features);
+        let grid = exact_grid(&features.bias, &features_t);
         Ok(Nnue {
             fits,
-            features_t: transposed(&features),
+            exact_t: rounded(&features_t, grid),
+            exact_bias: rounded(&features.bias, grid),
+            features_t,
             features_bias: features.bias,
             dense_t: dense.iter().map(transposed).collect(),
             dense,
             value,
+            base,
+            id: NetId::next(),
         })
     }
 
@@ -311,6 +451,11 @@ impl Nnue {
         self.dense.iter().map(|l| l.outputs).collect()
     }
 
+    /// The residual's layer (`[1, 1]`), when the net corrects the hand-written estimate.
+    pub fn base(&self) -> Option<&Dense> {
+        self.base.as_ref()
+    }
+
     /// The layers as [`Nnue::from_layers`] takes them: the accumulator's (`[width,
     /// features]`), the dense layers, the value head.
     pub fn layers(&self) -> (Dense, &[Dense], &Dense) {
@@ -347,22 +492,29 @@ impl Nnue {
 
     /// `state`'s accumulators, summed from its features.
     pub fn refresh<G: CellFeatures>(&self, game: &G, state: &G::State, acc: &mut Accumulator) {
+        SCRATCH.with_borrow_mut(|scratch| self.refresh_with(game, state, acc, &mut scratch.nz));
+    }
+
+    fn refresh_with<G: CellFeatures>(
+        &self,
+        game: &G,
+        state: &G::State,
+        acc: &mut Accumulator,
+        nz: &mut Vec<(u32, f32)>,
+    ) {
         let (n, width) = (self.fits.players, self.width());
         acc.sums.clear();
         acc.sums.resize(n * width, 0.0);
-        SCRATCH.with_borrow_mut(|scratch| {
-            let nz = &mut scratch.nz;
-            for (viewer, sums) in acc.sums.chunks_exact_mut(width).enumerate() {
-                nz.clear();
-                game.for_each_feature(state, viewer, |f| nz.push((f as u32, 1.0)));
-                sparse_layer(&self.features_bias, &self.features_t, nz, sums);
-            }
-        });
+        for (viewer, sums) in acc.sums.chunks_exact_mut(width).enumerate() {
+            nz.clear();
+            game.for_each_feature(state, viewer, |f| nz.push((f as u32, 1.0)));
+            sparse_layer(&self.exact_bias, &self.exact_t, nz, sums);
+        }
     }
 
     /// `child`'s accumulators into `out`, from `parent`'s (`acc`) and the features that differ
     /// between the two states: a move changes a few, so this costs a few columns a player.
-    /// Equal to [`Nnue::refresh`] of `child` within float rounding.
+    /// Equal to [`Nnue::refresh`] of `child` bit for bit.
     pub fn update<G: CellFeatures>(
         &self,
         game: &G,
@@ -371,14 +523,26 @@ impl Nnue {
         child: &G::State,
         out: &mut Accumulator,
     ) {
-        let width = self.width();
         out.sums.clear();
         out.sums.extend_from_slice(&acc.sums);
-        for (viewer, sums) in out.sums.chunks_exact_mut(width).enumerate() {
+        self.update_in_place(game, parent, child, out);
+    }
+
+    fn update_in_place<G: CellFeatures>(
+        &self,
+        game: &G,
+        parent: &G::State,
+        child: &G::State,
+        acc: &mut Accumulator,
+    ) {
+        let width = self.width();
+        for (viewer, sums) in acc.sums.chunks_exact_mut(width).enumerate() {
             game.for_each_change(parent, child, viewer, |f, sign| {
-                let col = &self.features_t[f * width..(f + 1) * width];
-                for (s, w) in sums.iter_mut().zip(col) {
-                    *s += sign * w;
+                let col = &self.exact_t[f * width..(f + 1) * width];
+                if sign > 0.0 {
+                    sums.iter_mut().zip(col).for_each(|(s, w)| *s += w);
+                } else {
+                    sums.iter_mut().zip(col).for_each(|(s, w)| *s -= w);
                 }
             });
         }
@@ -386,7 +550,9 @@ impl Nnue {
 
     /// The values per seat, from the player to move (`to_move`) on, of a state with these
     /// accumulators and `scores` (each seat's, from `to_move` on, as
-    /// [`CellFeatures::write_scores`] gives them), into `values`.
+    /// [`CellFeatures::write_scores`] gives them), into `values`. A residual net adds
+    /// nothing of the hand-written estimate here (the state is not given): see
+    /// [`Nnue::values`].
     pub fn evaluate_accumulator(
         &self,
         acc: &Accumulator,
@@ -395,15 +561,18 @@ impl Nnue {
         values: &mut [f32],
     ) {
         SCRATCH.with_borrow_mut(|scratch| {
-            self.dense_forward(acc, to_move, scores, scratch, values);
+            self.dense_forward(acc, to_move, scores, None, scratch, values);
         });
     }
 
+    /// The dense layers; `estimate` is each seat's hand-written estimate (from `to_move` on)
+    /// for a residual net.
     fn dense_forward(
         &self,
         acc: &Accumulator,
         to_move: usize,
         scores: &[f32],
+        estimate: Option<&[f32]>,
         scratch: &mut Scratch,
         values: &mut [f32],
     ) {
@@ -438,56 +607,133 @@ impl Nnue {
             std::mem::swap(a, b);
         }
         for (o, v) in values.iter_mut().enumerate().take(n) {
-            *v = (self.value.bias[o] + dot(self.value.row(o), a)).tanh();
+            let mut x = self.value.bias[o] + dot(self.value.row(o), a);
+            if let (Some(base), Some(e)) = (&self.base, estimate) {
+                x += base.weight[0] * residual_input(e[o]) + base.bias[0];
+            }
+            *v = x.tanh();
         }
     }
 
-    /// The values per seat (from the player to move, `p`) of `state`, refreshed: `p`.
-    fn state_values<G: CellFeatures>(
+    /// The hand-written estimate per seat from `to_move` on, by `base`, into `out`.
+    fn estimate_with<G: CellFeatures>(
         &self,
+        base: &G::Base,
         game: &G,
         state: &G::State,
-        values: &mut [f32],
-    ) -> usize {
-        let p = game.to_move(state).unwrap_or(0);
+        to_move: usize,
+        out: &mut [f32],
+    ) {
         let n = self.fits.players;
-        SCRATCH.with_borrow_mut(|scratch| {
-            let mut acc = std::mem::take(&mut scratch.acc);
-            let width = self.width();
-            acc.sums.clear();
-            acc.sums.resize(n * width, 0.0);
-            for (viewer, sums) in acc.sums.chunks_exact_mut(width).enumerate() {
-                scratch.nz.clear();
-                let nz = &mut scratch.nz;
-                game.for_each_feature(state, viewer, |f| nz.push((f as u32, 1.0)));
-                sparse_layer(&self.features_bias, &self.features_t, nz, sums);
-            }
-            let mut scores = [0.0f32; MAX_PLAYERS];
-            game.write_scores(state, p, &mut scores[..n]);
-            self.dense_forward(&acc, p, &scores[..n], scratch, values);
-            scratch.acc = acc;
-        });
-        p
+        let r = base.evaluate(game, state);
+        for (seat, e) in out.iter_mut().enumerate().take(n) {
+            *e = r[(to_move + seat) % n] as f32;
+        }
     }
 
     /// The values per player (player 0 first) of `state`, refreshed: what [`Evaluate`] gives.
     pub fn values<G: CellFeatures>(&self, game: &G, state: &G::State) -> Returns {
+        let base = self.base.as_ref().map(|_| game.base());
+        self.values_with(game, state, base.as_ref(), None)
+    }
+
+    /// The values per player of `state`, from these accumulators if given, else refreshed.
+    fn values_with<G: CellFeatures>(
+        &self,
+        game: &G,
+        state: &G::State,
+        base: Option<&G::Base>,
+        acc: Option<&Accumulator>,
+    ) -> Returns {
         let n = self.fits.players;
+        let p = game.to_move(state).unwrap_or(0);
+        let mut scores = [0.0f32; MAX_PLAYERS];
+        game.write_scores(state, p, &mut scores[..n]);
+        let mut estimate = [0.0f32; MAX_PLAYERS];
+        if let Some(base) = base {
+            self.estimate_with(base, game, state, p, &mut estimate[..n]);
+        }
+        let estimate = base.map(|_| &estimate[..n]);
         let mut v = [0.0f32; MAX_PLAYERS];
-        let p = self.state_values(game, state, &mut v[..n]);
+        SCRATCH.with_borrow_mut(|scratch| match acc {
+            Some(acc) => self.dense_forward(acc, p, &scores[..n], estimate, scratch, &mut v),
+            None => {
+                let mut acc = std::mem::take(&mut scratch.acc);
+                self.refresh_with(game, state, &mut acc, &mut scratch.nz);
+                self.dense_forward(&acc, p, &scores[..n], estimate, scratch, &mut v);
+                scratch.acc = acc;
+            }
+        });
         let mut r = [0.0; MAX_PLAYERS];
         for (seat, &x) in v[..n].iter().enumerate() {
             r[(p + seat) % n] = x as f64;
         }
         r
     }
+
+    /// The values per player of `state` with this thread's last leaf's accumulators updated
+    /// to it (or refreshed when it is far from that leaf, or of another net or board): the
+    /// same values as [`Nnue::values`], bit for bit.
+    pub fn values_incremental<G: CellFeatures>(&self, game: &G, state: &G::State) -> Returns {
+        LEAF.with_borrow_mut(|leaf| {
+            let features = game.features_key();
+            if leaf.net != self.id.0 || leaf.features != features {
+                *leaf = Leaf {
+                    net: self.id.0,
+                    features,
+                    acc: std::mem::take(&mut leaf.acc),
+                    ..Leaf::default()
+                };
+            }
+            let Leaf {
+                state: last,
+                acc,
+                base,
+                ..
+            } = leaf;
+            let near = last
+                .as_ref()
+                .and_then(|b| b.downcast_ref::<G::State>())
+                .filter(|last| {
+                    let mut changes = 0;
+                    game.for_each_change(last, state, 0, |_, _| changes += 1);
+                    changes <= MAX_CHANGES
+                });
+            match near {
+                Some(last) => self.update_in_place(game, last, state, acc),
+                None => self.refresh(game, state, acc),
+            }
+            match last.as_mut().and_then(|b| b.downcast_mut::<G::State>()) {
+                Some(last) => *last = *state,
+                None => *last = Some(Box::new(*state)),
+            }
+            let base = match &self.base {
+                None => None,
+                Some(_) => {
+                    if !base.as_ref().is_some_and(|b| b.is::<G::Base>()) {
+                        *base = Some(Box::new(game.base()));
+                    }
+                    base.as_ref().and_then(|b| b.downcast_ref::<G::Base>())
+                }
+            };
+            self.values_with(game, state, base, Some(acc))
+        })
+    }
 }
 
-/// The value per player, with the accumulators refreshed at each leaf. Check that the net fits
-/// the game first ([`Nnue::check`]): a net of other sizes panics here.
+/// The residual's input for an estimate `e` in `(-1, 1)`: `atanh(e)`, the net's own scale
+/// before its `tanh` (`e` kept off ±1, where it is infinite).
+#[inline]
+pub fn residual_input(e: f32) -> f32 {
+    e.clamp(-0.999_999, 0.999_999).atanh()
+}
+
+/// The value per player, with the accumulators updated from this thread's last leaf
+/// ([`Nnue::values_incremental`]). Check that the net fits the game first ([`Nnue::check`]):
+/// a net of other sizes panics here.
 impl<G: CellFeatures> Evaluate<G> for Nnue {
     fn evaluate(&self, game: &G, state: &G::State) -> Returns {
-        self.values(game, state)
+        self.values_incremental(game, state)
     }
 }
 

@@ -72,7 +72,7 @@ fn the_value_is_the_dense_computation_over_each_players_features() {
 }
 
 /// Whole random games, placement included, with the accumulators carried move by move from
-/// the initial state's: they stay equal to a refresh, and so do the values.
+/// the initial state's: they stay equal to a refresh bit for bit, and so do the values.
 #[test]
 fn incremental_accumulators_equal_a_refresh_over_random_games() {
     for (players, seed) in [(2, 1), (2, 2), (3, 3), (4, 4)] {
@@ -94,7 +94,8 @@ fn incremental_accumulators_equal_a_refresh_over_random_games() {
             game.apply(&mut child, actions[rng.below(actions.len())]);
             m.update(&game, &s, &acc, &child, &mut next);
             m.refresh(&game, &child, &mut fresh);
-            assert!(close(&next.sums, &fresh.sums, 1e-4), "move {moves}");
+            // The weights are on an exact grid: the same bits, not only close.
+            assert_eq!(next.sums, fresh.sums, "move {moves}");
             if let Some(p) = game.to_move(&child) {
                 let mut scores = vec![0.0; players];
                 game.write_scores(&child, p, &mut scores);
@@ -176,4 +177,197 @@ fn layers_that_do_not_chain_are_refused_by_name() {
     assert!(e.to_string().contains("dense.0.weight"), "{e}");
     let e = Nnue::from_layers(fits, features, Vec::new(), value.clone()).unwrap_err();
     assert!(e.to_string().contains("no dense layer"), "{e}");
+}
+
+/// A residual net: the net of `m` with a `base` layer of this scale and offset.
+fn residual(m: &Nnue, scale: f32, offset: f32) -> Nnue {
+    let (features, dense, value) = m.layers();
+    let base = Dense::new("base", &[1, 1], vec![scale], vec![offset]).unwrap();
+    Nnue::with_base(
+        m.fits().clone(),
+        features,
+        dense.to_vec(),
+        value.clone(),
+        Some(base),
+    )
+    .unwrap()
+}
+
+/// An evaluation that checks, at every leaf a search hands it, that the net's value with the
+/// thread's cached accumulators updated to the leaf equals the value refreshed, bit for bit.
+struct Checked {
+    net: Nnue,
+    leaves: std::sync::atomic::AtomicUsize,
+    differ: std::sync::atomic::AtomicUsize,
+}
+
+impl Evaluate<FishGame> for Checked {
+    fn evaluate(&self, game: &FishGame, s: &FishState) -> Returns {
+        use std::sync::atomic::Ordering::Relaxed;
+        let cached = self.net.values_incremental(game, s);
+        if cached != self.net.values(game, s) {
+            self.differ.fetch_add(1, Relaxed);
+        }
+        self.leaves.fetch_add(1, Relaxed);
+        cached
+    }
+}
+
+fn checked(net: Nnue) -> Checked {
+    Checked {
+        net,
+        leaves: Default::default(),
+        differ: Default::default(),
+    }
+}
+
+/// Seeded positions of random games, placement and movement.
+fn positions(game: &FishGame, seed: u64, count: usize) -> Vec<FishState> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    let mut actions = ActionList::new();
+    while out.len() < count {
+        let mut s = game.initial_state();
+        let plies = rng.below(40);
+        for _ in 0..plies {
+            if game.is_over(&s) {
+                break;
+            }
+            game.legal_actions(&s, &mut actions);
+            game.apply(&mut s, actions[rng.below(actions.len())]);
+        }
+        if !game.is_over(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+#[test]
+fn cached_leaf_values_equal_refreshed_ones_bit_for_bit_in_searches_on_several_threads() {
+    use crate::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
+    use crate::search::{Budget, StopFlag};
+    use std::sync::atomic::Ordering::Relaxed;
+    for (players, threads, depth, seed) in [(2, 1, 3, 1), (2, 3, 3, 2), (3, 2, 2, 3)] {
+        let game = fish(players);
+        let plain = net(&game, 32, &[16], seed);
+        for m in [residual(&plain, 0.8, 0.1), plain] {
+            let eval = checked(m);
+            let mut ab = AlphaBeta::new(AlphaBetaConfig {
+                threads,
+                ..Default::default()
+            });
+            for s in positions(&game, seed, 4) {
+                ab.search(&game, &eval, &s, &Budget::depth(depth), StopFlag::new())
+                    .unwrap();
+            }
+            assert!(
+                eval.leaves.load(Relaxed) > 100,
+                "{}",
+                eval.leaves.load(Relaxed)
+            );
+            assert_eq!(
+                eval.differ.load(Relaxed),
+                0,
+                "{players} players, {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_thread_evaluating_other_nets_and_boards_in_turn_keeps_them_apart() {
+    let (two, small) = (
+        fish(2),
+        FishGame::new(
+            Rules::standard(2).unwrap(),
+            // Same sizes, other fish: the features differ, the net fits.
+            Board::from_grid(
+                &(0..8)
+                    .map(|r| (0..8).map(|c| 1 + (r * c) % 3).collect())
+                    .collect::<Vec<Vec<u8>>>(),
+            )
+            .unwrap(),
+        ),
+    );
+    let (a, b) = (net(&two, 16, &[8], 1), net(&two, 16, &[8], 2));
+    let mut rng = Rng::new(9);
+    for k in 0..200 {
+        let game = if rng.below(2) == 0 { &two } else { &small };
+        let m = if k % 3 == 0 { &a } else { &b };
+        let s = positions(game, k, 1)[0];
+        assert_eq!(
+            m.values_incremental(game, &s),
+            m.values(game, &s),
+            "leaf {k}"
+        );
+    }
+}
+
+#[test]
+fn a_residual_net_with_a_zero_head_is_the_hand_written_estimate() {
+    let game = fish(2);
+    let random = net(&game, 16, &[8], 4);
+    let (features, dense, value) = random.layers();
+    let zero = Dense {
+        weight: vec![0.0; value.weight.len()],
+        bias: vec![0.0; value.bias.len()],
+        ..value.clone()
+    };
+    let m = Nnue::from_layers(game_fits(&game), features, dense.to_vec(), zero).unwrap();
+    let m = residual(&m, 1.0, 0.0);
+    let base = FishEval::new(&game, Default::default());
+    for s in positions(&game, 5, 30) {
+        let (want, got) = (base.evaluate(&game, &s), m.values(&game, &s));
+        for p in 0..2 {
+            assert!((want[p] - got[p]).abs() < 1e-5, "{want:?} {got:?}");
+        }
+        assert_eq!(m.values_incremental(&game, &s), got);
+    }
+    // Scaled by the layer, with the offset added before the tanh.
+    let half = residual(&m, 0.5, 0.25);
+    let s = positions(&game, 6, 1)[0];
+    let e = base.evaluate(&game, &s)[0] as f32;
+    let to_move = game.to_move(&s).unwrap();
+    let want = (0.5 * e.atanh() + 0.25).tanh();
+    let got = half.values(&game, &s)[0] as f32;
+    assert!(
+        (got - want).abs() < 1e-5,
+        "{got} {want} (to move {to_move})"
+    );
+    // In the file too.
+    let back = Nnue::from_bytes(&half.to_bytes().unwrap()).unwrap();
+    assert_eq!(back, half);
+    assert_eq!(back.base().unwrap().weight, vec![0.5]);
+    let bad = Dense::new("base", &[1, 2], vec![1.0, 1.0], vec![0.0]).unwrap();
+    let (features, dense, value) = m.layers();
+    let e = Nnue::with_base(
+        game_fits(&game),
+        features,
+        dense.to_vec(),
+        value.clone(),
+        Some(bad),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("base.weight"), "{e}");
+}
+
+fn game_fits(game: &FishGame) -> Fits {
+    Fits::of(game, "fish")
+}
+
+#[test]
+fn the_exact_grid_makes_sums_exact_in_any_order() {
+    let game = fish(2);
+    let m = net(&game, 8, &[4], 7);
+    let (features, _, _) = m.layers();
+    let t = crate::net::transposed(&features);
+    let grid = exact_grid(&features.bias, &t);
+    assert!(grid > 0.0 && grid < 1e-4 && grid.log2().fract() == 0.0);
+    let w = rounded(&t, grid);
+    // Forward and backward sums of every feature's weight for output 0 agree.
+    let col: Vec<f32> = w.chunks_exact(8).map(|c| c[0]).collect();
+    let forward = col.iter().fold(0.0f32, |s, x| s + x);
+    let backward = col.iter().rev().fold(0.0f32, |s, x| s + x);
+    assert_eq!(forward, backward);
 }

@@ -1,0 +1,230 @@
+"""Training a residual NNUE evaluation for alpha-beta (``pingvinas train --kind nnue``; JAX and
+optax, ``pip install "pingvinas[train]"``).
+
+Positions come from seeded games in which alpha-beta with the hand-written evaluation
+(``FishEval``) plays at ``depth`` plies, with a random legal move instead at a share
+``explore`` of the plies (placement and movement), so that the positions vary. Each position's
+value target, per seat from the player to move on, is the outcome mixed with the search's score
+(weight ``search_mix``). The net is an :class:`~pingvinas._core.NnueNet` with a ``base`` layer:
+it learns a correction on top of the hand-written estimate, and it starts as that estimate
+exactly (value head zero, ``base`` weight 1), so a search with it starts at ``auto``'s
+evaluation and training can only move it from there. The inputs are the engine's own
+(:meth:`NnueNet.inputs`), so the trained net computes in the engine what it computed here.
+
+Everything is seeded: the same settings make the same net. Written to ``out``: ``net.safetensors``
+and ``log.jsonl`` (settings, samples, the losses before and after).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ._core import Fish, NnueNet
+from ._play import game_seed
+from .games import Game
+
+__all__ = ["NnueSettings", "nnue_samples", "train_nnue"]
+
+
+@dataclass
+class NnueSettings:
+    """The settings of :func:`train_nnue`."""
+
+    out: str
+    games: int = 200
+    depth: int = 3
+    explore: float = 0.15
+    search_mix: float = 0.5
+    width: int = 64
+    hidden: tuple[int, ...] = (32,)
+    steps: int = 2000
+    batch: int = 256
+    lr: float = 1e-3
+    seed: int = 0
+
+
+@dataclass
+class NnueSamples:
+    """Training rows: what the net reads (``NnueNet.inputs``) and the value targets, each seat
+    from the player to move on."""
+
+    features: np.ndarray  # uint8 (n, players, features)
+    scores: np.ndarray  # float32 (n, players)
+    estimate: np.ndarray  # float32 (n, players)
+    target: np.ndarray  # float32 (n, players)
+
+
+def nnue_samples(
+    game: Game, net: NnueNet, games: int, depth: int, explore: float, mix: float, seed: int
+) -> NnueSamples:
+    """Rows from ``games`` seeded games of alpha-beta at ``depth`` (a random move at a share
+    ``explore`` of the plies); the target is ``(1 - mix) * outcome + mix * search score``
+    (two players: the score ``v`` is ``[v, -v]``; more: the mover's seat only)."""
+    from .searcher import Searcher
+
+    if not isinstance(game, Fish):
+        raise ValueError("an NnueNet reads Fish boards")
+    players = game.players
+    states: list[Any] = []
+    search: list[Any] = []
+    outcomes: list[Any] = []
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        state = game.new_state(seed=game_seed(seed, g, 0))
+        searcher = Searcher("alphabeta", depth=depth, seed=game_seed(seed, g, 1))
+        movers: list[int] = []
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            mover = int(state.to_move or 0)
+            r = searcher.search(state)
+            states.append(state.copy())
+            v = np.zeros(players, np.float32)
+            v[0] = float(r.value)
+            if players == 2:
+                v[1] = -v[0]
+            search.append(v)
+            movers.append(mover)
+            action = int(r.action)
+            if rng.random() < explore:
+                action = int(legal[rng.integers(len(legal))])
+            state.play(action)
+        returns = np.asarray(state.returns(), np.float32)
+        outcomes.extend(np.roll(returns, -m) for m in movers)
+    if not states:
+        raise ValueError("the games recorded no positions")
+    out, score = np.asarray(outcomes, np.float32), np.asarray(search, np.float32)
+    target = out.copy()
+    if players == 2:
+        target = (1 - mix) * out + mix * score
+    else:
+        target[:, 0] = (1 - mix) * out[:, 0] + mix * score[:, 0]
+    x = net.inputs(states)
+    return NnueSamples(x["features"], x["scores"], x["estimate"], target.astype(np.float32))
+
+
+def init_params(jax: Any, key: Any, features: int, players: int, width: int, hidden: Any) -> Any:
+    """He-initialised layers in ``NnueNet``'s order; the value head zero and the ``base``
+    weight 1, so that the net starts as the hand-written estimate."""
+    params: dict[str, Any] = {}
+    key, sub = jax.random.split(key)
+    # About one active feature a cell: scale as for one input a cell.
+    cells = features / (3 + players)
+    params["features"] = (
+        jax.random.uniform(sub, (width, features), minval=-1, maxval=1) * np.sqrt(6 / cells),
+        jax.numpy.zeros(width),
+    )
+    inputs, dense = players * width + players, []
+    for w in hidden:
+        key, sub = jax.random.split(key)
+        dense.append(
+            (jax.random.normal(sub, (w, inputs)) * np.sqrt(2 / inputs), jax.numpy.zeros(w))
+        )
+        inputs = w
+    params["dense"] = dense
+    params["value"] = (jax.numpy.zeros((players, inputs)), jax.numpy.zeros(players))
+    params["base"] = (jax.numpy.ones((1, 1)), jax.numpy.zeros(1))
+    return params
+
+
+def forward(jnp: Any, params: Any, features: Any, scores: Any, estimate: Any) -> Any:
+    """The values per seat, as the engine computes them (``pingvinas-nnue`` with ``base``)."""
+    w, b = params["features"]
+    acc = jnp.maximum(jnp.einsum("nsf,wf->nsw", features, w) + b, 0.0)
+    x = jnp.concatenate([acc.reshape(acc.shape[0], -1), scores], axis=1)
+    for w, b in params["dense"]:
+        x = jnp.maximum(x @ w.T + b, 0.0)
+    w, b = params["value"]
+    bw, bb = params["base"]
+    e = jnp.arctanh(jnp.clip(estimate, -0.999999, 0.999999))
+    return jnp.tanh(x @ w.T + b + bw[0, 0] * e + bb[0])
+
+
+def to_net(game: Fish, params: Any) -> NnueNet:
+    """The engine's net of these parameters."""
+
+    def pair(p: Any) -> tuple[np.ndarray, np.ndarray]:
+        return np.asarray(p[0], np.float32), np.asarray(p[1], np.float32)
+
+    return NnueNet.from_arrays(
+        game,
+        pair(params["features"]),
+        [pair(d) for d in params["dense"]],
+        pair(params["value"]),
+        base=pair(params["base"]),
+    )
+
+
+def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]] = None) -> NnueNet:
+    """Makes the samples, trains the net on them (AdamW, squared error per seat), writes
+    ``net.safetensors`` and ``log.jsonl`` to ``s.out`` and returns the net."""
+    from .train import _jax
+
+    jax, jnp, optax = _jax()
+    if not isinstance(game, Fish):
+        raise ValueError("an NnueNet reads Fish boards")
+    if s.games < 1 or s.depth < 1 or s.steps < 0 or s.batch < 1 or s.width < 1:
+        raise ValueError("games, depth, batch and width must be at least 1, steps at least 0")
+    if not 0 <= s.explore <= 1 or not 0 <= s.search_mix <= 1:
+        raise ValueError("explore and search_mix must be between 0 and 1")
+    out = Path(s.out)
+    out.mkdir(parents=True, exist_ok=True)
+    say = log or (lambda line: None)
+    start = time.monotonic()
+    players = game.players
+    probe = NnueNet.random(game, 1, [1], seed=0)
+    data = nnue_samples(game, probe, s.games, s.depth, s.explore, s.search_mix, s.seed)
+    made = time.monotonic() - start
+    n, _, features = data.features.shape
+    say(f"{n} positions from {s.games} games in {made:.0f} s")
+    params = init_params(jax, jax.random.PRNGKey(s.seed), features, players, s.width, s.hidden)
+    opt = optax.adamw(s.lr, weight_decay=1e-4)
+    state = opt.init(params)
+
+    def loss(p: Any, f: Any, sc: Any, e: Any, t: Any) -> Any:
+        return jnp.mean((forward(jnp, p, f, sc, e) - t) ** 2)
+
+    def raw_step(p: Any, st: Any, f: Any, sc: Any, e: Any, t: Any) -> Any:
+        value, grads = jax.value_and_grad(loss)(p, f, sc, e, t)
+        updates, st = opt.update(grads, st, p)
+        return optax.apply_updates(p, updates), st, value
+
+    step = jax.jit(raw_step)
+
+    rng = np.random.default_rng(s.seed)
+    order = rng.permutation(n)
+    held = order[: n // 10]
+    train_rows = order[n // 10 :] if n >= 10 else order
+    f32 = data.features.astype(np.float32)
+
+    def held_loss(p: Any) -> float:
+        rows = held if len(held) else train_rows
+        return float(loss(p, f32[rows], data.scores[rows], data.estimate[rows], data.target[rows]))
+
+    before = held_loss(params)
+    for k in range(s.steps):
+        rows = rng.choice(train_rows, size=min(s.batch, len(train_rows)), replace=False)
+        params, state, value = step(
+            params, state, f32[rows], data.scores[rows], data.estimate[rows], data.target[rows]
+        )
+        if log and (k + 1) % max(1, s.steps // 5) == 0:
+            say(f"step {k + 1}: training loss {float(value):.4f}")
+    after = held_loss(params)
+    net = to_net(game, params)
+    net.save(out / "net.safetensors")
+    record = {
+        "settings": asdict(s),
+        "positions": int(n),
+        "held_out": int(len(held)),
+        "loss_before": before,
+        "loss_after": after,
+        "seconds": time.monotonic() - start,
+    }
+    (out / "log.jsonl").write_text(json.dumps(record) + "\n")
+    say(f"held-out loss {before:.4f} (the hand-written estimate) -> {after:.4f}")
+    return net

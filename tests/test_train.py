@@ -243,3 +243,15 @@ def test_the_nnue_pipeline_trains_exports_and_searches_with_a_residual_net(tmp_p
     )
     r = pv.search(state, "alphabeta", evaluator=net, depth=2)
     assert r.move in state.legal_moves()
+
+
+def test_nnue_training_holds_out_whole_games():
+    # A game's positions share its board, which a net learns by heart: rows held out from the
+    # games it trains on would measure that, not how it does on new boards.
+    from pingvinas.train_nnue import split_by_game
+
+    game_of = np.repeat(np.arange(40), np.random.default_rng(0).integers(1, 30, 40))
+    held, train = split_by_game(game_of, 40, np.random.default_rng(1))
+    assert len(np.unique(game_of[held])) == 4
+    assert not set(game_of[held]) & set(game_of[train])
+    assert sorted(np.concatenate([held, train])) == list(range(len(game_of)))

@@ -29,7 +29,7 @@ from ._core import Fish, NnueNet
 from ._play import game_seed
 from .games import Game
 
-__all__ = ["NnueSettings", "nnue_samples", "train_nnue"]
+__all__ = ["NnueSettings", "nnue_samples", "split_by_game", "train_nnue"]
 
 
 @dataclass
@@ -58,6 +58,7 @@ class NnueSamples:
     scores: np.ndarray  # float32 (n, players)
     estimate: np.ndarray  # float32 (n, players)
     target: np.ndarray  # float32 (n, players)
+    game: np.ndarray  # int64 (n,): the game each row comes from
 
 
 def nnue_samples(
@@ -74,6 +75,7 @@ def nnue_samples(
     states: list[Any] = []
     search: list[Any] = []
     outcomes: list[Any] = []
+    game_of: list[int] = []
     rng = np.random.default_rng(seed)
     for g in range(games):
         state = game.new_state(seed=game_seed(seed, g, 0))
@@ -90,6 +92,7 @@ def nnue_samples(
                 v[1] = -v[0]
             search.append(v)
             movers.append(mover)
+            game_of.append(g)
             action = int(r.action)
             if rng.random() < explore:
                 action = int(legal[rng.integers(len(legal))])
@@ -105,7 +108,25 @@ def nnue_samples(
     else:
         target[:, 0] = (1 - mix) * out[:, 0] + mix * score[:, 0]
     x = net.inputs(states)
-    return NnueSamples(x["features"], x["scores"], x["estimate"], target.astype(np.float32))
+    return NnueSamples(
+        x["features"],
+        x["scores"],
+        x["estimate"],
+        target.astype(np.float32),
+        np.asarray(game_of, np.int64),
+    )
+
+
+def split_by_game(
+    game_of: np.ndarray, games: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows held out (those of a tenth of the games, at random) and the rows trained on.
+
+    Held out by game, not by position: a game's positions share its board, which a net learns by
+    heart (``--games 200 --depth 3 --hidden 32 --steps 2000``: held-out positions of the
+    training games 0.05, positions of unseen games 0.41, the hand-written estimate 0.32)."""
+    is_held = np.isin(game_of, rng.permutation(games)[: games // 10])
+    return np.flatnonzero(is_held), np.flatnonzero(~is_held)
 
 
 def init_params(jax: Any, key: Any, features: int, players: int, width: int, hidden: Any) -> Any:
@@ -197,9 +218,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     step = jax.jit(raw_step)
 
     rng = np.random.default_rng(s.seed)
-    order = rng.permutation(n)
-    held = order[: n // 10]
-    train_rows = order[n // 10 :] if n >= 10 else order
+    held, train_rows = split_by_game(data.game, s.games, rng)
     f32 = data.features.astype(np.float32)
 
     def held_loss(p: Any) -> float:

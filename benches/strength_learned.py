@@ -5,7 +5,9 @@ time a move, seats swapped, standard boards dealt from seeds.
 Run: ``python benches/strength_learned.py NET.safetensors [--games 200] [--time 0.1]
 [--player puct|puct-root|alphabeta|mcts] [--playout-mix L] [--seed 0]``. ``--iterations N``
 measures quality apart from speed instead: the net and plain MCTS at N iterations a move, ``auto``
-at ``--auto-depth`` plies (2). Prints each match's table and a summary line per
+at ``--auto-depth`` plies (2); with ``--player alphabeta``, ``--depth D`` plays the net's
+alpha-beta and ``auto`` both at D plies (``--against auto``: how good the evaluation is, apart
+from its speed). Prints each match's table and a summary line per
 opponent with the score rate and its Wilson 95% interval; the issue's targets are 0.70 against
 plain MCTS and 0.55 against ``auto`` (exit status 0 when both are met, 1 otherwise);
 ``--against greedy`` adds a weaker reference.
@@ -35,15 +37,22 @@ def main() -> int:
     p.add_argument("--playout-mix", type=float, default=0.0)
     p.add_argument("--iterations", type=int, default=None)
     p.add_argument("--auto-depth", type=int, default=2)
+    p.add_argument("--depth", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--against", nargs="+", choices=sorted(TARGETS), default=["mcts", "auto"])
     args = p.parse_args()
+    if args.depth is not None and (args.player != "alphabeta" or args.against != ["auto"]):
+        p.error(
+            "--depth plays the net's alpha-beta against auto: add --player alphabeta --against auto"
+        )
     game = pv.load_game(args.game)
     net = pv.evaluators.native(args.net)
     met = True
     fixed = args.iterations is not None
     seconds = None if fixed else args.time
     budget = f"{args.iterations} iterations" if fixed else f"{args.time} s"
+    if args.depth is not None:
+        budget = f"{args.depth} plies"
     for name in args.against:
         if name == "mcts":
             opponent = SearchAgent(
@@ -51,13 +60,18 @@ def main() -> int:
             )
         elif name == "greedy":
             opponent = GreedyAgent(seed=args.seed)
+        elif args.depth is not None:
+            opponent = SearchAgent("auto", depth=args.depth, name="auto")
         elif fixed:
             opponent = SearchAgent("auto", depth=args.auto_depth, name="auto")
         else:
             opponent = SearchAgent("auto", time=args.time, name="auto")
-        learned = learned_player(
-            net, args.player, seconds, args.seed, args.playout_mix, args.iterations
-        )
+        if args.depth is not None:
+            learned = SearchAgent("alphabeta", depth=args.depth, evaluator=net, name="net")
+        else:
+            learned = learned_player(
+                net, args.player, seconds, args.seed, args.playout_mix, args.iterations
+            )
         result = play_match(game, [learned, opponent], games=args.games, seed=args.seed)
         print(result, flush=True)
         stats = result.agents[0]

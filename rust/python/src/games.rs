@@ -26,6 +26,17 @@ pub fn state_of(obj: &Bound<'_, PyAny>) -> Option<(AnyGame, AnyState)> {
     ))
 }
 
+/// [`state_of`], or a `TypeError` that says what was `expected` and what came instead.
+pub fn state_arg(obj: &Bound<'_, PyAny>, expected: &str) -> PyResult<(AnyGame, AnyState)> {
+    match state_of(obj) {
+        Some(found) => Ok(found),
+        None => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "expected {expected}, got {}",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
 /// The state object of a concrete game and state.
 pub fn state_object<G: Concrete>(
     py: Python<'_>,

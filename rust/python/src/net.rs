@@ -468,12 +468,7 @@ impl PyNnueNet {
     /// what a search given the net uses at a leaf. ``ValueError`` for a state of a game the
     /// net was not made for.
     fn value(&self, state: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
-        let Some((game, s)) = crate::games::state_of(state) else {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "expected a FishState, got {}",
-                state.get_type().name()?
-            )));
-        };
+        let (game, s) = crate::games::state_arg(state, "a FishState")?;
         with_game_state!(
             &game,
             &s,
@@ -506,12 +501,7 @@ impl PyNnueNet {
         let mut scores = vec![0f32; states.len() * n];
         let mut estimate = vec![0f32; states.len() * n];
         for (k, state) in states.iter().enumerate() {
-            let Some((game, s)) = crate::games::state_of(state) else {
-                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                    "expected FishStates, got {}",
-                    state.get_type().name()?
-                )));
-            };
+            let (game, s) = crate::games::state_arg(state, "FishStates")?;
             with_game_state!(
                 &game,
                 &s,

@@ -560,12 +560,7 @@ impl PySearcher {
         depth: Option<i64>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let budget = Budget::checked(time, iterations, nodes, depth).py()?;
-        let Some((game, s)) = crate::games::state_of(state) else {
-            return Err(PyTypeError::new_err(format!(
-                "expected a FishState or a MarathonState, got {}",
-                state.get_type().name()?
-            )));
-        };
+        let (game, s) = crate::games::state_arg(state, "a FishState or a MarathonState")?;
         // Searched on the concrete game (a Fish board's own word, small states): one dispatch.
         with_game_state!(
             &game,

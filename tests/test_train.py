@@ -245,6 +245,35 @@ def test_the_nnue_pipeline_trains_exports_and_searches_with_a_residual_net(tmp_p
     assert r.move in state.legal_moves()
 
 
+@needs_jax
+def test_a_net_of_the_hand_written_terms_computes_in_the_engine_what_it_trained(tmp_path):
+    import jax.numpy as jnp
+
+    from pingvinas.train_nnue import NnueSettings, forward, train_nnue
+
+    game = pv.Fish()
+    s = NnueSettings(
+        out=str(tmp_path), games=3, depth=1, width=0, terms=True, hidden=(6,), steps=30, seed=2
+    )
+    net = train_nnue(game, s)
+    layers = net.arrays()
+    assert layers["features"][0].shape == (0, 5 * 64) and layers["dense"][0][0].shape[1] == 24
+    states = [game.new_state(seed=k) for k in range(3)]
+    for k, state in enumerate(states):  # placement, and movement
+        for ply in range(7 * k):
+            state.play(state.legal_actions()[ply % len(state.legal_actions())])
+    x = net.inputs(states)
+    want = forward(
+        jnp, layers, x["features"].astype(np.float32), x["scores"], x["estimate"], x["terms"]
+    )
+    for k, state in enumerate(states):
+        values = net.value(state)
+        got = [values[(state.to_move + seat) % 2] for seat in range(2)]
+        assert got == pytest.approx(np.asarray(want[k]).tolist(), abs=1e-5)
+    with pytest.raises(ValueError, match="terms"):
+        train_nnue(game, NnueSettings(out=str(tmp_path / "b"), width=0))
+
+
 def test_nnue_training_holds_out_whole_games():
     # A game's positions share its board, which a net learns by heart: rows held out from the
     # games it trains on would measure that, not how it does on new boards.

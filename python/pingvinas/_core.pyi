@@ -234,7 +234,8 @@ class NnueNet:
     :class:`Net`. A move changes a few features, so an accumulator can be updated from its
     parent's; the searches that take one (``alphabeta``, ``mcts``, ``auto``, as
     ``evaluator=``) update each thread's last leaf's accumulators to the next leaf. A residual
-    net (a ``base`` layer) corrects the hand-written evaluation's estimate. Not an evaluator
+    net (a ``base`` layer) corrects the hand-written evaluation's estimate, and a net may
+    also read that evaluation's terms, which mean the same on every board. Not an evaluator
     for ``puct`` (no policy).
     """
 
@@ -260,7 +261,9 @@ class NnueNet:
     ) -> NnueNet:
         """A net from its layers, ``(weight, bias)`` float32 pairs, ``weight`` of shape
         ``(outputs, inputs)``: ``features`` ``(width, (3 + players) * cells)``, the ``dense``
-        layers (the first takes ``players * width + players`` inputs), the ``value`` head;
+        layers (the first takes ``players * width + players`` inputs, or ``players * 11``
+        more to read the hand-written evaluation's terms, :meth:`inputs`; ``width`` may be 0
+        then), the ``value`` head;
         ``base`` (``(1, 1)``, ``(1,)``) makes a residual net: each seat's value is then
         ``tanh(value + base_weight * atanh(e) + base_bias)``, ``e`` the hand-written
         evaluation's estimate of the seat."""
@@ -271,7 +274,9 @@ class NnueNet:
         """What the net reads of each state, each seat from the player to move on:
         ``features`` (uint8 ``(n, players, features)``), ``scores`` and ``estimate`` (float32
         ``(n, players)``, the hand-written evaluation's estimate that a residual net
-        corrects)."""
+        corrects) and ``terms`` (float32 ``(n, players, 11)``, a tenth of each of that
+        evaluation's terms, which a net whose first dense layer takes ``players * 11`` more
+        inputs reads)."""
     def save(self, path: str | PathLike[str]) -> None: ...
     def to_bytes(self) -> bytes: ...
     @property

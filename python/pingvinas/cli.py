@@ -301,6 +301,7 @@ def cmd_train(args: argparse.Namespace) -> None:
                 search_mix=args.search_value_mix,
                 width=args.width,
                 hidden=tuple(args.hidden),
+                terms=args.terms,
                 steps=args.steps,
                 batch=args.batch,
                 lr=args.lr,
@@ -359,7 +360,7 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         default="mlp",
         help="mlp: a policy-and-value net by Gumbel self-play (the default); nnue: a residual "
         "NNUE evaluation for alpha-beta from alpha-beta's games (--games, --depth, --explore, "
-        "--search-value-mix, --width, --hidden, --steps, --batch, --lr)",
+        "--search-value-mix, --width, --terms, --hidden, --steps, --batch, --lr)",
     )
     p.add_argument(
         "--depth", type=_int_in(1, 64), default=3, help="nnue: alpha-beta's depth in its games (3)"
@@ -371,7 +372,15 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="nnue: the share of plies played at random (0.15)",
     )
     p.add_argument(
-        "--width", type=_int_in(1, 4096), default=64, help="nnue: the accumulator's width (64)"
+        "--width",
+        type=_int_in(0, 4096),
+        default=64,
+        help="nnue: the accumulator's width (64; 0: no cell features, with --terms)",
+    )
+    p.add_argument(
+        "--terms",
+        action="store_true",
+        help="nnue: the first dense layer also reads the hand-written evaluation's terms",
     )
     p.add_argument(
         "--generations",

@@ -43,6 +43,7 @@ class NnueSettings:
     search_mix: float = 0.5
     width: int = 64
     hidden: tuple[int, ...] = (32,)
+    terms: bool = False
     steps: int = 2000
     batch: int = 256
     lr: float = 1e-3
@@ -57,6 +58,7 @@ class NnueSamples:
     features: np.ndarray  # uint8 (n, players, features)
     scores: np.ndarray  # float32 (n, players)
     estimate: np.ndarray  # float32 (n, players)
+    terms: np.ndarray  # float32 (n, players, terms)
     target: np.ndarray  # float32 (n, players)
     game: np.ndarray  # int64 (n,): the game each row comes from
 
@@ -112,6 +114,7 @@ def nnue_samples(
         x["features"],
         x["scores"],
         x["estimate"],
+        x["terms"],
         target.astype(np.float32),
         np.asarray(game_of, np.int64),
     )
@@ -129,9 +132,12 @@ def split_by_game(
     return np.flatnonzero(is_held), np.flatnonzero(~is_held)
 
 
-def init_params(jax: Any, key: Any, features: int, players: int, width: int, hidden: Any) -> Any:
-    """He-initialised layers in ``NnueNet``'s order; the value head zero and the ``base``
-    weight 1, so that the net starts as the hand-written estimate."""
+def init_params(
+    jax: Any, key: Any, features: int, players: int, width: int, hidden: Any, terms: int = 0
+) -> Any:
+    """He-initialised layers in ``NnueNet``'s order (the first dense layer also reading
+    ``terms`` terms a seat); the value head zero and the ``base`` weight 1, so that the net
+    starts as the hand-written estimate."""
     params: dict[str, Any] = {}
     key, sub = jax.random.split(key)
     # About one active feature a cell: scale as for one input a cell.
@@ -140,7 +146,7 @@ def init_params(jax: Any, key: Any, features: int, players: int, width: int, hid
         jax.random.uniform(sub, (width, features), minval=-1, maxval=1) * np.sqrt(6 / cells),
         jax.numpy.zeros(width),
     )
-    inputs, dense = players * width + players, []
+    inputs, dense = players * (width + 1 + terms), []
     for w in hidden:
         key, sub = jax.random.split(key)
         dense.append(
@@ -153,11 +159,18 @@ def init_params(jax: Any, key: Any, features: int, players: int, width: int, hid
     return params
 
 
-def forward(jnp: Any, params: Any, features: Any, scores: Any, estimate: Any) -> Any:
-    """The values per seat, as the engine computes them (``pingvinas-nnue`` with ``base``)."""
+def forward(
+    jnp: Any, params: Any, features: Any, scores: Any, estimate: Any, terms: Any = None
+) -> Any:
+    """The values per seat, as the engine computes them (``pingvinas-nnue`` with ``base``,
+    reading the hand-written terms when ``terms`` is given)."""
     w, b = params["features"]
-    acc = jnp.maximum(jnp.einsum("nsf,wf->nsw", features, w) + b, 0.0)
-    x = jnp.concatenate([acc.reshape(acc.shape[0], -1), scores], axis=1)
+    x = scores
+    if w.shape[0]:  # a net of width 0 has no accumulators
+        acc = jnp.maximum(jnp.einsum("nsf,wf->nsw", features, w) + b, 0.0)
+        x = jnp.concatenate([acc.reshape(acc.shape[0], -1), scores], axis=1)
+    if terms is not None:
+        x = jnp.concatenate([x, terms.reshape(terms.shape[0], -1)], axis=1)
     for w, b in params["dense"]:
         x = jnp.maximum(x @ w.T + b, 0.0)
     w, b = params["value"]
@@ -189,8 +202,10 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     jax, jnp, optax = _jax()
     if not isinstance(game, Fish):
         raise ValueError("an NnueNet reads Fish boards")
-    if s.games < 1 or s.depth < 1 or s.steps < 0 or s.batch < 1 or s.width < 1:
-        raise ValueError("games, depth, batch and width must be at least 1, steps at least 0")
+    if s.games < 1 or s.depth < 1 or s.steps < 0 or s.batch < 1 or s.width < 0:
+        raise ValueError("games, depth and batch must be at least 1, steps and width at least 0")
+    if s.width == 0 and not s.terms:
+        raise ValueError("a net of width 0 reads the hand-written terms only: give terms=True")
     if not 0 <= s.explore <= 1 or not 0 <= s.search_mix <= 1:
         raise ValueError("explore and search_mix must be between 0 and 1")
     out = Path(s.out)
@@ -203,15 +218,23 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     made = time.monotonic() - start
     n, _, features = data.features.shape
     say(f"{n} positions from {s.games} games in {made:.0f} s")
-    params = init_params(jax, jax.random.PRNGKey(s.seed), features, players, s.width, s.hidden)
+    terms = data.terms.shape[2] if s.terms else 0
+    params = init_params(
+        jax, jax.random.PRNGKey(s.seed), features, players, s.width, s.hidden, terms
+    )
     opt = optax.adamw(s.lr, weight_decay=1e-4)
     state = opt.init(params)
+    # A net of width 0 reads no cell features: not worth their memory.
+    cells = data.features.astype(np.float32) if s.width else np.zeros((n, players, 0), np.float32)
+    inputs = [cells, data.scores, data.estimate, data.terms if s.terms else None, data.target]
+    arrays = [None if x is None else jnp.asarray(x) for x in inputs]
 
-    def loss(p: Any, f: Any, sc: Any, e: Any, t: Any) -> Any:
-        return jnp.mean((forward(jnp, p, f, sc, e) - t) ** 2)
+    def loss(p: Any, rows: Any) -> Any:
+        f, sc, e, tm, target = (None if x is None else x[rows] for x in arrays)
+        return jnp.mean((forward(jnp, p, f, sc, e, tm) - target) ** 2)
 
-    def raw_step(p: Any, st: Any, f: Any, sc: Any, e: Any, t: Any) -> Any:
-        value, grads = jax.value_and_grad(loss)(p, f, sc, e, t)
+    def raw_step(p: Any, st: Any, rows: Any) -> Any:
+        value, grads = jax.value_and_grad(loss)(p, rows)
         updates, st = opt.update(grads, st, p)
         return optax.apply_updates(p, updates), st, value
 
@@ -219,21 +242,26 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
 
     rng = np.random.default_rng(s.seed)
     held, train_rows = split_by_game(data.game, s.games, rng)
-    f32 = data.features.astype(np.float32)
+    held = held if len(held) else train_rows
+
+    held_chunk = jax.jit(loss)
 
     def held_loss(p: Any) -> float:
-        rows = held if len(held) else train_rows
-        return float(loss(p, f32[rows], data.scores[rows], data.estimate[rows], data.target[rows]))
+        chunks = np.array_split(held, -(-len(held) // 4096))
+        return float(sum(held_chunk(p, c) * len(c) for c in chunks) / len(held))
 
-    before = held_loss(params)
+    # Stopped early: the parameters of the best held-out loss, checked ten times.
+    before = best = held_loss(params)
+    kept, kept_step = params, 0
     for k in range(s.steps):
         rows = rng.choice(train_rows, size=min(s.batch, len(train_rows)), replace=False)
-        params, state, value = step(
-            params, state, f32[rows], data.scores[rows], data.estimate[rows], data.target[rows]
-        )
-        if log and (k + 1) % max(1, s.steps // 5) == 0:
-            say(f"step {k + 1}: training loss {float(value):.4f}")
-    after = held_loss(params)
+        params, state, value = step(params, state, rows)
+        if (k + 1) % max(1, s.steps // 10) == 0 or k + 1 == s.steps:
+            now = held_loss(params)
+            if now < best:
+                best, kept, kept_step = now, params, k + 1
+            say(f"step {k + 1}: training loss {float(value):.4f}, held out {now:.4f}")
+    params, after = kept, best
     net = to_net(game, params)
     net.save(out / "net.safetensors")
     record = {
@@ -242,6 +270,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         "held_out": int(len(held)),
         "loss_before": before,
         "loss_after": after,
+        "kept_step": kept_step,
         "seconds": time.monotonic() - start,
     }
     (out / "log.jsonl").write_text(json.dumps(record) + "\n")

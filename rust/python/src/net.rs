@@ -368,7 +368,8 @@ impl PyNnueNet {
     /// A net for ``game`` from its layers, each a ``(weight, bias)`` pair of float32 arrays,
     /// ``weight`` of shape ``(outputs, inputs)``: ``features`` (``(width, features)``), the
     /// ``dense`` layers (one or more, each followed by a ReLU; the first takes ``players *
-    /// width + players`` inputs) and the ``value`` head (``players`` outputs); ``base``
+    /// width + players`` inputs, or ``players * 11`` more to read the hand-written
+    /// evaluation's terms, see :meth:`inputs`; ``width`` may be 0 then) and the ``value`` head (``players`` outputs); ``base``
     /// (``(1, 1)`` and ``(1,)``) makes a residual net: each seat's value is then
     /// ``tanh(value + base_weight * atanh(e) + base_bias)``, ``e`` the hand-written
     /// evaluation's estimate of the seat.
@@ -483,10 +484,15 @@ impl PyNnueNet {
 
     /// What the net reads of each of ``states`` (Fish states of boards it fits), for
     /// training: ``{"features": uint8 (n, players, features), "scores": float32 (n,
-    /// players), "estimate": float32 (n, players)}``, each seat from the player to move on:
-    /// the 0/1 cell features from each seat's view, the seats' fish so far over the board's,
-    /// and the hand-written evaluation's estimate of each seat (what a residual net
-    /// corrects). States that are over give the last mover's view.
+    /// players), "estimate": float32 (n, players), "terms": float32 (n, players, 11)}``, each
+    /// seat from the player to move on: the 0/1 cell features from each seat's view, the
+    /// seats' fish so far over the board's, the hand-written evaluation's estimate of each
+    /// seat (what a residual net corrects) and its terms, a tenth of each (fish so far, solved
+    /// hauls of own regions, most of own regions too large to solve, fish under penguins,
+    /// contested fish reached first at one, two and three or more steps, contested fish
+    /// reached at the same step as another player, moves, penguins that cannot move, penguins
+    /// still to place; what a net whose first dense layer takes ``players * 11`` more inputs
+    /// reads). States that are over give the last mover's view.
     fn inputs<'py>(
         &self,
         py: Python<'py>,
@@ -500,6 +506,8 @@ impl PyNnueNet {
         let mut features = vec![0u8; states.len() * n * count];
         let mut scores = vec![0f32; states.len() * n];
         let mut estimate = vec![0f32; states.len() * n];
+        let t = pingvinas_engine::fish::eval::TERMS;
+        let mut terms = vec![0f32; states.len() * n * t];
         for (k, state) in states.iter().enumerate() {
             let (game, s) = crate::games::state_arg(state, "FishStates")?;
             with_game_state!(
@@ -513,10 +521,13 @@ impl PyNnueNet {
                         g.for_each_feature(s, (p + seat) % n, |f| row[f] = 1);
                     }
                     g.write_scores(s, p, &mut scores[k * n..(k + 1) * n]);
-                    let r = pingvinas_engine::search::Evaluate::evaluate(&g.base(), &**g, s);
-                    for seat in 0..n {
-                        estimate[k * n + seat] = r[(p + seat) % n] as f32;
-                    }
+                    g.write_base(
+                        &g.base(),
+                        s,
+                        p,
+                        &mut estimate[k * n..(k + 1) * n],
+                        Some(&mut terms[k * n * t..(k + 1) * n * t]),
+                    );
                     Ok(())
                 },
                 Err(PyValueError::new_err("a Fish state of another board"))
@@ -533,6 +544,7 @@ impl PyNnueNet {
             "estimate",
             PyArray1::from_vec(py, estimate).reshape([m, n])?,
         )?;
+        out.set_item("terms", PyArray1::from_vec(py, terms).reshape([m, n, t])?)?;
         Ok(out)
     }
 

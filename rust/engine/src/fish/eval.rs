@@ -551,38 +551,77 @@ impl<W: Word> FishEval<W> {
         &self.planes
     }
 
-    /// Each player's estimated final fish.
+    /// Each player's estimated final fish: the score, the hauls of the regions the player owns
+    /// alone (exact where solved, most of the region where not), the fish under the player's
+    /// penguins elsewhere, `territory` times the contested fish the player reaches first and
+    /// `mobility` times the player's moves ([`FishEval::terms`], weighed).
     pub fn estimate(&self, game: &FishGame<W>, s: &FishState<W>) -> [f64; 4] {
+        self.weigh(game, &self.terms(game, s))
+    }
+
+    /// The evaluation ([`Evaluate::evaluate`]) of a state with these [`FishEval::terms`].
+    pub fn returns_of_terms(&self, game: &FishGame<W>, terms: &[[f64; TERMS]; 4]) -> Returns {
+        if self.plain {
+            return [0.0; MAX_PLAYERS];
+        }
+        let n = game.rules().players();
+        returns_of(&self.weigh(game, terms), n, self.config.scale)
+    }
+
+    /// The estimate of these terms.
+    fn weigh(&self, game: &FishGame<W>, terms: &[[f64; TERMS]; 4]) -> [f64; 4] {
+        let mut est = [0.0; 4];
+        for (e, t) in est.iter_mut().zip(terms).take(game.rules().players()) {
+            // Every term before the weighed ones is a whole number of 2048ths, so these sums
+            // are exact whatever their order.
+            *e = t[term::SCORE] + t[term::HAUL] + t[term::GUESS] + t[term::UNDER];
+            *e += self.config.territory * (t[term::NEAR] + t[term::MID] + t[term::FAR]);
+            *e += self.config.mobility * t[term::MOVES];
+        }
+        est
+    }
+
+    /// The terms of [`FishEval::estimate`] per player, unweighed ([`term`] names them): what a
+    /// learned evaluation may weigh otherwise. All zero but the score once the game is over;
+    /// regions, moves and stuck penguins are counted in the movement phase only.
+    pub fn terms(&self, game: &FishGame<W>, s: &FishState<W>) -> [[f64; TERMS]; 4] {
         let board = game.board();
         let n = game.rules().players();
-        let mut est = [0.0; 4];
-        for (p, e) in est.iter_mut().enumerate().take(n) {
-            *e = s.fish[p] as f64 + s.taken[p] as f64 / 2048.0;
+        let phase = game.phase(s);
+        let mut terms = [[0.0; TERMS]; 4];
+        for (p, t) in terms.iter_mut().enumerate().take(n) {
+            t[term::SCORE] = s.fish[p] as f64 + s.taken[p] as f64 / 2048.0;
+            if phase == Phase::Placement {
+                t[term::UNPLACED] = game.rules().penguins as f64 - s.penguins[p].count() as f64;
+            }
         }
-        if game.phase(s) == Phase::Over {
-            return est;
+        if phase == Phase::Over {
+            return terms;
         }
         // Single-owner regions: exact hauls; the rest is contested.
         let mut contested = s.floes;
-        if self.config.regions && game.phase(s) == Phase::Movement {
+        if self.config.regions && phase == Phase::Movement {
             for r in regions(game, &self.planes, s, self.config.haul_limit) {
                 if let Some(p) = r.owner() {
-                    let (f, c) = match r.haul {
-                        Some(h) => unpack(h),
+                    let (which, (f, c)) = match r.haul {
+                        Some(h) => (term::HAUL, unpack(h)),
                         // Too large to solve: most of it.
                         None => (
-                            (self.planes.fish_on(r.floes) * 4) / 5,
-                            r.floes.count() * 4 / 5,
+                            term::GUESS,
+                            (
+                                (self.planes.fish_on(r.floes) * 4) / 5,
+                                r.floes.count() * 4 / 5,
+                            ),
                         ),
                     };
-                    est[p] += f as f64 + c as f64 / 2048.0;
+                    terms[p][which] += f as f64 + c as f64 / 2048.0;
                     contested = contested - r.floes;
                 }
             }
         }
         // Penguins in contested regions keep the floes they stand on.
-        for (p, e) in est.iter_mut().enumerate().take(n) {
-            *e += self.planes.fish_on(s.penguins[p] & contested) as f64;
+        for (p, t) in terms.iter_mut().enumerate().take(n) {
+            t[term::UNDER] = self.planes.fish_on(s.penguins[p] & contested) as f64;
         }
         // Territory: simultaneous breadth-first fill from each player's penguins.
         let empty = s.empty() & contested;
@@ -591,7 +630,7 @@ impl<W: Word> FishEval<W> {
             *f = penguins & contested;
         }
         let mut unclaimed = empty;
-        let mut terr = [0.0; 4];
+        let mut step = 0;
         while unclaimed.any() && frontier.iter().any(|f| f.any()) {
             let mut next = [Bitboard::<W>::EMPTY; 4];
             let mut all = Bitboard::<W>::EMPTY;
@@ -601,29 +640,60 @@ impl<W: Word> FishEval<W> {
                 twice |= all & next[p];
                 all |= next[p];
             }
-            for p in 0..n {
-                terr[p] += self.planes.fish_on(next[p] - twice) as f64
-                    + 0.5 * self.planes.fish_on(next[p] & twice) as f64;
+            let which = [term::NEAR, term::MID, term::FAR][step.min(2)];
+            for (p, t) in terms.iter_mut().enumerate().take(n) {
+                let shared = self.planes.fish_on(next[p] & twice) as f64;
+                t[which] += self.planes.fish_on(next[p] - twice) as f64 + 0.5 * shared;
+                t[term::SHARED] += shared;
             }
             unclaimed = unclaimed - all;
             frontier = next;
+            step += 1;
         }
-        for (e, t) in est.iter_mut().zip(terr).take(n) {
-            *e += self.config.territory * t;
-        }
-        if self.config.mobility != 0.0 && game.phase(s) == Phase::Movement {
-            for (e, &penguins) in est.iter_mut().zip(&s.penguins).take(n) {
-                let mut moves = 0;
+        if phase == Phase::Movement {
+            for (t, &penguins) in terms.iter_mut().zip(&s.penguins).take(n) {
                 for from in penguins & contested {
-                    for dir in Direction::ALL {
-                        moves += board.slide(from, dir, empty).count();
-                    }
+                    let moves: u32 = Direction::ALL
+                        .iter()
+                        .map(|&dir| board.slide(from, dir, empty).count())
+                        .sum();
+                    t[term::MOVES] += moves as f64;
+                    t[term::STUCK] += (moves == 0) as u32 as f64;
                 }
-                *e += self.config.mobility * moves as f64;
             }
         }
-        est
+        terms
     }
+}
+
+/// How many terms [`FishEval::terms`] gives a player.
+pub const TERMS: usize = 11;
+
+/// The index of each of [`FishEval::terms`]' terms.
+pub mod term {
+    /// Fish so far (and floes, in 2048ths).
+    pub const SCORE: usize = 0;
+    /// The solved hauls of the regions the player owns alone (fish, and floes in 2048ths).
+    pub const HAUL: usize = 1;
+    /// Four fifths of the fish and floes of the player's own regions too large to solve.
+    pub const GUESS: usize = 2;
+    /// The fish under the player's penguins in contested regions.
+    pub const UNDER: usize = 3;
+    /// Contested fish the player reaches first, one step from a penguin (half a fish for a
+    /// floe reached at the same step as another player)...
+    pub const NEAR: usize = 4;
+    /// ... two steps ...
+    pub const MID: usize = 5;
+    /// ... and three or more.
+    pub const FAR: usize = 6;
+    /// Contested fish the player reaches at the same step as another player (counted whole).
+    pub const SHARED: usize = 7;
+    /// The player's legal moves in contested regions.
+    pub const MOVES: usize = 8;
+    /// The player's penguins in contested regions that cannot move.
+    pub const STUCK: usize = 9;
+    /// Penguins the player has still to place.
+    pub const UNPLACED: usize = 10;
 }
 
 /// Returns from estimated final scores: the mean over opponents of `d / (|d| + scale)`, `d` the
@@ -658,11 +728,7 @@ impl<W: Word> Evaluate<FishGame<W>> for FishEval<W> {
         if self.plain {
             return [0.0; MAX_PLAYERS];
         }
-        returns_of(
-            &self.estimate(game, s),
-            game.rules().players(),
-            self.config.scale,
-        )
+        self.returns_of_terms(game, &self.terms(game, s))
     }
 
     fn exact(&self, game: &FishGame<W>, s: &FishState<W>) -> Option<Returns> {

@@ -13,7 +13,11 @@
 //! - `dense.{k}.weight`, `dense.{k}.bias` for `k = 0, 1, ...`: dense layers, each followed by a
 //!   ReLU. The first reads `players * width + players` inputs: the ReLU of each player's
 //!   accumulator, the player to move's first and then by seat after it, and then each seat's
-//!   fish so far over the board's fish (the observation's score planes), in the same order.
+//!   fish so far over the board's fish (the observation's score planes), in the same order;
+//!   and, in a net that reads them (when `dense.0` takes `players * terms` more inputs), each
+//!   seat's terms of the hand-written evaluation (`FishEval::terms`, [`TERMS`] a seat, times
+//!   [`TERM_SCALE`]), in the same order. These are the same numbers on every board, which cell
+//!   features are not. The accumulator's width may be 0: a net of the terms and scores alone.
 //! - `value.weight`, `value.bias`: one value per seat from the player to move, through `tanh`.
 //! - `base.weight` `[1, 1]`, `base.bias` `[1]`, optional: a residual net. Each seat's value is
 //!   then `tanh(value + base.weight * atanh(e) + base.bias)`, `e` the game's hand-written
@@ -38,7 +42,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{dot, random_dense, relu, sparse_layer, transposed, Dense, Fits};
 use crate::error::Result;
-use crate::fish::eval::FishEval;
+use crate::fish::eval::{FishEval, TERMS};
 use crate::fish::Word;
 use crate::fish::{FishGame, FishState};
 use crate::game::{Game, Returns, MAX_PLAYERS};
@@ -79,7 +83,26 @@ pub trait CellFeatures: GameIo<State: 'static> + 'static {
 
     /// Each seat's share of the game's points so far, from `viewer` (seat 0) on, into `out`.
     fn write_scores(&self, state: &Self::State, viewer: usize, out: &mut [f32]);
+
+    /// How many terms of the hand-written evaluation a seat has (0: none).
+    fn term_count(&self) -> usize;
+
+    /// The hand-written evaluation of each seat (`base`'s returns), from `to_move` (seat 0)
+    /// on, into `estimate`, and when `terms` is given, each seat's [`CellFeatures::term_count`]
+    /// terms (seat-major, each times [`TERM_SCALE`]) into it.
+    fn write_base(
+        &self,
+        base: &Self::Base,
+        state: &Self::State,
+        to_move: usize,
+        estimate: &mut [f32],
+        terms: Option<&mut [f32]>,
+    );
 }
+
+/// What a net's term inputs are: the hand-written evaluation's terms (in fish, most of them)
+/// times this, so that they are of the order of one.
+pub const TERM_SCALE: f32 = 0.1;
 
 impl<W: Word> FishGame<W> {
     /// The feature of a floe on `cell`.
@@ -159,6 +182,33 @@ impl<W: Word + 'static> CellFeatures for FishGame<W> {
             *x = s.fish((viewer + seat) % n) as f32 / all;
         }
     }
+
+    fn term_count(&self) -> usize {
+        TERMS
+    }
+
+    fn write_base(
+        &self,
+        base: &FishEval<W>,
+        s: &FishState<W>,
+        to_move: usize,
+        estimate: &mut [f32],
+        terms: Option<&mut [f32]>,
+    ) {
+        let n = self.num_players();
+        let all = base.terms(self, s);
+        let r = base.returns_of_terms(self, &all);
+        for (seat, e) in estimate.iter_mut().enumerate().take(n) {
+            *e = r[(to_move + seat) % n] as f32;
+        }
+        if let Some(terms) = terms {
+            for (seat, out) in terms.chunks_exact_mut(TERMS).enumerate().take(n) {
+                for (x, &v) in out.iter_mut().zip(&all[(to_move + seat) % n]) {
+                    *x = v as f32 * TERM_SCALE;
+                }
+            }
+        }
+    }
 }
 
 /// Marathon has no cell features of this kind yet: an [`Nnue`] is refused for it.
@@ -191,6 +241,21 @@ impl CellFeatures for MarathonGame {
     fn write_scores(&self, _: &Self::State, _: usize, out: &mut [f32]) {
         out.fill(0.0);
     }
+
+    fn term_count(&self) -> usize {
+        0
+    }
+
+    fn write_base(
+        &self,
+        _: &NoEval,
+        _: &Self::State,
+        _: usize,
+        estimate: &mut [f32],
+        _: Option<&mut [f32]>,
+    ) {
+        estimate.fill(0.0);
+    }
 }
 
 /// The first layer's sums of a state: one accumulator of `width` per player, each from that
@@ -218,6 +283,8 @@ pub struct Nnue {
     value: Dense,
     /// The residual's scale and offset of the hand-written estimate, when the net has one.
     base: Option<Dense>,
+    /// Whether the first dense layer also reads each seat's hand-written terms.
+    terms: bool,
     id: NetId,
 }
 
@@ -343,14 +410,21 @@ impl Nnue {
         if dense.is_empty() {
             return crate::error::invalid!("the net has no dense layer (dense.0.weight)");
         }
-        let mut inputs = n * features.outputs + n;
+        let plain = n * features.outputs + n;
+        let terms = dense[0].inputs == plain + n * TERMS;
+        let mut inputs = if terms { plain + n * TERMS } else { plain };
         for (k, layer) in dense.iter().enumerate() {
             if layer.inputs != inputs {
                 return crate::error::invalid!(
                     "dense.{k}.weight takes {} inputs, expected {inputs}{}",
                     layer.inputs,
                     if k == 0 {
-                        format!(" ({n} accumulators of {} and {n} scores)", features.outputs)
+                        format!(
+                            " ({n} accumulators of {} and {n} scores), or {} with {n} times \
+                             {TERMS} terms of the hand-written evaluation",
+                            features.outputs,
+                            plain + n * TERMS
+                        )
                     } else {
                         format!(" (the outputs of dense.{})", k - 1)
                     }
@@ -395,6 +469,7 @@ impl Nnue {
             dense,
             value,
             base,
+            terms,
             id: NetId::next(),
         })
     }
@@ -456,6 +531,16 @@ impl Nnue {
         self.base.as_ref()
     }
 
+    /// Whether the first dense layer reads the hand-written evaluation's terms.
+    pub fn reads_terms(&self) -> bool {
+        self.terms
+    }
+
+    /// Whether evaluating needs the game's hand-written evaluation.
+    fn needs_base(&self) -> bool {
+        self.base.is_some() || self.terms
+    }
+
     /// The layers as [`Nnue::from_layers`] takes them: the accumulator's (`[width,
     /// features]`), the dense layers, the value head.
     pub fn layers(&self) -> (Dense, &[Dense], &Dense) {
@@ -505,6 +590,9 @@ impl Nnue {
         let (n, width) = (self.fits.players, self.width());
         acc.sums.clear();
         acc.sums.resize(n * width, 0.0);
+        if width == 0 {
+            return;
+        }
         for (viewer, sums) in acc.sums.chunks_exact_mut(width).enumerate() {
             nz.clear();
             game.for_each_feature(state, viewer, |f| nz.push((f as u32, 1.0)));
@@ -536,6 +624,9 @@ impl Nnue {
         acc: &mut Accumulator,
     ) {
         let width = self.width();
+        if width == 0 {
+            return;
+        }
         for (viewer, sums) in acc.sums.chunks_exact_mut(width).enumerate() {
             game.for_each_change(parent, child, viewer, |f, sign| {
                 let col = &self.exact_t[f * width..(f + 1) * width];
@@ -565,14 +656,14 @@ impl Nnue {
         });
     }
 
-    /// The dense layers; `estimate` is each seat's hand-written estimate (from `to_move` on)
-    /// for a residual net.
+    /// The dense layers; `base` is each seat's hand-written estimate and terms (from
+    /// `to_move` on), for a net that reads them.
     fn dense_forward(
         &self,
         acc: &Accumulator,
         to_move: usize,
         scores: &[f32],
-        estimate: Option<&[f32]>,
+        base: Option<(&[f32], &[f32])>,
         scratch: &mut Scratch,
         values: &mut [f32],
     ) {
@@ -595,6 +686,13 @@ impl Nnue {
                 nz.push(((n * width + seat) as u32, x));
             }
         }
+        if let (true, Some((_, terms))) = (self.terms, base) {
+            for (k, &x) in terms.iter().enumerate() {
+                if x != 0.0 {
+                    nz.push(((n * width + n + k) as u32, x));
+                }
+            }
+        }
         for (k, (layer, t)) in self.dense.iter().zip(&self.dense_t).enumerate() {
             b.clear();
             b.resize(layer.outputs, 0.0);
@@ -608,32 +706,16 @@ impl Nnue {
         }
         for (o, v) in values.iter_mut().enumerate().take(n) {
             let mut x = self.value.bias[o] + dot(self.value.row(o), a);
-            if let (Some(base), Some(e)) = (&self.base, estimate) {
-                x += base.weight[0] * residual_input(e[o]) + base.bias[0];
+            if let (Some(layer), Some((e, _))) = (&self.base, base) {
+                x += layer.weight[0] * residual_input(e[o]) + layer.bias[0];
             }
             *v = x.tanh();
         }
     }
 
-    /// The hand-written estimate per seat from `to_move` on, by `base`, into `out`.
-    fn estimate_with<G: CellFeatures>(
-        &self,
-        base: &G::Base,
-        game: &G,
-        state: &G::State,
-        to_move: usize,
-        out: &mut [f32],
-    ) {
-        let n = self.fits.players;
-        let r = base.evaluate(game, state);
-        for (seat, e) in out.iter_mut().enumerate().take(n) {
-            *e = r[(to_move + seat) % n] as f32;
-        }
-    }
-
     /// The values per player (player 0 first) of `state`, refreshed: what [`Evaluate`] gives.
     pub fn values<G: CellFeatures>(&self, game: &G, state: &G::State) -> Returns {
-        let base = self.base.as_ref().map(|_| game.base());
+        let base = self.needs_base().then(|| game.base());
         self.values_with(game, state, base.as_ref(), None)
     }
 
@@ -650,17 +732,20 @@ impl Nnue {
         let mut scores = [0.0f32; MAX_PLAYERS];
         game.write_scores(state, p, &mut scores[..n]);
         let mut estimate = [0.0f32; MAX_PLAYERS];
+        let mut terms = [0.0f32; MAX_PLAYERS * TERMS];
+        let t = n * game.term_count();
         if let Some(base) = base {
-            self.estimate_with(base, game, state, p, &mut estimate[..n]);
+            let want = self.terms.then_some(&mut terms[..t]);
+            game.write_base(base, state, p, &mut estimate[..n], want);
         }
-        let estimate = base.map(|_| &estimate[..n]);
+        let base = base.map(|_| (&estimate[..n], &terms[..t]));
         let mut v = [0.0f32; MAX_PLAYERS];
         SCRATCH.with_borrow_mut(|scratch| match acc {
-            Some(acc) => self.dense_forward(acc, p, &scores[..n], estimate, scratch, &mut v),
+            Some(acc) => self.dense_forward(acc, p, &scores[..n], base, scratch, &mut v),
             None => {
                 let mut acc = std::mem::take(&mut scratch.acc);
                 self.refresh_with(game, state, &mut acc, &mut scratch.nz);
-                self.dense_forward(&acc, p, &scores[..n], estimate, scratch, &mut v);
+                self.dense_forward(&acc, p, &scores[..n], base, scratch, &mut v);
                 scratch.acc = acc;
             }
         });
@@ -691,25 +776,28 @@ impl Nnue {
                 base,
                 ..
             } = leaf;
-            let near = last
-                .as_ref()
-                .and_then(|b| b.downcast_ref::<G::State>())
-                .filter(|last| {
-                    let mut changes = 0;
-                    game.for_each_change(last, state, 0, |_, _| changes += 1);
-                    changes <= MAX_CHANGES
-                });
-            match near {
-                Some(last) => self.update_in_place(game, last, state, acc),
-                None => self.refresh(game, state, acc),
+            // A net without accumulators has nothing to carry from leaf to leaf.
+            if self.width() > 0 {
+                let near = last
+                    .as_ref()
+                    .and_then(|b| b.downcast_ref::<G::State>())
+                    .filter(|last| {
+                        let mut changes = 0;
+                        game.for_each_change(last, state, 0, |_, _| changes += 1);
+                        changes <= MAX_CHANGES
+                    });
+                match near {
+                    Some(last) => self.update_in_place(game, last, state, acc),
+                    None => self.refresh(game, state, acc),
+                }
+                match last.as_mut().and_then(|b| b.downcast_mut::<G::State>()) {
+                    Some(last) => *last = *state,
+                    None => *last = Some(Box::new(*state)),
+                }
             }
-            match last.as_mut().and_then(|b| b.downcast_mut::<G::State>()) {
-                Some(last) => *last = *state,
-                None => *last = Some(Box::new(*state)),
-            }
-            let base = match &self.base {
-                None => None,
-                Some(_) => {
+            let base = match self.needs_base() {
+                false => None,
+                true => {
                     if !base.as_ref().is_some_and(|b| b.is::<G::Base>()) {
                         *base = Some(Box::new(game.base()));
                     }

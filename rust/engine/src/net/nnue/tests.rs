@@ -371,3 +371,119 @@ fn the_exact_grid_makes_sums_exact_in_any_order() {
     let backward = col.iter().rev().fold(0.0f32, |s, x| s + x);
     assert_eq!(forward, backward);
 }
+
+/// The net of `m` with the hand-written terms as more inputs of its first dense layer (their
+/// weights seeded), and a `base` layer of scale 1.
+fn with_terms(m: &Nnue, seed: u64) -> Nnue {
+    let n = m.fits().players;
+    let (features, dense, value) = m.layers();
+    let mut dense = dense.to_vec();
+    let first = &dense[0];
+    let mut rng = Rng::new(seed);
+    let inputs = first.inputs + n * TERMS;
+    let weight = (0..first.outputs)
+        .flat_map(|o| {
+            let row = first.row(o).to_vec();
+            row.into_iter()
+                .chain((0..n * TERMS).map(|_| (rng.unit() - 0.5) as f32))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    dense[0] = Dense::new(
+        "dense.0",
+        &[first.outputs, inputs],
+        weight,
+        first.bias.clone(),
+    )
+    .unwrap();
+    let base = Dense::new("base", &[1, 1], vec![1.0], vec![0.0]).unwrap();
+    Nnue::with_base(m.fits().clone(), features, dense, value.clone(), Some(base)).unwrap()
+}
+
+#[test]
+fn a_net_of_terms_computes_its_dense_layer_over_the_hand_written_terms() {
+    let game = fish(2);
+    let count = Nnue::feature_count(&game_fits(&game));
+    let none = Dense::new("features", &[0, count], vec![], vec![]).unwrap();
+    let mut rng = Rng::new(7);
+    let mut random = |len: usize| {
+        (0..len)
+            .map(|_| (rng.unit() - 0.5) as f32)
+            .collect::<Vec<_>>()
+    };
+    let inputs = 2 + 2 * TERMS;
+    let dense = Dense::new("dense.0", &[6, inputs], random(6 * inputs), random(6)).unwrap();
+    let value = Dense::new("value", &[2, 6], random(12), random(2)).unwrap();
+    let base = Dense::new("base", &[1, 1], vec![0.5], vec![0.1]).unwrap();
+    let m = Nnue::with_base(
+        game_fits(&game),
+        none,
+        vec![dense.clone()],
+        value.clone(),
+        Some(base),
+    )
+    .unwrap();
+    assert!(m.reads_terms() && m.width() == 0);
+    let eval = FishEval::new(&game, Default::default());
+    let layer = crate::net::tests::dense_reference;
+    for s in positions(&game, 8, 40) {
+        let p = game.to_move(&s).unwrap();
+        let terms = eval.terms(&game, &s);
+        let e = eval.evaluate(&game, &s);
+        let all = game.board().total_fish() as f32;
+        let mut x: Vec<f32> = (0..2).map(|k| s.fish((p + k) % 2) as f32 / all).collect();
+        for k in 0..2 {
+            x.extend(terms[(p + k) % 2].iter().map(|&t| t as f32 * TERM_SCALE));
+        }
+        let h: Vec<f32> = layer(&dense, &x).into_iter().map(|v| v.max(0.0)).collect();
+        let want: Vec<f32> = layer(&value, &h)
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| (v + 0.5 * residual_input(e[(p + k) % 2] as f32) + 0.1).tanh())
+            .collect();
+        let got = m.values(&game, &s);
+        let got: Vec<f32> = (0..2).map(|k| got[(p + k) % 2] as f32).collect();
+        assert!(close(&got, &want, 1e-5), "{got:?} {want:?}");
+        assert_eq!(m.values_incremental(&game, &s), m.values(&game, &s));
+    }
+    // A file of an accumulator of width 0 reads back the same net.
+    let back = Nnue::from_bytes(&m.to_bytes().unwrap()).unwrap();
+    assert_eq!(back, m);
+    assert!(back.reads_terms());
+    // Inputs that are neither with the terms nor without are refused, saying both.
+    let odd = Dense::new(
+        "dense.0",
+        &[6, inputs + 1],
+        random(6 * inputs + 6),
+        random(6),
+    )
+    .unwrap();
+    let none = Dense::new("features", &[0, count], vec![], vec![]).unwrap();
+    let e = Nnue::from_layers(game_fits(&game), none, vec![odd], value).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("dense.0.weight takes 25 inputs, expected 2"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("or 24 with"), "{e}");
+}
+
+#[test]
+fn nets_of_terms_and_cells_update_their_leaves_bit_for_bit_in_searches() {
+    use crate::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
+    use crate::search::{Budget, StopFlag};
+    use std::sync::atomic::Ordering::Relaxed;
+    let game = fish(2);
+    let eval = checked(with_terms(&net(&game, 16, &[8], 3), 4));
+    assert!(eval.net.reads_terms());
+    let mut ab = AlphaBeta::new(AlphaBetaConfig {
+        threads: 2,
+        ..Default::default()
+    });
+    for s in positions(&game, 3, 4) {
+        ab.search(&game, &eval, &s, &Budget::depth(3), StopFlag::new())
+            .unwrap();
+    }
+    assert!(eval.leaves.load(Relaxed) > 100);
+    assert_eq!(eval.differ.load(Relaxed), 0);
+}

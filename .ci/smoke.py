@@ -55,4 +55,8 @@ assert b"/static/app.js" in _static("index.html") and _static("app.js") and _sta
 status, answer = App("fish", engine="greedy", seconds=0.01).handle("POST", "/api/games", b"{}")
 assert status == 200 and answer["svg"].startswith("<svg"), answer
 
+# The learned evaluation is package data too.
+board = pv.Fish().new_state(seed=2)
+assert pv.agents.as_agent("learned:2").choose(board) in board.legal_moves()
+
 print(f"smoke ok: pingvinas {pv.__version__} on Python {sys.version.split()[0]} from {here}")

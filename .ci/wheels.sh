@@ -126,11 +126,12 @@ def need(names, suffix, where):
 # The bundled variants are compiled into the extension (rust/engine/variants/, read by the
 # engine's table), so the sdist must carry them and the wheel needs no copy.
 for suffix in ("pingvinas/_core.pyi", "pingvinas/py.typed", "pingvinas/web/static/index.html",
-               "pingvinas/web/static/app.js", "pingvinas/web/static/style.css", "/LICENSE"):
+               "pingvinas/web/static/app.js", "pingvinas/web/static/style.css", "/LICENSE",
+               "pingvinas/weights/fish-2p.safetensors"):
     need(wheel, suffix, "wheel")
 for suffix in ("/LICENSE", "/Cargo.lock", "/pyproject.toml", "/rust/engine/Cargo.toml",
                "rust/engine/variants/fish.toml", "rust/engine/variants/marathon.toml",
-               "pingvinas/web/static/app.js"):
+               "pingvinas/web/static/app.js", "pingvinas/weights/fish-2p.safetensors"):
     need(sdist, suffix, "sdist")
 print(f"wheels: {len(wheel)} files in the wheel, {len(sdist)} in the sdist")
 PY

@@ -106,7 +106,8 @@ def test_bad_arguments_from_a_shell(argv):
 
 
 def test_agent_names_are_the_search_algorithms():
-    assert set(cli.AGENTS) == set(ALGORITHMS) - {"puct"}
+    # and "learned": alpha-beta with the net that ships in the package.
+    assert set(cli.AGENTS) == set(ALGORITHMS) - {"puct"} | {"learned"}
     assert {"random", "greedy", "auto"} <= set(cli.AGENTS)
 
 

@@ -152,3 +152,39 @@ def test_a_residual_net_with_a_zero_head_plays_the_hand_written_estimate():
             arrays["value"],
             base=(np.ones((1, 2), np.float32), np.zeros(1, np.float32)),
         )
+
+
+def test_the_shipped_learned_net_plays_as_the_agent_spec_learned(tmp_path):
+    from pingvinas.agents import as_agent, expand_spec, timed_agent
+    from pingvinas.cli import _agent
+
+    net = pv.evaluators.learned()
+    assert isinstance(net, NnueNet) and net is pv.evaluators.learned()
+    layers = net.arrays()
+    # It reads the hand-written terms (2 seats x 11) and the scores, no cell features.
+    assert layers["features"][0].shape[0] == 0 and layers["dense"][0][0].shape[1] == 2 + 2 * 11
+    assert layers["base"] is not None
+    state = pv.Fish().new_state(seed=5)
+    for _ in range(10):
+        state.play(state.legal_moves()[0])
+    x = net.inputs([state])
+    assert x["terms"].shape == (1, 2, 11) and x["terms"].any()
+    assert expand_spec("learned:2") == f"alphabeta:2+net:{pv.evaluators.LEARNED}"
+    assert expand_spec("mcts:5") == "mcts:5"
+    for agent in (as_agent("learned:1"), timed_agent("learned", 0.02)):
+        assert agent.choose(state) in state.legal_moves()
+    assert as_agent("learned").name == "learned"
+    assert _agent("learned:3") == "learned:3"
+    # The learned search differs from the hand-written one somewhere.
+    states = [pv.Fish().new_state(seed=k) for k in range(6)]
+    for s in states:
+        for ply in range(12):
+            s.play(s.legal_moves()[ply % len(s.legal_moves())])
+    picks = [
+        (
+            pv.search(s, "alphabeta", depth=2).move,
+            pv.search(s, "alphabeta", evaluator=net, depth=2).move,
+        )
+        for s in states
+    ]
+    assert any(a != b for a, b in picks)

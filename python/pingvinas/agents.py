@@ -34,6 +34,7 @@ __all__ = [
     "RandomAgent",
     "SearchAgent",
     "as_agent",
+    "expand_spec",
     "timed_agent",
     "spec_options",
 ]
@@ -213,6 +214,18 @@ class CallableAgent(Agent):
         return f"CallableAgent({self.name})"
 
 
+def expand_spec(text: str) -> str:
+    """The engine's agent spec of ``text``: ``"learned"`` (``"learned:D"``: depth D) is
+    alpha-beta with the learned evaluation that ships in the package
+    (:func:`pingvinas.evaluators.learned`), ``"alphabeta+net:PATH"``; any other text as it is."""
+    name, _, depth = text.partition(":")
+    if name != "learned":
+        return text
+    from .evaluators import LEARNED
+
+    return f"alphabeta{':' + depth if depth else ''}+net:{LEARNED}"
+
+
 def spec_options(spec: AgentSpec) -> dict[str, Any]:
     """The :class:`~pingvinas.searcher.Searcher` settings that an agent spec's net brings, empty
     without one: the net, read from its file here, once for the agent and its copies
@@ -230,20 +243,21 @@ def spec_options(spec: AgentSpec) -> dict[str, Any]:
 
 def as_agent(x: Any) -> Agent:
     """An :class:`Agent` from an agent, an agent spec (``"random"``, ``"greedy"``, ``"mcts"``,
-    ``"alphabeta"``, ``"auto"``, ``"net:PATH"``: one second per move; ``"mcts:N"`` N iterations,
-    ``"alphabeta:D"`` depth D, ``"puct:N+net:PATH"`` N simulations; ``"SPEC+net:PATH"`` the net
-    as SPEC's estimate; see ``AgentSpec``) or a callable."""
+    ``"alphabeta"``, ``"auto"``, ``"learned"``, ``"net:PATH"``: one second per move;
+    ``"mcts:N"`` N iterations, ``"alphabeta:D"`` and ``"learned:D"`` depth D, ``"puct:N+net:PATH"``
+    N simulations; ``"SPEC+net:PATH"`` the net as SPEC's estimate; see ``AgentSpec`` and
+    :func:`expand_spec`) or a callable."""
     if isinstance(x, Agent):
         return x
     if isinstance(x, str):
-        spec = AgentSpec(x)  # ValueError for anything else
+        spec = AgentSpec(expand_spec(x))  # ValueError for anything else
         if spec.algorithm == "random":
             return RandomAgent()
         if spec.algorithm == "greedy":
             return GreedyAgent()
         options = spec_options(spec)
         if options:
-            options["name"] = str(spec)
+            options["name"] = x if x.startswith("learned") else str(spec)
         if spec.iterations is None and spec.depth is None:
             return SearchAgent(spec.algorithm, time=1.0, **options)
         return SearchAgent(spec.algorithm, iterations=spec.iterations, depth=spec.depth, **options)
@@ -258,7 +272,7 @@ def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
     """The agent of the spec ``name`` searching ``seconds`` a move (or its count, if it gives
     one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` is bounded by
     the solver's node limit instead of the time."""
-    spec = AgentSpec(name)  # ValueError for anything else
+    spec = AgentSpec(expand_spec(name))  # ValueError for anything else
     if spec.algorithm == "random":
         return RandomAgent(seed=seed)
     if spec.algorithm == "greedy":

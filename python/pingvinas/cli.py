@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 #: The agent names ``--agents`` takes: the engine's agent specs (``AgentSpec.NAMES``; PUCT
 #: plays a net file, ``net:PATH``), the same as the web server's engines.
-AGENTS = AgentSpec.NAMES
+AGENTS = AgentSpec.NAMES + ("learned",)
 #: ``pingvinas play`` also seats people.
 PLAY_AGENTS = AGENTS + ("human",)
 
@@ -83,8 +83,10 @@ def _agent(text: str) -> str:
     """An agent spec (``mcts:500`` and ``net:PATH`` too), or ``human`` (refused later outside
     ``play``)."""
     if text != "human":
+        from pingvinas.agents import expand_spec
+
         try:
-            spec = AgentSpec(text)
+            spec = AgentSpec(expand_spec(text))
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
         if spec.net is not None and not os.path.isfile(spec.net):

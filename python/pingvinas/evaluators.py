@@ -44,12 +44,14 @@ The adapters, each an optional extra:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
 import threading
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Callable, NamedTuple, Optional, Union
 
 import numpy as np
@@ -70,6 +72,7 @@ __all__ = [
     "TorchEvaluator",
     "UniformEvaluator",
     "export_onnx",
+    "learned",
     "native",
     "onnx",
     "per_worker",
@@ -190,6 +193,29 @@ def native(path: Union[str, os.PathLike[str]]) -> Union[Net, NnueNet]:
     True
     """
     return load_net(path)
+
+
+#: The learned evaluation shipped in the package (``learned()``).
+LEARNED = Path(__file__).with_name("weights") / "fish-2p.safetensors"
+
+
+@functools.lru_cache(maxsize=1)
+def learned() -> NnueNet:
+    """The learned evaluation for 2-player Fish on the standard board's sizes that ships in
+    the package: an :class:`~pingvinas._core.NnueNet` reading the hand-written evaluation's
+    terms (a small dense layer over them, on top of that evaluation's estimate), for
+    ``alphabeta`` (the agent spec ``"learned"``). The same net every call. ``docs/training.md``
+    gives the command that makes it and how it plays.
+
+    >>> import pingvinas as pv
+    >>> state = pv.Fish().new_state(seed=2)
+    >>> net = pv.evaluators.learned()
+    >>> pv.search(state, "alphabeta", evaluator=net, depth=2).move in state.legal_moves()
+    True
+    """
+    net = load_net(LEARNED)
+    assert isinstance(net, NnueNet)
+    return net
 
 
 def uniform(game: Game) -> UniformEvaluator:

@@ -253,9 +253,24 @@ def test_a_net_of_the_hand_written_terms_computes_in_the_engine_what_it_trained(
 
     game = pv.Fish()
     s = NnueSettings(
-        out=str(tmp_path), games=3, depth=1, width=0, terms=True, hidden=(6,), steps=30, seed=2
+        out=str(tmp_path),
+        games=3,
+        depth=1,
+        width=0,
+        terms=True,
+        hidden=(6,),
+        steps=30,
+        seed=2,
+        check_games=1,
+        check_time=0.005,
     )
     net = train_nnue(game, s)
+    # The learning curve: checks before training and after each quarter of the steps.
+    events = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    checks = [e for e in events if e.get("event") == "check"]
+    assert [c["step"] for c in checks] == [0, 7, 15, 22, 30]
+    assert all(c["mcts"]["games"] == 1 == c["auto"]["games"] for c in checks)
+    assert (tmp_path / "curve.svg").read_text().startswith("<svg")
     layers = net.arrays()
     assert layers["features"][0].shape == (0, 5 * 64) and layers["dense"][0][0].shape[1] == 24
     states = [game.new_state(seed=k) for k in range(3)]

@@ -304,6 +304,8 @@ def cmd_train(args: argparse.Namespace) -> None:
                 width=args.width,
                 hidden=tuple(args.hidden),
                 terms=args.terms,
+                check_games=args.check_games,
+                check_time=args.check_time,
                 steps=args.steps,
                 batch=args.batch,
                 lr=args.lr,

@@ -44,6 +44,10 @@ class NnueSettings:
     width: int = 64
     hidden: tuple[int, ...] = (32,)
     terms: bool = False
+    #: Games against plain MCTS and against ``auto`` (each) at each of the 5 checks (before
+    #: training, after each quarter of the steps), at ``check_time`` a move: 0 for none.
+    check_games: int = 0
+    check_time: float = 0.1
     steps: int = 2000
     batch: int = 256
     lr: float = 1e-3
@@ -251,8 +255,31 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         return float(sum(held_chunk(p, c) * len(c) for c in chunks) / len(held))
 
     # Stopped early: the parameters of the best held-out loss, checked ten times.
+    checks: list[dict[str, Any]] = []
+    checking = 0.0  # seconds of checks, not training time
+
+    def check(k: int, p: Any) -> None:
+        nonlocal checking
+        if s.check_games < 1:
+            return
+        from .train import strength
+
+        began = time.monotonic()
+        minutes = (began - start - checking) / 60
+        result = strength(
+            game, to_net(game, p), s.check_games, s.check_time, s.seed + k, "alphabeta"
+        )
+        checks.append({"event": "check", "step": k, "minutes": minutes, **result})
+        checking += time.monotonic() - began
+        say(
+            f"step {k}: vs mcts {result['mcts']['score']:.2f}, vs auto "
+            f"{result['auto']['score']:.2f} ({s.check_games} games each)"
+        )
+
     before = best = held_loss(params)
     kept, kept_step = params, 0
+    check(0, params)
+    quarters = {s.steps * q // 4 for q in (1, 2, 3)} - {0, s.steps}
     for k in range(s.steps):
         rows = rng.choice(train_rows, size=min(s.batch, len(train_rows)), replace=False)
         params, state, value = step(params, state, rows)
@@ -261,7 +288,10 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
             if now < best:
                 best, kept, kept_step = now, params, k + 1
             say(f"step {k + 1}: training loss {float(value):.4f}, held out {now:.4f}")
+        if k + 1 in quarters:
+            check(k + 1, params)
     params, after = kept, best
+    check(s.steps, params)
     net = to_net(game, params)
     net.save(out / "net.safetensors")
     record = {
@@ -271,8 +301,18 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         "loss_before": before,
         "loss_after": after,
         "kept_step": kept_step,
-        "seconds": time.monotonic() - start,
+        "seconds": time.monotonic() - start - checking,
     }
-    (out / "log.jsonl").write_text(json.dumps(record) + "\n")
+    lines = [record, *checks]
+    (out / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    if checks:
+        from ._curve import write_curve
+
+        write_curve(
+            checks,
+            out / "curve.svg",
+            out / "curve.png",
+            title=f"{game.name or 'fish'}: the learned evaluation at {s.check_time} s a move",
+        )
     say(f"held-out loss {before:.4f} (the hand-written estimate) -> {after:.4f}")
     return net

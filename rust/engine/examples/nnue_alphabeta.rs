@@ -5,7 +5,10 @@
 //! - `nnue`: the net as the estimate beside the game's knowledge ([`WithNet`]), its
 //!   accumulators updated from each thread's last leaf (the incremental path);
 //! - `nnue-refresh`: the same net, the accumulators summed afresh at every leaf;
-//! - `residual`: the net with a `base` layer (the hand-written estimate plus the net's).
+//! - `residual`: the net with a `base` layer (the hand-written estimate plus the net's);
+//! - `learned`: the net that ships in the Python package (`python/pingvinas/weights/
+//!   fish-2p.safetensors`: no accumulators, a dense layer over the hand-written evaluation's
+//!   terms, and a `base` layer).
 //!
 //! Each is run `rounds` times in turn, so that a change in the machine's load hits all; the
 //! median of each is printed, with its ratio to `fisheval`.
@@ -61,12 +64,17 @@ fn main() {
         base: fish.clone(),
         net: Arc::new(n),
     };
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../python/pingvinas/weights/fish-2p.safetensors"
+    );
+    let learned = with(Nnue::load(std::path::Path::new(shipped)).expect("the shipped net"));
     let (nnue, res) = (with(net.clone()), with(residual));
     let refreshed = WithNet {
         base: fish.clone(),
         net: Arc::new(Refreshed(net)),
     };
-    let names = ["fisheval", "nnue", "nnue-refresh", "residual"];
+    let names = ["fisheval", "nnue", "nnue-refresh", "residual", "learned"];
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     for _ in 0..rounds {
         for (k, rate) in rates.iter_mut().enumerate() {
@@ -78,7 +86,8 @@ fn main() {
                     0 => ab.search(&game, &*fish, s, &budget, StopFlag::new()),
                     1 => ab.search(&game, &nnue, s, &budget, StopFlag::new()),
                     2 => ab.search(&game, &refreshed, s, &budget, StopFlag::new()),
-                    _ => ab.search(&game, &res, s, &budget, StopFlag::new()),
+                    3 => ab.search(&game, &res, s, &budget, StopFlag::new()),
+                    _ => ab.search(&game, &learned, s, &budget, StopFlag::new()),
                 };
                 nodes += r.unwrap().nodes;
             }

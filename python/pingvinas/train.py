@@ -29,12 +29,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
 from . import nets
-from ._core import Net
+from ._core import Net, NnueNet
 from ._play import game_seed
 from .games import Game
 from .match import play_match
@@ -323,7 +323,7 @@ PLAYERS: dict[str, dict[str, Any]] = {
 
 
 def learned_player(
-    net: Net,
+    net: Union[Net, NnueNet],
     player: str,
     seconds: Optional[float],
     seed: int,
@@ -356,7 +356,7 @@ def learned_player(
 
 def strength(
     game: Game,
-    net: Net,
+    net: Union[Net, NnueNet],
     games: int,
     seconds: float,
     seed: int,

@@ -175,6 +175,10 @@ def test_the_shipped_learned_net_plays_as_the_agent_spec_learned(tmp_path):
         assert agent.choose(state) in state.legal_moves()
     assert as_agent("learned").name == "learned"
     assert _agent("learned:3") == "learned:3"
+    from pingvinas.web import App
+
+    status, _ = App("fish", engine="learned:1", seconds=0.01).handle("POST", "/api/games", b"{}")
+    assert status == 200
     # The learned search differs from the hand-written one somewhere.
     states = [pv.Fish().new_state(seed=k) for k in range(6)]
     for s in states:

@@ -300,6 +300,38 @@ ENDGAMES = (
 )
 
 
+#: The next class, not solved from the empty board: how far the solver gets, measured apart.
+SIX_BY_SIX = (
+    "## Not solved yet: 6x6 with two penguins each",
+    "",
+    "Board 0 of the class `6x6, 18/12/6 fish, 2p x 2, one-fish` (the classes' fish mix and",
+    "rules), solved from the position after K seeded random placements and moves (4 plies place",
+    "the penguins), release build, 4 GiB table:",
+    "",
+    "```sh",
+    "cargo run --release -p pingvinas-engine --example fish_solve -- 6 6 1 class penguins=2 \\",
+    "    tt=4096 time=SECS plies=K",
+    "```",
+    "",
+    "| start | result | positions | CPU time |",
+    "|---|---|---|---|",
+    "| after 12 plies | solved, +24 fish | 50,425 | 0.03 s |",
+    "| after 10 plies | solved, +14 fish | 4,365,196 | 5.7 s |",
+    "| after 8 plies | solved, +1 fish | 101,661,633 | 166 s |",
+    "| after 6 plies | not solved within 240 s (before MTD(f) and huge pages) | over 141M "
+    "| 232 s |",
+    "| after placement (4 plies) | not solved within 120 s | over 70.7M | 116 s |",
+    "| the empty board | not solved within 120 s | over 73.2M | 113 s |",
+    "",
+    "The values are the margin of the player to move from there on. One move of each player",
+    "back from ply 10 multiplied the positions by about 23 (87 from ply 12 to 10); at that",
+    "rate the solve after placement would take some 55,000M positions, about 25 CPU hours at",
+    "0.6M positions a second, and from the empty board, with four placements of 15 to 18",
+    "floes before it, far more. This class needs a better idea than the solver has. Measured",
+    "on 2026-12-02 on the 2-core machine above at a load average of 2 to 4.",
+)
+
+
 def render(
     rows: Sequence[ClassRow],
     play: Sequence[PlayRow],
@@ -363,7 +395,7 @@ def render(
             "its row counts the boards solved."
             for r in left
         ]
-    out += ["", *ENDGAMES]
+    out += ["", *ENDGAMES, "", *SIX_BY_SIX]
     out += ["", "## A solved board", ""]
     link, note = picture
     out += [f"![The value map of a solved board]({link})", "", note]

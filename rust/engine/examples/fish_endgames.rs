@@ -13,7 +13,8 @@
 //! are those still on the board, unreachable ones included (a move can sink several at once,
 //! so the counts along the walk may skip). Prints each game and the medians.
 //!
-//! `first=K` (after the numbers) takes seeds K, K + 1, ... instead. With `keep`, each game's
+//! `first=K` (after the numbers) takes seeds K, K + 1, ... instead; `wall=F` sets the
+//! wall-clock cap of each solve to F times its CPU limit (default 10). With `keep`, each game's
 //! walk keeps the solver's table from one position to the one before it (a [`SolveCache`]:
 //! sound, as every entry is about a position alone), which makes the walk cheap but each solve
 //! easier than from scratch; so the position the long walk ends on is then solved again with a
@@ -32,7 +33,9 @@ use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::StopFlag;
 
 /// The solver's own wall-clock limit, as a multiple of the CPU limit: a cap for a machine so
-/// loaded that the CPU limit would take too long (a solve it cuts is reported).
+/// loaded that the CPU limit would take too long (a solve it cuts is reported). `wall=F` sets
+/// it (say `wall=1000` for a run that may be paused for minutes, SIGSTOP stopping the clock
+/// of CPU time but not the wall's).
 const WALL_FACTOR: f64 = 10.0;
 
 /// The last position solved within a limit, walking backwards.
@@ -55,9 +58,13 @@ fn main() {
         .iter()
         .find_map(|a| a.strip_prefix("first=")?.parse().ok())
         .unwrap_or(0);
+    let wall: f64 = args
+        .iter()
+        .find_map(|a| a.strip_prefix("wall=")?.parse().ok())
+        .unwrap_or(WALL_FACTOR);
     let options = |limit: f64| SolveOptions {
         max_nodes: u64::MAX,
-        time: Some(Duration::from_secs_f64(WALL_FACTOR * limit)),
+        time: Some(Duration::from_secs_f64(wall * limit)),
         ..SolveOptions::default()
     };
     let mut short_floes = Vec::new();

@@ -1,9 +1,12 @@
 //! The exact solver from the empty board:
 //! `cargo run --release -p pingvinas-engine --example fish_solve -- ROWS COLS SEEDS [sym]
-//! [penguins=N] [nosym] [all] [time=SECS] [plies=K] [tt=MB]`.
+//! [class] [penguins=N] [nosym] [all] [time=SECS] [plies=K] [tt=MB]`.
 //! Boards are random (seeded, 1 to 3 fish per cell), 2 players with 1 penguin each (or N),
-//! penguins placed on any floe; `sym` makes each board symmetric under the half turn (ROWS
-//! even), `nosym` solves without folding symmetric positions, `all` finds the exact value of
+//! penguins placed on any floe; `class` instead takes board `seed` of the board class of
+//! `pingvinas.solved` (the standard board's fish mix, shuffled by SplitMix64 from the seed)
+//! with penguins placed on 1-fish floes only, the problem docs/solved.md measures; `sym` makes
+//! each board symmetric under the half turn (ROWS even), `nosym` solves without folding
+//! symmetric positions, `all` finds the exact value of
 //! every first move, `time=SECS` gives each solve up, with what it had searched, after SECS
 //! seconds, `plies=K` solves the position after K seeded random placements or moves instead
 //! of the empty board, and `tt=MB` sizes the table (default 512 MiB). Prints nodes, seconds
@@ -16,7 +19,7 @@ use pingvinas_engine::fish::solver::{solve_with_options, SolveOptions};
 use pingvinas_engine::fish::symmetry::fish_symmetries;
 use pingvinas_engine::fish::{Board, FishGame, Order, Placement, Rules};
 use pingvinas_engine::game::{ActionList, Game};
-use pingvinas_engine::rng::Rng;
+use pingvinas_engine::rng::{splitmix64, Rng};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -35,7 +38,13 @@ fn main() {
     let plies = option("plies=").unwrap_or(0.0) as usize;
     let tt_mb = option("tt=").map_or(SolveOptions::default().tt_mb, |mb| mb as usize);
     let symmetric = flag("sym");
-    let rules = Rules::new(2, Some(penguins), Placement::Any, Order::RoundRobin).unwrap();
+    let class = flag("class");
+    let placement = if class {
+        Placement::OneFish
+    } else {
+        Placement::Any
+    };
+    let rules = Rules::new(2, Some(penguins), placement, Order::RoundRobin).unwrap();
     let options = SolveOptions {
         symmetry: !flag("nosym"),
         all_values: flag("all"),
@@ -46,9 +55,13 @@ fn main() {
     let (mut nodes, mut secs, mut cpus) = (0u64, 0f64, 0f64);
     for seed in 0..seeds as u64 {
         let mut rng = Rng::new(seed);
-        let mut grid: Vec<Vec<u8>> = (0..rows)
-            .map(|_| (0..cols).map(|_| 1 + rng.below(3) as u8).collect())
-            .collect();
+        let mut grid: Vec<Vec<u8>> = if class {
+            class_board(rows, cols, seed)
+        } else {
+            (0..rows)
+                .map(|_| (0..cols).map(|_| 1 + rng.below(3) as u8).collect())
+                .collect()
+        };
         if symmetric {
             for r in 0..rows {
                 for c in 0..cols {
@@ -90,6 +103,31 @@ fn main() {
         "{rows}x{cols}{} penguins={penguins}: {nodes} nodes {secs:.2} s {cpus:.2} cpu s",
         if symmetric { " symmetric" } else { "" },
     );
+}
+
+/// Board `seed` of the `pingvinas.solved` class of this shape (`BoardClass.board`): half the
+/// floes 1 fish, a sixth 3, the rest 2, shuffled by Fisher-Yates on SplitMix64 from `seed`.
+fn class_board(rows: usize, cols: usize, seed: u64) -> Vec<Vec<u8>> {
+    let n = rows * cols;
+    let (ones, threes) = (n / 2, n / 6);
+    let mut cells: Vec<u8> = (0..n)
+        .map(|i| {
+            if i < ones {
+                1
+            } else if i < n - threes {
+                2
+            } else {
+                3
+            }
+        })
+        .collect();
+    let mut x = seed;
+    for i in (1..n).rev() {
+        let r = splitmix64(x);
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        cells.swap(i, (r % (i as u64 + 1)) as usize);
+    }
+    cells.chunks(cols).map(<[u8]>::to_vec).collect()
 }
 
 /// User plus system CPU seconds of this process (from /proc, 10 ms resolution; 0 elsewhere).

@@ -3,7 +3,11 @@
 //! a map), the entry to replace in a full bucket the one of the fewest floes (the cheapest to
 //! find again). It starts small and doubles when a bucket overflows in a table a quarter full,
 //! up to the size it was given, so small solves stay cheap; memory is checked before every
-//! allocation (never an abort).
+//! allocation (never an abort). The buckets are zeroed memory (an empty entry is all zeros),
+//! which the system hands out as pages are first touched; from 2 MiB on they are aligned to
+//! 2 MiB and, on Linux, advised to be backed by transparent huge pages, as alpha-beta's table
+//! ([`crate::search::tt`]) is: the solver's probes are random over the whole table, and with
+//! 4 KiB pages nearly every one missed the TLB.
 
 use crate::error::{Error, Result};
 use crate::game::Action;
@@ -32,8 +36,82 @@ struct Bucket([Entry; BUCKET]);
 /// What a probe finds: value, bound and best move.
 pub type Hit = (i32, Bound, Action);
 
+/// `len` buckets of zeroed memory, from 2 MiB on aligned to a huge page (see the module docs).
+struct Buckets {
+    ptr: std::ptr::NonNull<u8>,
+    offset: usize,
+    len: usize,
+    layout: std::alloc::Layout,
+}
+
+// SAFETY: the memory is owned by `Buckets` alone and holds plain integers.
+unsafe impl Send for Buckets {}
+// SAFETY: as above; shared access is through `&[Bucket]`.
+unsafe impl Sync for Buckets {}
+
+/// The size of a huge page, and the smallest table that is aligned to it.
+const HUGE_PAGE: usize = 2 << 20;
+
+impl Buckets {
+    /// `n` empty buckets, `None` when the allocation fails.
+    fn zeroed(n: usize) -> Option<Buckets> {
+        let table = n.checked_mul(std::mem::size_of::<Bucket>())?;
+        let align = if table >= HUGE_PAGE {
+            HUGE_PAGE
+        } else {
+            std::mem::align_of::<Bucket>()
+        };
+        // Asked for with the allocator's own alignment, for which `alloc_zeroed` is `calloc`
+        // (fresh pages, not written), and aligned here; over-allocating costs nothing, as
+        // untouched memory is never backed.
+        let layout = std::alloc::Layout::from_size_align(table.checked_add(align)?, 16).ok()?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+        let offset = ptr.as_ptr().align_offset(align);
+        #[cfg(target_os = "linux")]
+        if align == HUGE_PAGE {
+            // SAFETY: the range lies in the allocation and starts on a page; the advice changes
+            // how the memory is backed, not its contents. A refusal only leaves small pages.
+            unsafe {
+                libc::madvise(ptr.as_ptr().add(offset).cast(), table, libc::MADV_HUGEPAGE);
+            }
+        }
+        Some(Buckets {
+            ptr,
+            offset,
+            len: n,
+            layout,
+        })
+    }
+}
+
+impl std::ops::Deref for Buckets {
+    type Target = [Bucket];
+    fn deref(&self) -> &[Bucket] {
+        // SAFETY: `offset + len * size_of::<Bucket>()` bytes fit in the allocation, aligned for
+        // `Bucket`; all-zero bytes are a valid (empty) bucket.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(self.offset).cast(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Buckets {
+    fn deref_mut(&mut self) -> &mut [Bucket] {
+        // SAFETY: as for `deref`, and `&mut self` makes the access unique.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(self.offset).cast(), self.len)
+        }
+    }
+}
+
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
 pub struct Table {
-    buckets: Vec<Bucket>,
+    buckets: Buckets,
     /// The most buckets the table may grow to (a power of two).
     max_buckets: usize,
     /// Entries in use.
@@ -63,28 +141,16 @@ impl Table {
         }
         let fit = (mb << 20) / std::mem::size_of::<Bucket>();
         let max_buckets = 1usize << (usize::BITS - 1 - fit.max(1).leading_zeros());
-        let mut t = Table {
-            buckets: Vec::new(),
-            max_buckets,
-            used: 0,
-        };
-        if !t.allocate(FIRST_BUCKETS.min(max_buckets)) {
+        let Some(buckets) = Buckets::zeroed(FIRST_BUCKETS.min(max_buckets)) else {
             return Err(Error::Memory(
                 "the solver's table could not be allocated".into(),
             ));
-        }
-        Ok(t)
-    }
-
-    /// Replaces the buckets by `n` empty ones, if the memory can be had.
-    fn allocate(&mut self, n: usize) -> bool {
-        let mut fresh = Vec::new();
-        if fresh.try_reserve_exact(n).is_err() {
-            return false;
-        }
-        fresh.resize(n, Bucket::default());
-        self.buckets = fresh;
-        true
+        };
+        Ok(Table {
+            buckets,
+            max_buckets,
+            used: 0,
+        })
     }
 
     /// The memory the table holds now, in bytes.
@@ -152,12 +218,15 @@ impl Table {
     fn grow(&mut self) -> bool {
         let n = self.buckets.len() * 2;
         let need = n * std::mem::size_of::<Bucket>();
-        let old = std::mem::take(&mut self.buckets);
-        if available_bytes().is_some_and(|a| need > a) || !self.allocate(n) {
-            self.buckets = old;
+        let fresh = match available_bytes() {
+            Some(a) if need > a => None,
+            _ => Buckets::zeroed(n),
+        };
+        let Some(fresh) = fresh else {
             self.max_buckets = self.buckets.len();
             return false;
-        }
+        };
+        let old = std::mem::replace(&mut self.buckets, fresh);
         self.used = 0;
         for e in old.iter().flat_map(|b| b.0) {
             if e.data != 0 {
@@ -218,6 +287,23 @@ mod tests {
         }
         assert!(t.bytes() <= 1 << 20);
         assert_eq!(t.probe(splitmix64(199_999)), Some((-7, Bound::Exact, 3)));
+    }
+
+    #[test]
+    fn tables_that_grow_past_a_huge_page_start_on_one_and_keep_their_entries() {
+        let mut t = Table::new(64).unwrap();
+        assert_eq!(t.buckets.as_ptr() as usize % 64, 0);
+        for i in 0..300_000u64 {
+            t.store(splitmix64(i), i as i32, Bound::Upper, 1, 9);
+        }
+        assert!(t.bytes() >= HUGE_PAGE);
+        assert_eq!(t.buckets.as_ptr() as usize % HUGE_PAGE, 0);
+        let kept = (0..300_000u64)
+            .filter(|&i| t.probe(splitmix64(i)) == Some((i as i32, Bound::Upper, 1)))
+            .count();
+        assert!(kept > 290_000, "{kept}");
+        // Fresh buckets are empty: no key of the table's own makes a false hit.
+        assert_eq!(Table::new(64).unwrap().probe(0), None);
     }
 
     #[test]

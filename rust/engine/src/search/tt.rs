@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::game::Action;
-use crate::memory::available_bytes;
+use crate::memory::{available_bytes, Zeroed};
 
 /// The largest transposition table, in MiB (4 GiB).
 pub const MAX_TT_MB: usize = 4096;
@@ -109,78 +109,14 @@ const NO_MOVE: u32 = u32::MAX;
 /// Tables of at least this many buckets (1 MiB) are cleared by allocating them again.
 const LAZY_BUCKETS: usize = 1 << 14;
 
-/// Empty buckets in zeroed memory. An empty entry is all zeros, so the memory needs no
-/// writing: the system hands out zeroed pages as the search first touches them, and a table of
-/// any size costs no time before the search's clock starts. (The memory is asked for with the
-/// allocator's own alignment, for which `alloc_zeroed` is `calloc`, and aligned here: with a
-/// larger alignment, `alloc_zeroed` writes every byte.)
-///
-/// A large table is aligned to 2 MiB and, on Linux, asks for transparent huge pages. With
-/// 4 KiB pages, each first store to a page that a probe had read (and so mapped to the shared
-/// zero page) faulted and interrupted every other search thread to flush its TLB (`perf`):
-/// alpha-beta from a fresh table on 2 threads reached its depth x1.30 faster than on one, and
-/// x1.73 with huge pages (`alphabeta_threads 20 2 2 0 3`, quiet). Random probes also miss the
-/// TLB less.
-struct Buckets {
-    ptr: std::ptr::NonNull<u8>,
-    offset: usize,
-    len: usize,
-    layout: std::alloc::Layout,
-}
+/// Empty buckets in zeroed memory, aligned to huge pages when large ([`Zeroed`] says why):
+/// an empty entry is all zeros.
+type Buckets = Zeroed<Bucket>;
 
-// SAFETY: the memory is owned by `Buckets` alone and holds atomics (`Bucket` is Send + Sync).
-unsafe impl Send for Buckets {}
-// SAFETY: as above: shared access is through `&[Bucket]`, which is Sync.
-unsafe impl Sync for Buckets {}
-
-/// The size of a huge page, and the smallest table that is aligned to it.
-const HUGE_PAGE: usize = 2 << 20;
-
-impl Buckets {
-    /// `n` empty buckets (none when `n` is 0), `None` when the allocation fails.
-    fn zeroed(n: usize) -> Option<Buckets> {
-        let table = n.checked_mul(std::mem::size_of::<Bucket>())?;
-        let align = if table >= HUGE_PAGE {
-            HUGE_PAGE
-        } else {
-            std::mem::align_of::<Bucket>()
-        };
-        let layout = std::alloc::Layout::from_size_align(table.checked_add(align)?, 16).ok()?;
-        // SAFETY: the layout has a non-zero size.
-        let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
-        let offset = ptr.as_ptr().align_offset(align);
-        #[cfg(target_os = "linux")]
-        if align == HUGE_PAGE {
-            // SAFETY: the range lies in the allocation and starts on a page; the advice changes
-            // how the memory is backed, not its contents. A refusal only leaves small pages.
-            unsafe {
-                libc::madvise(ptr.as_ptr().add(offset).cast(), table, libc::MADV_HUGEPAGE);
-            }
-        }
-        Some(Buckets {
-            ptr,
-            offset,
-            len: n,
-            layout,
-        })
-    }
-}
-
-impl std::ops::Deref for Buckets {
-    type Target = [Bucket];
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: `offset + len * size_of::<Bucket>()` bytes fit in the allocation, aligned for
-        // `Bucket`; all-zero bytes are a valid bucket (atomics only), and nothing hands out
-        // `&mut` to them.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(self.offset).cast(), self.len) }
-    }
-}
-
-impl Drop for Buckets {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
+/// `n` empty buckets (none when `n` is 0), `None` when the allocation fails.
+fn zeroed_buckets(n: usize) -> Option<Buckets> {
+    // SAFETY: all-zero bytes are an empty bucket (atomics only).
+    unsafe { Zeroed::new(n) }
 }
 
 #[repr(C, align(64))]
@@ -221,7 +157,7 @@ impl Tt {
                 );
             }
         }
-        let buckets = Buckets::zeroed(n).ok_or_else(|| {
+        let buckets = zeroed_buckets(n).ok_or_else(|| {
             Error::Invalid(format!(
                 "tt_mb = {mb}: the transposition table cannot allocate {want_mib} MiB"
             ))
@@ -236,7 +172,7 @@ impl Tt {
     /// A table of no entries, to be replaced by [`Tt::new`] before use (probing it panics).
     pub(crate) fn unallocated() -> Tt {
         Tt {
-            buckets: Buckets::zeroed(0).expect("an allocation of one cache line"),
+            buckets: zeroed_buckets(0).expect("an allocation of one cache line"),
             mask: 0,
             age: 0,
         }
@@ -266,7 +202,7 @@ impl Tt {
     /// allocating it), a small one overwritten.
     pub fn clear(&mut self) {
         let n = self.buckets.len();
-        match (n >= LAZY_BUCKETS).then(|| Buckets::zeroed(n)).flatten() {
+        match (n >= LAZY_BUCKETS).then(|| zeroed_buckets(n)).flatten() {
             Some(fresh) => self.buckets = fresh,
             None => self
                 .buckets
@@ -369,6 +305,7 @@ impl Tt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::HUGE_PAGE;
     use crate::rng::splitmix64;
 
     #[test]

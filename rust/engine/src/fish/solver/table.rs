@@ -11,7 +11,7 @@
 
 use crate::error::{Error, Result};
 use crate::game::Action;
-use crate::memory::available_bytes;
+use crate::memory::{available_bytes, Zeroed};
 use crate::search::tt::Bound;
 
 /// The most MiB a table may be given (64 GiB).
@@ -36,78 +36,13 @@ struct Bucket([Entry; BUCKET]);
 /// What a probe finds: value, bound and best move.
 pub type Hit = (i32, Bound, Action);
 
-/// `len` buckets of zeroed memory, from 2 MiB on aligned to a huge page (see the module docs).
-struct Buckets {
-    ptr: std::ptr::NonNull<u8>,
-    offset: usize,
-    len: usize,
-    layout: std::alloc::Layout,
-}
+/// Buckets in zeroed memory, aligned to huge pages when large (see the module docs).
+type Buckets = Zeroed<Bucket>;
 
-// SAFETY: the memory is owned by `Buckets` alone and holds plain integers.
-unsafe impl Send for Buckets {}
-// SAFETY: as above; shared access is through `&[Bucket]`.
-unsafe impl Sync for Buckets {}
-
-/// The size of a huge page, and the smallest table that is aligned to it.
-const HUGE_PAGE: usize = 2 << 20;
-
-impl Buckets {
-    /// `n` empty buckets, `None` when the allocation fails.
-    fn zeroed(n: usize) -> Option<Buckets> {
-        let table = n.checked_mul(std::mem::size_of::<Bucket>())?;
-        let align = if table >= HUGE_PAGE {
-            HUGE_PAGE
-        } else {
-            std::mem::align_of::<Bucket>()
-        };
-        // Asked for with the allocator's own alignment, for which `alloc_zeroed` is `calloc`
-        // (fresh pages, not written), and aligned here; over-allocating costs nothing, as
-        // untouched memory is never backed.
-        let layout = std::alloc::Layout::from_size_align(table.checked_add(align)?, 16).ok()?;
-        // SAFETY: the layout has a non-zero size.
-        let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
-        let offset = ptr.as_ptr().align_offset(align);
-        #[cfg(target_os = "linux")]
-        if align == HUGE_PAGE {
-            // SAFETY: the range lies in the allocation and starts on a page; the advice changes
-            // how the memory is backed, not its contents. A refusal only leaves small pages.
-            unsafe {
-                libc::madvise(ptr.as_ptr().add(offset).cast(), table, libc::MADV_HUGEPAGE);
-            }
-        }
-        Some(Buckets {
-            ptr,
-            offset,
-            len: n,
-            layout,
-        })
-    }
-}
-
-impl std::ops::Deref for Buckets {
-    type Target = [Bucket];
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: `offset + len * size_of::<Bucket>()` bytes fit in the allocation, aligned for
-        // `Bucket`; all-zero bytes are a valid (empty) bucket.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(self.offset).cast(), self.len) }
-    }
-}
-
-impl std::ops::DerefMut for Buckets {
-    fn deref_mut(&mut self) -> &mut [Bucket] {
-        // SAFETY: as for `deref`, and `&mut self` makes the access unique.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(self.offset).cast(), self.len)
-        }
-    }
-}
-
-impl Drop for Buckets {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
+/// `n` empty buckets, `None` when the allocation fails.
+fn zeroed_buckets(n: usize) -> Option<Buckets> {
+    // SAFETY: all-zero bytes are an empty bucket (plain integers).
+    unsafe { Zeroed::new(n) }
 }
 
 pub struct Table {
@@ -141,7 +76,7 @@ impl Table {
         }
         let fit = (mb << 20) / std::mem::size_of::<Bucket>();
         let max_buckets = 1usize << (usize::BITS - 1 - fit.max(1).leading_zeros());
-        let Some(buckets) = Buckets::zeroed(FIRST_BUCKETS.min(max_buckets)) else {
+        let Some(buckets) = zeroed_buckets(FIRST_BUCKETS.min(max_buckets)) else {
             return Err(Error::Memory(
                 "the solver's table could not be allocated".into(),
             ));
@@ -220,7 +155,7 @@ impl Table {
         let need = n * std::mem::size_of::<Bucket>();
         let fresh = match available_bytes() {
             Some(a) if need > a => None,
-            _ => Buckets::zeroed(n),
+            _ => zeroed_buckets(n),
         };
         let Some(fresh) = fresh else {
             self.max_buckets = self.buckets.len();
@@ -264,6 +199,7 @@ fn unpack(data: u64) -> Hit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::HUGE_PAGE;
     use crate::rng::splitmix64;
 
     #[test]

@@ -8,11 +8,15 @@ value target, per seat from the player to move on, is the outcome mixed with the
 (weight ``search_mix``). The net is an :class:`~pingvinas._core.NnueNet` with a ``base`` layer:
 it learns a correction on top of the hand-written estimate, and it starts as that estimate
 exactly (value head zero, ``base`` weight 1), so a search with it starts at ``auto``'s
-evaluation and training can only move it from there. The inputs are the engine's own
+evaluation and training can only move it from there. With ``terms`` its first dense layer also
+reads each seat's terms of the hand-written evaluation (``NnueNet.inputs``), which mean the same
+on every board; ``width`` 0 drops the cell features (the net that ships,
+:func:`pingvinas.evaluators.learned`, is such a net). The inputs are the engine's own
 (:meth:`NnueNet.inputs`), so the trained net computes in the engine what it computed here.
 
 Everything is seeded: the same settings make the same net. Written to ``out``: ``net.safetensors``
-and ``log.jsonl`` (settings, samples, the losses before and after).
+and ``log.jsonl`` (settings, samples, the losses before and after, and with ``check_games`` the
+checks against plain MCTS and ``auto``, also drawn as ``curve.svg`` / ``curve.png``).
 """
 
 from __future__ import annotations
@@ -254,7 +258,6 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         chunks = np.array_split(held, -(-len(held) // 4096))
         return float(sum(held_chunk(p, c) * len(c) for c in chunks) / len(held))
 
-    # Stopped early: the parameters of the best held-out loss, checked ten times.
     checks: list[dict[str, Any]] = []
     checking = 0.0  # seconds of checks, not training time
 
@@ -276,6 +279,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
             f"{result['auto']['score']:.2f} ({s.check_games} games each)"
         )
 
+    # Stopped early: the parameters of the best held-out loss, checked ten times.
     before = best = held_loss(params)
     kept, kept_step = params, 0
     check(0, params)

@@ -154,7 +154,7 @@ def test_a_residual_net_with_a_zero_head_plays_the_hand_written_estimate():
         )
 
 
-def test_the_shipped_learned_net_plays_as_the_agent_spec_learned(tmp_path):
+def test_the_shipped_learned_net_plays_as_the_agent_spec_learned():
     from pingvinas.agents import as_agent, expand_spec, timed_agent
     from pingvinas.cli import _agent
 

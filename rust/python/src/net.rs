@@ -369,8 +369,9 @@ impl PyNnueNet {
     /// ``weight`` of shape ``(outputs, inputs)``: ``features`` (``(width, features)``), the
     /// ``dense`` layers (one or more, each followed by a ReLU; the first takes ``players *
     /// width + players`` inputs, or ``players * 11`` more to read the hand-written
-    /// evaluation's terms, see :meth:`inputs`; ``width`` may be 0 then) and the ``value`` head (``players`` outputs); ``base``
-    /// (``(1, 1)`` and ``(1,)``) makes a residual net: each seat's value is then
+    /// evaluation's terms, see :meth:`inputs`; ``width`` may be 0 then) and the ``value``
+    /// head (``players`` outputs); ``base`` (``(1, 1)`` and ``(1,)``) makes a residual net:
+    /// each seat's value is then
     /// ``tanh(value + base_weight * atanh(e) + base_bias)``, ``e`` the hand-written
     /// evaluation's estimate of the seat.
     #[staticmethod]

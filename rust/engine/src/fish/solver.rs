@@ -20,7 +20,8 @@
 //! keep those, moving off or lifted).
 //!
 //! The transposition table ([`table`]) is keyed by the position (the engine's hash, which leaves
-//! the scores out, as the values do) with bounds; on a board with symmetries (those that keep
+//! the scores out, as the values do) with a lower and an upper bound (equal when exact), which
+//! each search narrows; on a board with symmetries (those that keep
 //! every floe's fish: [`super::symmetry::fish_symmetries`]) the key is that of the position's
 //! canonical image, the least hash over the symmetries, so symmetric positions share one entry
 //! (its best move is stored in the canonical image's frame and mapped back).
@@ -56,7 +57,6 @@ use arrayvec::ArrayVec;
 
 use crate::game::{Action, ActionList, Game, MAX_ACTIONS};
 use crate::rng::splitmix64;
-use crate::search::tt::Bound;
 use crate::search::StopFlag;
 use crate::symmetry::Symmetry;
 use table::Table;
@@ -326,12 +326,12 @@ impl<W: Word> Solver<'_, W> {
         }
     }
 
-    /// The table entry of `s`, its move in `s`'s own frame.
-    fn probe(&self, s: &FishState<W>) -> Option<(i32, Bound, Action)> {
+    /// The table entry of `s` (its lower and upper bounds), its move in `s`'s own frame.
+    fn probe(&self, s: &FishState<W>) -> Option<(i32, i32, Action)> {
         let (key, sym) = self.key(s);
         self.tt
             .probe(key)
-            .map(|(v, bound, a)| (v, bound, self.frame(sym, a, false)))
+            .map(|(low, high, a)| (low, high, self.frame(sym, a, false)))
     }
 
     /// Counts a position; false (with `halt` set) when a limit is reached.
@@ -422,8 +422,8 @@ impl<W: Word> Solver<'_, W> {
             let v = match side {
                 None => gain,
                 Some(same) => match (self.tt.probe(key), same) {
-                    (Some((v, Bound::Exact | Bound::Lower, _)), true) => gain + v,
-                    (Some((v, Bound::Exact | Bound::Upper, _)), false) => gain - v,
+                    (Some((low, _, _)), true) if low > -INF => gain + low,
+                    (Some((_, high, _)), false) if high < INF => gain - high,
                     _ => continue,
                 },
             };
@@ -451,19 +451,22 @@ impl<W: Word> Solver<'_, W> {
         let contested = !movement || self.contested(s);
         let (key, sym) = self.key(s);
         let mut hash_move = None;
-        if let Some((v, bound, best)) = self.tt.probe(key) {
+        if let Some((low, high, best)) = self.tt.probe(key) {
             hash_move = Some(self.frame(sym, best, false));
-            match bound {
-                Bound::Exact => return v,
-                Bound::Lower if v >= beta => return v,
-                Bound::Upper if v <= alpha => return v,
-                _ => {}
+            // Both bounds answer: one entry holds what searches in different windows found.
+            // (Narrowing the window to them as well made some values wrong, for reasons not
+            // yet found; it saved no positions.)
+            if low >= beta || low == high {
+                return low;
+            }
+            if high <= alpha {
+                return high;
             }
         }
         let depth = s.floes.count();
         if !contested {
             if let Some(v) = self.exact_future(s, p) {
-                self.tt.store(key, v, Bound::Exact, 0, 0);
+                self.tt.store(key, v, v, 0, 0, true);
                 return v;
             }
         }
@@ -520,15 +523,22 @@ impl<W: Word> Solver<'_, W> {
                 }
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
+        let (low, high) = if best >= beta {
+            (best, INF)
         } else if best > alpha0 {
-            Bound::Exact
+            (best, best)
         } else {
-            Bound::Upper
+            (-INF, best)
         };
-        self.tt
-            .store(key, best, bound, self.frame(sym, best_action, true), depth);
+        let sure = best > alpha0;
+        self.tt.store(
+            key,
+            low,
+            high,
+            self.frame(sym, best_action, true),
+            depth,
+            sure,
+        );
         best
     }
 
@@ -608,7 +618,7 @@ impl<W: Word> Solver<'_, W> {
             let (key, sym) = self.key(s);
             let depth = s.floes.count();
             self.tt
-                .store(key, v, Bound::Exact, self.frame(sym, a, true), depth);
+                .store(key, v, v, self.frame(sym, a, true), depth, true);
         }
         (best, values)
     }
@@ -740,10 +750,10 @@ fn solve_in<W: Word>(
         if !pv.is_empty() && solver.exact_future(&s, p).is_some() {
             break;
         }
-        if !matches!(solver.probe(&s), Some((_, Bound::Exact, _))) {
+        if !matches!(solver.probe(&s), Some((low, high, _)) if low == high) {
             solver.negamax(&s, -INF, INF);
         }
-        let Some((_, Bound::Exact, a)) = solver.probe(&s) else {
+        let Some((_, _, a)) = solver.probe(&s).filter(|&(low, high, _)| low == high) else {
             break;
         };
         pv.push(a);

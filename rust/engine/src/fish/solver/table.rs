@@ -1,6 +1,6 @@
-//! The solver's transposition table: buckets of four 16-byte entries (one cache line), each
-//! keyed by the whole 64-bit position key (a false hit needs two positions of one hash, as with
-//! a map), the entry to replace in a full bucket the one of the fewest floes (the cheapest to
+//! The solver's transposition table: buckets of three 20-byte entries (one cache line), each
+//! holding a lower and an upper bound of one position, keyed by the whole 64-bit position key
+//! (a false hit needs two positions of one hash, as with a map), the entry to replace in a full bucket the one of the fewest floes (the cheapest to
 //! find again). It starts small and doubles when a bucket overflows in a table a quarter full,
 //! up to the size it was given, so small solves stay cheap; memory is checked before every
 //! allocation (never an abort). The buckets are zeroed memory (an empty entry is all zeros),
@@ -12,29 +12,54 @@
 use crate::error::{Error, Result};
 use crate::game::Action;
 use crate::memory::{available_bytes, Zeroed};
-use crate::search::tt::Bound;
 
 /// The most MiB a table may be given (64 GiB).
 pub const MAX_TABLE_MB: usize = 64 << 10;
 
-const BUCKET: usize = 4;
+const BUCKET: usize = 3;
 /// Buckets of a fresh table (16 KiB).
 const FIRST_BUCKETS: usize = 256;
 
+/// `meta`'s mark of an entry in use (an empty entry is all zeros).
+const USED: u32 = 1 << 31;
+
+/// One position's bounds: both a lower and an upper bound on its value (equal when exact), so
+/// that searches of the position in different windows (PVS re-searches, MTD(f)'s null windows)
+/// narrow one entry instead of overwriting each other's bound. 20 bytes (the key in two
+/// halves, so that three entries fill one cache line).
 #[derive(Clone, Copy, Default)]
 struct Entry {
-    key: u64,
-    /// `depth << 58 | bound << 56 | action << 32 | value as u32`; 0 for an empty entry (a
-    /// used one has a nonzero bound).
-    data: u64,
+    key: [u32; 2],
+    lower: i32,
+    upper: i32,
+    /// `USED | depth << 24 | action`.
+    meta: u32,
+}
+
+impl Entry {
+    #[inline]
+    fn holds(&self, key: u64) -> bool {
+        self.meta != 0 && self.key == split_key(key)
+    }
+
+    #[inline]
+    fn depth(&self) -> u32 {
+        (self.meta >> 24) & 63
+    }
+}
+
+#[inline]
+fn split_key(key: u64) -> [u32; 2] {
+    [key as u32, (key >> 32) as u32]
 }
 
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Default)]
 struct Bucket([Entry; BUCKET]);
 
-/// What a probe finds: value, bound and best move.
-pub type Hit = (i32, Bound, Action);
+/// What a probe finds: a lower bound, an upper bound (equal when the value is exact) and the
+/// best move.
+pub type Hit = (i32, i32, Action);
 
 /// Buckets in zeroed memory, aligned to huge pages when large (see the module docs).
 type Buckets = Zeroed<Bucket>;
@@ -117,23 +142,42 @@ impl Table {
     pub fn probe(&self, key: u64) -> Option<Hit> {
         let b = &self.buckets[self.index(key)];
         b.0.iter()
-            .find(|e| e.key == key && e.data != 0)
-            .map(|e| unpack(e.data))
+            .find(|e| e.holds(key))
+            .map(|e| (e.lower, e.upper, (e.meta & 0xFF_FFFF) as Action))
     }
 
-    /// Stores a result; `depth` (the floes left, at most 63) says how much work it saved.
+    /// Stores bounds `lower <= value <= upper` of a position, narrowing those already held for
+    /// it (both are true bounds of one value, so their intersection is too); `best` replaces
+    /// the move held unless `sure` is false (a search that failed low, whose move says little)
+    /// and a move is held. `depth` (the floes left, at most 63) says how
+    /// much work the entry saved.
     #[inline]
-    pub fn store(&mut self, key: u64, value: i32, bound: Bound, best: Action, depth: u32) {
-        let data = pack(value, bound, best, depth);
-        let slot = loop {
+    pub fn store(
+        &mut self,
+        key: u64,
+        lower: i32,
+        upper: i32,
+        best: Action,
+        depth: u32,
+        sure: bool,
+    ) {
+        debug_assert!(best < 1 << 24 && lower <= upper);
+        let meta = USED | depth.min(63) << 24 | best;
+        let (i, j) = loop {
             let i = self.index(key);
             let b = self.buckets[i].0;
-            if let Some(j) = b.iter().position(|e| e.key == key && e.data != 0) {
+            if let Some(j) = b.iter().position(|e| e.holds(key)) {
                 break (i, j);
             }
-            if let Some(j) = b.iter().position(|e| e.data == 0) {
+            if let Some(j) = b.iter().position(|e| e.meta == 0) {
                 self.used += 1;
-                break (i, j);
+                self.buckets[i].0[j] = Entry {
+                    key: split_key(key),
+                    lower,
+                    upper,
+                    meta,
+                };
+                return;
             }
             // A full bucket: the table doubles if it may and is a quarter full (below that, a
             // full bucket is bad luck), else the entry of the fewest floes goes.
@@ -141,10 +185,22 @@ impl Table {
             if self.buckets.len() < self.max_buckets && self.used * 4 > slots && self.grow() {
                 continue;
             }
-            let j = (0..BUCKET).min_by_key(|&j| b[j].data >> 58).unwrap_or(0);
-            break (i, j);
+            let j = (0..BUCKET).min_by_key(|&j| b[j].depth()).unwrap_or(0);
+            self.buckets[i].0[j] = Entry {
+                key: split_key(key),
+                lower,
+                upper,
+                meta,
+            };
+            return;
         };
-        self.buckets[slot.0].0[slot.1] = Entry { key, data };
+        let e = &mut self.buckets[i].0[j];
+        e.lower = e.lower.max(lower);
+        e.upper = e.upper.min(upper);
+        debug_assert!(e.lower <= e.upper, "bounds of one position disagree");
+        if sure {
+            e.meta = meta;
+        }
     }
 
     /// Doubles the table, keeping every entry; false (and no more growing) when the memory
@@ -164,36 +220,13 @@ impl Table {
         let old = std::mem::replace(&mut self.buckets, fresh);
         self.used = 0;
         for e in old.iter().flat_map(|b| b.0) {
-            if e.data != 0 {
-                let (v, bound, a) = unpack(e.data);
-                self.store(e.key, v, bound, a, (e.data >> 58) as u32);
+            if e.meta != 0 {
+                let key = e.key[0] as u64 | (e.key[1] as u64) << 32;
+                self.store(key, e.lower, e.upper, e.meta & 0xFF_FFFF, e.depth(), true);
             }
         }
         true
     }
-}
-
-#[inline]
-fn pack(value: i32, bound: Bound, best: Action, depth: u32) -> u64 {
-    debug_assert!(best < 1 << 24);
-    (depth.min(63) as u64) << 58
-        | (bound as u64) << 56
-        | (best as u64 & 0xFF_FFFF) << 32
-        | value as u32 as u64
-}
-
-#[inline]
-fn unpack(data: u64) -> Hit {
-    let bound = match (data >> 56) & 3 {
-        1 => Bound::Exact,
-        2 => Bound::Lower,
-        _ => Bound::Upper,
-    };
-    (
-        data as u32 as i32,
-        bound,
-        ((data >> 32) & 0xFF_FFFF) as Action,
-    )
 }
 
 #[cfg(test)]
@@ -202,27 +235,49 @@ mod tests {
     use crate::memory::HUGE_PAGE;
     use crate::rng::splitmix64;
 
+    const INF: i32 = i32::MAX / 2;
+
+    #[test]
+    fn bounds_of_one_position_narrow_one_entry() {
+        let mut t = Table::new(1).unwrap();
+        let k = splitmix64(1);
+        t.store(k, 5, INF, 7, 9, true);
+        // A fail-low result adds an upper bound and keeps the move of the fail-high.
+        t.store(k, -INF, 12, 1, 9, false);
+        assert_eq!(t.probe(k), Some((5, 12, 7)));
+        // Weaker bounds change nothing; stronger ones narrow, and a new move replaces.
+        t.store(k, 3, 20, 8, 9, true);
+        assert_eq!(t.probe(k), Some((5, 12, 8)));
+        t.store(k, 9, INF, 2, 9, true);
+        t.store(k, -INF, 9, 4, 9, false);
+        assert_eq!(t.probe(k), Some((9, 9, 2)));
+        // A new entry holds its move, sure or not.
+        t.store(splitmix64(2), -INF, 4, 6, 3, false);
+        assert_eq!(t.probe(splitmix64(2)), Some((-INF, 4, 6)));
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+    }
+
     #[test]
     fn entries_survive_growth_and_the_size_stays_bounded() {
         let mut t = Table::new(1).unwrap();
         for i in 0..1000u64 {
-            t.store(splitmix64(i), i as i32 - 500, Bound::Lower, i as Action, 5);
+            t.store(splitmix64(i), i as i32 - 500, INF, i as Action, 5, true);
         }
         // A full bucket may have dropped an entry before the table grew; none is wrong.
         let mut kept = 0;
         for i in 0..1000u64 {
             if let Some(hit) = t.probe(splitmix64(i)) {
-                assert_eq!(hit, (i as i32 - 500, Bound::Lower, i as Action));
+                assert_eq!(hit, (i as i32 - 500, INF, i as Action));
                 kept += 1;
             }
         }
         assert!(kept > 980, "{kept}");
         assert_eq!(t.probe(splitmix64(5000)), None);
-        for i in 0..200_000u64 {
-            t.store(splitmix64(i), -7, Bound::Exact, 3, (i % 60) as u32);
+        for i in 1000..200_000u64 {
+            t.store(splitmix64(i), -7, -7, 3, (i % 60) as u32, true);
         }
         assert!(t.bytes() <= 1 << 20);
-        assert_eq!(t.probe(splitmix64(199_999)), Some((-7, Bound::Exact, 3)));
+        assert_eq!(t.probe(splitmix64(199_999)), Some((-7, -7, 3)));
     }
 
     #[test]
@@ -230,12 +285,12 @@ mod tests {
         let mut t = Table::new(64).unwrap();
         assert_eq!(t.buckets.as_ptr() as usize % 64, 0);
         for i in 0..300_000u64 {
-            t.store(splitmix64(i), i as i32, Bound::Upper, 1, 9);
+            t.store(splitmix64(i), -INF, i as i32, 1, 9, true);
         }
         assert!(t.bytes() >= HUGE_PAGE);
         assert_eq!(t.buckets.as_ptr() as usize % HUGE_PAGE, 0);
         let kept = (0..300_000u64)
-            .filter(|&i| t.probe(splitmix64(i)) == Some((i as i32, Bound::Upper, 1)))
+            .filter(|&i| t.probe(splitmix64(i)) == Some((-INF, i as i32, 1)))
             .count();
         assert!(kept > 290_000, "{kept}");
         // Fresh buckets are empty: no key of the table's own makes a false hit.

@@ -169,23 +169,22 @@ impl Table {
             if let Some(j) = b.iter().position(|e| e.holds(key)) {
                 break (i, j);
             }
-            if let Some(j) = b.iter().position(|e| e.meta == 0) {
-                self.used += 1;
-                self.buckets[i].0[j] = Entry {
-                    key: split_key(key),
-                    lower,
-                    upper,
-                    meta,
-                };
-                return;
-            }
-            // A full bucket: the table doubles if it may and is a quarter full (below that, a
-            // full bucket is bad luck), else the entry of the fewest floes goes.
-            let slots = self.buckets.len() * BUCKET;
-            if self.buckets.len() < self.max_buckets && self.used * 4 > slots && self.grow() {
-                continue;
-            }
-            let j = (0..BUCKET).min_by_key(|&j| b[j].depth()).unwrap_or(0);
+            let j = match b.iter().position(|e| e.meta == 0) {
+                Some(j) => {
+                    self.used += 1;
+                    j
+                }
+                None => {
+                    // A full bucket: the table doubles if it may and is a quarter full (below
+                    // that, a full bucket is bad luck), else the entry of the fewest floes goes.
+                    let slots = self.buckets.len() * BUCKET;
+                    if self.buckets.len() < self.max_buckets && self.used * 4 > slots && self.grow()
+                    {
+                        continue;
+                    }
+                    (0..BUCKET).min_by_key(|&j| b[j].depth()).unwrap_or(0)
+                }
+            };
             self.buckets[i].0[j] = Entry {
                 key: split_key(key),
                 lower,

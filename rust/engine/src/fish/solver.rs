@@ -371,6 +371,9 @@ impl<W: Word> Solver<'_, W> {
     /// On the way, looks each child up in the table (enhanced transposition cut-offs): returns a
     /// move and a value at least `beta` for `s`'s player to move `p` when a child's entry (or
     /// a finished child) proves the move worth that much.
+    // Never inlined: its two move-sized buffers (32 KiB) would otherwise sit in every frame of
+    // `negamax`'s recursion, which a whole game deep overflowed a 2 MiB thread stack.
+    #[inline(never)]
     fn sort_by_eval(
         &self,
         s: &FishState<W>,
@@ -1463,5 +1466,23 @@ mod tests {
             solve_with_progress(&game, &s, SolveOptions::default(), None, Some(&seen)).unwrap();
         assert_eq!(seen.load(Ordering::Relaxed), sol.nodes);
         assert!(sol.nodes > CHECK_INTERVAL);
+    }
+
+    #[test]
+    fn a_whole_game_deep_search_fits_a_small_thread_stack() {
+        // The first line searched runs from the placements to the end of the game: ~60 frames
+        // of `negamax` deep on a standard board. Half a default thread stack must hold them
+        // (rayon's and the test harness's threads have 2 MiB; an overflow aborts the process).
+        let game = FishGame::dealt(Rules::standard(2).unwrap(), 3);
+        let s = game.initial_state();
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let e = solve(&game, &s, 5_000).unwrap_err();
+                assert!(e.to_string().contains("5000 positions"), "{e}");
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

@@ -192,3 +192,31 @@ def test_the_shipped_learned_net_plays_as_the_agent_spec_learned():
         for s in states
     ]
     assert any(a != b for a, b in picks)
+
+
+def test_auto_searches_with_the_learned_net_on_standard_two_player_fish_only():
+    net = pv.evaluators.learned()
+
+    def played(state):
+        for ply in range(12):
+            state.play(state.legal_moves()[ply % len(state.legal_moves())])
+        return state
+
+    def result(state, **options):
+        r = pv.Searcher(**options).search(state, depth=2)
+        return r.move, r.value, r.nodes
+
+    dealt = [played(pv.Fish().new_state(seed=k)) for k in range(4)]
+    # The standard board given floe by floe is standard too.
+    given = pv.Fish(board=pv.Fish().new_state(seed=9).board)
+    for s in dealt + [played(given.new_state())]:
+        learned = result(s, algorithm="alphabeta", evaluator=net)
+        assert result(s, algorithm="auto") == learned
+        assert result(s, algorithm="auto", knowledge=False) == result(
+            s, algorithm="alphabeta", knowledge=False
+        )
+    assert any(result(s, algorithm="auto") != result(s, algorithm="alphabeta") for s in dealt)
+    # Elsewhere auto is alpha-beta with the hand-written evaluation, as before.
+    for game in (pv.Fish(players=3), pv.Fish(penguins=3), pv.Fish.variant("fish-mini-4x4")):
+        s = game.new_state(seed=2)
+        assert result(s, algorithm="auto") == result(s, algorithm="alphabeta")

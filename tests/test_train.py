@@ -81,7 +81,7 @@ def test_augment_draws_symmetries_and_keeps_rows_consistent():
     np.testing.assert_array_equal(out.value, data.value)
 
 
-def test_distillation_targets_are_autos_moves_and_mixed_values():
+def test_distillation_targets_are_alphabetas_moves_and_mixed_values():
     game = pv.Fish()
     rows = distill(game, games=1, depth=1, mix=0.5, seed=2)
     assert len(rows) > 10
@@ -114,7 +114,7 @@ def test_the_whole_pipeline_at_a_tiny_budget(tmp_path):
     checks = [e for e in events if e["event"] == "check"]
     assert [c["generation"] for c in checks] == [0, 2]
     for c in checks:
-        for opponent in ("mcts", "auto"):
+        for opponent in ("mcts", "alphabeta"):
             r = c[opponent]
             assert r["games"] == 2 and 0 <= r["low"] <= r["score"] <= r["high"] <= 1
     gens = [e for e in events if e["event"] == "generation"]
@@ -269,7 +269,7 @@ def test_a_net_of_the_hand_written_terms_computes_in_the_engine_what_it_trained(
     events = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     checks = [e for e in events if e.get("event") == "check"]
     assert [c["step"] for c in checks] == [0, 7, 15, 22, 30]
-    assert all(c["mcts"]["games"] == 1 == c["auto"]["games"] for c in checks)
+    assert all(c["mcts"]["games"] == 1 == c["alphabeta"]["games"] for c in checks)
     assert (tmp_path / "curve.svg").read_text().startswith("<svg")
     layers = net.arrays()
     assert layers["features"][0].shape == (0, 5 * 64) and layers["dense"][0][0].shape[1] == 24

@@ -126,6 +126,30 @@ def test_opponent_games_reproduce_whatever_the_threads() -> None:
     assert same(one, trace(game, 2, seed=2, opponent="greedy", learner="random"))
 
 
+def test_an_auto_opponent_plays_the_learned_net_on_standard_two_player_fish() -> None:
+    def play(game: Game, opponent: str) -> list[np.ndarray]:
+        env = pv.VectorEnv(game, 16, seed=3, opponent=opponent, learner=0)
+        obs, info = env.reset()
+        rng = np.random.default_rng(3)
+        seen = []
+        for _ in range(12):  # placement and the first slides (fixed depths are slow later)
+            obs, *_, info = env.step(random_actions(info, rng))
+            seen.append(obs.copy())
+        return seen
+
+    def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+        return all(np.array_equal(x, y) for x, y in zip(a, b))
+
+    fish = pv.Fish()
+    auto = play(fish, "auto")
+    assert same(auto, play(fish, "learned:2"))  # auto's fixed depth is 2
+    assert not same(auto, play(fish, "alphabeta:2"))
+    three = pv.Fish(players=3)
+    assert same(play(three, "auto"), play(three, "alphabeta:2"))
+    with pytest.raises(ValueError, match='opponent "learned": the net was made for'):
+        pv.VectorEnv(three, 2, opponent="learned")
+
+
 def _steps(env: pv.VectorEnv, info: dict[str, Any], seed: int) -> list[float]:
     rng = np.random.default_rng(seed)
     sums = []

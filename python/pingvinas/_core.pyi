@@ -700,6 +700,9 @@ class AgentSpec:
         """The fixed budget of a move as ``pingvinas.search`` keywords."""
     @property
     def net(self) -> str | None: ...
+    @property
+    def learned(self) -> bool:
+        """Whether it is ``"learned"`` (alpha-beta with ``pingvinas.evaluators.learned()``)."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 

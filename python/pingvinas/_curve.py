@@ -9,7 +9,7 @@ from typing import Any, Optional
 from xml.sax.saxutils import escape
 
 #: Opponent names and their line colours.
-COLOURS = {"mcts": "#1f77b4", "auto": "#d62728"}
+COLOURS = {"mcts": "#1f77b4", "alphabeta": "#d62728"}
 
 
 def curve_svg(checks: Sequence[dict[str, Any]], title: str = "") -> str:

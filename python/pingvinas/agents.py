@@ -215,9 +215,10 @@ class CallableAgent(Agent):
 
 
 def expand_spec(text: str) -> str:
-    """The engine's agent spec of ``text``: ``"learned"`` (``"learned:D"``: depth D) is
-    alpha-beta with the learned evaluation that ships in the package
-    (:func:`pingvinas.evaluators.learned`), ``"alphabeta+net:PATH"``; any other text as it is."""
+    """``"learned"`` (``"learned:D"``) spelt out as ``"alphabeta+net:PATH"`` (``"alphabeta:D+..."``)
+    with the path of the learned evaluation that ships (:func:`pingvinas.evaluators.learned`);
+    any other text as it is. The engine's :class:`AgentSpec` reads ``"learned"`` itself now;
+    this stays for code that spelt it out."""
     name, _, depth = text.partition(":")
     if name != "learned":
         return text
@@ -230,9 +231,13 @@ def spec_options(spec: AgentSpec) -> dict[str, Any]:
     """The :class:`~pingvinas.searcher.Searcher` settings that an agent spec's net brings, empty
     without one: the net, read from its file here, once for the agent and its copies
     (``ValueError`` naming the file when it cannot be read), and for ``"net:PATH"`` PUCT's
-    Gumbel root. The file may hold a ``Net`` or, for ``"alphabeta+net:PATH"`` and the other
-    non-PUCT specs, an ``NnueNet``. A net made for another game is refused by the first
-    search."""
+    Gumbel root; for ``"learned"``, :func:`pingvinas.evaluators.learned`. The file may hold a
+    ``Net`` or, for ``"alphabeta+net:PATH"`` and the other non-PUCT specs, an ``NnueNet``. A net
+    made for another game is refused by the first search."""
+    if spec.learned:
+        from .evaluators import learned
+
+        return {"evaluator": learned()}
     if spec.net is None:
         return {}
     options: dict[str, Any] = {"evaluator": load_net(spec.net)}
@@ -245,19 +250,19 @@ def as_agent(x: Any) -> Agent:
     """An :class:`Agent` from an agent, an agent spec (``"random"``, ``"greedy"``, ``"mcts"``,
     ``"alphabeta"``, ``"auto"``, ``"learned"``, ``"net:PATH"``: one second per move;
     ``"mcts:N"`` N iterations, ``"alphabeta:D"`` and ``"learned:D"`` depth D, ``"puct:N+net:PATH"``
-    N simulations; ``"SPEC+net:PATH"`` the net as SPEC's estimate; see ``AgentSpec`` and
-    :func:`expand_spec`) or a callable."""
+    N simulations; ``"SPEC+net:PATH"`` the net as SPEC's estimate; see ``AgentSpec``) or a
+    callable."""
     if isinstance(x, Agent):
         return x
     if isinstance(x, str):
-        spec = AgentSpec(expand_spec(x))  # ValueError for anything else
+        spec = AgentSpec(x)  # ValueError for anything else
         if spec.algorithm == "random":
             return RandomAgent()
         if spec.algorithm == "greedy":
             return GreedyAgent()
         options = spec_options(spec)
         if options:
-            options["name"] = x if x.startswith("learned") else str(spec)
+            options["name"] = str(spec)
         if spec.iterations is None and spec.depth is None:
             return SearchAgent(spec.algorithm, time=1.0, **options)
         return SearchAgent(spec.algorithm, iterations=spec.iterations, depth=spec.depth, **options)
@@ -272,7 +277,7 @@ def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
     """The agent of the spec ``name`` searching ``seconds`` a move (or its count, if it gives
     one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` is bounded by
     the solver's node limit instead of the time."""
-    spec = AgentSpec(expand_spec(name))  # ValueError for anything else
+    spec = AgentSpec(name)  # ValueError for anything else
     if spec.algorithm == "random":
         return RandomAgent(seed=seed)
     if spec.algorithm == "greedy":

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 #: The agent names ``--agents`` takes: the engine's agent specs (``AgentSpec.NAMES``; PUCT
 #: plays a net file, ``net:PATH``), the same as the web server's engines.
-AGENTS = AgentSpec.NAMES + ("learned",)
+AGENTS = AgentSpec.NAMES
 #: ``pingvinas play`` also seats people.
 PLAY_AGENTS = AGENTS + ("human",)
 
@@ -83,10 +83,8 @@ def _agent(text: str) -> str:
     """An agent spec (``mcts:500`` and ``net:PATH`` too), or ``human`` (refused later outside
     ``play``)."""
     if text != "human":
-        from pingvinas.agents import expand_spec
-
         try:
-            spec = AgentSpec(expand_spec(text))
+            spec = AgentSpec(text)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
         if spec.net is not None and not os.path.isfile(spec.net):
@@ -445,13 +443,13 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--distill-games",
         type=_int_in(0, 100_000),
         default=d.distill_games,
-        help=f"first distil auto from this many of its games (default {d.distill_games}: none)",
+        help=f"first distil alphabeta from this many games (default {d.distill_games}: none)",
     )
     p.add_argument(
         "--distill-depth",
         type=_int_in(1, 64),
         default=d.distill_depth,
-        help=f"auto's depth then ({d.distill_depth})",
+        help=f"its depth then ({d.distill_depth})",
     )
     p.add_argument(
         "--search-value-mix",
@@ -470,7 +468,7 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--check-games",
         type=_int_in(0, 100_000),
         default=d.check_games,
-        help=f"games against mcts and against auto in each check ({d.check_games}; 0: no checks)",
+        help=f"games against mcts and alphabeta in each check ({d.check_games}; 0: no checks)",
     )
     p.add_argument(
         "--check-time",

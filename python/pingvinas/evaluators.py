@@ -204,8 +204,9 @@ def learned() -> NnueNet:
     """The learned evaluation for 2-player Fish on the standard board's sizes that ships in
     the package: an :class:`~pingvinas._core.NnueNet` reading the hand-written evaluation's
     terms (a small dense layer over them, on top of that evaluation's estimate), for
-    ``alphabeta`` (the agent spec ``"learned"``). The same net every call. ``docs/training.md``
-    gives the command that makes it and how it plays.
+    ``alphabeta`` (the agent spec ``"learned"``), and what ``"auto"`` searches with on standard
+    2-player Fish (the engine holds the same file). The same net every call.
+    ``docs/training.md`` gives the command that makes it and how it plays.
 
     >>> import pingvinas as pv
     >>> state = pv.Fish().new_state(seed=2)

@@ -224,12 +224,12 @@ class Searcher:
     >>> searcher.search(state, iterations=50).iterations         # a call's budget replaces it
     50
 
-    :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players; Marathon:
-        MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``, ``"greedy"`` (the
-        best-looking move
-        now: most fish on the landing floe; most progress in Marathon), ``"random"`` or
-        ``"solve"`` (Fish: perfect play by the exact solver, within ``nodes`` and ``time``;
-        ``ValueError`` for a position too big for them).
+    :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players, with the
+        shipped learned evaluation, :func:`pingvinas.evaluators.learned`, on standard 2-player
+        Fish; Marathon: MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``,
+        ``"greedy"`` (the best-looking move now: most fish on the landing floe; most progress
+        in Marathon), ``"random"`` or ``"solve"`` (Fish: perfect play by the exact solver,
+        within ``nodes`` and ``time``; ``ValueError`` for a position too big for them).
     :param time: the default budget of :meth:`search`, as for :func:`search`: seconds;
         ``iterations`` (MCTS and PUCT playouts), ``depth`` (alpha-beta plies) and ``nodes``
         bound it too, the first limit reached ending the search. A call to :meth:`search` that

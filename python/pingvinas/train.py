@@ -7,13 +7,14 @@ AlphaZero improves the policy with as few as 16), trains the net on the samples 
 generations, each sample under a random symmetry of the board (``game.symmetries()``), with the
 search's improved policy as the policy target and the game's outcome as the value target, then
 exports it (:func:`pingvinas.nets.from_jax`) for the next generation. Optionally it starts by
-distilling ``auto`` (alpha-beta with the hand-written evaluation): games played by ``auto`` at a
+distilling ``alphabeta`` (alpha-beta with the hand-written evaluation): games it plays at a
 fixed depth, its moves as policy targets and its search values mixed with the outcomes as value
 targets.
 
 Everything is seeded: the same settings and seed give the same nets (generation count bounds;
 a time bound stops at a machine-dependent generation). The strength checks (games against plain
-MCTS, with random playouts, and against ``auto`` at equal time a move) are timed games and not
+MCTS, with random playouts, and against ``alphabeta`` with the hand-written evaluation at equal
+time a move) are timed games and not
 reproducible; they do not touch the training's random streams.
 
 Written to ``--out``: ``gen-NNN.safetensors`` for every generation, ``net.safetensors`` (the
@@ -154,7 +155,8 @@ def from_selfplay(data: SelfPlayData) -> Samples:
 
 
 def distill(game: Game, games: int, depth: int, mix: float, seed: int) -> Samples:
-    """Rows from games ``auto`` plays against itself at ``depth`` plies: its move as the policy
+    """Rows from games ``alphabeta`` (the hand-written evaluation) plays against itself at
+    ``depth`` plies: its move as the policy
     target, and as the value target the outcome mixed with its search value (weight ``mix``;
     two players: ``[v, -v]``, more: the mover's seat only). The first two moves of each game are
     random, so that the games differ."""
@@ -165,7 +167,7 @@ def distill(game: Game, games: int, depth: int, mix: float, seed: int) -> Sample
     rng = np.random.default_rng(seed)
     for g in range(games):
         state = game.new_state(seed=game_seed(seed, g, 0))
-        searcher = Searcher("auto", depth=depth, seed=game_seed(seed, g, 1))
+        searcher = Searcher("alphabeta", depth=depth, seed=game_seed(seed, g, 1))
         movers: list[int] = []
         ply = 0
         while not state.is_terminal():
@@ -364,14 +366,15 @@ def strength(
     playout_mix: float = 0.0,
 ) -> dict[str, Any]:
     """The learned player (:func:`learned_player`) against plain MCTS (random playouts) and
-    against ``auto``, at ``seconds`` a move each, seats swapped: score rates with Wilson 95%
+    against ``alphabeta`` (the hand-written evaluation, what ``auto`` played before it played
+    the learned net), at ``seconds`` a move each, seats swapped: score rates with Wilson 95%
     intervals."""
     from .agents import SearchAgent
 
     out: dict[str, Any] = {}
     for name, opponent in [
         ("mcts", SearchAgent("mcts", time=seconds, knowledge=False, seed=seed, name="mcts")),
-        ("auto", SearchAgent("auto", time=seconds, seed=seed, name="auto")),
+        ("alphabeta", SearchAgent("alphabeta", time=seconds, seed=seed, name="alphabeta")),
     ]:
         learned = learned_player(net, player, seconds, seed, playout_mix)
         r = play_match(game, [learned, opponent], games=games, seed=seed, progress=False)
@@ -427,7 +430,7 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
             write(event)
             say(
                 f"gen {gen}: vs mcts {result['mcts']['score']:.2f}, "
-                f"vs auto {result['auto']['score']:.2f} ({s.check_games} games each)"
+                f"vs alphabeta {result['alphabeta']['score']:.2f} ({s.check_games} games each)"
             )
 
         name = game.name or type(game).__name__.lower()
@@ -453,7 +456,7 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
                     "minutes": clock / 60,
                 }
             )
-            say(f"distilled auto: {len(buffer[0])} samples, policy {pl:.3f}, value {vl:.3f}")
+            say(f"distilled alphabeta: {len(buffer[0])} samples, policy {pl:.3f}, value {vl:.3f}")
         else:
             clock += time.perf_counter() - started
         net.save(out / "gen-000.safetensors")

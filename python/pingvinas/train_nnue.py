@@ -7,7 +7,7 @@ Positions come from seeded games in which alpha-beta with the hand-written evalu
 value target, per seat from the player to move on, is the outcome mixed with the search's score
 (weight ``search_mix``). The net is an :class:`~pingvinas._core.NnueNet` with a ``base`` layer:
 it learns a correction on top of the hand-written estimate, and it starts as that estimate
-exactly (value head zero, ``base`` weight 1), so a search with it starts at ``auto``'s
+exactly (value head zero, ``base`` weight 1), so a search with it starts at the hand-written
 evaluation and training can only move it from there. With ``terms`` its first dense layer also
 reads each seat's terms of the hand-written evaluation (``NnueNet.inputs``), which mean the same
 on every board; ``width`` 0 drops the cell features (the net that ships,
@@ -16,7 +16,8 @@ on every board; ``width`` 0 drops the cell features (the net that ships,
 
 Everything is seeded: the same settings make the same net. Written to ``out``: ``net.safetensors``
 and ``log.jsonl`` (settings, samples, the losses before and after, and with ``check_games`` the
-checks against plain MCTS and ``auto``, also drawn as ``curve.svg`` / ``curve.png``).
+checks against plain MCTS and ``alphabeta`` with the hand-written evaluation, also drawn as
+``curve.svg`` / ``curve.png``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class NnueSettings:
     width: int = 64
     hidden: tuple[int, ...] = (32,)
     terms: bool = False
-    #: Games against plain MCTS and against ``auto`` (each) at each of the 5 checks (before
+    #: Games against plain MCTS and against ``alphabeta`` (each) at each of the 5 checks (before
     #: training, after each quarter of the steps), at ``check_time`` a move: 0 for none.
     check_games: int = 0
     check_time: float = 0.1
@@ -275,8 +276,8 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         checks.append({"event": "check", "step": k, "minutes": minutes, **result})
         checking += time.monotonic() - began
         say(
-            f"step {k}: vs mcts {result['mcts']['score']:.2f}, vs auto "
-            f"{result['auto']['score']:.2f} ({s.check_games} games each)"
+            f"step {k}: vs mcts {result['mcts']['score']:.2f}, vs alphabeta "
+            f"{result['alphabeta']['score']:.2f} ({s.check_games} games each)"
         )
 
     # Stopped early: the parameters of the best held-out loss, checked ten times.

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from .. import _core
-from ..agents import Agent, as_agent, expand_spec, spec_options
+from ..agents import Agent, as_agent, spec_options
 from ..games import Game as Game
 from ..games import State as State
 from ..searcher import search
@@ -76,7 +76,7 @@ class Opponent:
         self.agent: Optional[Agent] = None
         if isinstance(spec, str):
             try:
-                parsed = _core.AgentSpec(expand_spec(spec))
+                parsed = _core.AgentSpec(spec)
             except ValueError as e:
                 raise ValueError(f"opponent: {e}; or an Agent or a callable") from None
             # The spec's budget (its count, mcts:N or alphabeta:D, or the engine's default),

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import pingvinas as pv
 from pingvinas._args import is_int, is_number
 from pingvinas._core import AgentSpec
-from pingvinas.agents import expand_spec, spec_options
+from pingvinas.agents import spec_options
 
 if TYPE_CHECKING:
     from pingvinas.web.server import Server
@@ -136,7 +136,7 @@ class Game:
         """The engine plays every seat but the person's until the person is to move or the game
         is over."""
         while not self.state.is_over and self.state.to_move != self.human:
-            spec = AgentSpec(expand_spec(self.engine))
+            spec = AgentSpec(self.engine)
             result = pv.search(
                 self.state,
                 algorithm=spec.algorithm,
@@ -285,7 +285,7 @@ class App:
             if not is_int(value) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
         try:
-            spec = AgentSpec(expand_spec(engine))  # the CLI's agents
+            spec = AgentSpec(engine)  # the CLI's agents
         except ValueError as e:
             raise ValueError(f"unknown engine: {e}") from None
         # A net file is read once, here, for every game (ValueError naming a bad file).

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, TryLockError};
 use numpy::{PyArray1, PyArrayMethods};
 use pingvinas_engine::any::cached_eval;
 use pingvinas_engine::fish::solver as fish_solver;
-use pingvinas_engine::net::{CellFeatures, WithNet};
+use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::forest::SharedTree;
@@ -359,6 +359,11 @@ impl PySearcher {
             return self.run_puct(py, game, state, budget);
         }
         match &self.net {
+            // `auto` with the game's knowledge: with the learned net where the game has one.
+            None if self.options.algorithm == Algorithm::Auto && self.options.knowledge => self
+                .run_with(py, game, state, budget, |options, game| {
+                    Arc::new(AutoEval::new(&**game, eval_for(options, game)))
+                }),
             None => self.run_with(py, game, state, budget, eval_for),
             Some(Estimate::Mlp(net)) => {
                 net.fits().check(&*game).py()?;
@@ -896,7 +901,8 @@ pub fn fish_solve<'py>(
 
 /// A built-in player named in text, parsed by the engine: ``"random"``, ``"greedy"``,
 /// ``"mcts"``, ``"mcts:N"`` (N iterations a move), ``"alphabeta"``, ``"alphabeta:D"`` (depth
-/// D), ``"solve"`` (perfect play: the exact Fish solver) or ``"auto"`` (the game's choice);
+/// D), ``"learned"``, ``"learned:D"`` (alpha-beta with the learned evaluation that ships),
+/// ``"solve"`` (perfect play: the exact Fish solver) or ``"auto"`` (the game's choice);
 /// with a net file, ``"net:PATH"`` (PUCT with the net and a Gumbel root; ``"puct:N+net:PATH"``
 /// for N simulations a move) or ``"SPEC+net:PATH"`` (SPEC one of mcts, alphabeta, auto, with
 /// the net as its position estimate). Everything after ``net:`` is the path (it may hold
@@ -924,11 +930,21 @@ impl PyAgentSpec {
         PyTuple::new(py, AgentSpec::NAMES)
     }
 
-    /// ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"solve"``, ``"auto"`` or
-    /// ``"puct"`` (``"net:PATH"``).
+    /// The algorithm it runs: ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"`` (also
+    /// for ``"learned"``), ``"solve"``, ``"auto"`` or ``"puct"`` (``"net:PATH"``).
     #[getter]
     fn algorithm(&self) -> &'static str {
-        self.spec.name()
+        match self.spec.learned {
+            true => Choice::AlphaBeta.name(),
+            false => self.spec.name(),
+        }
+    }
+
+    /// Whether it is ``"learned"``: alpha-beta with the learned evaluation that ships
+    /// (``pingvinas.evaluators.learned()``).
+    #[getter]
+    fn learned(&self) -> bool {
+        self.spec.learned
     }
 
     /// N of ``"mcts:N"`` or ``"puct:N+net:PATH"``, else None.
@@ -945,7 +961,7 @@ impl PyAgentSpec {
         self.spec.net.clone()
     }
 
-    /// D of ``"alphabeta:D"``, else None.
+    /// D of ``"alphabeta:D"`` and ``"learned:D"``, else None.
     #[getter]
     fn depth(&self) -> Option<u64> {
         self.spec

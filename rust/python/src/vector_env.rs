@@ -8,7 +8,8 @@ use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pingvinas_engine::net::{Mlp, WithNet};
+use pingvinas_engine::net::file::{format_of, read_file, NNUE_FORMAT};
+use pingvinas_engine::net::{AutoEval, CellFeatures, Mlp, Nnue, WithNet};
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::gumbel::GumbelConfig;
 use pingvinas_engine::search::puct::{PuctConfig, RootRule};
@@ -24,6 +25,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 use crate::args;
 use crate::arrays::{read_only, zeros};
 use crate::errors::{InvalidMoveError, ToPyResult};
+use crate::net::Estimate;
 use crate::state::Bind;
 
 /// Where one call writes: the engine's outputs with the compact actions' integer type.
@@ -293,9 +295,11 @@ impl Buffers {
 ///
 /// ``opponent`` makes the env single-agent: an agent spec (``AgentSpec``: ``"random"``,
 /// ``"greedy"``, ``"mcts"`` (200 iterations a move; ``"mcts:N"`` for N), ``"alphabeta"`` (depth
-/// 2; ``"alphabeta:D"`` for D), ``"auto"``, ``"net:PATH"`` (PUCT with the net file and a Gumbel
-/// root, 64 simulations a move; ``"puct:N+net:PATH"`` for N) or ``"SPEC+net:PATH"`` (the net as
-/// the estimate of mcts, alphabeta or auto; the file is read once)) plays every seat but the
+/// 2; ``"alphabeta:D"`` for D), ``"learned"`` (alpha-beta with the learned evaluation that
+/// ships, ``"learned:D"``), ``"auto"``, ``"net:PATH"`` (PUCT with the net file and a Gumbel
+/// root, 64 simulations a move; ``"puct:N+net:PATH"`` for N) or ``"SPEC+net:PATH"`` (the net, a
+/// ``Net`` or an ``NnueNet``, as the estimate of mcts, alphabeta or auto; the file is read
+/// once)) plays every seat but the
 /// learner's (``learner``: a seat, or ``"random"`` for a seat drawn per game), inside the step;
 /// one step is one decision of the learner.
 ///
@@ -335,7 +339,7 @@ struct Core {
 const LONG_ENVS: usize = 1 << 14;
 
 /// The engine env of the games of `source`, its opponent (if any) with the game's knowledge.
-fn env_on<G: Concrete + Bind>(
+fn env_on<G: Concrete + Bind + CellFeatures>(
     py: Python<'_>,
     source: Source<G>,
     num_envs: usize,
@@ -347,37 +351,76 @@ fn env_on<G: Concrete + Bind>(
     if let Some(spec) = opponent {
         let (sample, evals) = (source.game(0), source.default_evals(true));
         let budget = spec.fixed_budget(&*sample);
-        // The net of a spec is read once, for every env's games.
+        // The net of a spec is read once, for every env's games: a policy-and-value net for
+        // PUCT or as an estimate, or an NNUE net as an estimate (`learned`).
         let net = match &spec.net {
-            Some(path) => {
-                let net = py.detach(|| Mlp::load(std::path::Path::new(path))).py()?;
-                net.fits().check(&*sample).py()?;
-                Some(Arc::new(net))
-            }
+            Some(path) => Some(py.detach(|| read_net(path)).py()?),
+            None if spec.learned => Some(Estimate::Nnue(pingvinas_engine::net::learned())),
             None => None,
         };
+        let choice = spec.choice_for(&*sample);
+        let unfit = |e: pingvinas_engine::error::Error| {
+            PyValueError::new_err(format!("opponent \"{spec}\": {e}"))
+        };
         options.opponent = Some(match net {
-            Some(net) if spec.puct => {
-                let config = PuctConfig {
-                    root: RootRule::Gumbel(GumbelConfig::default()),
-                    reuse: false,
-                    ..PuctConfig::default()
-                };
-                NetAgent::maker(net, config, budget, move |g| evals(g))
+            Some(Estimate::Mlp(net)) => {
+                net.fits().check(&*sample).map_err(unfit)?;
+                if spec.puct {
+                    let config = PuctConfig {
+                        root: RootRule::Gumbel(GumbelConfig::default()),
+                        reuse: false,
+                        ..PuctConfig::default()
+                    };
+                    NetAgent::maker(net, config, budget, move |g| evals(g))
+                } else {
+                    SearchAgent::maker(choice, budget, move |g| {
+                        Arc::new(WithNet {
+                            base: evals(g),
+                            net: net.clone(),
+                        })
+                    })
+                }
             }
-            Some(net) => SearchAgent::maker(spec.choice_for(&*sample), budget, move |g| {
-                Arc::new(WithNet {
-                    base: evals(g),
-                    net: net.clone(),
+            Some(Estimate::Nnue(_)) if spec.puct => {
+                return Err(PyValueError::new_err(format!(
+                    "opponent \"{spec}\": PUCT needs a policy-and-value net (pingvinas-mlp), \
+                     this file holds an NNUE net: use \"alphabeta+net:PATH\""
+                )));
+            }
+            Some(Estimate::Nnue(net)) => {
+                net.check(&*sample).map_err(unfit)?;
+                SearchAgent::maker(choice, budget, move |g| {
+                    Arc::new(WithNet {
+                        base: evals(g),
+                        net: net.clone(),
+                    })
                 })
+            }
+            // `auto`: with the learned net on the games that have one.
+            None if spec.choice.is_none() => SearchAgent::maker(choice, budget, move |g| {
+                Arc::new(AutoEval::new(&**g, evals(g)))
             }),
-            None => SearchAgent::maker(spec.choice_for(&*sample), budget, move |g| evals(g)),
+            None => SearchAgent::maker(choice, budget, move |g| evals(g)),
         });
     }
     let env = crate::detached::run_if_long(py, long, move |stop| {
         vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
     })?;
     Ok(Box::new(env))
+}
+
+/// The net of the file at `path`, of the kind its header names.
+fn read_net(path: &str) -> pingvinas_engine::error::Result<Estimate> {
+    let path = std::path::Path::new(path);
+    let bytes = read_file(path)?;
+    let named = |e: pingvinas_engine::error::Error| {
+        pingvinas_engine::error::Error::Invalid(format!("{}: {e}", path.display()))
+    };
+    Ok(if format_of(&bytes).map_err(named)? == NNUE_FORMAT {
+        Estimate::Nnue(Arc::new(Nnue::from_bytes(&bytes).map_err(named)?))
+    } else {
+        Estimate::Mlp(Arc::new(Mlp::from_bytes(&bytes).map_err(named)?))
+    })
 }
 
 /// The concrete source of the type of `_sample`, a game of `source`.

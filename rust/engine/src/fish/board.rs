@@ -199,6 +199,8 @@ pub struct Board<W: Word = u64> {
     /// Rays and steps, shared between boards of one shape: dealing a new standard board copies
     /// no table.
     geometry: Arc<Geometry<W>>,
+    /// [`Board::fish_key`], kept: evaluations read it at every leaf.
+    fish_key: u64,
 }
 
 impl<W: Word> Board<W> {
@@ -224,6 +226,7 @@ impl<W: Word> Board<W> {
             fish: vec![0; n.max(64)],
             narrow_fish: [0; 64],
             one_fish: Bitboard::EMPTY,
+            fish_key: 0,
             geometry: Arc::new(Geometry {
                 rays: Vec::new(),
                 rays_up: Vec::new(),
@@ -306,6 +309,7 @@ impl<W: Word> Board<W> {
         Arc::get_mut(&mut board.geometry)
             .expect("not shared yet")
             .actions = actions;
+        board.fish_key = board.hash_fish();
         Ok(board)
     }
 
@@ -349,6 +353,21 @@ impl<W: Word> Board<W> {
     #[inline]
     pub fn fish(&self, cell: Cell) -> u8 {
         self.fish[cell as usize]
+    }
+
+    /// A hash of the fish on every cell (FNV-1a over the cells in order): boards with the same
+    /// grid size and key have, but for a collision, the same fish everywhere.
+    #[inline]
+    pub fn fish_key(&self) -> u64 {
+        self.fish_key
+    }
+
+    fn hash_fish(&self) -> u64 {
+        self.fish[..self.num_cells()]
+            .iter()
+            .fold(0x9E37_79B9_7F4A_7C15, |h: u64, &f| {
+                (h ^ f as u64).wrapping_mul(0x0100_0000_01B3)
+            })
     }
 
     /// Total fish on a set of cells.
@@ -662,6 +681,7 @@ impl Board<u64> {
                 board.one_fish = board.one_fish.with(cell);
             }
         });
+        board.fish_key = board.hash_fish();
         board
     }
 
@@ -686,6 +706,21 @@ impl<W: Word> std::fmt::Debug for Board<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fish_key_follows_the_fish_however_the_board_was_made() {
+        let dealt = Board::standard(4);
+        let given = Board::<u64>::from_grid(&dealt.grid()).unwrap();
+        assert_eq!(dealt.fish_key(), given.fish_key());
+        assert_eq!(dealt.fish_key(), dealt.hash_fish());
+        assert_ne!(dealt.fish_key(), Board::standard(5).fish_key());
+        let mut grid = dealt.grid();
+        grid[0][0] = if grid[0][0] == 1 { 2 } else { 1 };
+        assert_ne!(
+            Board::<u64>::from_grid(&grid).unwrap().fish_key(),
+            dealt.fish_key()
+        );
+    }
 
     /// A plain per-cell walker: the slide computed one step at a time.
     fn walk<W: Word>(

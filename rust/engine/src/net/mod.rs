@@ -17,8 +17,10 @@
 //! logits of legal actions only.
 
 pub mod file;
+pub mod learned;
 pub mod nnue;
 
+pub use learned::{learned, AutoEval};
 pub use nnue::{Accumulator, CellFeatures, Nnue};
 
 use std::cell::RefCell;

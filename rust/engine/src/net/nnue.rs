@@ -39,6 +39,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::{dot, random_dense, relu, sparse_layer, transposed, Dense, Fits};
 use crate::error::Result;
@@ -59,6 +60,12 @@ pub trait CellFeatures: GameIo<State: 'static> + 'static {
 
     /// Whether the game has cell features (a game without them refuses an [`Nnue`]).
     fn has_cell_features(&self) -> bool;
+
+    /// The learned net that `auto` searches this game with ([`super::learned::AutoEval`]),
+    /// where one is measured stronger than the hand-written evaluation alone.
+    fn auto_net(&self) -> Option<Arc<Nnue>> {
+        None
+    }
 
     /// The game's hand-written evaluation, for a residual net.
     fn base(&self) -> Self::Base;
@@ -128,15 +135,16 @@ impl<W: Word + 'static> CellFeatures for FishGame<W> {
         true
     }
 
+    fn auto_net(&self) -> Option<Arc<Nnue>> {
+        super::learned::fish_auto_net(self)
+    }
+
     fn base(&self) -> FishEval<W> {
         FishEval::new(self, Default::default())
     }
 
     fn features_key(&self) -> u64 {
-        let b = self.board();
-        (0..b.num_cells()).fold(0x9E37_79B9_7F4A_7C15, |h: u64, c| {
-            (h ^ b.fish(c as crate::fish::Cell) as u64).wrapping_mul(0x0100_0000_01B3)
-        })
+        self.board().fish_key()
     }
 
     fn for_each_feature(&self, s: &FishState<W>, viewer: usize, mut f: impl FnMut(usize)) {

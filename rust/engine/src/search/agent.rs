@@ -1,5 +1,6 @@
 //! The agent spec: a built-in player named in text, `random`, `greedy`, `mcts[:N]`,
-//! `alphabeta[:D]`, `solve` (perfect play, on Fish boards small enough) or `auto`, parsed once
+//! `alphabeta[:D]`, `learned[:D]` (alpha-beta with the learned net that ships,
+//! [`crate::net::learned`]), `solve` (perfect play, on Fish boards small enough) or `auto`, parsed once
 //! here for every front end (the vector env's opponents, the Python agents, the CLI, the web
 //! server).
 //!
@@ -39,11 +40,21 @@ pub struct AgentSpec {
     pub net: Option<String>,
     /// PUCT with the net and a Gumbel root (`net:PATH`, `puct:N+net:PATH`).
     pub puct: bool,
+    /// Alpha-beta with the learned net that ships (`learned[:D]`, [`crate::net::learned`]).
+    pub learned: bool,
 }
 
 impl AgentSpec {
     /// The names of the agents, without counts, `"auto"` last.
-    pub const NAMES: [&'static str; 6] = ["random", "greedy", "mcts", "alphabeta", "solve", "auto"];
+    pub const NAMES: [&'static str; 7] = [
+        "random",
+        "greedy",
+        "mcts",
+        "alphabeta",
+        "learned",
+        "solve",
+        "auto",
+    ];
 
     /// Reads a spec (`"alpha-beta"` and `"ab"` are read as `"alphabeta"`).
     ///
@@ -71,6 +82,7 @@ impl AgentSpec {
                     count: Some(n),
                     net: None,
                     puct: true,
+                    learned: false,
                 },
                 _ => return bad(text),
             },
@@ -79,13 +91,16 @@ impl AgentSpec {
                 count: None,
                 net: None,
                 puct: true,
+                learned: false,
             },
             _ => AgentSpec::parse_base(base)?,
         };
-        if matches!(
-            spec.choice,
-            Some(Choice::Greedy | Choice::Random | Choice::Solve)
-        ) {
+        if spec.learned
+            || matches!(
+                spec.choice,
+                Some(Choice::Greedy | Choice::Random | Choice::Solve)
+            )
+        {
             return invalid!(
                 "{}: a net is the estimate of \"mcts\", \"alphabeta\" or \"auto\" \
                  (\"SPEC+net:PATH\"), or plays PUCT (\"net:PATH\", \"puct:N+net:PATH\"); \
@@ -106,8 +121,9 @@ impl AgentSpec {
             Some((name, count)) => (name, Some(count)),
             None => (text, None),
         };
-        let choice = match name {
-            "auto" => None,
+        let (choice, learned) = match name {
+            "auto" => (None, false),
+            "learned" => (Some(Choice::AlphaBeta), true),
             "puct" => {
                 return invalid!(
                     "{}: PUCT needs an evaluator: name a net file (\"net:PATH\", \
@@ -116,7 +132,7 @@ impl AgentSpec {
                 )
             }
             _ => match Choice::parse(name) {
-                Ok(c) => Some(c),
+                Ok(c) => (Some(c), false),
                 Err(_) => return bad(text),
             },
         };
@@ -136,6 +152,7 @@ impl AgentSpec {
             count,
             net: None,
             puct: false,
+            learned,
         })
     }
 
@@ -178,10 +195,14 @@ impl AgentSpec {
         }
     }
 
-    /// The spec's name without its count and net: `"auto"`, `"puct"` or the algorithm's.
+    /// The spec's name without its count and net: `"auto"`, `"puct"`, `"learned"` or the
+    /// algorithm's.
     pub fn name(&self) -> &'static str {
         if self.puct {
             return "puct";
+        }
+        if self.learned {
+            return "learned";
         }
         self.choice.map_or("auto", Choice::name)
     }
@@ -205,7 +226,7 @@ fn bad<T>(text: &str) -> Result<T> {
     invalid!(
         "{}: expected \"random\", \"greedy\", \"mcts\", \"mcts:N\" (N iterations a move, 1 \
          to {MAX_MCTS_ITERATIONS}), \"alphabeta\", \"alphabeta:D\" (depth D, 1 to \
-         {MAX_ALPHABETA_DEPTH}), \"solve\", \"auto\", \"net:PATH\" (PUCT with a net file), \
+         {MAX_ALPHABETA_DEPTH}), \"learned\", \"learned:D\", \"solve\", \"auto\", \"net:PATH\" (PUCT with a net file), \
          \"puct:N+net:PATH\" or \"SPEC+net:PATH\" (the net as the estimate of mcts, alphabeta \
          or auto)",
         quote(text)
@@ -225,11 +246,20 @@ mod tests {
             "mcts:7",
             "alphabeta",
             "alphabeta:3",
+            "learned",
+            "learned:4",
             "solve",
             "auto",
         ] {
             assert_eq!(AgentSpec::parse(text).unwrap().to_string(), text);
         }
+        let learned = AgentSpec::parse("learned:4").unwrap();
+        assert_eq!(
+            (learned.choice, learned.count, learned.learned),
+            (Some(Choice::AlphaBeta), Some(4), true)
+        );
+        assert_eq!(learned.fixed_counts(), (None, Some(4)));
+        assert!(!AgentSpec::parse("alphabeta:4").unwrap().learned);
         assert_eq!(AgentSpec::parse("ab:2").unwrap().to_string(), "alphabeta:2");
         for text in [
             "",
@@ -240,6 +270,7 @@ mod tests {
             "auto:3",
             "solve:9",
             "alphabeta:65",
+            "learned:0",
             "nn",
         ] {
             let e = AgentSpec::parse(text).unwrap_err().to_string();
@@ -301,7 +332,9 @@ mod tests {
         ] {
             assert!(AgentSpec::parse(text).is_err(), "{text}");
         }
-        let e = AgentSpec::parse("greedy+net:x").unwrap_err().to_string();
-        assert!(e.contains("takes none"), "{e}");
+        for text in ["greedy+net:x", "learned+net:x"] {
+            let e = AgentSpec::parse(text).unwrap_err().to_string();
+            assert!(e.contains("takes none"), "{e}");
+        }
     }
 }

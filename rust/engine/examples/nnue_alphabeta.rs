@@ -1,13 +1,13 @@
 //! Alpha-beta's speed with the NNUE evaluation ([`Nnue`], accumulator width 64, dense 32, 32)
 //! against the hand-written one: nodes a second at a fixed depth over seeded standard 2-player
 //! positions (after a random placement and a few random moves), for
-//! - `fisheval`: the hand-written evaluation (what `auto` searches with);
+//! - `fisheval`: the hand-written evaluation;
 //! - `nnue`: the net as the estimate beside the game's knowledge ([`WithNet`]), its
 //!   accumulators updated from each thread's last leaf (the incremental path);
 //! - `nnue-refresh`: the same net, the accumulators summed afresh at every leaf;
 //! - `residual`: the net with a `base` layer (the hand-written estimate plus the net's);
-//! - `learned`: the net that ships in the Python package (`python/pingvinas/weights/
-//!   fish-2p.safetensors`: no accumulators, a dense layer over the hand-written evaluation's
+//! - `learned`: the net that ships ([`pingvinas_engine::net::learned`], what `auto` plays on
+//!   standard 2-player Fish: no accumulators, a dense layer over the hand-written evaluation's
 //!   terms, and a `base` layer).
 //!
 //! Each is run `rounds` times in turn, so that a change in the machine's load hits all; the
@@ -64,11 +64,10 @@ fn main() {
         base: fish.clone(),
         net: Arc::new(n),
     };
-    let shipped = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../python/pingvinas/weights/fish-2p.safetensors"
-    );
-    let learned = with(Nnue::load(std::path::Path::new(shipped)).expect("the shipped net"));
+    let learned = WithNet {
+        base: fish.clone(),
+        net: pingvinas_engine::net::learned(),
+    };
     let (nnue, res) = (with(net.clone()), with(residual));
     let refreshed = WithNet {
         base: fish.clone(),

@@ -143,6 +143,10 @@ def test_an_auto_opponent_plays_the_learned_net_on_standard_two_player_fish() ->
     fish = pv.Fish()
     auto = play(fish, "auto")
     assert same(auto, play(fish, "learned:2"))  # auto's fixed depth is 2
+    # The same net read from its file: an NNUE file is an estimate too, but not PUCT's net.
+    assert same(auto, play(fish, f"alphabeta:2+net:{pv.evaluators.LEARNED}"))
+    with pytest.raises(ValueError, match="PUCT needs a policy-and-value net"):
+        pv.VectorEnv(fish, 2, opponent=f"net:{pv.evaluators.LEARNED}")
     assert not same(auto, play(fish, "alphabeta:2"))
     three = pv.Fish(players=3)
     assert same(play(three, "auto"), play(three, "alphabeta:2"))

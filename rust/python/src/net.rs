@@ -282,6 +282,24 @@ pub enum Estimate {
     Nnue(Arc<Nnue>),
 }
 
+impl Estimate {
+    /// The net of the file at `path`, of the kind its header names (without Python objects:
+    /// for the engine's own players, such as a vector env's opponent).
+    pub fn read(path: &str) -> pingvinas_engine::error::Result<Estimate> {
+        use pingvinas_engine::net::file::{format_of, read_file, NNUE_FORMAT};
+        let path = Path::new(path);
+        let bytes = read_file(path)?;
+        let named = |e: pingvinas_engine::error::Error| {
+            pingvinas_engine::error::Error::Invalid(format!("{}: {e}", path.display()))
+        };
+        Ok(if format_of(&bytes).map_err(named)? == NNUE_FORMAT {
+            Estimate::Nnue(Arc::new(Nnue::from_bytes(&bytes).map_err(named)?))
+        } else {
+            Estimate::Mlp(Arc::new(Mlp::from_bytes(&bytes).map_err(named)?))
+        })
+    }
+}
+
 /// The net `evaluator` holds, if it is a `Net` or an `NnueNet`.
 pub fn estimate_of(evaluator: &Bound<'_, PyAny>) -> Option<Estimate> {
     if let Ok(net) = evaluator.cast::<PyNet>() {

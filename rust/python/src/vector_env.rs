@@ -8,8 +8,7 @@ use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pingvinas_engine::net::file::{format_of, read_file, NNUE_FORMAT};
-use pingvinas_engine::net::{AutoEval, CellFeatures, Mlp, Nnue, WithNet};
+use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::gumbel::GumbelConfig;
 use pingvinas_engine::search::puct::{PuctConfig, RootRule};
@@ -299,9 +298,8 @@ impl Buffers {
 /// ships, ``"learned:D"``), ``"auto"``, ``"net:PATH"`` (PUCT with the net file and a Gumbel
 /// root, 64 simulations a move; ``"puct:N+net:PATH"`` for N) or ``"SPEC+net:PATH"`` (the net, a
 /// ``Net`` or an ``NnueNet``, as the estimate of mcts, alphabeta or auto; the file is read
-/// once)) plays every seat but the
-/// learner's (``learner``: a seat, or ``"random"`` for a seat drawn per game), inside the step;
-/// one step is one decision of the learner.
+/// once)) plays every seat but the learner's (``learner``: a seat, or ``"random"`` for a seat
+/// drawn per game), inside the step; one step is one decision of the learner.
 ///
 /// The arrays returned are the env's own buffers, the same objects on every call, overwritten
 /// by the next ``reset``, ``step`` or ``set_state``: copy what you keep (or make the env with
@@ -354,7 +352,7 @@ fn env_on<G: Concrete + Bind + CellFeatures>(
         // The net of a spec is read once, for every env's games: a policy-and-value net for
         // PUCT or as an estimate, or an NNUE net as an estimate (`learned`).
         let net = match &spec.net {
-            Some(path) => Some(py.detach(|| read_net(path)).py()?),
+            Some(path) => Some(py.detach(|| Estimate::read(path)).py()?),
             None if spec.learned => Some(Estimate::Nnue(pingvinas_engine::net::learned())),
             None => None,
         };
@@ -407,20 +405,6 @@ fn env_on<G: Concrete + Bind + CellFeatures>(
         vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
     })?;
     Ok(Box::new(env))
-}
-
-/// The net of the file at `path`, of the kind its header names.
-fn read_net(path: &str) -> pingvinas_engine::error::Result<Estimate> {
-    let path = std::path::Path::new(path);
-    let bytes = read_file(path)?;
-    let named = |e: pingvinas_engine::error::Error| {
-        pingvinas_engine::error::Error::Invalid(format!("{}: {e}", path.display()))
-    };
-    Ok(if format_of(&bytes).map_err(named)? == NNUE_FORMAT {
-        Estimate::Nnue(Arc::new(Nnue::from_bytes(&bytes).map_err(named)?))
-    } else {
-        Estimate::Mlp(Arc::new(Mlp::from_bytes(&bytes).map_err(named)?))
-    })
 }
 
 /// The concrete source of the type of `_sample`, a game of `source`.

@@ -12,7 +12,7 @@
 //! evaluator's estimates by [`EVAL_SCALE`], so every proven result outranks every estimate.
 
 use crate::error::Result;
-use crate::game::{Action, ActionList, Game, Returns, MAX_ACTIONS};
+use crate::game::{Action, ActionList, Game, Returns};
 use crate::rng::splitmix64;
 use crate::search::budget::{Budget, Clock, Pacer, StopFlag, MAX_DEPTH};
 use crate::search::tt::{Bound, Tt};
@@ -79,6 +79,9 @@ struct Worker {
     history: Vec<u32>,
     killers: Vec<[Action; 2]>,
     pv: Vec<Vec<Action>>,
+    /// Each ply's ordering keys ([`Keyed`]), kept here rather than in `negamax`'s frame: 16
+    /// KiB a ply on the stack let only about 80 plies fit in a 2 MiB thread stack.
+    keyed: Vec<Keyed>,
 }
 
 /// The state of one thread's search (borrowed pieces, counters).
@@ -111,6 +114,7 @@ impl AlphaBeta {
             history: Vec::new(),
             killers: vec![[Action::MAX; 2]; MAX_PLY],
             pv: vec![Vec::new(); MAX_PLY + 1],
+            keyed: vec![Vec::new(); MAX_PLY + 1],
         };
         AlphaBeta {
             config,
@@ -528,9 +532,11 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 front.push(m);
             }
         }
-        let mut rest = Keyed::new();
+        let mut rest = std::mem::take(&mut self.w.keyed[ply]);
+        rest.clear();
         let share = self.busy.filter(|_| depth >= SHARE_DEPTH);
-        let mut deferred = ArrayVec::<Action, MAX_ACTIONS>::new();
+        // Moves another thread is on, searched last (allocates only when one waits).
+        let mut deferred = Vec::new();
 
         let mut best = -INF;
         let mut best_action = actions[0];
@@ -572,6 +578,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             searched += 1;
             if self.aborted {
                 self.truncated = true;
+                self.w.keyed[ply] = rest;
                 return 0;
             }
             if v > best {
@@ -597,6 +604,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         } else {
             Bound::Upper
         };
+        self.w.keyed[ply] = rest;
         let complete = !self.truncated;
         self.truncated |= truncated_before;
         if use_tt {
@@ -733,7 +741,7 @@ impl Drop for Claim<'_> {
 
 /// Actions with their ordering keys, as `key << 32 | !action`: one comparison orders by key,
 /// then by smaller action.
-type Keyed = ArrayVec<u128, MAX_ACTIONS>;
+type Keyed = Vec<u128>;
 
 /// The `i`-th action in order (largest key first, then smallest action). The first few are
 /// picked by selection, as most nodes are cut off after a move or two; a node that gets that
@@ -790,6 +798,30 @@ mod tests {
             tt_mb: 1,
             ..Default::default()
         })
+    }
+
+    #[test]
+    fn a_deep_line_fits_a_small_thread_stack() {
+        // Nim from 60 stones, searched to the end: 60 frames of `negamax` deep. The ordering
+        // keys live in the worker, not the frame, so a quarter of a default thread stack holds
+        // them (an overflow aborts the process).
+        let nim = Nim { players: 2 };
+        let r = std::thread::Builder::new()
+            .stack_size(512 << 10)
+            .spawn(move || {
+                ab().search(
+                    &nim,
+                    &NoEval,
+                    &nim.start(60),
+                    &Budget::depth(60),
+                    StopFlag::new(),
+                )
+                .unwrap()
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(r.exact && r.value == -1.0, "{r:?}");
     }
 
     #[test]

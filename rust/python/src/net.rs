@@ -283,11 +283,10 @@ pub enum Estimate {
 }
 
 impl Estimate {
-    /// The net of the file at `path`, of the kind its header names (without Python objects:
-    /// for the engine's own players, such as a vector env's opponent).
-    pub fn read(path: &str) -> pingvinas_engine::error::Result<Estimate> {
+    /// The net of the file at `path`, of the kind its header names (`load_net`, and the
+    /// engine's own players such as a vector env's opponent); errors name the file.
+    pub fn read(path: &Path) -> pingvinas_engine::error::Result<Estimate> {
         use pingvinas_engine::net::file::{format_of, read_file, NNUE_FORMAT};
-        let path = Path::new(path);
         let bytes = read_file(path)?;
         let named = |e: pingvinas_engine::error::Error| {
             pingvinas_engine::error::Error::Invalid(format!("{}: {e}", path.display()))
@@ -605,20 +604,10 @@ fn fish_fits(game: &Bound<'_, PyAny>) -> PyResult<Fits> {
 /// :class:`Net` (``pingvinas-mlp``) or an :class:`NnueNet` (``pingvinas-nnue``).
 #[pyfunction]
 fn load_net(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
-    let name = path.display().to_string();
-    let bytes = py
-        .detach(|| pingvinas_engine::net::file::read_file(&path))
-        .py()?;
-    let format = pingvinas_engine::net::file::format_of(&bytes)
-        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
-    let with_name = |e: PyErr| PyValueError::new_err(format!("{name}: {}", e.value(py)));
-    if format == pingvinas_engine::net::file::NNUE_FORMAT {
-        let net = PyNnueNet::from_bytes(py, &bytes).map_err(with_name)?;
-        Ok(Py::new(py, net)?.into_any())
-    } else {
-        let net = PyNet::from_bytes(py, &bytes).map_err(with_name)?;
-        Ok(Py::new(py, net)?.into_any())
-    }
+    Ok(match py.detach(|| Estimate::read(&path)).py()? {
+        Estimate::Nnue(nnue) => Py::new(py, PyNnueNet { nnue })?.into_any(),
+        Estimate::Mlp(mlp) => Py::new(py, PyNet { mlp })?.into_any(),
+    })
 }
 
 /// Writes a net's file, `bytes`, to `path` with the GIL released.

@@ -352,7 +352,10 @@ fn env_on<G: Concrete + Bind + CellFeatures>(
         // The net of a spec is read once, for every env's games: a policy-and-value net for
         // PUCT or as an estimate, or an NNUE net as an estimate (`learned`).
         let net = match &spec.net {
-            Some(path) => Some(py.detach(|| Estimate::read(path)).py()?),
+            Some(path) => Some(
+                py.detach(|| Estimate::read(std::path::Path::new(path)))
+                    .py()?,
+            ),
             None if spec.learned => Some(Estimate::Nnue(pingvinas_engine::net::learned())),
             None => None,
         };

@@ -1,8 +1,8 @@
 //! The agent spec: a built-in player named in text, `random`, `greedy`, `mcts[:N]`,
 //! `alphabeta[:D]`, `learned[:D]` (alpha-beta with the learned net that ships,
-//! [`crate::net::learned`]), `solve` (perfect play, on Fish boards small enough) or `auto`, parsed once
-//! here for every front end (the vector env's opponents, the Python agents, the CLI, the web
-//! server).
+//! [`crate::net::learned`]), `solve` (perfect play, on Fish boards small enough) or `auto`,
+//! parsed once here for every front end (the vector env's opponents, the Python agents, the
+//! CLI, the web server).
 //!
 //! A net file ([`crate::net::Mlp`]) makes a player too: `net:PATH` is PUCT with the net and a
 //! Gumbel root (`puct:N+net:PATH` for N simulations a move), and `SPEC+net:PATH` (`SPEC` one of
@@ -226,9 +226,9 @@ fn bad<T>(text: &str) -> Result<T> {
     invalid!(
         "{}: expected \"random\", \"greedy\", \"mcts\", \"mcts:N\" (N iterations a move, 1 \
          to {MAX_MCTS_ITERATIONS}), \"alphabeta\", \"alphabeta:D\" (depth D, 1 to \
-         {MAX_ALPHABETA_DEPTH}), \"learned\", \"learned:D\", \"solve\", \"auto\", \"net:PATH\" (PUCT with a net file), \
-         \"puct:N+net:PATH\" or \"SPEC+net:PATH\" (the net as the estimate of mcts, alphabeta \
-         or auto)",
+         {MAX_ALPHABETA_DEPTH}), \"learned\", \"learned:D\", \"solve\", \"auto\", \
+         \"net:PATH\" (PUCT with a net file), \"puct:N+net:PATH\" or \"SPEC+net:PATH\" (the \
+         net as the estimate of mcts, alphabeta or auto)",
         quote(text)
     )
 }

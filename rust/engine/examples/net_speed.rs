@@ -162,8 +162,8 @@ fn main() {
         two / one
     );
 
-    // The worker's steps on one thread: under the lock (select, back up) or not (rows, net,
-    // priors).
+    // The worker's steps on one thread: under the lock (select, back up) or not (the leaves'
+    // positions, rows, net, priors).
     let mut tree = PuctTree::new(
         Arc::new(game.clone()),
         Arc::new(NoEval),
@@ -185,8 +185,9 @@ fn main() {
     let (mut locked, mut free) = (Duration::ZERO, Duration::ZERO);
     while !tree.is_done() {
         let t = Instant::now();
-        let rows = tree.select_into(&mut batch, 16);
+        tree.select_deferred(&mut batch, 16);
         let u = Instant::now();
+        let rows = batch.resolve(&game, &NoEval);
         batch.write_rows(&game, &mut obs, &mut mask);
         let states: Vec<_> = batch.states().copied().collect();
         BatchEvaluator::<FishGame>::evaluate(
@@ -198,7 +199,7 @@ fn main() {
             &mut values[..rows * n],
         )
         .unwrap();
-        batch.prepare(&game, &NoEval, &policy);
+        batch.prepare(&game, &NoEval, &policy, &values, 0.0, &mut rng);
         let v = Instant::now();
         tree.backup_from(&mut batch, &policy, &values);
         locked += (u - t) + v.elapsed();

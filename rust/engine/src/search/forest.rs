@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::error::Result;
 use crate::game::Game;
 use crate::io::GameIo;
+use crate::rng::Rng;
 use crate::search::budget::{Budget, Clock, StopFlag};
 use crate::search::puct::{Batch, PuctTree};
 use crate::search::{Evaluate, SearchResult};
@@ -340,9 +341,10 @@ where
 
 /// One PUCT tree searched by several threads at once (tree parallelism): each thread drives a
 /// [`TreeWorker`] of its own ([`SharedTree::workers`], [`drive_parallel`]). The tree is locked
-/// only to select a batch of leaves and to back their values up; observations are written and
-/// the evaluator runs outside the lock, and the virtual losses of every batch out steer the
-/// threads' selections apart. The iteration budget is kept exactly; the result varies from run
+/// only to select a batch of leaves (the paths, [`PuctTree::select_deferred`]) and to back
+/// their values up; the leaves' positions and exact values, their observations, the evaluator
+/// and the priors are worked out outside the lock, and the virtual losses of every batch out
+/// steer the threads' selections apart. The iteration budget is kept exactly; the result varies from run
 /// to run with the threads' interleaving, unlike one thread's.
 pub struct SharedTree<G: Game, E> {
     tree: Mutex<PuctTree<G, E>>,
@@ -369,15 +371,23 @@ impl<G: GameIo, E: Evaluate<G>> SharedTree<G, E> {
 
     /// `n` workers, one for each thread.
     pub fn workers(&self, n: usize) -> Vec<TreeWorker<'_, G, E>> {
-        let (game, eval) = {
-            let tree = self.lock();
-            (tree.game().clone(), tree.eval().clone())
+        let (game, eval, mix, seed) = {
+            let mut tree = self.lock();
+            let mix = tree.config().playout_mix;
+            (
+                tree.game().clone(),
+                tree.eval().clone(),
+                mix,
+                tree.draw_seed(),
+            )
         };
         (0..n)
-            .map(|_| TreeWorker {
+            .map(|k| TreeWorker {
                 shared: self,
                 game: game.clone(),
                 eval: eval.clone(),
+                playout_mix: mix,
+                rng: Rng::for_item(seed, k as u64),
                 batch: Batch::default(),
             })
             .collect()
@@ -401,6 +411,9 @@ pub struct TreeWorker<'a, G: Game, E> {
     shared: &'a SharedTree<G, E>,
     game: Arc<G>,
     eval: Arc<E>,
+    playout_mix: f64,
+    /// The random numbers of this worker's leaves (their children's order, their playouts).
+    rng: Rng,
     batch: Batch<G::State>,
 }
 
@@ -428,11 +441,12 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for TreeWorker<'_, G, E> {
         }
         let room = (obs.len() / self.game.observation_len().max(1))
             .min(mask.len() / self.game.num_actions().max(1));
-        let rows = tree.select_into(&mut self.batch, room);
+        let claimed = tree.select_deferred(&mut self.batch, room);
         let done = tree.is_done();
         drop(tree);
+        let rows = self.batch.resolve(&*self.game, &*self.eval);
         self.batch.write_rows(&*self.game, obs, mask);
-        if rows == 0 && !done {
+        if claimed == 0 && !done {
             // The other threads hold every leaf worth sending (the root, at first).
             std::thread::yield_now();
         }
@@ -445,7 +459,9 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for TreeWorker<'_, G, E> {
 
     fn backup(&mut self, policy: &[f32], values: &[f32]) {
         let _clock = self.shared.clock.enter();
-        self.batch.prepare(&*self.game, &*self.eval, policy);
+        let (game, eval) = (&*self.game, &*self.eval);
+        let (mix, rng) = (self.playout_mix, &mut self.rng);
+        self.batch.prepare(game, eval, policy, values, mix, rng);
         self.shared
             .lock()
             .backup_from(&mut self.batch, policy, values);

@@ -167,15 +167,34 @@ pub const NODE_BYTES: usize = tree::node_bytes::<u32>();
 /// The node of a collision in [`Pending`].
 const NONE: u32 = u32::MAX;
 
-/// A leaf sent to the evaluator, or a collision (a path that met a pending leaf and holds a
-/// virtual loss until the next backup).
+/// What a [`Pending`] path ends in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Leaf {
+    /// A leaf for the evaluator: a row.
+    Row,
+    /// A pending leaf of another path (it holds a virtual loss until the next backup).
+    Collision,
+    /// A leaf whose position is not worked out yet ([`Batch::resolve`]).
+    Unresolved,
+    /// A leaf valued exactly by [`Batch::resolve`]: these returns.
+    Exact(Returns),
+}
+
+/// A path of one selection, with the leaf it ends in.
 #[derive(Clone, Copy, Debug)]
 struct Pending<S> {
     /// The leaf, `NONE` for a collision.
     node: u32,
+    leaf: Leaf,
     state: S,
     to_move: u8,
+    /// Its nodes (and their moves) in [`Batch::paths`] and [`Batch::moves`].
     path: (u32, u32),
+}
+
+/// The paths of `pending` that end in rows, in row order.
+fn row_leaves<S>(pending: &[Pending<S>]) -> impl Iterator<Item = &Pending<S>> + '_ {
+    pending.iter().filter(|p| p.leaf == Leaf::Row)
 }
 
 /// The leaves of one selection ([`PuctTree::select_into`]) on their way to the evaluator and
@@ -186,12 +205,21 @@ struct Pending<S> {
 pub struct Batch<S> {
     pending: Vec<Pending<S>>,
     paths: Vec<u32>,
-    /// Leaves (rows), not counting collisions.
+    /// The move into each node of `paths`.
+    moves: Vec<Action>,
+    /// The root's position.
+    root: Option<S>,
+    /// Leaves sent to the evaluator (rows).
     rows: usize,
-    /// The leaves' children made ready by [`Batch::prepare`]: (move, unnormalised prior)
-    /// of every row, row `r`'s ending at `ends[r]`.
-    children: Vec<(Action, f64)>,
+    /// Leaves counted as with the evaluator: rows, and leaves unresolved or valued exactly.
+    claimed: usize,
+    /// The leaves' children made ready by [`Batch::prepare`]: (move, prior) of every row, in
+    /// the random order that breaks ties between equal children, row `r`'s ending at
+    /// `ends[r]`.
+    children: Vec<(Action, f32)>,
     ends: Vec<usize>,
+    /// Each row's returns, per player (clipped, mixed with a playout).
+    returns: Vec<Returns>,
 }
 
 impl<S> Default for Batch<S> {
@@ -199,9 +227,13 @@ impl<S> Default for Batch<S> {
         Batch {
             pending: Vec::new(),
             paths: Vec::new(),
+            moves: Vec::new(),
+            root: None,
             rows: 0,
+            claimed: 0,
             children: Vec::new(),
             ends: Vec::new(),
+            returns: Vec::new(),
         }
     }
 }
@@ -214,35 +246,55 @@ impl<S> Batch<S> {
 
     /// The positions of the leaves, in row order.
     pub fn states(&self) -> impl Iterator<Item = &S> + '_ {
-        self.pending
-            .iter()
-            .filter(|p| p.node != NONE)
-            .map(|p| &p.state)
+        row_leaves(&self.pending).map(|p| &p.state)
     }
 
     fn clear(&mut self) {
         self.pending.clear();
         self.paths.clear();
+        self.moves.clear();
+        self.root = None;
         self.rows = 0;
+        self.claimed = 0;
         self.children.clear();
         self.ends.clear();
+        self.returns.clear();
     }
 
-    /// Makes the leaves' children ready from the evaluator's `policy` (the moves `eval`
-    /// keeps, each with `exp(logit - max)`), without the tree: threads that share a tree do
-    /// this outside its lock; [`PuctTree::backup_from`] uses them.
+    /// Makes the leaves ready for [`PuctTree::backup_from`] from the evaluator's answers (see
+    /// [`PuctTree::backup`]), without the tree: their children (the moves `eval` keeps, with
+    /// the softmax of their logits as priors, shuffled) and their returns (mixed with a
+    /// playout by `playout_mix`, [`PuctConfig::playout_mix`]). Threads that share a tree do
+    /// this outside its lock, drawing from `rng`; one tree does it in its backup, from its own.
+    #[allow(clippy::too_many_arguments)]
     pub fn prepare<G: Game<State = S>, E: Evaluate<G>>(
         &mut self,
         game: &G,
         eval: &E,
         policy: &[f32],
+        values: &[f32],
+        playout_mix: f64,
+        rng: &mut Rng,
     ) {
         let a_len = game.num_actions();
+        let n = game.num_players();
         self.children.clear();
         self.ends.clear();
+        self.returns.clear();
         let mut actions = ActionList::new();
-        let leaves = self.pending.iter().filter(|p| p.node != NONE);
-        for (row, p) in leaves.enumerate() {
+        let mut weights: Vec<(Action, f64)> = Vec::new();
+        for (row, p) in row_leaves(&self.pending).enumerate() {
+            let mut r: Returns = [0.0; MAX_PLAYERS];
+            for (k, &x) in values[row * n..(row + 1) * n].iter().enumerate() {
+                r[(p.to_move as usize + k) % n] = (x as f64).clamp(-1.0, 1.0);
+            }
+            if playout_mix > 0.0 {
+                let played = eval.playout(game, &p.state, rng);
+                for (x, y) in r[..n].iter_mut().zip(&played[..n]) {
+                    *x = (1.0 - playout_mix) * *x + playout_mix * y.clamp(-1.0, 1.0);
+                }
+            }
+            self.returns.push(r);
             let logits = &policy[row * a_len..(row + 1) * a_len];
             actions.clear();
             game.legal_actions(&p.state, &mut actions);
@@ -251,13 +303,53 @@ impl<S> Batch<S> {
                 .iter()
                 .map(|&a| logits[a as usize] as f64)
                 .fold(f64::NEG_INFINITY, f64::max);
-            self.children.extend(
+            weights.clear();
+            weights.extend(
                 actions
                     .iter()
                     .map(|&a| (a, (logits[a as usize] as f64 - max).exp())),
             );
+            // A random order breaks ties between equal children.
+            rng.shuffle(&mut weights);
+            let sum: f64 = weights.iter().map(|c| c.1).sum();
+            self.children
+                .extend(weights.iter().map(|&(a, w)| (a, (w / sum) as f32)));
             self.ends.push(self.children.len());
         }
+    }
+
+    /// Works out the positions of the leaves of [`PuctTree::select_deferred`], without the
+    /// tree: each is valued exactly when it is over or `eval` solves it
+    /// ([`Evaluate::exact`]), else it becomes a row. Returns the rows.
+    pub fn resolve<G: Game<State = S>, E: Evaluate<G>>(&mut self, game: &G, eval: &E) -> usize
+    where
+        S: Copy,
+    {
+        let Some(root) = self.root else {
+            return self.rows;
+        };
+        for p in self
+            .pending
+            .iter_mut()
+            .filter(|p| p.leaf == Leaf::Unresolved)
+        {
+            let mut s = root;
+            // The first node is the root.
+            for &a in &self.moves[p.path.0 as usize + 1..p.path.1 as usize] {
+                game.apply(&mut s, a);
+            }
+            p.state = s;
+            p.leaf = if game.is_over(&s) {
+                Leaf::Exact(game.returns(&s))
+            } else if let Some(r) = eval.exact(game, &s) {
+                Leaf::Exact(r)
+            } else {
+                p.to_move = game.to_move(&s).unwrap_or(0) as u8;
+                self.rows += 1;
+                Leaf::Row
+            };
+        }
+        self.rows
     }
 
     /// Writes the leaves' observations (from the player to move) and legal masks, one row
@@ -266,8 +358,7 @@ impl<S> Batch<S> {
         let obs_len = game.observation_len();
         let a_len = game.num_actions();
         let mut actions = ActionList::new();
-        let leaves = self.pending.iter().filter(|p| p.node != NONE);
-        for (row, p) in leaves.enumerate() {
+        for (row, p) in row_leaves(&self.pending).enumerate() {
             let o = &mut obs[row * obs_len..(row + 1) * obs_len];
             game.write_observation(&p.state, p.to_move as usize, o);
             let m = &mut mask[row * a_len..(row + 1) * a_len];
@@ -350,6 +441,11 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// The settings.
     pub fn config(&self) -> &PuctConfig {
         &self.config
+    }
+
+    /// A seed drawn from this tree's random numbers, for the threads that share it.
+    pub(crate) fn draw_seed(&mut self) -> u64 {
+        self.rng.next_u64()
     }
 
     /// Sets the Dirichlet noise of the next searches (self-play turns it off for fast
@@ -521,35 +617,49 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     }
 
     /// The selection of [`PuctTree::gather`] into a batch of the caller's (which must be
-    /// empty), at most `room` leaves, without writing their rows ([`Batch::write_rows`]):
-    /// threads sharing a tree select under its lock and write outside it. Other batches may be
-    /// out: their leaves count as collisions, their rows against the iteration budget. Returns
-    /// the rows; hand the batch back to [`PuctTree::backup_from`].
+    /// empty), at most `room` leaves, without writing their rows ([`Batch::write_rows`]).
+    /// Other batches may be out: their leaves count as collisions, their rows against the
+    /// iteration budget. Returns the rows; hand the batch back to [`PuctTree::backup_from`].
     pub fn select_into(&mut self, batch: &mut Batch<G::State>, room: usize) -> usize {
+        self.select(batch, room, false);
+        batch.rows
+    }
+
+    /// [`PuctTree::select_into`] that leaves the leaves' positions to be worked out later,
+    /// by [`Batch::resolve`]: threads sharing a tree select under its lock and resolve the
+    /// leaves (the moves along their paths, the game evaluation's exact values) and write
+    /// their rows outside it. Returns the leaves claimed, rows and exact ones together.
+    pub fn select_deferred(&mut self, batch: &mut Batch<G::State>, room: usize) -> usize {
+        self.select(batch, room, true);
+        batch.claimed
+    }
+
+    fn select(&mut self, batch: &mut Batch<G::State>, room: usize, defer: bool) {
         batch.clear();
         if self.done {
-            return 0;
+            return;
         }
         let game = self.game.clone();
         let game = &*game;
         let want = self.config.batch_size.min(room);
         if want == 0 {
-            return 0;
+            return;
         }
         let root_state = self.tree.root.expect("start() sets the root");
+        batch.root = Some(root_state);
         match self.tree.nodes[0].kind {
             // Another batch has the root.
-            Kind::Pending => return 0,
+            Kind::Pending => return,
             Kind::Expanded => {}
             _ => {
                 // The root first, alone: its children need its priors.
-                self.push_leaf(batch, 0, root_state, &[0]);
-                return batch.rows;
+                self.push_leaf(batch, 0, root_state, &[0], Leaf::Row);
+                return;
             }
         }
         if self.root_settled() || self.tree.nodes.len() >= self.limits.nodes {
             self.done = true;
-            return 0;
+            return;
         }
         let rule = Rule::Puct(self.config.exploration);
         // Each attempt adds a row, backs up an exact leaf, or collides; bound them so that a
@@ -558,7 +668,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         let max_attempts = 4 * want + 64;
         let mut collisions = 0;
         let mut path: Vec<u32> = Vec::with_capacity(64);
-        while batch.rows < want
+        while batch.claimed < want
             && attempts < max_attempts
             && collisions < want
             && self.iterations + self.in_flight < self.limits.iterations
@@ -573,11 +683,13 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                     Some(g) if i == 0 => g.select(&self.tree),
                     _ => self.tree.select(i, rule),
                 };
-                game.apply(&mut s, self.tree.nodes[c].action);
+                if !defer {
+                    game.apply(&mut s, self.tree.nodes[c].action);
+                }
                 path.push(c as u32);
                 i = c;
             }
-            if self.tree.nodes[i].kind == Kind::Unseen {
+            if self.tree.nodes[i].kind == Kind::Unseen && !defer {
                 self.tree.solve(i, game, &*self.eval, &s);
             }
             match self.tree.nodes[i].kind {
@@ -588,15 +700,15 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 }
                 Kind::Pending => {
                     collisions += 1;
-                    self.hold(batch, NONE, s, 0, &path);
+                    self.hold(batch, NONE, s, 0, &path, Leaf::Collision);
                 }
-                _ => self.push_leaf(batch, i, s, &path),
+                _ if defer => self.push_leaf(batch, i, s, &path, Leaf::Unresolved),
+                _ => self.push_leaf(batch, i, s, &path, Leaf::Row),
             }
         }
         if self.iterations >= self.limits.iterations {
             self.done = true;
         }
-        batch.rows
     }
 
     /// Whether every child of the root is valued exactly: more search changes nothing.
@@ -606,20 +718,32 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             && nodes[0].children().all(|c| nodes[c].kind == Kind::Solved)
     }
 
-    /// Marks `i` pending and adds it to `batch`, with a virtual loss along `path`.
-    fn push_leaf(&mut self, batch: &mut Batch<G::State>, i: usize, s: G::State, path: &[u32]) {
-        let to_move = self
-            .game
-            .to_move(&s)
-            .expect("a pending leaf is not over (finished positions are solved)");
+    /// Marks `i` pending and adds it to `batch` (a row, or a leaf to resolve at `s`'s
+    /// place), with a virtual loss along `path`.
+    fn push_leaf(
+        &mut self,
+        batch: &mut Batch<G::State>,
+        i: usize,
+        s: G::State,
+        path: &[u32],
+        leaf: Leaf,
+    ) {
+        let to_move = match leaf {
+            Leaf::Row => self
+                .game
+                .to_move(&s)
+                .expect("a pending leaf is not over (finished positions are solved)"),
+            _ => 0,
+        };
         self.tree.nodes[i].kind = Kind::Pending;
-        self.hold(batch, i as u32, s, to_move as u8, path);
-        batch.rows += 1;
+        self.hold(batch, i as u32, s, to_move as u8, path, leaf);
+        batch.rows += usize::from(leaf == Leaf::Row);
+        batch.claimed += 1;
         self.in_flight += 1;
     }
 
-    /// Keeps a virtual loss along `path` until the batch is backed up: for the leaf `node`
-    /// sent to the evaluator, or for a collision (`NONE`).
+    /// Keeps a virtual loss along `path` until the batch is backed up: for the leaf `node`,
+    /// or for a collision (`NONE`).
     fn hold(
         &mut self,
         batch: &mut Batch<G::State>,
@@ -627,12 +751,18 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         state: G::State,
         to_move: u8,
         path: &[u32],
+        leaf: Leaf,
     ) {
         let start = batch.paths.len() as u32;
         batch.paths.extend_from_slice(path);
+        let nodes = &self.tree.nodes;
+        batch
+            .moves
+            .extend(path.iter().map(|&j| nodes[j as usize].action));
         self.tree.add_virtual_loss(path);
         batch.pending.push(Pending {
             node,
+            leaf,
             state,
             to_move,
             path: (start, batch.paths.len() as u32),
@@ -650,36 +780,37 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     }
 
     /// [`PuctTree::backup`] of a batch of [`PuctTree::select_into`]; the batch is emptied.
-    /// Its children are made ready here unless [`Batch::prepare`] did it.
+    /// Its leaves are made ready here, from this tree's random numbers, unless
+    /// [`Batch::prepare`] did it.
     pub fn backup_from(&mut self, batch: &mut Batch<G::State>, policy: &[f32], values: &[f32]) {
         if batch.ends.len() != batch.rows {
-            batch.prepare(&*self.game, &*self.eval, policy);
+            let mix = self.config.playout_mix;
+            batch.prepare(&*self.game, &*self.eval, policy, values, mix, &mut self.rng);
         }
-        let n = self.game.num_players();
         let mut row = 0;
-        let mut children = std::mem::take(&mut batch.children);
         for p in &batch.pending {
             let path = &batch.paths[p.path.0 as usize..p.path.1 as usize];
             self.tree.remove_virtual_loss(path);
-            if p.node == NONE {
-                continue;
-            }
-            let start = if row == 0 { 0 } else { batch.ends[row - 1] };
-            let kids = &mut children[start..batch.ends[row]];
-            let v = &values[row * n..(row + 1) * n];
-            row += 1;
-            let mut r: Returns = [0.0; MAX_PLAYERS];
-            for (k, &x) in v.iter().enumerate() {
-                r[(p.to_move as usize + k) % n] = (x as f64).clamp(-1.0, 1.0);
-            }
-            let lambda = self.config.playout_mix;
-            if lambda > 0.0 {
-                let played = self.eval.playout(&*self.game, &p.state, &mut self.rng);
-                for (x, y) in r[..n].iter_mut().zip(&played[..n]) {
-                    *x = (1.0 - lambda) * *x + lambda * y.clamp(-1.0, 1.0);
+            let i = p.node as usize;
+            match p.leaf {
+                Leaf::Row => {}
+                Leaf::Exact(r) => {
+                    self.tree.keep_value(i, Kind::Solved, r);
+                    self.tree.add_visit(path, &r);
+                    self.iterations += 1;
+                    continue;
+                }
+                Leaf::Collision => continue,
+                // Never resolved (a caller's slip): it is left to a later selection.
+                Leaf::Unresolved => {
+                    self.tree.nodes[i].kind = Kind::Unseen;
+                    continue;
                 }
             }
-            let i = p.node as usize;
+            let start = if row == 0 { 0 } else { batch.ends[row - 1] };
+            let kids = &batch.children[start..batch.ends[row]];
+            let r = batch.returns[row];
+            row += 1;
             if i == 0 {
                 self.root_raw = Some(r[p.to_move as usize]);
             }
@@ -691,8 +822,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 self.iterations += 1;
             }
         }
-        batch.children = children;
-        self.in_flight -= batch.rows as u64;
+        self.in_flight -= batch.claimed as u64;
         batch.clear();
         if self.iterations >= self.limits.iterations {
             self.done = true;
@@ -715,14 +845,14 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 self.tree.nodes[p.node as usize].kind = Kind::Unseen;
             }
         }
-        self.in_flight -= batch.rows as u64;
+        self.in_flight -= batch.claimed as u64;
         batch.clear();
         self.stop(true);
     }
 
-    /// Expands `i` with `children` (moves and unnormalised priors, [`Batch::prepare`]);
-    /// false when the tree has no room (the root is always expanded).
-    fn expand(&mut self, i: usize, mover: u8, children: &mut [(Action, f64)]) -> bool {
+    /// Expands `i` with `children` (moves and priors, [`Batch::prepare`]); false when the
+    /// tree has no room (the root is always expanded).
+    fn expand(&mut self, i: usize, mover: u8, children: &[(Action, f32)]) -> bool {
         if !self
             .tree
             .reserve(i, children.len(), self.config.nodes_per_tree())
@@ -730,11 +860,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         {
             return false;
         }
-        // A random order breaks ties between equal children.
-        self.rng.shuffle(children);
-        let sum: f64 = children.iter().map(|c| c.1).sum();
-        let priors = children.iter().map(|&(a, w)| (a, (w / sum) as f32));
-        self.tree.expand(i, mover, priors);
+        self.tree.expand(i, mover, children.iter().copied());
         if i == 0 {
             self.add_noise();
             self.start_gumbel();

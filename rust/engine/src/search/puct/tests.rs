@@ -943,6 +943,61 @@ fn threads_sharing_a_tree_keep_the_budget_and_find_the_win() {
 }
 
 #[test]
+fn threads_sharing_a_tree_value_exact_leaves_outside_the_lock_without_the_evaluator() {
+    use crate::search::forest::{drive_parallel, SharedTree};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Nim positions of at most 6 stones are solved by the game evaluation; the evaluator
+    // counts the rows it values, and must never see one of those.
+    struct SmallExact;
+    impl Evaluate<Nim> for SmallExact {
+        fn exact(&self, _g: &Nim, s: &NimState) -> Option<Returns> {
+            (s.stones <= 6).then(|| {
+                let mut r = [0.0; MAX_PLAYERS];
+                r[s.to_move as usize] = if s.stones % 4 != 0 { 1.0 } else { -1.0 };
+                r[1 - s.to_move as usize] = -r[s.to_move as usize];
+                r
+            })
+        }
+    }
+    let nim = Nim { players: 2 };
+    let rows = Arc::new(AtomicUsize::new(0));
+    let mut perfect = nim_perfect(2);
+    let counted = rows.clone();
+    let ev = PerLeaf {
+        game: &nim,
+        f: move |g: &Nim, s: &NimState| {
+            assert!(s.stones > 6, "an exact leaf went to the evaluator");
+            counted.fetch_add(1, Ordering::Relaxed);
+            perfect(g, s)
+        },
+    };
+    for threads in [1, 2, 3] {
+        rows.store(0, Ordering::Relaxed);
+        let config = PuctConfig {
+            batch_size: 4,
+            ..Default::default()
+        };
+        let t = PuctTree::new(Arc::new(nim.clone()), Arc::new(SmallExact), config, 2);
+        let budget = Budget::iterations(400);
+        let shared = SharedTree::start(t, &nim.start(11), &budget, StopFlag::new()).unwrap();
+        drive_parallel(&mut shared.workers(threads), &ev, || true).unwrap();
+        let (r, kept) = shared.finish();
+        assert_eq!(r.best + 1, 11 % 4, "{threads} threads: {r:?}");
+        assert_eq!(r.iterations, 400);
+        assert_eq!(r.visits.iter().map(|v| v.1).sum::<u64>(), 400);
+        // The root and some leaves were the evaluator's, far from all of them.
+        let valued = rows.load(Ordering::Relaxed);
+        assert!(
+            (2..200).contains(&valued),
+            "{threads} threads: {valued} rows"
+        );
+        assert!(kept.tree.nodes.iter().all(|n| n.pending == 0));
+        assert!(kept.tree.nodes.iter().any(|n| n.kind == Kind::Solved));
+        assert_eq!(kept.in_flight, 0);
+    }
+}
+
+#[test]
 fn a_forest_split_over_threads_gives_each_tree_its_own_result() {
     use crate::search::forest::drive_parallel;
     let game = TicTacToe;

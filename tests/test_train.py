@@ -289,6 +289,34 @@ def test_a_net_of_the_hand_written_terms_computes_in_the_engine_what_it_trained(
         train_nnue(game, NnueSettings(out=str(tmp_path / "b"), width=0))
 
 
+@needs_jax
+def test_nnue_training_in_rounds_plays_the_same_games_and_checks_after_each_round(tmp_path):
+    from pingvinas.train_nnue import NnueSettings, train_nnue
+
+    game = pv.Fish()
+    kw = dict(games=5, depth=1, width=0, terms=True, hidden=(4,), steps=10, batch=32, seed=4)
+    train_nnue(game, NnueSettings(out=str(tmp_path / "one"), **kw))
+    s = NnueSettings(out=str(tmp_path / "three"), rounds=3, check_games=1, check_time=0.005, **kw)
+    net = train_nnue(game, s)
+    one = json.loads((tmp_path / "one" / "log.jsonl").read_text().splitlines()[0])
+    lines = (tmp_path / "three" / "log.jsonl").read_text().splitlines()
+    record, events = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+    # The rounds together play the games of one round: the same positions.
+    assert record["positions"] == one["positions"]
+    rounds = [e for e in events if e["event"] == "round"]
+    assert [(e["games"], e["step"]) for e in rounds] == [(1, 3), (3, 6), (5, 10)]
+    assert rounds[0]["positions"] < rounds[1]["positions"] < record["positions"]
+    # A check before training and after each round, in training minutes that grow.
+    checks = [e for e in events if e["event"] == "check"]
+    assert [c["step"] for c in checks] == [0, 3, 6, 10]
+    minutes = [c["minutes"] for c in checks]
+    assert minutes == sorted(minutes)
+    again = NnueSettings(**{**s.__dict__, "out": str(tmp_path / "again"), "check_games": 0})
+    assert train_nnue(game, again).to_bytes() == net.to_bytes()
+    with pytest.raises(ValueError, match="rounds = 6"):
+        train_nnue(game, NnueSettings(**{**kw, "out": str(tmp_path / "b"), "rounds": 6}))
+
+
 def test_nnue_training_holds_out_whole_games():
     # A game's positions share its board, which a net learns by heart: rows held out from the
     # games it trains on would measure that, not how it does on new boards.

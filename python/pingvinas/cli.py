@@ -302,6 +302,7 @@ def cmd_train(args: argparse.Namespace) -> None:
                 width=args.width,
                 hidden=tuple(args.hidden),
                 terms=args.terms,
+                rounds=args.rounds,
                 check_games=args.check_games,
                 check_time=args.check_time,
                 steps=args.steps,
@@ -362,7 +363,7 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         default="mlp",
         help="mlp: a policy-and-value net by Gumbel self-play (the default); nnue: a residual "
         "NNUE evaluation for alpha-beta from alpha-beta's games (--games, --depth, --explore, "
-        "--search-value-mix, --width, --terms, --hidden, --steps, --batch, --lr)",
+        "--search-value-mix, --width, --terms, --hidden, --rounds, --steps, --batch, --lr)",
     )
     p.add_argument(
         "--depth", type=_int_in(1, 64), default=3, help="nnue: alpha-beta's depth in its games (3)"
@@ -383,6 +384,13 @@ def train_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--terms",
         action="store_true",
         help="nnue: the first dense layer also reads the hand-written evaluation's terms",
+    )
+    p.add_argument(
+        "--rounds",
+        type=_int_in(1, 100_000),
+        default=1,
+        help="nnue: make the games and take the steps in this many rounds, each training on "
+        "every position so far, with a check after each (1)",
     )
     p.add_argument(
         "--generations",

@@ -49,8 +49,13 @@ class NnueSettings:
     width: int = 64
     hidden: tuple[int, ...] = (32,)
     terms: bool = False
-    #: Games against plain MCTS and against ``alphabeta`` (each) at each of the 5 checks (before
-    #: training, after each quarter of the steps), at ``check_time`` a move: 0 for none.
+    #: The games are made, and the steps taken, in this many rounds: each round plays its share
+    #: of the games, then trains its share of the steps on every position so far, so that the
+    #: learning curve shows strength by training minute.
+    rounds: int = 1
+    #: Games against plain MCTS and against ``alphabeta`` (each) at each check, at
+    #: ``check_time`` a move (0: no checks): before training, then after each quarter of the
+    #: steps (one round) or after each round.
     check_games: int = 0
     check_time: float = 0.1
     steps: int = 2000
@@ -73,11 +78,22 @@ class NnueSamples:
 
 
 def nnue_samples(
-    game: Game, net: NnueNet, games: int, depth: int, explore: float, mix: float, seed: int
+    game: Game,
+    net: NnueNet,
+    games: int,
+    depth: int,
+    explore: float,
+    mix: float,
+    seed: int,
+    first: int = 0,
+    rng: Optional[np.random.Generator] = None,
 ) -> NnueSamples:
     """Rows from ``games`` seeded games of alpha-beta at ``depth`` (a random move at a share
     ``explore`` of the plies); the target is ``(1 - mix) * outcome + mix * search score``
-    (two players: the score ``v`` is ``[v, -v]``; more: the mover's seat only)."""
+    (two players: the score ``v`` is ``[v, -v]``; more: the mover's seat only).
+
+    The games are numbers ``first`` on, their random moves drawn from ``rng`` (by default a
+    fresh one of ``seed``): calls in turn with one ``rng`` make the rows of one call."""
     from .searcher import Searcher
 
     if not isinstance(game, Fish):
@@ -87,8 +103,8 @@ def nnue_samples(
     search: list[Any] = []
     outcomes: list[Any] = []
     game_of: list[int] = []
-    rng = np.random.default_rng(seed)
-    for g in range(games):
+    rng = np.random.default_rng(seed) if rng is None else rng
+    for g in range(first, first + games):
         state = game.new_state(seed=game_seed(seed, g, 0))
         searcher = Searcher("alphabeta", depth=depth, seed=game_seed(seed, g, 1))
         movers: list[int] = []
@@ -137,8 +153,18 @@ def split_by_game(
     Held out by game, not by position: a game's positions share its board, which a net learns by
     heart (``--games 200 --depth 3 --hidden 32 --steps 2000``: held-out positions of the
     training games 0.05, positions of unseen games 0.41, the hand-written estimate 0.32)."""
-    is_held = np.isin(game_of, rng.permutation(games)[: games // 10])
+    return split_rows(game_of, rng.permutation(games)[: games // 10])
+
+
+def split_rows(game_of: np.ndarray, held_games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the games ``held_games``, and the others."""
+    is_held = np.isin(game_of, held_games)
     return np.flatnonzero(is_held), np.flatnonzero(~is_held)
+
+
+def _joined(parts: list[NnueSamples]) -> NnueSamples:
+    fields = ("features", "scores", "estimate", "terms", "target", "game")
+    return NnueSamples(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))
 
 
 def init_params(
@@ -205,7 +231,9 @@ def to_net(game: Fish, params: Any) -> NnueNet:
 
 def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]] = None) -> NnueNet:
     """Makes the samples, trains the net on them (AdamW, squared error per seat), writes
-    ``net.safetensors`` and ``log.jsonl`` to ``s.out`` and returns the net."""
+    ``net.safetensors`` and ``log.jsonl`` to ``s.out`` and returns the net. In ``s.rounds``
+    rounds (see :class:`NnueSettings`), the net kept is that of the best held-out loss of the
+    last round."""
     from .train import _jax
 
     jax, jnp, optax = _jax()
@@ -213,6 +241,8 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         raise ValueError("an NnueNet reads Fish boards")
     if s.games < 1 or s.depth < 1 or s.steps < 0 or s.batch < 1 or s.width < 0:
         raise ValueError("games, depth and batch must be at least 1, steps and width at least 0")
+    if not 1 <= s.rounds <= s.games:
+        raise ValueError(f"rounds = {s.rounds}: expected 1 to games ({s.games})")
     if s.width == 0 and not s.terms:
         raise ValueError("a net of width 0 reads the hand-written terms only: give terms=True")
     if not 0 <= s.explore <= 1 or not 0 <= s.search_mix <= 1:
@@ -223,43 +253,14 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     start = time.monotonic()
     players = game.players
     probe = NnueNet.random(game, 1, [1], seed=0)
-    data = nnue_samples(game, probe, s.games, s.depth, s.explore, s.search_mix, s.seed)
-    made = time.monotonic() - start
-    n, _, features = data.features.shape
-    say(f"{n} positions from {s.games} games in {made:.0f} s")
-    terms = data.terms.shape[2] if s.terms else 0
-    params = init_params(
-        jax, jax.random.PRNGKey(s.seed), features, players, s.width, s.hidden, terms
-    )
     opt = optax.adamw(s.lr, weight_decay=1e-4)
-    state = opt.init(params)
-    # A net of width 0 reads no cell features: not worth their memory.
-    cells = data.features.astype(np.float32) if s.width else np.zeros((n, players, 0), np.float32)
-    inputs = [cells, data.scores, data.estimate, data.terms if s.terms else None, data.target]
-    arrays = [None if x is None else jnp.asarray(x) for x in inputs]
-
-    def loss(p: Any, rows: Any) -> Any:
-        f, sc, e, tm, target = (None if x is None else x[rows] for x in arrays)
-        return jnp.mean((forward(jnp, p, f, sc, e, tm) - target) ** 2)
-
-    def raw_step(p: Any, st: Any, rows: Any) -> Any:
-        value, grads = jax.value_and_grad(loss)(p, rows)
-        updates, st = opt.update(grads, st, p)
-        return optax.apply_updates(p, updates), st, value
-
-    step = jax.jit(raw_step)
-
     rng = np.random.default_rng(s.seed)
-    held, train_rows = split_by_game(data.game, s.games, rng)
-    held = held if len(held) else train_rows
-
-    held_chunk = jax.jit(loss)
-
-    def held_loss(p: Any) -> float:
-        chunks = np.array_split(held, -(-len(held) // 4096))
-        return float(sum(held_chunk(p, c) * len(c) for c in chunks) / len(held))
+    held_games = rng.permutation(s.games)[: s.games // 10]
+    explore_rng = np.random.default_rng(s.seed)
+    parts: list[NnueSamples] = []
 
     checks: list[dict[str, Any]] = []
+    rounds: list[dict[str, Any]] = []
     checking = 0.0  # seconds of checks, not training time
 
     def check(k: int, p: Any) -> None:
@@ -280,23 +281,96 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
             f"{result['alphabeta']['score']:.2f} ({s.check_games} games each)"
         )
 
-    # Stopped early: the parameters of the best held-out loss, checked ten times.
-    before = best = held_loss(params)
-    kept, kept_step = params, 0
-    check(0, params)
-    quarters = {s.steps * q // 4 for q in (1, 2, 3)} - {0, s.steps}
-    for k in range(s.steps):
-        rows = rng.choice(train_rows, size=min(s.batch, len(train_rows)), replace=False)
-        params, state, value = step(params, state, rows)
-        if (k + 1) % max(1, s.steps // 10) == 0 or k + 1 == s.steps:
-            now = held_loss(params)
-            if now < best:
-                best, kept, kept_step = now, params, k + 1
-            say(f"step {k + 1}: training loss {float(value):.4f}, held out {now:.4f}")
-        if k + 1 in quarters:
-            check(k + 1, params)
+    done = 0  # steps taken
+    for r in range(s.rounds):
+        first, last = s.games * r // s.rounds, s.games * (r + 1) // s.rounds
+        began = time.monotonic()
+        parts.append(
+            nnue_samples(
+                game,
+                probe,
+                last - first,
+                s.depth,
+                s.explore,
+                s.search_mix,
+                s.seed,
+                first,
+                explore_rng,
+            )
+        )
+        data = _joined(parts)
+        n = len(data.target)
+        if r == 0:
+            terms = data.terms.shape[2] if s.terms else 0
+            params = init_params(
+                jax,
+                jax.random.PRNGKey(s.seed),
+                data.features.shape[2],
+                players,
+                s.width,
+                s.hidden,
+                terms,
+            )
+            initial, state = params, opt.init(params)
+        say(f"{n} positions from {last} games ({time.monotonic() - began:.0f} s)")
+        # A net of width 0 reads no cell features: not worth their memory.
+        cells = (
+            data.features.astype(np.float32) if s.width else np.zeros((n, players, 0), np.float32)
+        )
+        inputs = [cells, data.scores, data.estimate, data.terms if s.terms else None, data.target]
+        arrays = [None if x is None else jnp.asarray(x) for x in inputs]
+
+        def loss(p: Any, rows: Any, arrays: Any = arrays) -> Any:
+            f, sc, e, tm, target = (None if x is None else x[rows] for x in arrays)
+            return jnp.mean((forward(jnp, p, f, sc, e, tm) - target) ** 2)
+
+        def raw_step(p: Any, st: Any, rows: Any, loss: Any = loss) -> Any:
+            value, grads = jax.value_and_grad(loss)(p, rows)
+            updates, st = opt.update(grads, st, p)
+            return optax.apply_updates(p, updates), st, value
+
+        step = jax.jit(raw_step)
+        held, train_rows = split_rows(data.game, held_games)
+        held = held if len(held) else train_rows
+        held_chunk = jax.jit(loss)
+
+        def held_loss(p: Any, held: Any = held, held_chunk: Any = held_chunk) -> float:
+            chunks = np.array_split(held, -(-len(held) // 4096))
+            return float(sum(held_chunk(p, c) * len(c) for c in chunks) / len(held))
+
+        # Stopped early: the parameters of the best held-out loss, checked ten times a round.
+        best = held_loss(params)
+        kept, kept_step = params, done
+        if r == 0:
+            check(0, params)
+        steps = s.steps * (r + 1) // s.rounds - done
+        quarters = {steps * q // 4 for q in (1, 2, 3)} - {0, steps} if s.rounds == 1 else set()
+        for k in range(steps):
+            rows = rng.choice(train_rows, size=min(s.batch, len(train_rows)), replace=False)
+            params, state, value = step(params, state, rows)
+            if (k + 1) % max(1, steps // 10) == 0 or k + 1 == steps:
+                now = held_loss(params)
+                if now < best:
+                    best, kept, kept_step = now, params, done + k + 1
+                say(f"step {done + k + 1}: training loss {float(value):.4f}, held out {now:.4f}")
+            if k + 1 in quarters:
+                check(done + k + 1, params)
+        done += steps
+        minutes = (time.monotonic() - start - checking) / 60
+        rounds.append(
+            {
+                "event": "round",
+                "round": r + 1,
+                "games": last,
+                "positions": n,
+                "step": done,
+                "held_out_loss": best,
+                "minutes": minutes,
+            }
+        )
+        check(done, kept)
     params, after = kept, best
-    check(s.steps, params)
+    before = held_loss(initial)
     net = to_net(game, params)
     net.save(out / "net.safetensors")
     record = {
@@ -308,7 +382,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         "kept_step": kept_step,
         "seconds": time.monotonic() - start - checking,
     }
-    lines = [record, *checks]
+    lines = [record, *(rounds if s.rounds > 1 else []), *checks]
     (out / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     if checks:
         from ._curve import write_curve

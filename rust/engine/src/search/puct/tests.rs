@@ -1107,3 +1107,103 @@ fn playout_mix_is_checked_and_zero_changes_nothing() {
     };
     assert_ne!(run_with(0.0), run_with(0.5));
 }
+
+/// Every node marked ordered has its children highest prior first and its visited ones (or
+/// under way) before the others: what lets selection stop at the first unvisited child.
+fn assert_ordered_nodes_hold<G: Game, E>(t: &PuctTree<G, E>) -> usize {
+    use crate::search::tree::Node;
+    let nodes = &t.tree.nodes;
+    let mut ordered = 0;
+    for (i, n) in nodes.iter().enumerate().filter(|(_, n)| n.ordered()) {
+        ordered += 1;
+        let kids: Vec<_> = n.children().map(|c| &nodes[c]).collect();
+        assert!(
+            kids.windows(2).all(|w| w[0].prior >= w[1].prior),
+            "node {i}"
+        );
+        let seen = |c: &&Node<u32>| c.visits + c.pending > 0;
+        let first_unseen = kids.iter().position(|c| !seen(c)).unwrap_or(kids.len());
+        assert!(kids[first_unseen..].iter().all(|c| !seen(c)), "node {i}");
+    }
+    ordered
+}
+
+#[test]
+fn selection_stops_at_the_first_unvisited_child_only_where_the_children_are_ordered() {
+    use crate::search::forest::{drive_parallel, SharedTree};
+    let game = FishGame::new(Rules::standard(2).unwrap(), crate::fish::Board::standard(3));
+    // Logits from the position's hash: many different priors, the same for every thread.
+    let hashed = |g: &FishGame, s: &crate::fish::FishState| {
+        let mut rng = Rng::new(g.hash(s));
+        let logits = (0..g.num_actions())
+            .map(|_| rng.unit() as f32 * 4.0)
+            .collect();
+        let mut r = [0.0; MAX_PLAYERS];
+        r[0] = rng.unit() * 2.0 - 1.0;
+        r[1] = -r[0];
+        (logits, r)
+    };
+    let ev = PerLeaf {
+        game: &game,
+        f: hashed,
+    };
+    for (dirichlet, threads) in [(None, 1), (Some((0.3, 0.25)), 1), (None, 2), (None, 3)] {
+        let config = PuctConfig {
+            batch_size: 8,
+            dirichlet,
+            ..Default::default()
+        };
+        let t = tree(&game, config, 3);
+        let budget = Budget::iterations(1500);
+        let start = game.initial_state();
+        let shared = SharedTree::start(t, &start, &budget, StopFlag::new()).unwrap();
+        drive_parallel(&mut shared.workers(threads), &ev, || true).unwrap();
+        let (r, t) = shared.finish();
+        assert_eq!(r.iterations, 1500);
+        assert!(assert_ordered_nodes_hold(&t) > 50, "{threads} threads");
+        // Noise leaves the root's priors out of order.
+        assert_eq!(t.tree.nodes[0].ordered(), dirichlet.is_none());
+    }
+    // Leaves taken back unvisited (a search aborted with a batch out, as on an evaluator's
+    // error): their parents are no longer ordered, and a search on the kept tree keeps the
+    // rule.
+    let mut t = tree(&game, PuctConfig::default(), 5);
+    t.start(&game.initial_state(), &Budget::iterations(200))
+        .unwrap();
+    let (o, a) = (game.observation_len(), game.num_actions());
+    let (mut obs, mut mask) = (vec![0.0; 32 * o], vec![false; 32 * a]);
+    let (mut policy, mut values) = (vec![0.0; 32 * a], vec![0.0; 32 * 2]);
+    for round in 0.. {
+        let rows = t.gather(&mut obs, &mut mask);
+        let states: Vec<_> = t.pending_states().copied().collect();
+        if round == 4 {
+            assert!(rows > 1);
+            t.abort();
+            break;
+        }
+        for (row, s) in states.iter().enumerate() {
+            let (logits, r) = hashed(&game, s);
+            policy[row * a..(row + 1) * a].copy_from_slice(&logits);
+            values[row * 2..row * 2 + 2].copy_from_slice(&[r[0] as f32, r[1] as f32]);
+        }
+        t.backup(&policy, &values);
+    }
+    assert!(t.tree.nodes.iter().all(|n| n.pending == 0));
+    assert_ordered_nodes_hold(&t);
+    assert!(t
+        .tree
+        .nodes
+        .iter()
+        .any(|n| n.kind == Kind::Expanded && !n.ordered()));
+    let mut forest = Forest::new(vec![t]).unwrap();
+    let r = run(
+        &mut forest,
+        &[game.initial_state()],
+        &Budget::iterations(500),
+        StopFlag::new(),
+        &mut ev.clone(),
+    )
+    .unwrap();
+    assert_eq!(r[0].iterations, 500);
+    assert_ordered_nodes_hold(&forest.trees[0]);
+}

@@ -12,9 +12,13 @@ from xml.sax.saxutils import escape
 COLOURS = {"mcts": "#1f77b4", "alphabeta": "#d62728"}
 
 
-def curve_svg(checks: Sequence[dict[str, Any]], title: str = "") -> str:
+#: What the training minutes of ``pingvinas train`` count.
+MINUTES = "training minutes (self-play and updates)"
+
+
+def curve_svg(checks: Sequence[dict[str, Any]], title: str = "", minutes: str = MINUTES) -> str:
     """The picture of the ``"check"`` events of a training log (each with ``minutes`` and, per
-    opponent, ``score``, ``low`` and ``high``)."""
+    opponent, ``score``, ``low`` and ``high``); ``minutes`` labels the horizontal axis."""
     w, h, left, right, top, bottom = 640, 400, 60, 120, 40, 50
     pw, ph = w - left - right, h - top - bottom
     span = max([float(c["minutes"]) for c in checks] + [1e-9])
@@ -42,8 +46,7 @@ def curve_svg(checks: Sequence[dict[str, Any]], title: str = "") -> str:
         parts.append(f'<text x="{x(m)}" y="{top + ph + 18}" text-anchor="middle">{m:.1f}</text>')
     parts += [
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>',
-        f'<text x="{left + pw / 2}" y="{h - 10}" text-anchor="middle">'
-        "training minutes (self-play and updates)</text>",
+        f'<text x="{left + pw / 2}" y="{h - 10}" text-anchor="middle">{escape(minutes)}</text>',
         f'<text transform="translate(16 {top + ph / 2}) rotate(-90)" text-anchor="middle">'
         "score rate at equal time</text>",
     ]
@@ -73,10 +76,14 @@ def curve_svg(checks: Sequence[dict[str, Any]], title: str = "") -> str:
 
 
 def write_curve(
-    checks: Sequence[dict[str, Any]], svg: Path, png: Optional[Path], title: str = ""
+    checks: Sequence[dict[str, Any]],
+    svg: Path,
+    png: Optional[Path],
+    title: str = "",
+    minutes: str = MINUTES,
 ) -> bool:
     """Writes the SVG, and the PNG when cairosvg is installed; ``True`` if the PNG was written."""
-    text = curve_svg(checks, title)
+    text = curve_svg(checks, title, minutes)
     svg.write_text(text, encoding="utf-8")
     if png is None:
         return False

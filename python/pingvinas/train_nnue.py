@@ -392,6 +392,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
             out / "curve.svg",
             out / "curve.png",
             title=f"{game.name or 'fish'}: the learned evaluation at {s.check_time} s a move",
+            minutes="training minutes (alpha-beta's games and updates)",
         )
     say(f"held-out loss {before:.4f} (the hand-written estimate) -> {after:.4f}")
     return net

@@ -213,8 +213,9 @@ pub struct Batch<S> {
     rows: usize,
     /// Leaves counted as with the evaluator: rows, and leaves unresolved or valued exactly.
     claimed: usize,
-    /// The leaves' children made ready by [`Batch::prepare`]: (move, prior) of every row,
-    /// highest prior first (equal ones in a random order), row `r`'s ending at `ends[r]`.
+    /// The leaves' children made ready by [`Batch::prepare`]: (move, prior) of every row, in
+    /// the random order that breaks ties between equal children, row `r`'s ending at
+    /// `ends[r]`.
     children: Vec<(Action, f32)>,
     ends: Vec<usize>,
     /// Each row's returns, per player (clipped, mixed with a playout).
@@ -262,7 +263,7 @@ impl<S> Batch<S> {
 
     /// Makes the leaves ready for [`PuctTree::backup_from`] from the evaluator's answers (see
     /// [`PuctTree::backup`]), without the tree: their children (the moves `eval` keeps, with
-    /// the softmax of their logits as priors, highest first, ties shuffled) and their returns (mixed with a
+    /// the softmax of their logits as priors, shuffled) and their returns (mixed with a
     /// playout by `playout_mix`, [`PuctConfig::playout_mix`]). Threads that share a tree do
     /// this outside its lock, drawing from `rng`; one tree does it in its backup, from its own.
     #[allow(clippy::too_many_arguments)]
@@ -308,10 +309,8 @@ impl<S> Batch<S> {
                     .iter()
                     .map(|&a| (a, (logits[a as usize] as f64 - max).exp())),
             );
-            // A random order breaks ties between equal children; then highest prior first, so
-            // that selection stops at the first unvisited child (`Node::ordered`).
+            // A random order breaks ties between equal children.
             rng.shuffle(&mut weights);
-            weights.sort_by(|x, y| y.1.total_cmp(&x.1));
             let sum: f64 = weights.iter().map(|c| c.1).sum();
             self.children
                 .extend(weights.iter().map(|&(a, w)| (a, (w / sum) as f32)));
@@ -563,8 +562,6 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         let RootRule::Gumbel(config) = self.config.root else {
             return;
         };
-        // Its root visits any child it samples: a later PUCT selection there looks at all.
-        self.tree.nodes[0].set_ordered(false);
         let plan = match self.limits.iterations {
             u64::MAX => gumbel::UNPLANNED,
             n => n,
@@ -807,7 +804,6 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
                 // Never resolved (a caller's slip): it is left to a later selection.
                 Leaf::Unresolved => {
                     self.tree.nodes[i].kind = Kind::Unseen;
-                    self.unorder_parent(path);
                     continue;
                 }
             }
@@ -843,24 +839,15 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// Drops the pending leaves of `batch` (emptied), and stops the search.
     pub fn abort_batch(&mut self, batch: &mut Batch<G::State>) {
         for p in &batch.pending {
-            let path = &batch.paths[p.path.0 as usize..p.path.1 as usize];
-            self.tree.remove_virtual_loss(path);
+            self.tree
+                .remove_virtual_loss(&batch.paths[p.path.0 as usize..p.path.1 as usize]);
             if p.node != NONE && self.tree.nodes[p.node as usize].kind == Kind::Pending {
                 self.tree.nodes[p.node as usize].kind = Kind::Unseen;
-                self.unorder_parent(path);
             }
         }
         self.in_flight -= batch.claimed as u64;
         batch.clear();
         self.stop(true);
-    }
-
-    /// A leaf whose visit under way was taken back, unvisited, at the end of `path`: its
-    /// parent's visited children may no longer come first.
-    fn unorder_parent(&mut self, path: &[u32]) {
-        if let [.., parent, _] = path {
-            self.tree.nodes[*parent as usize].set_ordered(false);
-        }
     }
 
     /// Expands `i` with `children` (moves and priors, [`Batch::prepare`]); false when the
@@ -874,8 +861,6 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             return false;
         }
         self.tree.expand(i, mover, children.iter().copied());
-        let ordered = children.windows(2).all(|w| w[0].1 >= w[1].1);
-        self.tree.nodes[i].set_ordered(ordered);
         if i == 0 {
             self.add_noise();
             self.start_gumbel();
@@ -903,8 +888,6 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         if !(sum > 0.0 && sum.is_finite()) {
             return;
         }
-        // Noised priors are out of order: the root's selection looks at every child.
-        self.tree.nodes[0].set_ordered(false);
         for (k, c) in children.enumerate() {
             let p = self.tree.nodes[c].prior as f64;
             self.tree.nodes[c].prior = ((1.0 - frac) * p + frac * noise[k] / sum) as f32;

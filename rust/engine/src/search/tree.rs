@@ -90,17 +90,10 @@ pub(super) struct Node<L = ()> {
     /// Sum of the returns of `mover`.
     pub(super) value: f64,
     pub(super) prior: f32,
-    /// The number of children, and [`ORDERED`] (read by [`Node::ordered`]).
-    n_children: u16,
+    pub(super) n_children: u16,
     pub(super) mover: u8,
     pub(super) kind: Kind,
 }
-
-/// The bit of [`Node::n_children`] that says the children are ordered ([`Node::ordered`]):
-/// a node has at most [`crate::game::MAX_ACTIONS`] children, far fewer than `ORDERED`, and a
-/// flag of its own would make an MCTS node 8 bytes larger.
-const ORDERED: u16 = 1 << 15;
-const _: () = assert!(crate::game::MAX_ACTIONS < ORDERED as usize);
 
 impl<L: VirtualLoss> Node<L> {
     pub(super) fn new(action: Action, mover: u8, prior: f32) -> Node<L> {
@@ -120,19 +113,7 @@ impl<L: VirtualLoss> Node<L> {
 
     #[inline]
     pub(super) fn children(&self) -> std::ops::Range<usize> {
-        self.first_child as usize..self.first_child as usize + (self.n_children & !ORDERED) as usize
-    }
-
-    /// Whether the children are in order of prior, highest first, and those ever visited (or
-    /// under way) come first: PUCT's selection then stops at the first unvisited child
-    /// ([`Tree::select`]). Set by PUCT's expansion, cleared where either stops holding.
-    #[inline]
-    pub(super) fn ordered(&self) -> bool {
-        self.n_children & ORDERED != 0
-    }
-
-    pub(super) fn set_ordered(&mut self, ordered: bool) {
-        self.n_children = self.n_children & !ORDERED | if ordered { ORDERED } else { 0 };
+        self.first_child as usize..self.first_child as usize + self.n_children as usize
     }
 
     /// The mean return of the mover (0 before any visit).
@@ -416,15 +397,13 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
         match rule {
             Rule::Uct(c) => {
                 let log_n = parent_n.ln();
-                self.argmax(parent, false, |_, n, q| {
+                self.argmax(parent, |_, n, q| {
                     (n > 0).then(|| q + c * (log_n / n as f64).sqrt())
                 })
             }
             Rule::Puct(c) => {
                 let sqrt_n = parent_n.sqrt();
-                // Unvisited, a child scores `c * prior * sqrt(N)`: in an ordered node no child
-                // after the first unvisited one scores more.
-                self.argmax(parent, parent.ordered(), |ch, n, q| {
+                self.argmax(parent, |ch, n, q| {
                     Some(q + c * ch.prior as f64 * sqrt_n / (1.0 + n as f64))
                 })
             }
@@ -432,15 +411,9 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
     }
 
     /// The first child of `parent` with the largest `score(child, n, q)`, or the first whose
-    /// score is `None` (taken at once); with `ordered`, the children after the first unvisited
-    /// one are not looked at.
+    /// score is `None` (taken at once).
     #[inline(always)]
-    fn argmax(
-        &self,
-        parent: &Node<L>,
-        ordered: bool,
-        score: impl Fn(&Node<L>, u32, f64) -> Option<f64>,
-    ) -> usize {
+    fn argmax(&self, parent: &Node<L>, score: impl Fn(&Node<L>, u32, f64) -> Option<f64>) -> usize {
         let mut best = parent.first_child as usize;
         let mut best_score = f64::NEG_INFINITY;
         for k in parent.children() {
@@ -452,9 +425,6 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
             if s > best_score {
                 best_score = s;
                 best = k;
-            }
-            if ordered && n == 0 {
-                break;
             }
         }
         best
@@ -560,40 +530,6 @@ mod tests {
         assert_eq!(t.select(0, Rule::Uct(1.0)), 2);
         assert_eq!(t.select(0, Rule::Puct(1.0)), 3);
         assert_eq!(t.select(0, Rule::Puct(100.0)), 2);
-    }
-
-    #[test]
-    fn an_ordered_node_selects_the_child_a_look_at_every_child_finds() {
-        let mut rng = crate::rng::Rng::new(5);
-        for case in 0..2000 {
-            let k = 1 + rng.below(40);
-            // Priors of few values, so that equal ones are common; highest first.
-            let mut priors: Vec<f32> = (0..k).map(|_| rng.below(6) as f32 / 8.0).collect();
-            priors.sort_by(|x, y| y.total_cmp(x));
-            let visited = rng.below(k + 1);
-            let children: Vec<(u32, f64, f32)> = (0..k)
-                .map(|j| match j < visited {
-                    true => {
-                        let n = 1 + rng.below(30) as u32;
-                        (n, (rng.unit() * 2.0 - 1.0) * n as f64, priors[j])
-                    }
-                    false => (0, 0.0, priors[j]),
-                })
-                .collect();
-            let mut t = tree(&children);
-            if rng.below(2) == 0 {
-                // A visit under way counts as a visit: on a visited child or the first
-                // unvisited one, so that the visited ones still come first.
-                t.add_virtual_loss(&[0, 1 + rng.below((visited + 1).min(k)) as u32]);
-            }
-            for c in [0.3, 1.25, 6.0] {
-                t.nodes[0].set_ordered(false);
-                let all = t.select(0, Rule::Puct(c));
-                t.nodes[0].set_ordered(true);
-                assert_eq!(t.select(0, Rule::Puct(c)), all, "case {case}, c {c}");
-            }
-            assert_eq!(t.nodes[0].children().len(), k);
-        }
     }
 
     #[test]

@@ -163,9 +163,18 @@ impl<W: Word> FishGame<W> {
         self.dealt
     }
 
-    /// This game marked as dealt when its board has the standard layout and fish (30, 20 and
-    /// 10 floes of 1, 2 and 3 fish), else `None`.
+    /// This game marked as dealt when its board has the standard layout and fish
+    /// ([`FishGame::has_standard_fish`]), else `None`.
     pub fn as_dealt(&self) -> Option<Self> {
+        self.has_standard_fish().then(|| Self {
+            dealt: true,
+            ..self.clone()
+        })
+    }
+
+    /// Whether the board has the standard layout and fish (30, 20 and 10 floes of 1, 2 and 3
+    /// fish), dealt or given cell by cell.
+    pub fn has_standard_fish(&self) -> bool {
         let shape = Board::standard_shape();
         let count = |f: u8| {
             self.board
@@ -174,14 +183,10 @@ impl<W: Word> FishGame<W> {
                 .filter(|&c| self.board.fish(c) == f)
                 .count()
         };
-        let standard = self.board.rows() == shape.rows()
+        self.board.rows() == shape.rows()
             && self.board.cols() == shape.cols()
             && self.board.floes().into_iter().eq(shape.floes())
-            && (count(1), count(2), count(3)) == (30, 20, 10);
-        standard.then(|| Self {
-            dealt: true,
-            ..self.clone()
-        })
+            && (count(1), count(2), count(3)) == (30, 20, 10)
     }
 
     /// The rules.

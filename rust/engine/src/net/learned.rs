@@ -32,7 +32,7 @@ pub fn learned() -> Arc<Nnue> {
 /// board of the standard layout and fish (dealt or given), else none.
 pub(super) fn fish_auto_net<W: Word>(game: &FishGame<W>) -> Option<Arc<Nnue>> {
     let standard = Rules::standard(2).is_ok_and(|r| *game.rules() == r)
-        && (game.is_dealt() || game.as_dealt().is_some());
+        && (game.is_dealt() || game.has_standard_fish());
     standard.then(learned)
 }
 

@@ -86,6 +86,10 @@ def _cluster_cpus(ray: Any) -> int:
         return os.cpu_count() or 1
 
 
+#: Seconds that a failed run waits for its other tasks to finish before it cancels them.
+SETTLE_SECONDS = 30.0
+
+
 def _stream(
     ray: Any,
     submit: Callable[[int], Any],
@@ -94,8 +98,11 @@ def _stream(
     done: Callable[[int, Any], None],
 ) -> None:
     """Runs tasks ``submit(0..count)``, at most ``window`` at once, and calls ``done(i, value)``
-    as each finishes (in the order they finish). On an error or Ctrl-C the tasks still pending
-    are cancelled, and the exception raised."""
+    as each finishes (in the order they finish). On an error no task is submitted any more, the
+    tasks under way are given :data:`SETTLE_SECONDS` to finish (each one that does is reported),
+    the rest are cancelled, and the exception is raised; on Ctrl-C they are cancelled at once.
+    (A cancel that meets a task's own reply can abort the driver, Ray's ``Tried to complete task
+    that was not pending``: ray-project/ray#54846. A test's failing agent met it in CI.)"""
     pending: dict[Any, int] = {}
     following = 0
     try:
@@ -106,17 +113,19 @@ def _stream(
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
                 done(pending.pop(ref), ray.get(ref))
-    except BaseException:
-        # Report the tasks that finished meanwhile (a failed task raises again: skip it), then
+    except BaseException as e:
+        settle = SETTLE_SECONDS if isinstance(e, Exception) else 0.0
+        # Report the tasks that finish meanwhile (a failed task raises again: skip it), then
         # cancel the rest.
         try:
-            finished, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
+            finished, _ = ray.wait(list(pending), num_returns=len(pending), timeout=settle)
         except Exception:
             finished = []
         for ref in finished:
             try:
                 value = ray.get(ref, timeout=0)
             except Exception:
+                pending.pop(ref)
                 continue
             done(pending.pop(ref), value)
         for ref in pending:

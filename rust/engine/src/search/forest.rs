@@ -7,7 +7,9 @@
 //! forests or self-play runs (trees of their own: each tree's result is the same as on one
 //! thread), or the workers of one [`SharedTree`] (tree parallelism with virtual loss).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use crate::error::Result;
 use crate::game::Game;
@@ -348,8 +350,16 @@ where
 /// to run with the threads' interleaving, unlike one thread's.
 pub struct SharedTree<G: Game, E> {
     tree: Mutex<PuctTree<G, E>>,
+    /// Whether the tree is done, as its lock's last holder left it: read without the lock.
+    done: AtomicBool,
     clock: Clock,
 }
+
+/// How long a thread that finds the tree locked spins before it sleeps. The lock is held for
+/// a batch's selection or backup (microseconds) by another thread that is running, so it is
+/// soon free; a thread put to sleep instead waits for the operating system to wake it, which
+/// took longer than the hold itself on the 2-core machine.
+const SPIN: Duration = Duration::from_micros(50);
 
 impl<G: GameIo, E: Evaluate<G>> SharedTree<G, E> {
     /// Starts `tree`'s search of `state` within `budget` (as [`Forest::start`]).
@@ -364,6 +374,7 @@ impl<G: GameIo, E: Evaluate<G>> SharedTree<G, E> {
     ) -> Result<SharedTree<G, E>> {
         tree.start(state, budget)?;
         Ok(SharedTree {
+            done: AtomicBool::new(tree.is_done()),
             tree: Mutex::new(tree),
             clock: Clock::start(budget, stop),
         })
@@ -395,7 +406,33 @@ impl<G: GameIo, E: Evaluate<G>> SharedTree<G, E> {
 
     fn lock(&self) -> MutexGuard<'_, PuctTree<G, E>> {
         // A worker that panicked is passed on by `drive_parallel`; the tree is not read again.
-        self.tree.lock().unwrap_or_else(|e| e.into_inner())
+        let mut since: Option<Instant> = None;
+        loop {
+            match self.tree.try_lock() {
+                Ok(tree) => return tree,
+                Err(std::sync::TryLockError::Poisoned(e)) => return e.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {}
+            }
+            // The clock is read every 64 spins, a few hundred nanoseconds.
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+            if since.get_or_insert_with(Instant::now).elapsed() > SPIN {
+                return self.tree.lock().unwrap_or_else(|e| e.into_inner());
+            }
+        }
+    }
+
+    /// Notes whether `tree` (this tree, locked) is done, for [`SharedTree::is_done`].
+    fn note_done(&self, tree: &PuctTree<G, E>) {
+        if tree.is_done() {
+            self.done.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the search is over, without taking the lock.
+    fn is_done(&self) -> bool {
+        self.done.load(Ordering::Relaxed)
     }
 
     /// The search's result, and the tree (to keep for the next move).
@@ -443,6 +480,7 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for TreeWorker<'_, G, E> {
             .min(mask.len() / self.game.num_actions().max(1));
         let claimed = tree.select_deferred(&mut self.batch, room);
         let done = tree.is_done();
+        self.shared.note_done(&tree);
         drop(tree);
         let rows = self.batch.resolve(&*self.game, &*self.eval);
         self.batch.write_rows(&*self.game, obs, mask);
@@ -462,17 +500,19 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for TreeWorker<'_, G, E> {
         let (game, eval) = (&*self.game, &*self.eval);
         let (mix, rng) = (self.playout_mix, &mut self.rng);
         self.batch.prepare(game, eval, policy, values, mix, rng);
-        self.shared
-            .lock()
-            .backup_from(&mut self.batch, policy, values);
+        let mut tree = self.shared.lock();
+        tree.backup_from(&mut self.batch, policy, values);
+        self.shared.note_done(&tree);
     }
 
     fn is_done(&self) -> bool {
-        self.shared.lock().is_done()
+        self.shared.is_done()
     }
 
     fn abort(&mut self) {
-        self.shared.lock().abort_batch(&mut self.batch);
+        let mut tree = self.shared.lock();
+        tree.abort_batch(&mut self.batch);
+        self.shared.note_done(&tree);
     }
 }
 

@@ -153,7 +153,12 @@ def split_by_game(
     Held out by game, not by position: a game's positions share its board, which a net learns by
     heart (``--games 200 --depth 3 --hidden 32 --steps 2000``: held-out positions of the
     training games 0.05, positions of unseen games 0.41, the hand-written estimate 0.32)."""
-    return split_rows(game_of, rng.permutation(games)[: games // 10])
+    return split_rows(game_of, held_out_games(games, rng))
+
+
+def held_out_games(games: int, rng: np.random.Generator) -> np.ndarray:
+    """A tenth of the games ``0..games``, at random: those whose rows are held out."""
+    return rng.permutation(games)[: games // 10]
 
 
 def split_rows(game_of: np.ndarray, held_games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -255,7 +260,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     probe = NnueNet.random(game, 1, [1], seed=0)
     opt = optax.adamw(s.lr, weight_decay=1e-4)
     rng = np.random.default_rng(s.seed)
-    held_games = rng.permutation(s.games)[: s.games // 10]
+    held_games = held_out_games(s.games, rng)
     explore_rng = np.random.default_rng(s.seed)
     parts: list[NnueSamples] = []
 

@@ -12,7 +12,7 @@
 //! children of the same position.
 //! `cargo run --release -p pingvinas-engine --example net_speed [widths, e.g. 64,64] [seconds]
 //! [--only PART] [--iterations N]`: `--only` runs one part (`value`, `policy`, `puct` or
-//! `puct1`/`puct16`, `nnue` or `nnue-refresh`/`nnue-update`, `threads`), `--iterations` gives PUCT a fixed number of iterations instead of `seconds`, so
+//! `puct1`/`puct16`, `nnue` or `nnue-refresh`/`nnue-update`, `trees`, `threads`), `--iterations` gives PUCT a fixed number of iterations instead of `seconds`, so
 //! that an instruction count (`valgrind --tool=cachegrind`) compares two builds on a busy
 //! machine.
 
@@ -126,6 +126,57 @@ fn main() {
         println!(
             "PUCT with the native net, batch {batch}: {:.0} iterations/s",
             r[0].iterations as f64 / r[0].elapsed.as_secs_f64()
+        );
+    }
+
+    if part("trees") {
+        // Batches across trees (`search_many`): 8 positions, their trees split between the
+        // threads (`Forest::split`), the same iterations each, in turns.
+        let states: Vec<_> = (0..8)
+            .map(|seed| {
+                let mut s = game.initial_state();
+                let mut rng = Rng::new(seed);
+                while game.phase(&s) == Phase::Placement {
+                    game.legal_actions(&s, &mut actions);
+                    game.apply(&mut s, actions[rng.below(actions.len())]);
+                }
+                s
+            })
+            .collect();
+        let rate = |threads: usize| {
+            let trees = (0..states.len())
+                .map(|i| {
+                    let config = PuctConfig {
+                        batch_size: 16,
+                        ..Default::default()
+                    };
+                    PuctTree::new(Arc::new(game.clone()), Arc::new(NoEval), config, i as u64)
+                })
+                .collect();
+            let mut forest = Forest::new(trees).unwrap();
+            let budget = Budget::iterations(iterations.unwrap_or(20_000));
+            forest.start(&states, &budget, StopFlag::new()).unwrap();
+            let mut parts = forest.split(threads);
+            let t = Instant::now();
+            drive_parallel(&mut parts, &&net, || true).unwrap();
+            let done: u64 = parts
+                .iter()
+                .flat_map(Forest::results)
+                .map(|r| r.iterations)
+                .sum();
+            done as f64 / t.elapsed().as_secs_f64()
+        };
+        let (mut one, mut two) = (0.0, 0.0);
+        let rounds = 3;
+        for _ in 0..rounds {
+            one += rate(1);
+            two += rate(2);
+        }
+        println!(
+            "PUCT, 8 trees, batch 16 each: {:.0} iterations/s on 1 thread, {:.0} on 2: x{:.2}",
+            one / rounds as f64,
+            two / rounds as f64,
+            two / one
         );
     }
 

@@ -1,6 +1,8 @@
 //! The native net's cost: microseconds a position for the value alone (alpha-beta, MCTS
-//! leaves), for policy and value (PUCT's leaves), and PUCT iterations a second with it, on the
-//! standard 2-player Fish board after a seeded random placement: one thread, then one tree
+//! leaves), for policy and value (PUCT's leaves, one at a time and in batches of 16), and PUCT
+//! iterations a second with it, on the standard 2-player Fish board after a seeded random
+//! placement: one thread; 8 trees split between 1 and then 2 threads (batches across trees,
+//! as `search_many` and self-play run them), in turns; then one tree
 //! searched by 2 threads ([`SharedTree`]) and the ratio of the two rates, measured in turns
 //! (`rounds` pairs, so that a change in the machine's load hits both). Last, the share of one
 //! thread's time that a [`SharedTree`] spends under its lock (selection and backup), timed in
@@ -52,13 +54,19 @@ fn main() {
         None => Budget::time(secs),
     };
     let game = FishGame::new(Rules::standard(2).unwrap(), Board::standard(7));
-    let mut s = game.initial_state();
+    // The position after a random placement from `seed`.
+    let placed = |seed: u64| {
+        let (mut s, mut rng) = (game.initial_state(), Rng::new(seed));
+        let mut actions = ActionList::new();
+        while game.phase(&s) == Phase::Placement {
+            game.legal_actions(&s, &mut actions);
+            game.apply(&mut s, actions[rng.below(actions.len())]);
+        }
+        s
+    };
+    let s = placed(7);
     let mut rng = Rng::new(7);
     let mut actions = ActionList::new();
-    while game.phase(&s) == Phase::Placement {
-        game.legal_actions(&s, &mut actions);
-        game.apply(&mut s, actions[rng.below(actions.len())]);
-    }
     let net = Mlp::random(Fits::of(&game, "fish"), &widths, 1).unwrap();
     println!(
         "net {widths:?} on observations {:?}, {} actions",
@@ -144,17 +152,7 @@ fn main() {
     if part("trees") {
         // Batches across trees (`search_many`): 8 positions, their trees split between the
         // threads (`Forest::split`), the same iterations each, in turns.
-        let states: Vec<_> = (0..8)
-            .map(|seed| {
-                let mut s = game.initial_state();
-                let mut rng = Rng::new(seed);
-                while game.phase(&s) == Phase::Placement {
-                    game.legal_actions(&s, &mut actions);
-                    game.apply(&mut s, actions[rng.below(actions.len())]);
-                }
-                s
-            })
-            .collect();
+        let states: Vec<_> = (0..8).map(placed).collect();
         let rate = |threads: usize| {
             let trees = (0..states.len())
                 .map(|i| {

@@ -176,18 +176,7 @@ fn main() {
                 .sum();
             done as f64 / t.elapsed().as_secs_f64()
         };
-        let (mut one, mut two) = (0.0, 0.0);
-        let rounds = 3;
-        for _ in 0..rounds {
-            one += rate(1);
-            two += rate(2);
-        }
-        println!(
-            "PUCT, 8 trees, batch 16 each: {:.0} iterations/s on 1 thread, {:.0} on 2: x{:.2}",
-            one / rounds as f64,
-            two / rounds as f64,
-            two / one
-        );
+        one_and_two_threads("8 trees, batch 16 each", rate);
     }
 
     if !part("threads") {
@@ -210,18 +199,7 @@ fn main() {
         let (r, _) = shared.finish();
         r.iterations as f64 / r.elapsed.as_secs_f64()
     };
-    let (mut one, mut two) = (0.0, 0.0);
-    let rounds = 3;
-    for _ in 0..rounds {
-        one += rate(1);
-        two += rate(2);
-    }
-    println!(
-        "PUCT, one tree, batch 16: {:.0} iterations/s on 1 thread, {:.0} on 2: x{:.2}",
-        one / rounds as f64,
-        two / rounds as f64,
-        two / one
-    );
+    one_and_two_threads("one tree, batch 16", rate);
 
     // The worker's steps on one thread: under the lock (select, back up) or not (the leaves'
     // positions, rows, net, priors).
@@ -271,6 +249,23 @@ fn main() {
         "  under the tree's lock: {:.1}% of one thread's time; at most x{:.2} on 2 threads",
         100.0 * f,
         1.0 / (f + (1.0 - f) / 2.0)
+    );
+}
+
+/// Prints PUCT's mean iterations a second (`rate(threads)`) on 1 and 2 threads and their ratio,
+/// measured in turns (3 pairs) so that a change in the machine's load hits both.
+fn one_and_two_threads(what: &str, rate: impl Fn(usize) -> f64) {
+    let (mut one, mut two) = (0.0, 0.0);
+    let rounds = 3;
+    for _ in 0..rounds {
+        one += rate(1);
+        two += rate(2);
+    }
+    println!(
+        "PUCT, {what}: {:.0} iterations/s on 1 thread, {:.0} on 2: x{:.2}",
+        one / rounds as f64,
+        two / rounds as f64,
+        two / one
     );
 }
 

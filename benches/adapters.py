@@ -60,9 +60,9 @@ def pettingzoo_loop(game, games, rng):
 def openspiel_loop(game, games, rng):
     import pyspiel
 
-    import pingvinas.openspiel
+    import pingvinas.envs.openspiel
 
-    pingvinas.openspiel.register()
+    pingvinas.envs.openspiel.register()
     if isinstance(game, pv.Fish):
         spiel_games = [
             pyspiel.load_game("pingvinas_fish", {"variant": "fish", "seed": g})

@@ -13,7 +13,7 @@ import argparse
 import numpy as np
 
 import pingvinas as pv
-from pingvinas import train as T
+from pingvinas.learn import train as T
 
 
 def main() -> None:

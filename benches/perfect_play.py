@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from pingvinas._solved_table import PLAYERS, perfect_play
 from pingvinas.solved import CLASSES, Solver, board_class
+from pingvinas.solved.table import PLAYERS, perfect_play
 
 
 def main() -> None:

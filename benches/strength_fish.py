@@ -18,9 +18,9 @@ import sys
 import time
 
 import pingvinas as pv
-from pingvinas.agents import GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
-from pingvinas.match import play_match
-from pingvinas.search import search, solve_fish
+from pingvinas.play.agents import GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
+from pingvinas.play.match import play_match
+from pingvinas.play.search import search, solve_fish
 
 
 def brute(state):

@@ -20,9 +20,9 @@ import argparse
 import sys
 
 import pingvinas as pv
-from pingvinas.agents import GreedyAgent, SearchAgent
-from pingvinas.match import play_match
-from pingvinas.train import PLAYERS, learned_player
+from pingvinas.learn.train import PLAYERS, learned_player
+from pingvinas.play.agents import GreedyAgent, SearchAgent
+from pingvinas.play.match import play_match
 
 #: The issue's targets; greedy (most fish now) is a reference below them, without one.
 TARGETS = {"mcts": 0.70, "alphabeta": 0.55, "greedy": None}

@@ -13,8 +13,8 @@ import sys
 import time
 
 import pingvinas as pv
-from pingvinas.agents import GreedyAgent, RandomAgent, SearchAgent
-from pingvinas.match import play_match
+from pingvinas.play.agents import GreedyAgent, RandomAgent, SearchAgent
+from pingvinas.play.match import play_match
 
 
 def main() -> int:

@@ -13,8 +13,8 @@ import argparse
 import time
 
 import pingvinas as pv
-from pingvinas.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent
-from pingvinas.match import play_match
+from pingvinas.play.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent
+from pingvinas.play.match import play_match
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 import pingvinas as pv
-from pingvinas.agents import (
+from pingvinas.play.agents import (
     AlphaBetaAgent,
     CallableAgent,
     GreedyAgent,
@@ -16,7 +16,7 @@ from pingvinas.agents import (
     SearchAgent,
     as_agent,
 )
-from pingvinas.match import play_match
+from pingvinas.play.match import play_match
 
 
 def some_states(n=6, seed=1):

@@ -1,4 +1,4 @@
-"""The export helpers (pingvinas.nets): native nets from numpy arrays, JAX/flax parameters and
+"""The export helpers (pingvinas.play.nets): native nets from numpy arrays, JAX/flax parameters and
 torch state_dicts, checked against a forward pass written here in numpy."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import nets
-from pingvinas.evaluators import Net
+from pingvinas.play.evaluators import Net
 
 
 @pytest.fixture(params=["fish", "marathon"])

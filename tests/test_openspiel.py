@@ -9,7 +9,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import mcts  # noqa: E402
 
 import pingvinas as pv  # noqa: E402
-import pingvinas.openspiel as po  # noqa: E402
+import pingvinas.envs.openspiel as po  # noqa: E402
 
 po.register()
 

@@ -1,4 +1,4 @@
-"""The Ray backend (``pingvinas.distributed``): matches and self-play on a local Ray instance
+"""The Ray backend (``pingvinas.play.ray``): matches and self-play on a local Ray instance
 (two CPUs), compared game for game with the local backend.
 
 Small on purpose: a local instance takes a few seconds to start, and the machine has two cores.
@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas import distributed, evaluators
-from pingvinas._play import game_seed
-from pingvinas.agents import (
+from pingvinas import evaluators
+from pingvinas.learn import selfplay as selfplay_module
+from pingvinas.play import ray as ray_backend
+from pingvinas.play.agents import (
     AlphaBetaAgent,
     CallableAgent,
     GreedyAgent,
@@ -21,9 +22,10 @@ from pingvinas.agents import (
     RandomAgent,
     SearchAgent,
 )
-from pingvinas.match import play_match
+from pingvinas.play.game import game_seed
+from pingvinas.play.match import play_match
+from pingvinas.play.search import ALGORITHMS
 from pingvinas.record import read_jsonl
-from pingvinas.search import ALGORITHMS
 
 ray = pytest.importorskip("ray", reason='ray is not installed (pip install "pingvinas[ray]")')
 
@@ -222,15 +224,15 @@ def test_shared_evaluator(local_ray):
 def test_selfplay_ray_arguments(local_ray):
     game = pv.Fish()
     with pytest.raises(ValueError, match="not both"):
-        distributed.selfplay_ray(
+        selfplay_module.selfplay_ray(
             game, 2, evaluator=evaluators.uniform(game), evaluator_factory=lambda: None
         )
     with pytest.raises(ValueError, match="repeat"):
-        distributed.selfplay_ray(game, [1, 2, 1])
+        selfplay_module.selfplay_ray(game, [1, 2, 1])
     with pytest.raises(ValueError, match="games"):
-        distributed.selfplay_ray(game, 0)
+        selfplay_module.selfplay_ray(game, 0)
     with pytest.raises(ValueError, match="games_per_task"):
-        distributed.selfplay_ray(game, 2, games_per_task=0)
+        selfplay_module.selfplay_ray(game, 2, games_per_task=0)
 
 
 def same_data(a, b):
@@ -258,9 +260,11 @@ def test_selfplay_on_ray_is_the_local_selfplay(local_ray):
     assert list(np.unique(local.game_ids)) == [0, 1, 2, 3, 4]
     same_data(pv.selfplay(game, games=5, evaluator=uniform, backend="ray", **settings), local)
     # Split over tasks in other ways, the evaluator sent as an object or built per worker.
-    one_each = distributed.selfplay_ray(game, 5, evaluator=uniform, games_per_task=1, **settings)
+    one_each = selfplay_module.selfplay_ray(
+        game, 5, evaluator=uniform, games_per_task=1, **settings
+    )
     same_data(one_each, local)
-    factory = distributed.selfplay_ray(
+    factory = selfplay_module.selfplay_ray(
         game,
         range(5),
         evaluator_factory=functools.partial(evaluators.uniform, game),
@@ -271,7 +275,7 @@ def test_selfplay_on_ray_is_the_local_selfplay(local_ray):
     per_worker = evaluators.per_worker(functools.partial(evaluators.uniform, game))
     same_data(pv.selfplay(game, games=5, evaluator=per_worker, backend="ray", **settings), local)
     # A subset of the indices, anywhere: the same games.
-    part = distributed.selfplay_ray(game, [4, 1], evaluator=uniform, **settings)
+    part = selfplay_module.selfplay_ray(game, [4, 1], evaluator=uniform, **settings)
     keep = np.isin(local.game_ids, [1, 4])
     assert np.array_equal(part.game_ids, local.game_ids[keep])
     assert np.array_equal(part.policies, local.policies[keep])
@@ -291,13 +295,13 @@ def test_selfplay_on_ray_without_evaluator_and_with_a_shared_one(local_ray):
 def test_worker_objects_are_built_once_per_process(local_ray):
     """A worker unpickles a run's evaluator (and a per-worker one builds its model) once."""
     box = [ray.put(evaluators.per_worker(object))]  # a factory of distinct objects
-    first = distributed._worker_evaluator(box)
-    assert distributed._worker_evaluator(box) is first
+    first = selfplay_module._worker_evaluator(box)
+    assert selfplay_module._worker_evaluator(box) is first
     assert first._evaluator is None  # built at its first call only
-    other = distributed._worker_evaluator([ray.put(evaluators.per_worker(object))])
+    other = selfplay_module._worker_evaluator([ray.put(evaluators.per_worker(object))])
     assert other is not first  # a new run: a new object
-    assert distributed._worker_evaluator(None) is None
+    assert selfplay_module._worker_evaluator(None) is None
     agents = [ray.put([RandomAgent(seed=1)])]
-    assert distributed._cached("agents", agents, None) is distributed._cached(
+    assert ray_backend._cached("agents", agents, None) is ray_backend._cached(
         "agents", agents, None
     )

@@ -4,9 +4,9 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import _core
-from pingvinas._play import game_seed
-from pingvinas.agents import GreedyAgent, RandomAgent
-from pingvinas.match import play_match
+from pingvinas.play.agents import GreedyAgent, RandomAgent
+from pingvinas.play.game import game_seed
+from pingvinas.play.match import play_match
 
 M = 2**64 - 1
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas.selfplay import SelfPlayData
+from pingvinas.learn.selfplay import SelfPlayData
 
 FIELDS = ["observations", "legal_masks", "policies", "to_move", "returns", "game_ids"]
 
@@ -178,9 +178,9 @@ def test_the_self_play_defaults_live_once():
     import dataclasses
     import inspect
 
-    from pingvinas import samples, training
+    from pingvinas.learn import selfplay as samples
 
-    for f in (training.selfplay, samples.selfplay_local):
+    for f in (samples.selfplay, samples.selfplay_local):
         params = inspect.signature(f).parameters
         for field in dataclasses.fields(samples.SelfPlayDefaults):
             assert params[field.name].default == getattr(samples.DEFAULTS, field.name), field.name

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas import _solved_table, solved
+from pingvinas import solved
 from pingvinas._core import AgentSpec
-from pingvinas._solved_table import perfect_play, solve_class, value_map, write_table
-from pingvinas.agents import SearchAgent
-from pingvinas.search import ALGORITHMS
+from pingvinas.play.agents import SearchAgent
+from pingvinas.play.search import ALGORITHMS
 from pingvinas.solved import BoardClass, Solver, margin, move_values
+from pingvinas.solved import table as _solved_table
+from pingvinas.solved.table import perfect_play, solve_class, value_map, write_table
 
 TINY = BoardClass("tiny-3x3", 3, 3, 1)
 
@@ -261,7 +262,8 @@ def test_write_table_writes_the_page_and_its_picture(tmp_path):
     assert "Machine: " in page and "pingvinas solve --table" in page
     # The figures measured apart (standard-board endgames, 6x6) are on the page as in docs/.
     docs = pathlib.Path(__file__).parent.parent / "docs" / "solved.md"
-    for measured in (_solved_table.ENDGAMES, _solved_table.SIX_BY_SIX):
+    for section in _solved_table.DATA["measured"]:
+        measured = _solved_table.measured_section(section)
         assert "\n".join(measured) in page
         if docs.exists():  # (not in an installed copy of the tests)
             assert "\n".join(measured) in docs.read_text(encoding="utf-8")

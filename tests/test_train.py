@@ -12,7 +12,7 @@ import pytest
 
 import pingvinas as pv
 from pingvinas.cli import main
-from pingvinas.train import Samples, Settings, Symmetries, distill, from_selfplay
+from pingvinas.learn.train import Samples, Settings, Symmetries, distill, from_selfplay
 from test_symmetry import hexagon
 
 needs_jax = pytest.mark.skipif(
@@ -132,7 +132,7 @@ def test_the_whole_pipeline_at_a_tiny_budget(tmp_path):
 @needs_jax
 @pytest.mark.slow  # three runs, each compiling its update step
 def test_training_is_reproducible_from_its_seed(tmp_path):
-    from pingvinas.train import train
+    from pingvinas.learn.train import train
 
     def run(name, seed):
         s = Settings(
@@ -159,7 +159,7 @@ def test_bad_settings_are_refused_before_anything_runs(tmp_path, capsys):
 
 
 def test_the_learned_player_mixes_playouts_into_puct_only():
-    from pingvinas.train import learned_player
+    from pingvinas.learn.train import learned_player
 
     net = pv.evaluators.Net.random(pv.Fish(), [8], seed=0)
     agent = learned_player(net, "puct-root", None, 0, playout_mix=0.5, iterations=8)
@@ -176,7 +176,7 @@ def test_the_learned_player_mixes_playouts_into_puct_only():
 def test_the_exported_net_computes_what_was_trained():
     # The JAX forward pass and the engine's evaluation of the exported net agree, so that the
     # search plays the net that the losses describe.
-    from pingvinas.train import _Trainer, forward
+    from pingvinas.learn.train import _Trainer, forward
 
     game = pv.Fish()
     trainer = _Trainer(game, Settings(out="", hidden=(32, 16), seed=3))
@@ -217,8 +217,8 @@ def test_puct_backs_up_the_nets_value_for_the_player_who_moved():
 def test_the_nnue_pipeline_trains_exports_and_searches_with_a_residual_net(tmp_path):
     import jax
 
-    from pingvinas.evaluators import NnueNet, native
-    from pingvinas.train_nnue import NnueSettings, init_params, to_net, train_nnue
+    from pingvinas.learn.train_nnue import NnueSettings, init_params, to_net, train_nnue
+    from pingvinas.play.evaluators import NnueNet, native
 
     game = pv.Fish()
     # Before training the net is the hand-written estimate exactly (zero head, base weight 1).
@@ -249,7 +249,7 @@ def test_the_nnue_pipeline_trains_exports_and_searches_with_a_residual_net(tmp_p
 def test_a_net_of_the_hand_written_terms_computes_in_the_engine_what_it_trained(tmp_path):
     import jax.numpy as jnp
 
-    from pingvinas.train_nnue import NnueSettings, forward, train_nnue
+    from pingvinas.learn.train_nnue import NnueSettings, forward, train_nnue
 
     game = pv.Fish()
     s = NnueSettings(
@@ -291,7 +291,7 @@ def test_a_net_of_the_hand_written_terms_computes_in_the_engine_what_it_trained(
 
 @needs_jax
 def test_nnue_training_in_rounds_plays_the_same_games_and_checks_after_each_round(tmp_path):
-    from pingvinas.train_nnue import NnueSettings, train_nnue
+    from pingvinas.learn.train_nnue import NnueSettings, train_nnue
 
     game = pv.Fish()
     kw = dict(games=5, depth=1, width=0, terms=True, hidden=(4,), steps=10, batch=32, seed=4)
@@ -320,7 +320,7 @@ def test_nnue_training_in_rounds_plays_the_same_games_and_checks_after_each_roun
 def test_nnue_training_holds_out_whole_games():
     # A game's positions share its board, which a net learns by heart: rows held out from the
     # games it trains on would measure that, not how it does on new boards.
-    from pingvinas.train_nnue import split_by_game
+    from pingvinas.learn.train_nnue import split_by_game
 
     game_of = np.repeat(np.arange(40), np.random.default_rng(0).integers(1, 30, 40))
     held, train = split_by_game(game_of, 40, np.random.default_rng(1))

@@ -9,11 +9,7 @@
 1
 """
 
-# The old module names (search, selfplay) are imported before the functions of their names:
-# imported later, they would rebind `pv.search` and `pv.selfplay` to the modules.
-from . import evaluators, fish, marathon, nets, record, svg
-from . import search as _search_module
-from . import selfplay as _selfplay_module
+from . import fish, games, marathon, record, svg
 from ._core import (
     Fish,
     FishMove,
@@ -28,14 +24,13 @@ from ._core import (
     __version__,
     variants,
 )
-from .agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
 from .games import Game, Move, State, load_game
-from .match import play_match
+from .learn.selfplay import SelfPlayData, selfplay
+from .play import agents, evaluators, match, nets
+from .play.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
+from .play.match import play_match
+from .play.search import Searcher, SearchResult, search, search_many
 from .record import GameRecord
-from .searcher import Searcher, SearchResult, search, search_many
-from .training import SelfPlayData, selfplay
-
-del _search_module, _selfplay_module
 
 __all__ = [
     "AlphaBetaAgent",
@@ -62,22 +57,20 @@ __all__ = [
     "VectorEnv",
     "__version__",
     "agents",
-    "distributed",
     "evaluators",
     "fish",
     "games",
+    "learn",
     "load_game",
     "marathon",
     "match",
     "nets",
+    "play",
     "play_match",
     "record",
-    "samples",
     "search",
     "search_many",
-    "searcher",
     "selfplay",
     "svg",
-    "training",
     "variants",
 ]

@@ -11,7 +11,7 @@ import numpy as np
 import pingvinas._core as _core
 
 from ._core import Fish, FishMove, FishState
-from .searcher import FishSolution, solve_fish
+from .play.search import FishSolution, solve_fish
 
 __all__ = ["Fish", "FishMove", "FishSolution", "FishState", "random_playouts", "solve"]
 
@@ -50,5 +50,5 @@ def random_playouts(
 
 def solve(state: _core.FishState, **options: Any) -> FishSolution:
     """The game-theoretic result of a small Fish position: see
-    :func:`pingvinas.searcher.solve_fish` (final scores and a best move)."""
+    :func:`pingvinas.play.search.solve_fish` (final scores and a best move)."""
     return solve_fish(state, **options)

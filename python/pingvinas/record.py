@@ -32,7 +32,7 @@ from ._core import Fish, FishState, Marathon, MarathonState
 from .games import Game, Move, MoveLike, State
 
 if TYPE_CHECKING:
-    from .searcher import SearchResult
+    from .play.search import SearchResult
 
 __all__ = ["FORMAT", "VERSION", "GameRecord", "read_jsonl", "write_jsonl"]
 
@@ -245,7 +245,7 @@ class GameRecord:
         return mv
 
     def add_search(self, move: MoveLike, result: SearchResult) -> Move:
-        """:meth:`add` with the facts of a :class:`~pingvinas.searcher.SearchResult`."""
+        """:meth:`add` with the facts of a :class:`~pingvinas.play.search.SearchResult`."""
         return self.add(
             move,
             value=result.value,

@@ -10,10 +10,10 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from .. import _core
-from ..agents import Agent, as_agent, spec_options
 from ..games import Game as Game
 from ..games import State as State
-from ..searcher import search
+from ..play.agents import Agent, as_agent, spec_options
+from ..play.search import search
 
 #: The bounds of every observation plane (the planes are indicators and scaled counts).
 OBS_LOW, OBS_HIGH = 0.0, 1.0
@@ -66,7 +66,7 @@ class Opponent:
     with the small fixed budget of ``OPPONENT_BUDGETS``, seeded from the env's generator;
     ``"mcts:N"`` and ``"alphabeta:D"`` set its iterations or depth; ``"net:PATH"`` and
     ``"SPEC+net:PATH"`` play a net file: an ``AgentSpec``), a
-    :class:`pingvinas.agents.Agent` (a fresh copy per episode, seeded from the env's
+    :class:`pingvinas.play.agents.Agent` (a fresh copy per episode, seeded from the env's
     generator) or a callable ``f(state) -> move`` (a move, an int action or notation)."""
 
     def __init__(

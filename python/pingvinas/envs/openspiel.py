@@ -30,7 +30,7 @@ through OpenSpiel's Python-game layer, so a Python algorithm over it pays that l
 call. OpenSpiel's Python ``MCTSBot`` playing a Marathon game through it ran about 13,500 plies a
 second against some 97,000 for the same loop over the pingvinas State API directly (7 times
 slower), and both are far behind the engine's own search. For strong or fast play use
-``pingvinas.searcher`` (``pv.search(state, algorithm="mcts", iterations=...)``, a ``pv.Searcher``
+``pingvinas.play.search`` (``pv.search(state, algorithm="mcts", iterations=...)``, a ``pv.Searcher``
 per seat, or ``pv.search_many``), which runs in Rust off the GIL; for many games at once,
 ``pv.VectorEnv``.
 """

@@ -2,11 +2,11 @@
 "pingvinas[train]"``).
 
 Each generation plays games with the current :class:`~pingvinas._core.Net` as the evaluator of
-a Gumbel search (:func:`pingvinas.selfplay` with ``root="gumbel"`` and few simulations: Gumbel
+a Gumbel search (:func:`pingvinas.learn.selfplay` with ``root="gumbel"`` and few simulations: Gumbel
 AlphaZero improves the policy with as few as 16), trains the net on the samples of the last few
 generations, each sample under a random symmetry of the board (``game.symmetries()``), with the
 search's improved policy as the policy target and the game's outcome as the value target, then
-exports it (:func:`pingvinas.nets.from_jax`) for the next generation. Optionally it starts by
+exports it (:func:`pingvinas.play.nets.from_jax`) for the next generation. Optionally it starts by
 distilling ``alphabeta`` (alpha-beta with the hand-written evaluation): games it plays at a
 fixed depth, its moves as policy targets and its search values mixed with the outcomes as value
 targets.
@@ -34,12 +34,12 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-from . import nets
-from ._core import Net, NnueNet
-from ._play import game_seed
-from .games import Game
-from .match import play_match
-from .training import SelfPlayData, selfplay
+from .._core import Net, NnueNet
+from ..games import Game
+from ..play import nets
+from ..play.game import game_seed
+from ..play.match import play_match
+from .selfplay import SelfPlayData, selfplay
 
 __all__ = ["PLAYERS", "Settings", "learned_player", "strength", "train"]
 
@@ -160,7 +160,7 @@ def distill(game: Game, games: int, depth: int, mix: float, seed: int) -> Sample
     target, and as the value target the outcome mixed with its search value (weight ``mix``;
     two players: ``[v, -v]``, more: the mover's seat only). The first two moves of each game are
     random, so that the games differ."""
-    from .searcher import Searcher
+    from ..play.search import Searcher
 
     players = game.players
     obs, masks, policies, values, outcomes = [], [], [], [], []
@@ -335,7 +335,7 @@ def learned_player(
     """The search agent that plays ``net`` the way ``player`` names (a key of
     :data:`PLAYERS`), at ``seconds`` a move (or ``iterations``); the PUCT players value
     leaves with ``(1 - playout_mix) * net + playout_mix * playout`` (AlphaGo's lambda)."""
-    from .agents import SearchAgent
+    from ..play.agents import SearchAgent
 
     if player not in PLAYERS:
         raise ValueError(f"player = {player!r}: expected one of {', '.join(PLAYERS)}")
@@ -369,7 +369,7 @@ def strength(
     against ``alphabeta`` (the hand-written evaluation, what ``auto`` played before it played
     the learned net), at ``seconds`` a move each, seats swapped: score rates with Wilson 95%
     intervals."""
-    from .agents import SearchAgent
+    from ..play.agents import SearchAgent
 
     out: dict[str, Any] = {}
     for name, opponent in [
@@ -507,7 +507,7 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
         if s.check_games >= 1 and (not checks or checks[-1]["generation"] != gen):
             check(gen, net)
     if checks:
-        from ._curve import write_curve
+        from .curve import write_curve
 
         write_curve(
             checks,

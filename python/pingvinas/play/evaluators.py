@@ -39,7 +39,7 @@ The adapters, each an optional extra:
 - :func:`per_worker`: an evaluator each process builds for itself from a factory (a model
   loaded on each Ray worker).
 - :func:`shared`: one evaluator in one Ray actor (for example on the one GPU), called by every
-  worker of a Ray run (``pip install "pingvinas[ray]"``; see :mod:`pingvinas.distributed`).
+  worker of a Ray run (``pip install "pingvinas[ray]"``; see :mod:`pingvinas.play.ray`).
 """
 
 from __future__ import annotations
@@ -57,11 +57,11 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._args import is_int
-from ._core import Net, NnueNet, load_net
-from .distributed import PerWorker, shared_evaluator
-from .games import Game
-from .searcher import Evaluator
+from .._args import is_int
+from .._core import Net, NnueNet, load_net
+from ..games import Game
+from .ray import PerWorker, shared_evaluator
+from .search import Evaluator
 
 __all__ = [
     "Evaluator",
@@ -196,7 +196,7 @@ def native(path: Union[str, os.PathLike[str]]) -> Union[Net, NnueNet]:
 
 
 #: The learned evaluation shipped in the package (``learned()``).
-LEARNED = Path(__file__).with_name("weights") / "fish-2p.safetensors"
+LEARNED = Path(__file__).parent.parent / "weights" / "fish-2p.safetensors"
 
 
 @functools.lru_cache(maxsize=1)
@@ -636,7 +636,7 @@ def shared(
     """One evaluator in one Ray actor, shared by every worker of a Ray run: for a single GPU,
     or a model too big to load in every worker. Returns a picklable evaluator that forwards each
     batch to the actor and waits for its answer (``pip install "pingvinas[ray]"``; starts or
-    joins Ray as :func:`pingvinas.distributed.init` does). See :mod:`pingvinas.distributed`.
+    joins Ray as :func:`pingvinas.play.ray.init` does). See :mod:`pingvinas.play.ray`.
 
     :param evaluator: an evaluator (picklable: it is sent to the actor), or a zero-argument
         factory that the actor calls once to build it (for example one that loads a model onto
@@ -646,7 +646,7 @@ def shared(
         answer leaves its own CPU idle meanwhile; reserve some for a busy CPU model).
     :param factory: whether ``evaluator`` is a factory; default: a plain function or class
         taking no argument is taken as one (evaluators take two).
-    :param address: where Ray runs, as for :func:`pingvinas.distributed.init`.
+    :param address: where Ray runs, as for :func:`pingvinas.play.ray.init`.
     :raises ImportError: ray is not installed.
 
     >>> from pingvinas import evaluators

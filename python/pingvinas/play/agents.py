@@ -1,7 +1,7 @@
 """Players with one interface: ``agent.choose(state) -> move``.
 
 >>> import pingvinas as pv
->>> from pingvinas.agents import GreedyAgent, MCTSAgent
+>>> from pingvinas.play.agents import GreedyAgent, MCTSAgent
 >>> state = pv.Fish().new_state(seed=4)
 >>> GreedyAgent(seed=1).choose(state) in state.legal_moves()
 True
@@ -21,9 +21,9 @@ import random
 from collections.abc import Sequence
 from typing import Any, Callable, Optional, TypedDict, Union
 
-from ._core import AgentSpec, load_net
-from .games import Move, State
-from .searcher import Searcher, SearchResult
+from .._core import AgentSpec, load_net
+from ..games import Move, State
+from .search import Searcher, SearchResult
 
 __all__ = [
     "Agent",
@@ -94,13 +94,13 @@ class RandomAgent(Agent):
 
 
 class SearchAgent(Agent):
-    """A player backed by a :class:`~pingvinas.searcher.Searcher`, which keeps its trees and
+    """A player backed by a :class:`~pingvinas.play.search.Searcher`, which keeps its trees and
     transposition table from move to move within a game.
 
-    :param algorithm: as for :func:`pingvinas.searcher.search`.
+    :param algorithm: as for :func:`pingvinas.play.search.search`.
     :param time: seconds per move; ``iterations``, ``depth`` and ``nodes`` bound each move's
         search too (with none given: one second per move).
-    :param options: further :class:`~pingvinas.searcher.Searcher` settings (``threads``,
+    :param options: further :class:`~pingvinas.play.search.Searcher` settings (``threads``,
         ``seed``, ``exploration``, ``selection``, ``playout``, ``knowledge``, ``tt_mb``,
         ``reuse``).
     """
@@ -172,7 +172,7 @@ class GreedyAgent(SearchAgent):
 
 
 class MCTSAgent(SearchAgent):
-    """Monte Carlo tree search (see :class:`~pingvinas.searcher.Searcher` for the settings).
+    """Monte Carlo tree search (see :class:`~pingvinas.play.search.Searcher` for the settings).
     ``knowledge=False`` gives plain MCTS with uniformly random playouts."""
 
     def __init__(
@@ -216,7 +216,7 @@ class CallableAgent(Agent):
 
 def expand_spec(text: str) -> str:
     """``"learned"`` (``"learned:D"``) spelt out as ``"alphabeta+net:PATH"`` (``"alphabeta:D+..."``)
-    with the path of the learned evaluation that ships (:func:`pingvinas.evaluators.learned`);
+    with the path of the learned evaluation that ships (:func:`pingvinas.play.evaluators.learned`);
     any other text as it is. The engine's :class:`AgentSpec` reads ``"learned"`` itself now;
     this stays for code that spelt it out."""
     name, _, depth = text.partition(":")
@@ -228,10 +228,10 @@ def expand_spec(text: str) -> str:
 
 
 def spec_options(spec: AgentSpec) -> dict[str, Any]:
-    """The :class:`~pingvinas.searcher.Searcher` settings that an agent spec's net brings, empty
+    """The :class:`~pingvinas.play.search.Searcher` settings that an agent spec's net brings, empty
     without one: the net, read from its file here, once for the agent and its copies
     (``ValueError`` naming the file when it cannot be read), and for ``"net:PATH"`` PUCT's
-    Gumbel root; for ``"learned"``, :func:`pingvinas.evaluators.learned`. The file may hold a
+    Gumbel root; for ``"learned"``, :func:`pingvinas.play.evaluators.learned`. The file may hold a
     ``Net`` or, for ``"alphabeta+net:PATH"`` and the other non-PUCT specs, an ``NnueNet``. A net
     made for another game is refused by the first search."""
     if spec.learned:

@@ -26,8 +26,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ._core import Fish, FishMove, FishState
-from .searcher import FishSolution, solve_fish
+from .._core import Fish, FishMove, FishState
+from ..play.search import FishSolution, solve_fish
 
 __all__ = [
     "CLASSES",

@@ -1,5 +1,5 @@
 """One game of a match, played by its agents from its seeds alone (``play_match`` plays it
-locally or on threads, :mod:`pingvinas.distributed` as a Ray task)."""
+locally or on threads, :mod:`pingvinas.play.ray` as a Ray task)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, cast
 
-from . import _core
+from .. import _core
+from ..games import Game
+from ..record import GameRecord
 from .agents import Agent
-from .games import Game
-from .record import GameRecord
 
 __all__ = ["GameResult", "Playable", "Stop", "Stopped", "game_seed", "new_state", "play_one"]
 

@@ -1,9 +1,11 @@
 """``docs/solved.md`` and its picture, made by ``pingvinas solve --table``: every board class of
-:mod:`pingvinas.solved` solved from seeds, the value map of a bundled solved board, and how far
-each player is from perfect play on solved boards (also ``benches/perfect_play.py``)."""
+:mod:`pingvinas.solved.boards` solved from seeds, the value map of a bundled solved board, how
+far each player is from perfect play on solved boards (also ``benches/perfect_play.py``), and
+the sections measured apart, from ``table.json``."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
@@ -13,34 +15,40 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from importlib import resources
+from typing import Any, Callable, Optional
 
-import pingvinas as pv
+from .. import fish
+from .._core import FishState, __version__
+from ..play.agents import Agent, timed_agent
+from .boards import CLASSES, BoardClass, MoveValues, Solver, margin, move_values
 
-from ._core import FishState
-from .solved import CLASSES, BoardClass, MoveValues, Solver, margin, move_values
-
-#: Boards solved per class by default: sized so that the whole command takes about a minute
-#: on a small machine with a release build (a class past ``--max-nodes`` is left out, saying
-#: so in the table).
-BOARDS = {
-    "fish-mini-4x4": 100,
-    "fish-mini-4x4-pairs": 20,
-    "fish-mini-4x5": 20,
-    "fish-mini-5x5": 10,
-}
-
-#: The players of the perfect-play table, each with the time budgets it is measured at
-#: (``None``: a player without a budget).
-PLAYERS: tuple[tuple[str, Optional[float]], ...] = (
-    ("random", None),
-    ("greedy", None),
-    ("mcts", 0.01),
-    ("mcts", 0.1),
-    ("alphabeta", 0.01),
-    ("alphabeta", 0.1),
-    ("auto", 0.1),
+#: The table's data (``table.json`` beside this module): the boards solved per class by default
+#: (sized so that the whole command takes about a minute on a small machine with a release
+#: build; a class past ``--max-nodes`` is left out, saying so in the table), the players of the
+#: perfect-play table with the time budgets they are measured at (``None``: no budget), and the
+#: sections measured apart by the engine examples they name (too long for the page's command).
+DATA = json.loads(resources.files(__package__).joinpath("table.json").read_text("utf-8"))
+BOARDS: dict[str, int] = DATA["boards"]
+PLAYERS: tuple[tuple[str, Optional[float]], ...] = tuple(
+    (name, seconds) for name, seconds in DATA["players"]
 )
+
+
+def measured_section(section: dict[str, Any]) -> list[str]:
+    """A section measured apart, as Markdown lines: its title, text, table and notes."""
+    columns = section["columns"]
+    return [
+        f"## {section['title']}",
+        "",
+        *section["before"].split("\n"),
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
+        *("| " + " | ".join(row) + " |" for row in section["rows"]),
+        "",
+        *section["after"].split("\n"),
+    ]
 
 
 @dataclass
@@ -77,7 +85,7 @@ def solve_class(
         state = cls.game(seed).new_state()
         start = time.perf_counter()
         try:
-            solution = pv.fish.solve(state, max_nodes=max_nodes)
+            solution = fish.solve(state, max_nodes=max_nodes)
         except ValueError as e:
             row.left_out = f"board {seed}: {e}"
             return row
@@ -109,9 +117,9 @@ def value_map(state: FishState, values: MoveValues, size: float = 420.0) -> str:
     """An SVG of ``state`` (a placement position) with each placement cell tinted by the mover's
     exact fish margin after placing there and labelled with it (``+3``, ``-1``); the optimal
     placements are outlined in black."""
-    from . import svg
-    from .svg._draw import el, write_text
-    from .svg.fish import _col_name
+    from .. import svg
+    from ..svg._draw import el, write_text
+    from ..svg.fish import _col_name
 
     def name(cell: tuple[int, int]) -> str:
         return f"{_col_name(cell[1])}{cell[0] + 1}"
@@ -185,9 +193,9 @@ def _result(value: tuple[int, int]) -> int:
     return (value > (0, 0)) - (value < (0, 0))
 
 
-def make_player(name: str, seconds: Optional[float], seed: int) -> pv.agents.Agent:
+def make_player(name: str, seconds: Optional[float], seed: int) -> Agent:
     """The agent ``name`` with ``seconds`` a move (the CLI's agents)."""
-    return pv.agents.timed_agent(name, seconds if seconds is not None else 0.1, seed)
+    return timed_agent(name, seconds if seconds is not None else 0.1, seed)
 
 
 def perfect_play(
@@ -252,7 +260,7 @@ def machine() -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     return (
         f"{cpu}, {os.cpu_count()} cores, {platform.system()}, Python "
-        f"{platform.python_version()}, pingvinas {pv.__version__}; load average {load}"
+        f"{platform.python_version()}, pingvinas {__version__}; load average {load}"
     )
 
 
@@ -265,84 +273,6 @@ def _margins(row: ClassRow) -> str:
 
 def _share(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "-"
-
-
-#: The standard board's endgames: too long for the page's command (about 3 CPU minutes a game
-#: for the 60 s figure), so measured apart by the engine example it names, and kept here.
-ENDGAMES = (
-    "## Standard-board endgames",
-    "",
-    "How far back from the end of a standard game (2 players, 4 penguins each) the solver",
-    "finishes: 20 games on `Board::standard(seed)`, seeds 0-19, played to the end by seeded",
-    "uniformly random moves (placements included). Walking backwards from each game's last",
-    "position, each position is solved under a limit in CPU seconds; the first one not solved",
-    "within it ends the walk, and the floes of the last one solved are the game's figure (the",
-    "walk under 60 s goes on from where the 1 s one stopped). Release build, the default",
-    "512 MiB table:",
-    "",
-    "```sh",
-    "cargo run --release -p pingvinas-engine --example fish_endgames -- 20 0  # 1 s, 20 games",
-    "cargo run --release -p pingvinas-engine --example fish_endgames -- 20 20 1 60 keep wall=1000",
-    "```",
-    "",
-    "With `keep` the 60 s walk keeps the solver's table from one position to the one before",
-    "it, and each game's figure is then confirmed by a fresh solve: the position the walk",
-    "ended on is solved again from an empty table within 60 s (else the one after it; a game",
-    "whose two fresh solves both fail counts with its 1 s figure). The 60 s row counts the",
-    "confirmed figures.",
-    "",
-    "| limit (CPU) | games | median floes solved | range | positions of the last solve |",
-    "|---|---|---|---|---|",
-    "| 1 s | 20 | 35 | 26-39 | 4,644 to 1,037,405 |",
-    "| 60 s | 20 | 38.5 | 30-41 | 2.7M to 61.7M (fresh, seeds 5-19) |",
-    "",
-    "The standard board has 60 floes. The 1 s row was measured on 2026-12-01 (fresh tables,",
-    "load average 7 to 11). The 60 s figures of seeds 0-4 (40, 38, 40, 39, 31) were measured",
-    "on 2026-12-01 with the build before MTD(f) at the root and huge pages for the table, and",
-    "those of seeds 5-19 (40, 37, 41, 38, 34, 38, 30, 41, 41, 40, 40, 40, 38, 37, 38) on",
-    "2026-12-02 with `first=5` at a load average of 3 to 4, about 3 CPU minutes a game. The",
-    "limits are CPU time so that the load does not shrink the figures, but a solve near a",
-    "limit can land either side of it; seed 9's walk reached 41 floes with its kept table, and",
-    "neither fresh solve (41, 40 floes) finished, so it counts with its 1 s figure, 34.",
-)
-
-
-#: The next class, not solved from the empty board: how far the solver gets, measured apart.
-SIX_BY_SIX = (
-    "## Not solved yet: 6x6 with two penguins each",
-    "",
-    "Board 0 of the class `6x6, 18/12/6 fish, 2p x 2, one-fish` (the classes' fish mix and",
-    "rules), solved from the position after K seeded random placements and moves (4 plies place",
-    "the penguins), release build, 4 GiB table:",
-    "",
-    "```sh",
-    "cargo run --release -p pingvinas-engine --example fish_solve -- 6 6 1 class penguins=2 \\",
-    "    tt=4096 time=SECS plies=K",
-    "```",
-    "",
-    "| start | result | positions | CPU time |",
-    "|---|---|---|---|",
-    "| after 12 plies | solved, +24 fish | 42,947 | 0.04 s |",
-    "| after 10 plies | solved, +14 fish | 2,664,260 | 3.2 s |",
-    "| after 8 plies | solved, +1 fish | 89,094,895 | 122 s |",
-    "| after 6 plies | solved, -1 fish | 952,789,726 | 1,155 s |",
-    "| after placement (4 plies) | solved, +1 fish | 2,472,189,784 | 3,547 s |",
-    "| the empty board | not solved within 120 s | over 73.2M | 113 s |",
-    "",
-    "The values are the margin of the player to move from there on. One move of each player",
-    "back multiplied the positions by 62 (ply 12 to 10), 33 (10 to 8), 11 (8 to 6) and 2.6 (6",
-    "to 4): the position after this board's seeded placement took about an hour. Before it",
-    "come four placements on 15 to 18 floes (18,360 different ends, each reached in 4",
-    "orders), and even a perfectly ordered search proves the value on more than a hundred of",
-    "those ends: tens of CPU hours, if the others take about as long as this one (a null",
-    "window costs less than an exact value). The ends can be solved in parallel, so a machine",
-    "with many cores could do it; this 2-core one cannot in a session. The rows after 12 to",
-    "8 plies were measured on 2026-12-02 with the two-bound table and the ordering by the",
-    "fish landed on, alone on the 2-core machine above (load about 1); those after 6 and 4",
-    "plies on 2026-12-03 with the same solver, niced (the one after 4 plies beside a full CI",
-    "run for its first 36 minutes: 3,985 s of wall time); the empty board's on 2026-12-02,",
-    "at a load average of 2 to 4, with an older solver.",
-)
 
 
 def render(
@@ -360,7 +290,7 @@ def render(
         "# Solved boards",
         "",
         "The exact value of small Fish boards under perfect play, placement included, found by",
-        "the solver (`pv.fish.solve`), and how far each engine player is from perfect play.",
+        "the solver (`fish.solve`), and how far each engine player is from perfect play.",
         "Every figure on this page is made by one command, from seeds:",
         "",
         "```sh",
@@ -375,7 +305,7 @@ def render(
         "A *board class* is a rectangle of floes in the even-r layout with the standard board's",
         "mix of fish (half the floes 1 fish, a sixth 3 fish, the rest 2), shuffled per seed",
         "(`pingvinas.solved.CLASSES`); board 0 of each class is a bundled variant of the same",
-        'name, so `pv.load_game("fish-mini-4x4")` loads a solved board. Values are the first',
+        'name, so `load_game("fish-mini-4x4")` loads a solved board. Values are the first',
         "player's final margin, fish first and floes breaking ties (a *draw* is equal fish and",
         "floes). Two players, round-robin order, penguins placed on 1-fish floes.",
         "",
@@ -408,7 +338,8 @@ def render(
             "its row counts the boards solved."
             for r in left
         ]
-    out += ["", *ENDGAMES, "", *SIX_BY_SIX]
+    for section in DATA["measured"]:
+        out += ["", *measured_section(section)]
     out += ["", "## A solved board", ""]
     link, note = picture
     out += [f"![The value map of a solved board]({link})", "", note]
@@ -437,7 +368,7 @@ def render(
         )
     out += [
         "",
-        'The perfect player is also an agent: `pv.SearchAgent("solve")`, the agent spec',
+        'The perfect player is also an agent: `SearchAgent("solve")`, the agent spec',
         "`solve` (`pingvinas match --game fish-mini-4x4 --agents solve greedy`, the vector env's",
         '`opponent="solve"`, `pingvinas serve --engine solve`). On a position too big for its',
         "budget it raises `ValueError` saying so (a `nodes=` budget raises the limit).",

@@ -1,7 +1,7 @@
 """Matches between agents: many games, in parallel, with a results table.
 
 >>> import pingvinas as pv
->>> from pingvinas.match import play_match
+>>> from pingvinas.play.match import play_match
 >>> result = play_match(pv.Fish(), ["greedy", "random"], games=4, seed=1, progress=False)
 >>> result.games
 4
@@ -21,11 +21,12 @@ from concurrent.futures import wait as _wait
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
-from ._args import is_int
-from ._play import GameResult, Playable, Stop, Stopped, game_seed, new_state, play_one
-from ._progress import Progress
+from .._args import is_int
+from .._progress import Progress
+from ..record import GameRecord as _WholeGame
 from .agents import Agent, as_agent
-from .record import GameRecord as _WholeGame
+from .game import GameResult, Playable, Stop, Stopped, game_seed, new_state, play_one
+from .ray import TASK_RETRIES, _cached, _cluster_cpus, _stream, init
 
 __all__ = ["AgentStats", "GameResult", "MatchResult", "play_match"]
 
@@ -199,7 +200,7 @@ def play_match(
 
     :param game: a game object with ``new_state(seed=...)`` (``pv.Fish(...)``,
         ``pv.Marathon(...)``) and as many players as ``agents``.
-    :param agents: one per seat: :class:`~pingvinas.agents.Agent` objects, names
+    :param agents: one per seat: :class:`~pingvinas.play.agents.Agent` objects, names
         (``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"auto"``) or callables.
     :param seed: seeds the deals and the agents; the same seed plays the same match (with
         iteration or depth budgets; time budgets depend on the machine). Game ``i``'s seeds
@@ -223,7 +224,7 @@ def play_match(
         reserving as many CPUs as its agents' most search ``threads``. The agents are pickled
         to the workers (a search agent as its settings), and each game is played exactly as
         locally: the same records for the same seed (with iteration or depth budgets; a
-        callable agent must not keep state between games). See :mod:`pingvinas.distributed`.
+        callable agent must not keep state between games). See :mod:`pingvinas.play.ray`.
     :param address: with ``backend="ray"``: ``None`` (Ray already started here, else
         ``RAY_ADDRESS``, else a new local instance), ``"auto"`` (the cluster this machine is a
         node of) or ``"ray://host:10001"``.
@@ -281,8 +282,6 @@ def play_match(
 
     try:
         if backend == "ray":
-            from .distributed import play_games
-
             play_games(
                 game,
                 agents,
@@ -408,3 +407,82 @@ def _tabulate(
     return MatchResult(
         agents=stats, records=records, players=n, elapsed=elapsed, score_name=score_name
     )
+
+
+# --- games on Ray -----------------------------------------------------------------------------
+
+
+def _task_cpus(agents: Sequence[Any]) -> int:
+    """CPUs one game reserves: the most search threads any of its agents uses."""
+    threads = [1]
+    for agent in agents:
+        options = getattr(agent, "options", None)
+        if isinstance(options, dict):
+            t = options.get("threads", 1)
+            if is_int(t):
+                threads.append(t)
+    return max(threads)
+
+
+def _play_game(
+    game: Playable,
+    agents_box: list[Any],
+    seats: list[int],
+    index: int,
+    seed: int,
+    deal: int,
+    max_moves: Optional[int],
+    names: Optional[list[str]],
+) -> Any:
+    """A Ray task: one game of a match, exactly as the local backend plays it (the agents
+    spawn fresh copies for each game, as locally; a worker unpickles them once per match)."""
+    return play_one(
+        game, _cached("agents", agents_box, None), seats, index, seed, deal, max_moves, names
+    )
+
+
+def play_games(
+    game: Playable,
+    agents: Sequence[Any],
+    jobs: Sequence[tuple[list[int], int, int]],
+    *,
+    seed: int,
+    max_moves: Optional[int],
+    names: Optional[list[str]],
+    address: Optional[str] = None,
+    workers: Optional[int] = None,
+    on_record: Optional[Callable[[int, Any], None]] = None,
+) -> list[Any]:
+    """Plays a match's games as Ray tasks, one task per game, and returns their
+    :class:`~pingvinas.play.match.GameRecord` in game order (``play_match`` calls this).
+
+    A game is played from its seeds alone, so a task lost with its worker (killed, out of
+    memory, a node gone) is run again, up to :data:`TASK_RETRIES` times; an error raised by
+    an agent is not retried (it would only fail again) and ends the match, after the games
+    finished so far have been reported.
+
+    :param jobs: ``(seats, index, deal)`` per game, as ``play_match`` deals them.
+    :param workers: the most games in flight at once (default: twice the cluster's CPUs).
+    :param on_record: called with ``(k, record)`` as game ``jobs[k]`` finishes, in this process
+        (``play_match`` saves it and moves the progress bar).
+    """
+    ray = init(address)
+    # Put once, shared by every task (not serialised again per game).
+    game_ref, agents_box = ray.put(game), [ray.put(list(agents))]
+    task = ray.remote(_play_game).options(
+        num_cpus=_task_cpus(agents), max_retries=TASK_RETRIES, retry_exceptions=False
+    )
+    window = workers if workers is not None else 2 * _cluster_cpus(ray)
+    records: list[Any] = [None] * len(jobs)
+
+    def submit(i: int) -> Any:
+        seats, index, deal = jobs[i]
+        return task.remote(game_ref, agents_box, seats, index, seed, deal, max_moves, names)
+
+    def done(i: int, record: Any) -> None:
+        records[i] = record
+        if on_record is not None:
+            on_record(i, record)
+
+    _stream(ray, submit, len(jobs), window, done)
+    return records

@@ -1,7 +1,7 @@
 """Search for both games: MCTS and alpha-beta written once in Rust, and the exact Fish solver.
 
 >>> import pingvinas as pv
->>> from pingvinas.searcher import search
+>>> from pingvinas.play.search import search
 >>> state = pv.Fish().new_state(seed=1)
 >>> result = search(state, algorithm="mcts", iterations=200, seed=3)
 >>> result.move in state.legal_moves()
@@ -51,8 +51,8 @@ import numpy as np
 import pingvinas._core as _core
 from pingvinas._core import FishMove, FishState, NnueNet
 
-from ._args import is_int, is_number
-from .games import Move, State
+from .._args import is_int, is_number
+from ..games import Move, State
 
 __all__ = [
     "ALGORITHMS",
@@ -225,7 +225,7 @@ class Searcher:
     50
 
     :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players, with the
-        shipped learned evaluation, :func:`pingvinas.evaluators.learned`, on standard 2-player
+        shipped learned evaluation, :func:`pingvinas.play.evaluators.learned`, on standard 2-player
         Fish; Marathon: MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``,
         ``"greedy"`` (the best-looking move now: most fish on the landing floe; most progress
         in Marathon), ``"random"`` or ``"solve"`` (Fish: perfect play by the exact solver,
@@ -236,7 +236,7 @@ class Searcher:
         gives any budget uses that budget alone; with none given here or there, one second.
     :param threads: threads searching at once: root-parallel MCTS; alpha-beta threads that
         share each iteration's work and one table (one thread is deterministic for a seed);
-        PUCT with a native :class:`~pingvinas.evaluators.Net` searches its tree with that many
+        PUCT with a native :class:`~pingvinas.play.evaluators.Net` searches its tree with that many
         threads at once (tree-parallel, virtual losses keeping them apart; not reproducible
         beyond one thread); PUCT with a Python evaluator searches on the calling thread and
         ignores it.
@@ -255,8 +255,8 @@ class Searcher:
     :param reuse: keep MCTS and PUCT trees between moves.
     :param evaluator: required by ``algorithm="puct"``: the evaluator
         ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module docs; a
-        :class:`~pingvinas.evaluators.Net` runs in Rust). The other algorithms take a ``Net``
-        or an :class:`~pingvinas.evaluators.NnueNet` only, as their estimate of positions:
+        :class:`~pingvinas.play.evaluators.Net` runs in Rust). The other algorithms take a ``Net``
+        or an :class:`~pingvinas.play.evaluators.NnueNet` only, as their estimate of positions:
         alpha-beta's leaves, and MCTS's with ``playout="evaluate"`` (the game's exact endgame
         values and move ordering stay).
     :param batch_size: PUCT: the most leaves sent to the evaluator in one call.
@@ -382,7 +382,7 @@ def search(
     :raises ValueError: for a finished game, a negative or absurd budget, or a bad option.
 
     >>> import pingvinas as pv
-    >>> from pingvinas.searcher import search
+    >>> from pingvinas.play.search import search
     >>> s = pv.Fish().new_state(seed=2)
     >>> search(s, "alphabeta", depth=2).depth
     2
@@ -416,7 +416,7 @@ def search_many(
 
     :param states: states of one game (Fish boards may differ, their shapes may not).
     :param root: ``"puct"`` or ``"gumbel"``, as for :class:`Searcher`.
-    :param threads: with a native :class:`~pingvinas.evaluators.Net`, the trees are shared
+    :param threads: with a native :class:`~pingvinas.play.evaluators.Net`, the trees are shared
         out between this many threads (each tree's result is the one of one thread); a Python
         evaluator runs on the calling thread.
     :raises ValueError: a finished game, a bad budget or option, or a bad evaluator output.

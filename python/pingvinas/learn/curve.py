@@ -87,7 +87,7 @@ def write_curve(
     svg.write_text(text, encoding="utf-8")
     if png is None:
         return False
-    from .svg import to_png
+    from ..svg import to_png
 
     try:
         to_png(text, png)

@@ -1,7 +1,9 @@
-"""Matches and self-play on a Ray cluster (``pip install "pingvinas[ray]"``).
+"""Ray (``pip install "pingvinas[ray]"``): joining a cluster, streaming tasks, and evaluators
+kept per worker or shared, for the matches (:mod:`pingvinas.play.match`) and the self-play
+(:mod:`pingvinas.learn.selfplay`) that run on a cluster.
 
-Nothing here is needed directly: ``pv.play_match(..., backend="ray")`` and
-``pv.selfplay(..., backend="ray")`` call it. Both give the same results as the local backend
+Nothing here but :func:`init` is needed directly: ``pv.play_match(..., backend="ray")`` and
+``pv.selfplay(..., backend="ray")`` use it. Both give the same results as the local backend
 for the same seed, game for game (every game is dealt and searched from seeds derived from its
 index alone; with iteration or depth budgets, as locally).
 
@@ -29,22 +31,13 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 import os
 import threading
-from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ._args import is_int
-from ._play import Playable, play_one
-from ._progress import Progress
-from .games import Game
-from .samples import SelfPlayData, selfplay_local
-from .samples import _game_indices as samples_game_indices
-
-__all__ = ["PerWorker", "SharedEvaluator", "init", "play_games", "selfplay_ray", "shared_evaluator"]
+__all__ = ["PerWorker", "SharedEvaluator", "init", "shared_evaluator"]
 
 
 def _ray() -> Any:
@@ -136,82 +129,6 @@ def _stream(
         raise
 
 
-def _task_cpus(agents: Sequence[Any]) -> int:
-    """CPUs one game reserves: the most search threads any of its agents uses."""
-    threads = [1]
-    for agent in agents:
-        options = getattr(agent, "options", None)
-        if isinstance(options, dict):
-            t = options.get("threads", 1)
-            if is_int(t):
-                threads.append(t)
-    return max(threads)
-
-
-def _play_game(
-    game: Playable,
-    agents_box: list[Any],
-    seats: list[int],
-    index: int,
-    seed: int,
-    deal: int,
-    max_moves: Optional[int],
-    names: Optional[list[str]],
-) -> Any:
-    """A Ray task: one game of a match, exactly as the local backend plays it (the agents
-    spawn fresh copies for each game, as locally; a worker unpickles them once per match)."""
-    return play_one(
-        game, _cached("agents", agents_box, None), seats, index, seed, deal, max_moves, names
-    )
-
-
-def play_games(
-    game: Playable,
-    agents: Sequence[Any],
-    jobs: Sequence[tuple[list[int], int, int]],
-    *,
-    seed: int,
-    max_moves: Optional[int],
-    names: Optional[list[str]],
-    address: Optional[str] = None,
-    workers: Optional[int] = None,
-    on_record: Optional[Callable[[int, Any], None]] = None,
-) -> list[Any]:
-    """Plays a match's games as Ray tasks, one task per game, and returns their
-    :class:`~pingvinas.match.GameRecord` in game order (``play_match`` calls this).
-
-    A game is played from its seeds alone, so a task lost with its worker (killed, out of
-    memory, a node gone) is run again, up to :data:`TASK_RETRIES` times; an error raised by
-    an agent is not retried (it would only fail again) and ends the match, after the games
-    finished so far have been reported.
-
-    :param jobs: ``(seats, index, deal)`` per game, as ``play_match`` deals them.
-    :param workers: the most games in flight at once (default: twice the cluster's CPUs).
-    :param on_record: called with ``(k, record)`` as game ``jobs[k]`` finishes, in this process
-        (``play_match`` saves it and moves the progress bar).
-    """
-    ray = init(address)
-    # Put once, shared by every task (not serialised again per game).
-    game_ref, agents_box = ray.put(game), [ray.put(list(agents))]
-    task = ray.remote(_play_game).options(
-        num_cpus=_task_cpus(agents), max_retries=TASK_RETRIES, retry_exceptions=False
-    )
-    window = workers if workers is not None else 2 * _cluster_cpus(ray)
-    records: list[Any] = [None] * len(jobs)
-
-    def submit(i: int) -> Any:
-        seats, index, deal = jobs[i]
-        return task.remote(game_ref, agents_box, seats, index, seed, deal, max_moves, names)
-
-    def done(i: int, record: Any) -> None:
-        records[i] = record
-        if on_record is not None:
-            on_record(i, record)
-
-    _stream(ray, submit, len(jobs), window, done)
-    return records
-
-
 # --- objects kept by worker processes ----------------------------------------------------------
 
 #: Per kind (``"agents"``, ``"evaluator"``): the id of the Ray object a worker process built or
@@ -235,112 +152,10 @@ def _cached(kind: str, box: Optional[list[Any]], build: Optional[Callable[[Any],
     return hit[1]
 
 
-def _worker_evaluator(box: Optional[list[Any]]) -> Any:
-    """A self-play task's evaluator, unpickled once per worker (an ``evaluators.per_worker``
-    one then builds its model once per worker too)."""
-    return _cached("evaluator", box, None)
-
-
-def _selfplay_chunk(
-    game: Game,
-    indices: list[int],
-    box: Optional[list[Any]],
-    threads: int,
-    kwargs: dict[str, Any],
-) -> SelfPlayData:
-    """A Ray task: self-play of some game indices, with the local backend."""
-    return selfplay_local(
-        game,
-        games=indices,
-        evaluator=_worker_evaluator(box),
-        threads=threads,
-        progress=False,
-        **kwargs,
-    )
-
-
-def _game_indices(games: Any) -> list[int]:
-    """``pv.selfplay``'s game indices (checked there), sorted; at least one."""
-    indices = sorted(samples_game_indices(games).tolist())
-    if not indices:
-        raise ValueError("games: no game indices given")
-    return indices
-
-
-def selfplay_ray(
-    game: Game,
-    games: Any,
-    *,
-    address: Optional[str] = None,
-    evaluator: Any = None,
-    evaluator_factory: Optional[Callable[[], Any]] = None,
-    threads: int = 1,
-    games_per_task: Optional[int] = None,
-    progress: bool = False,
-    **kwargs: Any,
-) -> SelfPlayData:
-    """Self-play on Ray: ``pv.selfplay(game, ..., backend="ray")`` calls this.
-
-    The game indices (sorted) are split into runs of ``games_per_task``; each run is a Ray task
-    calling ``pv.selfplay(game, games=run, backend="local", ...)`` with the same settings, and
-    the parts are joined in game-id order (``SelfPlayData.concatenate``): the same samples as
-    ``backend="local"``, whatever the split.
-
-    :param games: an int ``n`` (indices ``0..n``) or a sequence of game indices.
-    :param address: where Ray runs (see :func:`init`).
-    :param evaluator: a picklable evaluator (``evaluators.onnx(path)``,
-        ``evaluators.shared(...)``); sent once, and unpickled once per worker process.
-    :param evaluator_factory: instead of ``evaluator``, a zero-argument callable that builds
-        the evaluator, called once per worker process (for a model loaded from a path every
-        node has, or a torch module built there): the same as
-        ``evaluator=evaluators.per_worker(evaluator_factory)``, which ``pv.selfplay`` takes.
-    :param threads: ``pv.selfplay``'s threads per task; each task reserves that many CPUs.
-    :param games_per_task: games per task (default: the games spread over twice the cluster's
-        CPUs). Larger tasks batch more leaves per evaluator call; smaller ones balance better.
-    :param progress: a progress bar of finished games on stderr.
-    :param kwargs: every other ``pv.selfplay`` setting (``simulations``, ``seed``,
-        ``temperature``, ...), passed to each task unchanged.
-    :returns: the ``SelfPlayData`` of all the games, in game-id order.
-    """
-    if evaluator is not None and evaluator_factory is not None:
-        raise ValueError("give an evaluator or an evaluator_factory, not both")
-    if evaluator_factory is not None and not callable(evaluator_factory):
-        raise TypeError("evaluator_factory must be a callable taking no arguments")
-    if not is_int(threads) or threads < 1:
-        raise ValueError(f"threads = {threads!r}: expected a positive int")
-    if games_per_task is not None and (not is_int(games_per_task) or games_per_task < 1):
-        raise ValueError(f"games_per_task = {games_per_task!r}: expected a positive int")
-    kwargs.pop("backend", None)  # the tasks run the local backend
-    indices = _game_indices(games)
-    ray = init(address)
-    if games_per_task is None:
-        games_per_task = max(1, math.ceil(len(indices) / (2 * _cluster_cpus(ray))))
-    runs = [indices[i : i + games_per_task] for i in range(0, len(indices), games_per_task)]
-    if evaluator_factory is not None:
-        evaluator = PerWorker(evaluator_factory)
-    box = None if evaluator is None else [ray.put(evaluator)]
-    task = ray.remote(_selfplay_chunk).options(
-        num_cpus=threads, max_retries=TASK_RETRIES, retry_exceptions=False
-    )
-    game_ref = ray.put(game)
-    parts: list[Any] = [None] * len(runs)
-    bar = Progress(len(indices), progress)
-
-    def submit(i: int) -> Any:
-        return task.remote(game_ref, runs[i], box, threads, kwargs)
-
-    def done(i: int, part: Any) -> None:
-        parts[i] = part
-        bar.tick(len(runs[i]))
-
-    _stream(ray, submit, len(runs), len(runs), done)
-    return SelfPlayData.concatenate(parts)
-
-
 class PerWorker:
     """An evaluator built by a factory at its first call, in each process that calls it: its
     pickle holds only the factory. Made by
-    :func:`pingvinas.evaluators.per_worker`."""
+    :func:`pingvinas.play.evaluators.per_worker`."""
 
     def __init__(self, factory: Callable[[], Any]) -> None:
         if not callable(factory):
@@ -387,7 +202,7 @@ class _EvaluatorActor:
 
 class SharedEvaluator:
     """An evaluator forwarding each batch to one Ray actor (made by
-    :func:`pingvinas.evaluators.shared`). Picklable within a Ray job (it holds the actor's
+    :func:`pingvinas.play.evaluators.shared`). Picklable within a Ray job (it holds the actor's
     handle), so it goes to workers like any evaluator; the actor lives while a copy does."""
 
     def __init__(self, actor: Any, description: str) -> None:
@@ -427,7 +242,7 @@ def shared_evaluator(
     factory: Optional[bool] = None,
     address: Optional[str] = None,
 ) -> SharedEvaluator:
-    """Starts the actor of :func:`pingvinas.evaluators.shared` (which documents it)."""
+    """Starts the actor of :func:`pingvinas.play.evaluators.shared` (which documents it)."""
     if not callable(evaluator):
         raise TypeError(f"evaluator = {type(evaluator).__name__}: expected a callable")
     is_factory = _is_factory(evaluator) if factory is None else bool(factory)

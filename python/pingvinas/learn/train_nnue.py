@@ -11,7 +11,7 @@ exactly (value head zero, ``base`` weight 1), so a search with it starts at the 
 evaluation and training can only move it from there. With ``terms`` its first dense layer also
 reads each seat's terms of the hand-written evaluation (``NnueNet.inputs``), which mean the same
 on every board; ``width`` 0 drops the cell features (the net that ships,
-:func:`pingvinas.evaluators.learned`, is such a net). The inputs are the engine's own
+:func:`pingvinas.play.evaluators.learned`, is such a net). The inputs are the engine's own
 (:meth:`NnueNet.inputs`), so the trained net computes in the engine what it computed here.
 
 Everything is seeded: the same settings make the same net. Written to ``out``: ``net.safetensors``
@@ -30,9 +30,9 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ._core import Fish, NnueNet
-from ._play import game_seed
-from .games import Game
+from .._core import Fish, NnueNet
+from ..games import Game
+from ..play.game import game_seed
 
 __all__ = ["NnueSettings", "nnue_samples", "split_by_game", "train_nnue"]
 
@@ -94,7 +94,7 @@ def nnue_samples(
 
     The games are numbers ``first`` on, their random moves drawn from ``rng`` (by default a
     fresh one of ``seed``): calls in turn with one ``rng`` make the rows of one call."""
-    from .searcher import Searcher
+    from ..play.search import Searcher
 
     if not isinstance(game, Fish):
         raise ValueError("an NnueNet reads Fish boards")
@@ -390,7 +390,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     lines = [record, *(rounds if s.rounds > 1 else []), *checks]
     (out / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     if checks:
-        from ._curve import write_curve
+        from .curve import write_curve
 
         write_curve(
             checks,

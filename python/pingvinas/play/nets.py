@@ -29,8 +29,8 @@ from typing import Any, Optional, TypedDict
 
 import numpy as np
 
-from ._core import Net
-from .games import Game
+from .._core import Net
+from ..games import Game
 
 __all__ = ["Layer", "Weights", "from_flax", "from_jax", "from_numpy", "from_torch", "to_numpy"]
 

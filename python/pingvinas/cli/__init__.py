@@ -1,0 +1,79 @@
+"""The ``pingvinas`` command line: matches between engines, games for people, pictures, speed,
+variants, exact solutions.
+
+    pingvinas match --game fish --agents auto mcts --games 20 --time 0.1 --save games.jsonl
+    pingvinas play --game marathon --agents human auto
+    pingvinas show games.jsonl --move 12 --svg position.svg
+    pingvinas bench --game my-board.toml
+    pingvinas variants
+    pingvinas serve --port 8000 --variant fish --engine auto --time 1
+    pingvinas train --game fish --out runs/fish --minutes 20
+    pingvinas solve fish-mini-4x4 --seed 3
+    pingvinas solve --table
+
+Every ``--game`` is a bundled variant or a path to a TOML config. A bad argument is reported
+on one line of stderr with exit code 2 (as argparse does); an error
+while running, on one line with exit code 1; Ctrl-C exits with 130.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import NoReturn, Optional
+
+import pingvinas as pv
+
+from . import bench, match, play, serve, show, solve, train, variants
+from ._common import AGENTS, MAX_SEED, PLAY_AGENTS, Parser
+
+__all__ = ["AGENTS", "MAX_SEED", "PLAY_AGENTS", "build_parser", "main"]
+
+#: The subcommands, in the order ``--help`` lists them; each module adds its parser.
+COMMANDS = (match, play, show, bench, serve, train, solve, variants)
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog="pingvinas", description="Engines for the penguin games Fish and Penguin Marathon."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {pv.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    print(f"pingvinas: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if hasattr(args, "agents"):
+        players = pv.load_game(args.game).players
+        if args.command == "play":  # a person against the engine
+            default = ["human"] + ["auto"] * (players - 1)
+        else:
+            default = ["auto", "greedy"]
+        args.agents = args.agents or default
+        if len(args.agents) != players:
+            parser.error(
+                f"{args.command}: {players} agents needed for {args.game}, got "
+                f"{len(args.agents)}: {' '.join(args.agents)}"
+            )
+        if args.command != "play" and "human" in args.agents:
+            parser.error(f"{args.command}: human players take part in `pingvinas play` only")
+    try:
+        args.run(args)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except (ValueError, TypeError, OverflowError, RuntimeError) as e:
+        text = " ".join(str(e).split())
+        _fail(text if len(text) <= 300 else text[:300] + "...", 1)
+
+
+if __name__ == "__main__":
+    main()

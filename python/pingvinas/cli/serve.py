@@ -1,0 +1,58 @@
+"""``pingvinas serve``: play against the engine on a page in the browser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ._common import AGENTS, agent_spec, int_in, seconds, variant_or_config
+
+if TYPE_CHECKING:
+    from ._common import Subparsers
+
+
+def run(args: argparse.Namespace) -> None:
+    from pingvinas.web import serve
+
+    try:
+        serve(
+            args.variant,
+            port=args.port,
+            host=args.host,
+            engine=args.engine,
+            seconds=args.time,
+            open_browser=args.open,
+            quiet=args.quiet,
+        )
+    except OSError as e:  # the port is taken, or the host is not this machine's
+        sys.exit(f"pingvinas: cannot serve on {args.host}:{args.port}: {e.strerror or e}")
+    except ImportError as e:  # the `web` extra is missing: the message says what to install
+        sys.exit(f"pingvinas: {e}")
+
+
+def add_parser(sub: Subparsers) -> None:
+    p = sub.add_parser("serve", help="play against the engine on a page in your browser")
+    p.add_argument(
+        "--port", type=int_in(0, 65535), default=8000, help="default 8000; 0 picks a free port"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
+    p.add_argument(
+        "--variant",
+        "--game",
+        dest="variant",
+        default="fish",
+        type=variant_or_config,
+        help="the first game's variant: a bundled name or a TOML config (default fish)",
+    )
+    p.add_argument(
+        "--engine",
+        default="auto",
+        type=agent_spec,
+        help=f"the engine: {', '.join(AGENTS)}, mcts:N, alphabeta:D or a net file: net:PATH "
+        "(PUCT), SPEC+net:PATH (default auto)",
+    )
+    p.add_argument("--time", type=seconds, default=1.0, help="seconds per engine move (default 1)")
+    p.add_argument("--open", action="store_true", help="open the page in the web browser")
+    p.add_argument("--quiet", action="store_true", help="no request log")
+    p.set_defaults(run=run)

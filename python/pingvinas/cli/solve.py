@@ -1,0 +1,202 @@
+"""``pingvinas solve``: the exact value and every optimal move of a small Fish position, and
+the published table of solved boards (``--table``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import pingvinas as pv
+
+from ._common import MAX_SEED, int_in, quote
+
+if TYPE_CHECKING:
+    from ._common import Subparsers
+
+
+def _solve_position(args: argparse.Namespace) -> tuple[pv.FishState, str]:
+    """The position ``pingvinas solve`` solves, and a line saying which it is."""
+    from pingvinas import solved
+
+    source: str = args.source
+    try:
+        cls = solved.board_class(source)
+    except ValueError:
+        cls = None
+    if cls is not None:
+        label = f"{cls.name} board {args.seed} ({cls.shape()})"
+        return cls.game(args.seed).new_state(), label
+    stripped = source.lstrip()
+    if source.endswith(".toml") or (not stripped.startswith("{") and not os.path.isfile(source)):
+        game = pv.load_game(source)
+        if not isinstance(game, pv.Fish):
+            raise ValueError(f"{quote(source)} is a Penguin Marathon variant: the solver is Fish's")
+        return game.new_state(seed=args.seed), f"{source}, seed {args.seed}"
+    from pingvinas.console import load_shown
+
+    shown = load_shown(source, args.index)
+    if isinstance(shown, pv.GameRecord):
+        n = len(shown) if args.move is None else args.move
+        if not -len(shown) <= n <= len(shown):
+            raise ValueError(f"--move {n}: the game has {len(shown)} moves (0 to {len(shown)})")
+        state, label = shown.states()[n], f"the position after {n % (len(shown) + 1)} moves"
+    else:
+        state, label = shown, "the position given"
+    if not isinstance(state, pv.FishState):
+        raise ValueError("a Penguin Marathon position: the solver is Fish's")
+    return state, label
+
+
+def _signed(value: tuple[int, int]) -> str:
+    return f"{value[0]:+d} fish, {value[1]:+d} floes"
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.table:
+        from pingvinas.solved.table import write_table
+
+        boards = dict(args.boards or [])
+        command = "pingvinas solve --table" + "".join(
+            f" --boards {k}={v}" for k, v in boards.items()
+        )
+        if args.games != 20:
+            command += f" --games {args.games}"
+        if args.max_nodes != 50_000_000:
+            command += f" --max-nodes {args.max_nodes}"
+        write_table(
+            out=args.out,
+            img=args.img,
+            boards=boards,
+            play_games=args.games,
+            max_nodes=args.max_nodes,
+            command=command,
+            quiet=args.quiet,
+        )
+        print(f"wrote {args.out} and {args.img}")
+        return
+    if args.source is None:
+        raise ValueError(
+            "solve: give a position (a board class, a Fish variant or config, a state's JSON "
+            "or a game record) or --table"
+        )
+    from pingvinas import solved
+
+    state, label = _solve_position(args)
+    if state.is_over:
+        raise ValueError(f"{label}: the game is over")
+    print(label)
+    print(state)
+    letter = "ABCD"[state.to_move or 0]
+    who = f"player {state.to_move} ({letter})"
+    tty = sys.stderr.isatty() and not args.quiet
+
+    def progress(nodes: int, seconds: float) -> None:
+        # The solver's own report, about every 0.25 s of a long solve.
+        if tty:
+            print(f"\rsolving: {nodes:,} nodes, {seconds:.1f} s   ", end="", file=sys.stderr)
+
+    def done() -> None:
+        if tty:
+            print("\r" + " " * 50 + "\r", end="", file=sys.stderr)
+
+    start = time.perf_counter()
+    if state.players != 2:  # paranoid: one best move, no comparison of children
+        try:
+            sol = pv.fish.solve(state, max_nodes=args.max_nodes, progress=progress)
+        finally:
+            done()
+        print(f"value for {who} (paranoid: against all the others): {_signed(sol.value)} to come")
+        print(f"best move: {sol.move}")
+        print(f"nodes: {sol.nodes:,}; time: {time.perf_counter() - start:.3f} s")
+        return
+
+    solver = solved.Solver(args.max_nodes)
+    try:
+        values = solved.move_values(state, solver=solver, progress=progress)
+    finally:
+        done()
+    seconds = time.perf_counter() - start
+    best = values.best
+    after = state.after(best[0])
+    final = after.scores if after.is_over else solver.solve(after).scores
+    scores = ", ".join(f"{'ABCD'[p]} {f} fish {n} floes" for p, (f, n) in enumerate(final))
+    print(f"value for {who}: {_signed(values.value)} at the end ({scores})")
+    print(f"optimal moves ({len(best)} of {len(values.values)}): {', '.join(map(str, best))}")
+    if args.all:
+        moves = state.legal_moves()
+        order = sorted(moves, key=lambda m: values.values[m.action], reverse=True)
+        for m in order:
+            print(f"  {str(m):<8} {_signed(values.values[m.action])}")
+    print(f"nodes: {values.nodes:,}; time: {seconds:.3f} s")
+
+
+def _class_boards(text: str) -> tuple[str, int]:
+    """``CLASS=N`` of ``--boards``."""
+    from pingvinas import solved
+
+    name, sep, count = text.partition("=")
+    try:
+        solved.board_class(name)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected CLASS=N, got {quote(text)}")
+    return name, int_in(0, 100_000)(count)
+
+
+def add_parser(sub: Subparsers) -> None:
+    from pingvinas.solved.boards import CLASSES
+
+    p = sub.add_parser(
+        "solve",
+        help="the exact value and every optimal move of a small Fish position; --table writes "
+        "docs/solved.md",
+    )
+    p.add_argument(
+        "source",
+        nargs="?",
+        metavar="POSITION",
+        help=f"a board class ({', '.join(c.name for c in CLASSES)}: board --seed of it), a Fish "
+        "variant or TOML config (its start, dealt from --seed), or a state's JSON or a game "
+        "record (a file or the JSON)",
+    )
+    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="the board (default 0)")
+    p.add_argument("--move", type=int, help="of a record: the position after this many moves")
+    p.add_argument("--index", type=int, default=0, help="which record of a JSON Lines file")
+    p.add_argument(
+        "--max-nodes",
+        type=int_in(1, 10**12),
+        default=50_000_000,
+        help="give up on a solve past this many positions (default 50,000,000)",
+    )
+    p.add_argument("--all", action="store_true", help="also print the value of every move")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="solve every board class from seeds, measure each player against perfect play "
+        "and write --out and --img",
+    )
+    p.add_argument("--out", default="docs/solved.md", help="--table's page (docs/solved.md)")
+    p.add_argument(
+        "--img",
+        default="docs/img/solved-fish-mini-4x4.svg",
+        help="--table's picture (docs/img/solved-fish-mini-4x4.svg)",
+    )
+    p.add_argument(
+        "--boards",
+        type=_class_boards,
+        action="append",
+        metavar="CLASS=N",
+        help="--table: solve N boards of CLASS (default: the table's own counts)",
+    )
+    p.add_argument(
+        "--games",
+        type=int_in(0, 100_000),
+        default=20,
+        help="--table: games per player against perfect play (default 20)",
+    )
+    p.set_defaults(run=run)

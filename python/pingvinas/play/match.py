@@ -230,9 +230,9 @@ def play_match(
         node of) or ``"ray://host:10001"``.
     :returns: a :class:`MatchResult`: wins, draws, losses, score rate with its 95% confidence
         interval, and average scores per seat, for each agent.
-    :raises: whatever an agent raises, or ``KeyboardInterrupt``: the games in flight are then
-        stopped (their searches too, within half a second with several workers), and the
-        exception carries the games that finished as ``e.match_result`` (a
+    :raises Exception: whatever an agent raises, and ``KeyboardInterrupt`` on Ctrl-C: the
+        games in flight are then stopped (their searches too, within half a second with several
+        workers), and the exception carries the games that finished as ``e.match_result`` (a
         :class:`MatchResult`).
     """
     agents = [as_agent(a) for a in agents]

@@ -19,6 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import marathon_reference as ref  # noqa: E402
 
 
+def batch(games: int = 20_000) -> float:
+    """Plies/s of ``pv.marathon.random_playouts`` on one thread."""
+    t = time.perf_counter()
+    _, plies = pv.marathon.random_playouts(games, seed=1, threads=1)
+    return int(plies.sum()) / (time.perf_counter() - t)
+
+
 def step_api(games: int) -> tuple[float, int]:
     """Plies/s of `legal_actions` + `play` each ply."""
     game = pv.Marathon(players=2)
@@ -54,12 +61,10 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=20, help="games for each Python loop")
     args = parser.parse_args()
-    t = time.perf_counter()
-    _, plies = pv.marathon.random_playouts(20_000, seed=1, threads=1)
-    batch = int(plies.sum()) / (time.perf_counter() - t)
+    c = batch()
     b, nb = step_api(args.games)
     d, nd = reference(args.games)
-    print(f"batch call, 1 thread      {batch:>14,.0f} plies/s")
+    print(f"batch call, 1 thread      {c:>14,.0f} plies/s")
     print(f"Python step API           {b:>14,.0f} plies/s ({nb} plies)")
     print(f"pure-Python reference     {d:>14,.0f} plies/s ({nd} plies)")
     print(f"step API / reference      {b / d:>14.1f}   (target: at least 30)")

@@ -5,6 +5,8 @@ Prints one table per match and a summary of the targets (see README "Search"):
 
 * MCTS beats random >= 99% and greedy >= 90% (2 players, seats swapped, 0.1 s a move);
 * ``auto`` beats plain MCTS with random playouts and the same budget >= 70%;
+* ``auto`` (on standard 2-player Fish: alpha-beta with the shipped learned evaluation) beats
+  ``alphabeta`` (alpha-beta with the hand-written evaluation) at the same budget >= 50%;
 * the exact solver and the region solver agree with brute force on 500 random small positions.
 
 Exit status 0 when every target is met, 1 otherwise.
@@ -19,8 +21,6 @@ import time
 
 import pingvinas as pv
 from pingvinas.play.agents import GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
-from pingvinas.play.match import play_match
-from pingvinas.play.search import search, solve_fish
 
 
 def brute(state):
@@ -74,13 +74,32 @@ def solver_check(positions: int, seed: int) -> tuple:
             continue
         truth = brute(s)
         checked += 1
-        agree += solve_fish(s).value == truth
-        r = search(s, "alphabeta", depth=1)
+        agree += pv.fish.solve(s).value == truth
+        r = pv.search(s, "alphabeta", depth=1)
         if r.exact:
             # Every region has one owner: the region solver decided the game at depth 1.
             region_total += 1
             region_agree += r.value == final_returns(s, truth)
     return agree, checked, region_agree, region_total
+
+
+def matchups(t: float) -> list[tuple[str, list, float]]:
+    """The matches of standard 2-player Fish at ``t`` seconds a move: (name, the two agents,
+    the least score rate of the first that meets the target)."""
+    return [
+        ("mcts vs random", [MCTSAgent(time=t), RandomAgent()], 0.99),
+        ("mcts vs greedy", [MCTSAgent(time=t), GreedyAgent()], 0.90),
+        (
+            "auto vs plain mcts (random playouts)",
+            [SearchAgent("auto", time=t), MCTSAgent(time=t, knowledge=False, name="plain-mcts")],
+            0.70,
+        ),
+        (
+            "auto vs alphabeta (hand-written evaluation)",
+            [SearchAgent("auto", time=t), SearchAgent("alphabeta", time=t)],
+            0.50,
+        ),
+    ]
 
 
 def main() -> int:
@@ -103,7 +122,7 @@ def main() -> int:
     def match(name, agents, target):
         nonlocal ok
         t0 = time.perf_counter()
-        res = play_match(pv.Fish(), agents, games=n, seed=args.seed, workers=args.workers)
+        res = pv.play_match(pv.Fish(), agents, games=n, seed=args.seed, workers=args.workers)
         rate = res.agents[0].score_rate
         lo, hi = res.agents[0].ci95
         print(
@@ -117,13 +136,8 @@ def main() -> int:
             f"{'ok' if met else 'MISSED'}"
         )
 
-    match("mcts vs random", [MCTSAgent(time=t), RandomAgent()], 0.99)
-    match("mcts vs greedy", [MCTSAgent(time=t), GreedyAgent()], 0.90)
-    match(
-        "auto vs plain mcts (random playouts)",
-        [SearchAgent("auto", time=t), MCTSAgent(time=t, knowledge=False, name="plain-mcts")],
-        0.70,
-    )
+    for name, agents, target in matchups(t):
+        match(name, agents, target)
 
     t0 = time.perf_counter()
     agree, checked, region_agree, region_total = solver_check(args.positions, args.seed)

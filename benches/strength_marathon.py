@@ -14,7 +14,14 @@ import time
 
 import pingvinas as pv
 from pingvinas.play.agents import GreedyAgent, RandomAgent, SearchAgent
-from pingvinas.play.match import play_match
+
+
+def matchups(t: float) -> list[tuple[str, list, float]]:
+    """(name, the two agents, the least share of wins of the first that meets the target)."""
+    return [
+        ("auto vs random", [SearchAgent("auto", time=t), RandomAgent()], 1.0),
+        ("auto vs greedy", [SearchAgent("auto", time=t), GreedyAgent()], 0.9),
+    ]
 
 
 def main() -> int:
@@ -30,14 +37,11 @@ def main() -> int:
     game = pv.Marathon.variant(args.course) if args.course != "marathon" else pv.Marathon()
     ok = True
     lines = []
-    for name, opponent, target in [
-        ("auto vs random", RandomAgent(), 1.0),
-        ("auto vs greedy", GreedyAgent(), 0.9),
-    ]:
+    for name, agents, target in matchups(args.time):
         t0 = time.perf_counter()
-        res = play_match(
+        res = pv.play_match(
             game,
-            [SearchAgent("auto", time=args.time), opponent],
+            agents,
             games=args.games,
             seed=args.seed,
             workers=args.workers,

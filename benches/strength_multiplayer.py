@@ -1,6 +1,6 @@
 """Fish with 3 and 4 players: paranoid alpha-beta against MCTS (both with Fish knowledge) and
 greedy, seats rotated, the same time per move. Answers which search ``algorithm="auto"`` should
-pick for more than two players (it picks MCTS).
+pick for more than two players (it picks paranoid alpha-beta).
 
 Run: ``python benches/strength_multiplayer.py [--games 60] [--time 0.1] [--workers 2]``.
 Prints the match runner's table for each player count: score rate (1 for a win, 0.5 for a
@@ -14,7 +14,23 @@ import time
 
 import pingvinas as pv
 from pingvinas.play.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent
-from pingvinas.play.match import play_match
+
+
+def lineups(t: float) -> list[tuple[int, list]]:
+    """(players, one agent per seat) at ``t`` seconds a move: alpha-beta, MCTS (two seats with
+    4 players) and greedy."""
+    return [
+        (3, [AlphaBetaAgent(time=t), MCTSAgent(time=t), GreedyAgent()]),
+        (
+            4,
+            [
+                AlphaBetaAgent(time=t),
+                MCTSAgent(time=t),
+                MCTSAgent(time=t, name="mcts-2"),
+                GreedyAgent(),
+            ],
+        ),
+    ]
 
 
 def main() -> None:
@@ -29,21 +45,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args()
     t = args.time
-    for players, agents in [
-        (3, [AlphaBetaAgent(time=t), MCTSAgent(time=t), GreedyAgent()]),
-        (
-            4,
-            [
-                AlphaBetaAgent(time=t),
-                MCTSAgent(time=t),
-                MCTSAgent(time=t, name="mcts-2"),
-                GreedyAgent(),
-            ],
-        ),
-    ]:
+    for players, agents in lineups(t):
         games = args.games - args.games % players
         t0 = time.perf_counter()
-        res = play_match(
+        res = pv.play_match(
             pv.Fish(players=players), agents, games=games, seed=args.seed, workers=args.workers
         )
         print(

@@ -23,10 +23,10 @@ def blocks(page: Path):
         yield text.count("\n", 0, m.start(1)) + 1, m.group(1)
 
 
-@pytest.mark.skipif(not PAGES, reason="no docs/ beside the tests (an installed copy)")
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_page_code_runs(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def run_page(page: Path) -> None:
+    """Runs the page's ```python blocks in order in one namespace: a session (``>>>``) as a
+    doctest whose output must match, any other block as a script. A block that needs a missing
+    optional extra skips the rest of the page."""
     namespace = {"__name__": "__docs__"}
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
@@ -48,6 +48,13 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
                         f"{page.name}, block at line {line} needs {e.name} (an optional extra)"
                     )
                 raise
+
+
+@pytest.mark.skipif(not PAGES, reason="no docs/ beside the tests (an installed copy)")
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_page_code_runs(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run_page(page)
 
 
 def test_every_page_is_in_the_nav():

@@ -13,7 +13,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGES = sorted(DOCS.glob("*.md")) if DOCS.is_dir() else []
 #: Modules of the optional extras: a page whose example needs one that is missing stops there
 #: (skipped, with the reason); .ci/run installs them all.
-OPTIONAL = {"gymnasium", "pettingzoo", "pyspiel", "open_spiel", "cairosvg"}
+OPTIONAL = {"gymnasium", "pettingzoo", "pyspiel", "open_spiel", "cairosvg", "ray", "onnxruntime"}
 FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.M | re.S)
 
 
@@ -50,8 +50,14 @@ def run_page(page: Path) -> None:
                 raise
 
 
+def param(page: Path):
+    """A page that starts Ray runs with the slow tests."""
+    slow = 'backend="ray"' in page.read_text(encoding="utf-8")
+    return pytest.param(page, id=page.name, marks=[pytest.mark.slow] if slow else [])
+
+
 @pytest.mark.skipif(not PAGES, reason="no docs/ beside the tests (an installed copy)")
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", [param(p) for p in PAGES])
 def test_page_code_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run_page(page)

@@ -425,8 +425,9 @@ def search_many(
     >>> def uniform(obs, mask):
     ...     return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
     >>> states = [pv.Fish().new_state(seed=k) for k in range(3)]
-    >>> [int(r.visits.sum()) for r in search_many(states, evaluator=uniform, iterations=32)]
-    [32, 32, 32]
+    >>> results = search_many(states, evaluator=uniform, iterations=32)
+    >>> len(results), {int(r.visits.sum()) for r in results}
+    (3, {32})
     """
     if algorithm != "puct":
         raise ValueError(f"search_many runs PUCT only, not algorithm = {algorithm!r}")

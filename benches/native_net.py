@@ -2,7 +2,7 @@
 board after placement, with one `pv.evaluators.Net` (random weights) evaluated by the engine,
 and the same net called through the Python evaluator protocol (a lambda around it), at batch
 sizes 1 and 16; then one tree searched by 1 and by 2 threads (``threads=2``: tree-parallel with
-virtual loss; the issue's target is x1.6 on a quiet machine), measured in turns so that a
+virtual loss; the target is x1.6 on a quiet machine), measured in turns so that a
 change in the machine's load hits both; plain MCTS with random playouts for scale. Last,
 alpha-beta's nodes per second with the hand-written evaluation, the `Net`'s value head and an
 `NnueNet` (accumulator 64, dense 32, 32; refreshed at each leaf) as its estimate.

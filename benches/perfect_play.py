@@ -1,4 +1,4 @@
-"""How far each player is from perfect play (issue 21): each of ``greedy``, ``mcts``,
+"""How far each player is from perfect play: each of ``greedy``, ``mcts``,
 ``alphabeta`` and ``auto`` (and ``random`` as the floor), at each time budget, plays the
 boards of a solved board class against the perfect player; at each of its decisions the solver
 says whether its move is optimal and how many fish of its final margin it gives away.

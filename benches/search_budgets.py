@@ -1,6 +1,6 @@
 """How closely searches keep their budgets: the wall time of ``pv.search`` (and of the first
 search of a new ``Searcher``) beyond its ``time``, on every board word and algorithm, and how
-long ``stop()`` takes to end a search. The contract (issue 17) is ``time`` + 10 ms and 200 ms.
+long ``stop()`` takes to end a search. The contract is ``time`` + 10 ms and 200 ms.
 
     python benches/search_budgets.py [--repeats 5] [--time 0.1]
 

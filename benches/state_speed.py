@@ -1,6 +1,7 @@
-"""Speed of the paths issue 9 must not slow down, in one process: Fish random playouts
-(uniform and fast, one thread), the Python step API (``legal_actions`` + ``play`` over whole
-games) and plain MCTS iterations. Run it with two builds alternately to compare them:
+"""Speed of the paths a change to the state layer must not slow down, in one process: Fish
+random playouts (uniform and fast, one thread), the Python step API (``legal_actions`` +
+``play`` over whole games) and plain MCTS iterations. Run it with two builds alternately to
+compare them:
 
     python benches/state_speed.py
 """

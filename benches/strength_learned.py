@@ -1,4 +1,4 @@
-"""Playing strength of a learned net (issue 19's measure): the net's player against plain MCTS
+"""Playing strength of a learned net: the net's player against plain MCTS
 (random playouts) and against ``alphabeta`` with the hand-written evaluation (what ``auto``
 played before it played the shipped net), at equal time a move, seats swapped, standard boards
 dealt from seeds.
@@ -9,7 +9,7 @@ measures quality apart from speed instead: the net and plain MCTS at N iteration
 ``alphabeta`` at ``--alphabeta-depth`` plies (2); with ``--player alphabeta``, ``--depth D``
 plays the net's alpha-beta and the hand-written one both at D plies (``--against alphabeta``:
 how good the evaluation is, apart from its speed). Prints each match's table and a summary line per
-opponent with the score rate and its Wilson 95% interval; the issue's targets are 0.70 against
+opponent with the score rate and its Wilson 95% interval; the targets are 0.70 against
 plain MCTS and 0.55 against ``alphabeta`` (exit status 0 when both are met, 1 otherwise);
 ``--against greedy`` adds a weaker reference.
 """
@@ -24,7 +24,7 @@ from pingvinas.learn.train import PLAYERS, learned_player
 from pingvinas.play.agents import GreedyAgent, SearchAgent
 from pingvinas.play.match import play_match
 
-#: The issue's targets; greedy (most fish now) is a reference below them, without one.
+#: The targets; greedy (most fish now) is a reference below them, without one.
 TARGETS = {"mcts": 0.70, "alphabeta": 0.55, "greedy": None}
 
 

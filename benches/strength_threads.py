@@ -5,7 +5,7 @@ the two-thread player has both cores).
 Run alone on a quiet 2-core machine (about 40 minutes with the defaults):
 ``python benches/strength_threads.py [--games 200] [--time 0.2] [--seed 2026]``.
 Prints the match runner's table (score rate with its 95% confidence interval) and whether the
-target of issue 20 (a score of at least 0.58 for two threads) is met; exit status 0 if it is.
+target (a score of at least 0.58 for two threads) is met; exit status 0 if it is.
 """
 
 from __future__ import annotations

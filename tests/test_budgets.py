@@ -1,4 +1,4 @@
-"""Search budgets hold on every board word and algorithm (issue 17, items 1-4): a search's wall
+"""Search budgets hold on every board word and algorithm: a search's wall
 time is at most its ``time`` plus 10 ms (allocation included), ``nodes`` bounds its work, and
 ``stop()`` or Ctrl-C end it within 200 ms.
 
@@ -27,7 +27,7 @@ SLACK = 0.060
 
 def split_board() -> pv.FishState:
     """10x13 (a 1,024-bit board word), cut in two by an empty column: each player alone in a
-    region of about 60 floes, which the region solver cannot finish (issue 17's case)."""
+    region of about 60 floes, which the region solver cannot finish."""
     rng = np.random.default_rng(0)
     board = rng.integers(1, 4, (10, 13)).tolist()
     for r in range(10):

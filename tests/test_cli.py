@@ -1,5 +1,5 @@
 """The ``pingvinas`` command line: every bad argument is one line on stderr and exit code 2 (as
-argparse does), never a traceback (issue 8, item 14); the commands themselves run."""
+argparse does), never a traceback; the commands themselves run."""
 
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def test_bench(capsys):
     assert out.count("games/s") == 2
 
 
-# --- pingvinas solve (issue 21). ---------------------------------------------------------------
+# --- pingvinas solve. --------------------------------------------------------------------------
 
 
 def _placed_mini():

@@ -1,4 +1,4 @@
-"""Engine limits reachable from Python (issue 8): sizes checked before allocating, clean
+"""Engine limits reachable from Python: sizes checked before allocating, clean
 errors instead of aborts or panics, short error messages, placement JSON that the rules can
 reach."""
 

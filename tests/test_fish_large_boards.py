@@ -1,4 +1,4 @@
-"""Fish boards larger than the standard one (issue 10): the engine keeps each board on the
+"""Fish boards larger than the standard one: the engine keeps each board on the
 narrowest bitboard that holds it (64, 128 or 1024 bits), and boards of up to 1,024 cells play
 from Python, in batch playouts, in search and in the solver. Complete games against the
 reference model on these boards are in ``test_fish_differential.py`` (category ``large``)."""

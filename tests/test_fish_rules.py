@@ -861,7 +861,7 @@ def test_wrong_types(pv, bad):
 
 
 def test_out_of_range_actions(pv):
-    # An action number that denotes no move is invalid (issue 8, item 12), not illegal.
+    # An action number that denotes no move is invalid, not illegal.
     state = pv.Fish().new_state(seed=0)
     snap = _snapshot(state)
     for a in [-1, state.num_actions, state.num_actions + 1, 2**40, 2**80, -(2**80)]:

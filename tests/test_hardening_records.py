@@ -1,5 +1,5 @@
-"""Issue 17, items 15 to 20: records, configs, the command line and matches, as a hostile user
-would try them. One regression test (or a few) per item; the Ray cases are in test_ray.py.
+"""Records, configs, the command line and matches, as a hostile user would try them. One
+regression test (or a few) per case; the Ray cases are in test_ray.py.
 
 Ctrl-C cases run in a child interpreter with a timeout (as in test_hostile.py), so that a
 regression fails the test instead of stalling the suite.
@@ -21,7 +21,7 @@ import pingvinas as pv
 from pingvinas.record import GameRecord, read_jsonl
 from test_cli import run as run_cli
 
-#: Ctrl-C must stop a match within 500 ms (issue 17, item 16); the assertion allows this much
+#: Ctrl-C must stop a match within 500 ms; the assertion allows this much
 #: for a loaded machine (the measured time is printed: ``pytest -rP`` shows it).
 CTRL_C_LIMIT = 1.5
 SMALL = pv.Fish(board=[[1, 2, 3, 1], [3, 2, 1, 2], [1, 1, 2, 3]], penguins=2)

@@ -1,9 +1,9 @@
-"""A hostile user: issue 8's cases through the Python API, one regression test (or a few) each.
+"""A hostile user's cases through the Python API, one regression test (or a few) each.
 
 Nothing reachable from Python may return a wrong result, abort the interpreter, panic, hang or
 ignore Ctrl-C. Calls that could abort or hang run in a child interpreter (``sys.executable -c``)
 with a timeout, so a regression fails the test instead of killing or stalling the suite; their
-outcome comes back as one JSON line. The item numbers are those of issue 8.
+outcome comes back as one JSON line.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pingvinas.play.search import Searcher, search
 #: the node count every 1,024 nodes, MCTS after each iteration (one expansion). The docs of
 #: ``pv.search`` give the same interval.
 NODE_SLACK = 1024
-#: Ctrl-C must stop a long call within 200 ms (issue 8); the assertion allows this much, for a
+#: Ctrl-C must stop a long call within 200 ms; the assertion allows this much, for a
 #: loaded machine (the measured time is printed: ``pytest -s`` or ``-rP`` shows it).
 CTRL_C_LIMIT = 2.0
 HUGE_COURSE = "SSS\n#" + "\n" * 46341 + " " * 46341 + "#\nFFF\n"

@@ -30,7 +30,7 @@ from pingvinas.record import read_jsonl
 ray = pytest.importorskip("ray", reason='ray is not installed (pip install "pingvinas[ray]")')
 
 needs_selfplay = pytest.mark.skipif(
-    not hasattr(pv, "selfplay"), reason="pv.selfplay is not in this build yet (issue 12, PUCT)"
+    not hasattr(pv, "selfplay"), reason="pv.selfplay is not in this build"
 )
 
 
@@ -112,7 +112,7 @@ def test_match_on_ray_raises_the_workers_error(local_ray):
 
 
 def test_match_on_ray_retries_a_game_whose_worker_died(local_ray, tmp_path):
-    """Issue 17, item 17: a worker killed mid-game (here: by the agent, once) loses that task
+    """Regression: a worker killed mid-game (here: by the agent, once) loses that task
     only; Ray runs it again, and the match is the local one, game for game."""
     marker = str(tmp_path / "killed-once")
 
@@ -144,7 +144,7 @@ def test_match_on_ray_retries_a_game_whose_worker_died(local_ray, tmp_path):
 
 
 def test_match_on_ray_keeps_the_finished_games_when_an_agent_fails(local_ray, tmp_path):
-    """Issue 17, item 17: an agent that fails in game 4 (of 8, one at a time): games 0 to 3
+    """Regression: an agent that fails in game 4 (of 8, one at a time): games 0 to 3
     reach the save file and the exception (before, all were lost)."""
     game = pv.Fish()
 

@@ -1,4 +1,4 @@
-"""Solved Fish (issue 21): the bundled board classes, the value of every move, the perfect
+"""Solved Fish: the bundled board classes, the value of every move, the perfect
 player (the agent spec ``solve``) and the table of ``docs/solved.md``."""
 
 from __future__ import annotations

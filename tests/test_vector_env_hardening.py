@@ -1,4 +1,4 @@
-"""The vector env and self-play under hostile use (issue 17, items 5-11): Ctrl-C stops a long
+"""The vector env and self-play under hostile use: Ctrl-C stops a long
 step, a step that raises changes nothing, memory that cannot be had is a ``MemoryError``
 (never an abort or a ``PanicException``), the buffers handed out are read-only, and misuse
 gets messages that name the real mistake."""

@@ -314,7 +314,7 @@ def test_serve_refuses_a_taken_port():
         httpd.server_close()
 
 
-# --- hostile HTTP (issue 17) -----------------------------------------------------------------
+# --- hostile HTTP ----------------------------------------------------------------------------
 
 
 def raw_request(method, path, port, body=b"", headers=(), host=None):
@@ -398,7 +398,7 @@ def smuggling_cases(port, gid, move):
 
 
 def test_a_refused_or_ignored_body_is_never_read_as_a_request(site):
-    """Issue 17, item 12: a 413 left the body unread, so a move inside it was played (ply 0 ->
+    """Regression: a 413 left the body unread, so a move inside it was played (ply 0 ->
     2); a GET's body was read as a request too."""
     for i in range(5):
         state = new_game(site.url, seed=10)
@@ -412,7 +412,7 @@ def test_a_refused_or_ignored_body_is_never_read_as_a_request(site):
 
 
 def test_fifty_simultaneous_new_games(server):
-    """Issue 17, item 13: with a listen backlog of 5, 50 simultaneous new games reset 19-29
+    """Regression: with a listen backlog of 5, 50 simultaneous new games reset 19-29
     connections."""
     barrier = threading.Barrier(50)
     answers = []
@@ -433,7 +433,7 @@ def test_fifty_simultaneous_new_games(server):
 
 
 def test_slow_requests_time_out_and_hold_no_thread(site):
-    """Issue 17, item 14: partial requests never timed out, and each held a thread (300 slow
+    """Regression: partial requests never timed out, and each held a thread (300 slow
     connections, 302 threads). Now a request has TIMEOUT s for its headers and as long for its
     body, then gets 408 and its connection is closed; meanwhile the server answers others."""
     port = site.port
@@ -499,7 +499,7 @@ HOSTS = [
 
 @pytest.mark.parametrize("host, status", HOSTS, ids=[h for h, _ in HOSTS])
 def test_only_loopback_host_names_are_served(site, host, status):
-    """Issue 17, item 14: no Host check, so a page could reach the server by DNS rebinding."""
+    """Regression: no Host check, so a page could reach the server by DNS rebinding."""
     host = host.format(port=site.port)
     games = len(site.app.games)
     for method, path in (("GET", "/"), ("GET", "/api/variants"), ("POST", "/api/games")):
@@ -514,7 +514,7 @@ def test_only_loopback_host_names_are_served(site, host, status):
 
 
 def test_other_pages_may_not_change_games(site):
-    """Issue 17, item 14: with no Origin check any page could drive the server. Now a request
+    """Regression: with no Origin check any page could drive the server. Now a request
     that may change a game from another origin gets 403; programs (no Origin) and the page
     itself are served, and reading stays allowed (the browser keeps the answer from the
     other page: no CORS header)."""
@@ -554,7 +554,7 @@ def test_a_server_bound_to_another_host_serves_any_name():
 
 
 def test_one_clients_new_games_never_evict_anothers(site):
-    """Issue 17, item 14: 201 new games from one client evicted every other client's game. Games
+    """Regression: 201 new games from one client evicted every other client's game. Games
     are now bounded per client (here 127.0.0.2 against 127.0.0.1): a client's new games push out
     only its own least recently used ones."""
     import http.client
@@ -611,7 +611,7 @@ def test_games_are_bounded_fairly_between_clients():
 
 
 def test_deeply_nested_json_is_a_400(site):
-    """Issue 17, item 14: 16 KB of nested JSON gave a 500 with a traceback."""
+    """Regression: 16 KB of nested JSON gave a 500 with a traceback."""
     state = new_game(site.url, seed=13)
     for path, body in (
         (f"/api/games/{state['id']}/move", b'{"move": ' + b"[" * 16000),
@@ -641,7 +641,7 @@ def test_head_serves_the_page_without_a_body(server):
 
 
 def test_head_on_api_paths_is_get_without_a_body(server):
-    """Issue 17, item 20: HEAD on API paths got 405."""
+    """Regression: HEAD on API paths got 405."""
     req = urllib.request.Request(server + "/api/variants", method="HEAD")
     with urllib.request.urlopen(req, timeout=30) as resp:
         assert resp.status == 200 and resp.read() == b""
@@ -652,7 +652,7 @@ def test_head_on_api_paths_is_get_without_a_body(server):
 
 
 def test_clients_that_vanish_print_nothing(tmp_path):
-    """Issue 17, item 14: each client gone before its answer printed two BrokenPipeError
+    """Regression: each client gone before its answer printed two BrokenPipeError
     tracebacks, even with --quiet."""
     import struct
     import subprocess

@@ -1,4 +1,4 @@
-//! Alpha-beta's time to depth on 1 and 2 threads (issue 20's measure), on the standard
+//! Alpha-beta's time to depth on 1 and 2 threads, on the standard
 //! 2-player Fish board after a seeded random placement, with the full Fish evaluation.
 //!
 //! For each position: the depth that one thread completes in `secs` seconds, then the time one

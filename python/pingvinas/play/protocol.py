@@ -1,0 +1,777 @@
+"""The engine protocol: players in any language over stdin and stdout (``docs/protocol.md``).
+
+Both sides are here: :func:`run_engine` makes any of the project's agents a protocol engine
+(``pingvinas engine --agent auto``), and :class:`EngineAgent` plays an external engine process
+as an agent (``"cmd:./my-engine --flag"`` wherever agents are named), beside the built-in ones:
+
+>>> import pingvinas as pv
+>>> from pingvinas.play.protocol import EngineAgent
+>>> engine = EngineAgent("pingvinas engine --agent greedy", time=0.1)  # doctest: +SKIP
+>>> pv.play_match(pv.Fish(), [engine, "random"], games=2)               # doctest: +SKIP
+
+An engine that faults (it exits, it misses its clock by more than the grace, it answers an
+illegal or unreadable move, or it writes something that is not the protocol) raises
+:class:`EngineFault` from ``choose``: a match scores that game as lost by it, with the reason,
+and the next game starts a fresh process. No engine process outlives its game: each runs in a
+process group of its own, which :meth:`EngineAgent.close` (called by the match after every
+game, on errors and on Ctrl-C) and, at the latest, the interpreter's exit kill.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import math
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time as _time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, Callable, Optional, Union
+
+from .._core import Fish, FishState, IllegalMoveError, InvalidMoveError, Marathon, MarathonState
+from ..agents import Agent
+from ..games import Game, Move, State
+
+__all__ = [
+    "FAULTS",
+    "VERSION",
+    "DriverMessage",
+    "EngineAgent",
+    "EngineFault",
+    "EngineMessage",
+    "ProtocolError",
+    "format_go",
+    "format_newgame",
+    "format_position",
+    "parse_driver_line",
+    "parse_engine_line",
+    "run_engine",
+]
+
+#: The protocol version this module speaks.
+VERSION = 1
+#: The reasons a game is lost to a fault, with what each means.
+FAULTS = {
+    "crash": "the engine exited or closed its output",
+    "time": "no answer within the clock and the grace",
+    "illegal": "a move that is not legal, or not a move, in the position",
+    "protocol": "a line that is not the protocol",
+}
+#: The longest line either side reads (a longer one is not the protocol).
+MAX_LINE = 1 << 20
+#: Seconds that ``close`` waits for an engine to quit before killing it.
+QUIT_WAIT = 0.5
+
+
+class ProtocolError(ValueError):
+    """A line that is not the protocol (the message says what is wrong with it)."""
+
+
+class EngineFault(Exception):
+    """An external engine lost its game: ``reason`` is one of :data:`FAULTS` (``"crash"``,
+    ``"time"``, ``"illegal"``, ``"protocol"``), ``detail`` says what happened."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+# --- messages ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineMessage:
+    """A line from the engine: ``kind`` is ``"id"`` (``key``, ``text``), ``"pepok"``
+    (``version``), ``"readyok"``, ``"info"`` (``info``: the search facts given, and
+    ``text`` for ``info string ...``), ``"bestmove"`` (``text``: the move), or ``"empty"``."""
+
+    kind: str
+    key: str = ""
+    text: str = ""
+    version: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DriverMessage:
+    """A line from the driver: ``kind`` is ``"pep"`` (``version``), ``"newgame"`` (``data``:
+    ``game``, ``config``, ``players``, ``seat``), ``"isready"``, ``"position"`` (``data``:
+    ``start``, ``moves``), ``"go"`` (``movetime``, or ``timeleft`` and ``inc``, in
+    milliseconds), ``"quit"``, ``"empty"``, or ``"unknown"`` (which an engine ignores)."""
+
+    kind: str
+    version: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
+    movetime: Optional[int] = None
+    timeleft: Optional[int] = None
+    inc: int = 0
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _int_token(token: str, what: str, line: str) -> int:
+    if not token.isdigit() or not token.isascii():
+        raise ProtocolError(f"{_clip(line)}: {what} is {_clip(token)}, expected a whole number")
+    return int(token)
+
+
+#: ``info`` keys, the kind of value each takes, and the record's name for it.
+_INFO = {"depth": int, "nodes": int, "value": float}
+
+
+def _parse_info(rest: list[str]) -> tuple[dict[str, Any], str]:
+    """The search facts of an ``info`` line's tokens, and the text after ``string``. A fact
+    whose value does not read is left out: ``info`` never breaks the protocol."""
+    facts: dict[str, Any] = {}
+    i = 0
+    while i < len(rest):
+        key = rest[i]
+        if key == "string":
+            return facts, " ".join(rest[i + 1 :])
+        if i + 1 < len(rest) and key in _INFO:
+            token = rest[i + 1]
+            try:
+                value = _INFO[key](token)
+            except ValueError:
+                value = None
+            if key == "value" and value is not None and not -1.0 <= value <= 1.0:
+                value = None  # NaN too
+            if key in ("depth", "nodes") and value is not None and value < 0:
+                value = None
+            if value is not None:
+                facts[key] = value
+        i += 2
+    return facts, ""
+
+
+def parse_engine_line(line: str) -> EngineMessage:
+    """Reads a line an engine wrote. :raises ProtocolError: for anything else."""
+    line = line.rstrip("\r\n")
+    if len(line) > MAX_LINE:
+        raise ProtocolError(f"a line of {len(line):,} characters (the most is {MAX_LINE:,})")
+    if any(ord(c) < 32 and c != "\t" for c in line):
+        raise ProtocolError(f"{_clip(line)}: control characters in a line")
+    tokens = line.split()
+    if not tokens:
+        return EngineMessage("empty")
+    word, rest = tokens[0], tokens[1:]
+    if word == "id":
+        if len(rest) < 2:
+            raise ProtocolError(f"{_clip(line)}: expected 'id KEY TEXT' (id name My Engine)")
+        return EngineMessage("id", key=rest[0], text=" ".join(rest[1:]))
+    if word == "pepok":
+        if len(rest) != 1:
+            raise ProtocolError(f"{_clip(line)}: expected 'pepok VERSION'")
+        return EngineMessage("pepok", version=_int_token(rest[0], "the version", line))
+    if word == "readyok":
+        if rest:
+            raise ProtocolError(f"{_clip(line)}: 'readyok' takes nothing after it")
+        return EngineMessage("readyok")
+    if word == "info":
+        facts, text = _parse_info(rest)
+        return EngineMessage("info", text=text, info=facts)
+    if word == "bestmove":
+        if not rest:
+            raise ProtocolError(f"{_clip(line)}: 'bestmove' without a move")
+        return EngineMessage("bestmove", text=" ".join(rest))
+    raise ProtocolError(
+        f"{_clip(line)}: not a message of the protocol (id, pepok, readyok, info, bestmove)"
+    )
+
+
+def _json_object(text: str, what: str, line: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ProtocolError(f"{_clip(line)}: {what} is not JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(f"{_clip(line)}: {what} is not a JSON object")
+    return data
+
+
+def parse_driver_line(line: str) -> DriverMessage:
+    """Reads a line the driver wrote (an engine's side). A command the engine does not know is
+    ``"unknown"``, to be ignored. :raises ProtocolError: for a known command that is malformed
+    (naming what is wrong)."""
+    line = line.rstrip("\r\n")
+    if len(line) > MAX_LINE:
+        raise ProtocolError(f"a line of {len(line):,} characters (the most is {MAX_LINE:,})")
+    stripped = line.strip()
+    if not stripped:
+        return DriverMessage("empty")
+    word, _, rest = stripped.partition(" ")
+    rest = rest.strip()
+    if word == "pep":
+        return DriverMessage("pep", version=_int_token(rest, "the version", line))
+    if word in ("isready", "quit"):
+        return DriverMessage(word)
+    if word == "newgame":
+        data = _json_object(rest, "the game", line)
+        if data.get("game") not in ("fish", "marathon"):
+            raise ProtocolError(f"{_clip(line)}: 'game' is {data.get('game')!r}: fish or marathon")
+        if not isinstance(data.get("config"), dict):
+            raise ProtocolError(f"{_clip(line)}: 'config' is not a JSON object")
+        return DriverMessage("newgame", data=data)
+    if word == "position":
+        data = _json_object(rest, "the position", line)
+        if not isinstance(data.get("start"), dict):
+            raise ProtocolError(f"{_clip(line)}: 'start' is not a JSON object (a position)")
+        moves = data.get("moves", [])
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise ProtocolError(f"{_clip(line)}: 'moves' is not a list of moves in notation")
+        return DriverMessage("position", data={"start": data["start"], "moves": moves})
+    if word == "go":
+        tokens = rest.split()
+        if len(tokens) == 2 and tokens[0] == "movetime":
+            return DriverMessage("go", movetime=_int_token(tokens[1], "movetime", line))
+        if len(tokens) == 4 and tokens[0] == "timeleft" and tokens[2] == "inc":
+            return DriverMessage(
+                "go",
+                timeleft=_int_token(tokens[1], "timeleft", line),
+                inc=_int_token(tokens[3], "inc", line),
+            )
+        raise ProtocolError(f"{_clip(line)}: expected 'go movetime MS' or 'go timeleft MS inc MS'")
+    return DriverMessage("unknown")
+
+
+def _game_name(game: Any) -> str:
+    if isinstance(game, Fish):
+        return "fish"
+    if isinstance(game, Marathon):
+        return "marathon"
+    raise TypeError(f"an engine plays pingvinas.Fish or pingvinas.Marathon, not {type(game)}")
+
+
+def format_newgame(game: Game, seat: int) -> str:
+    """``newgame {...}``: the variant (its config, as ``to_config()`` gives it), the number of
+    players and the engine's seat."""
+    data = {
+        "game": _game_name(game),
+        "config": game.to_config(),
+        "players": game.players,
+        "seat": seat,
+    }
+    return "newgame " + json.dumps(data, separators=(",", ":"))
+
+
+def format_position(start: State, moves: Sequence[Any]) -> str:
+    """``position {"start": STATE, "moves": [...]}``: the position the moves start from (the
+    state's JSON) and the moves since, in notation."""
+    data = {"start": json.loads(start.to_json()), "moves": [str(m) for m in moves]}
+    return "position " + json.dumps(data, separators=(",", ":"))
+
+
+def format_go(
+    movetime: Optional[float] = None, timeleft: Optional[float] = None, inc: float = 0.0
+) -> str:
+    """``go movetime MS`` (seconds for this move) or ``go timeleft MS inc MS`` (the engine's
+    clock and what each move adds), in whole milliseconds, at least 1."""
+    if movetime is not None:
+        return f"go movetime {max(1, round(movetime * 1000))}"
+    if timeleft is None:
+        raise ValueError("go: give movetime or timeleft")
+    return f"go timeleft {max(1, round(timeleft * 1000))} inc {max(0, round(inc * 1000))}"
+
+
+# --- the engine's side -----------------------------------------------------------------------
+
+
+def _state_from(data: dict[str, Any], moves: Sequence[str]) -> State:
+    """The position of a ``position`` message (``ValueError`` naming what is wrong)."""
+    kind = data.get("game")
+    text = json.dumps(data)
+    state: State
+    if kind == "fish":
+        state = FishState.from_json(text)
+    elif kind == "marathon":
+        state = MarathonState.from_json(text)
+    else:
+        raise ValueError(f"the start position's 'game' is {kind!r}: fish or marathon")
+    for i, mv in enumerate(moves):
+        try:
+            state.play(mv)
+        except ValueError as e:
+            raise ValueError(f"move {i + 1} ({mv!r}): {e}") from None
+    return state
+
+
+def _seconds_for(msg: DriverMessage) -> float:
+    """The time to spend on this move: the move time, or with a clock a twentieth of what is
+    left plus most of the increment, never more than half of what is left."""
+    if msg.movetime is not None:
+        return max(msg.movetime / 1000, 0.001)
+    left, inc = (msg.timeleft or 0) / 1000, msg.inc / 1000
+    return max(min(left / 20 + 0.75 * inc, left / 2), 0.001)
+
+
+def _facts_line(found: Any) -> Optional[str]:
+    """``info depth D nodes N value V`` of a search result, if the agent searched."""
+    if found is None:
+        return None
+    parts = []
+    for key in ("depth", "nodes", "value"):
+        value = getattr(found, key, None)
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            continue
+        parts.append(f"{key} {value:.4f}" if key == "value" else f"{key} {int(value)}")
+    return "info " + " ".join(parts) if parts else None
+
+
+def run_engine(
+    agent: Agent,
+    *,
+    name: Optional[str] = None,
+    input: Optional[IO[str]] = None,
+    output: Optional[IO[str]] = None,
+    seed: int = 0,
+) -> None:
+    """Plays ``agent`` as a protocol engine on ``input`` and ``output`` (stdin and stdout by
+    default) until ``quit`` or the end of the input. Each ``newgame`` plays a fresh copy of
+    the agent (``agent.spawn``, seeded from ``seed`` and the game's number); a search agent
+    searches the time each ``go`` gives. A malformed line is answered with ``info string
+    error: ...`` and otherwise ignored, as are commands the engine does not know."""
+    src = sys.stdin if input is None else input
+    out = sys.stdout if output is None else output
+    from .._core import seed_for
+
+    def say(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    player = agent.spawn(seed)
+    games = 0
+    state: Optional[State] = None
+    while True:
+        raw = src.readline(MAX_LINE + 2)
+        if not raw:
+            return
+        try:
+            msg = parse_driver_line(raw)
+        except ProtocolError as e:
+            say(f"info string error: {' '.join(str(e).split())}")
+            continue
+        if msg.kind == "pep":
+            if msg.version != VERSION:
+                say(f"info string error: the driver speaks version {msg.version}, this engine 1")
+            say(f"id name {name or agent.name}")
+            say("id author pingvinas")
+            say(f"pepok {VERSION}")
+        elif msg.kind == "isready":
+            say("readyok")
+        elif msg.kind == "newgame":
+            try:
+                loader = Fish if msg.data["game"] == "fish" else Marathon
+                loader.from_config(msg.data["config"])
+            except ValueError as e:
+                say(f"info string error: the variant: {' '.join(str(e).split())}")
+            player = agent.spawn(seed_for(seed, games))
+            player.reset()
+            games += 1
+            state = None
+        elif msg.kind == "position":
+            try:
+                state = _state_from(msg.data["start"], msg.data["moves"])
+            except ValueError as e:
+                state = None
+                say(f"info string error: the position: {' '.join(str(e).split())}")
+        elif msg.kind == "go":
+            if state is None or state.is_over:
+                say("info string error: no position to move in")
+                say("bestmove none")
+                continue
+            budget = getattr(player, "budget", None)
+            if isinstance(budget, dict) and "time" in budget:
+                budget["time"] = _seconds_for(msg)
+            move = player.choose(state)
+            facts = _facts_line(getattr(player, "last", None))
+            if facts is not None:
+                say(facts)
+            say(f"bestmove {move}")
+        elif msg.kind == "quit":
+            return
+
+
+# --- the driver's side -----------------------------------------------------------------------
+
+#: Every engine process running, closed at the interpreter's exit at the latest.
+_RUNNING: weakref.WeakSet[_Process] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for proc in list(_RUNNING):
+        proc.kill()
+
+
+_EOF = object()
+
+
+class _Process:
+    """One engine process: its own process group, a thread reading its lines into a queue
+    (so that reads can time out), and a thread keeping the end of what it writes to
+    stderr (for the crash report)."""
+
+    def __init__(self, args: Sequence[str]) -> None:
+        kwargs: dict[str, Any] = {}
+        if os.name == "posix":
+            kwargs["start_new_session"] = True  # its own group: Ctrl-C is ours to pass on
+        else:  # pragma: no cover - Windows
+            kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+        self.popen = subprocess.Popen(
+            list(args),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            **kwargs,
+        )
+        _RUNNING.add(self)
+        self.lines: queue.Queue[Any] = queue.Queue()
+        self.stderr_tail = b""
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.err_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self.err_reader.start()
+
+    def _read(self) -> None:
+        stream = self.popen.stdout
+        assert stream is not None
+        try:
+            while True:
+                raw = stream.readline(MAX_LINE + 2)
+                if not raw:
+                    break
+                self.lines.put(raw)
+        except (OSError, ValueError):  # closed under us by kill()
+            pass
+        self.lines.put(_EOF)
+
+    def _read_stderr(self) -> None:
+        stream = self.popen.stderr
+        assert stream is not None
+        try:
+            while True:
+                chunk = stream.read1(4096)
+                if not chunk:
+                    break
+                self.stderr_tail = (self.stderr_tail + chunk)[-2048:]
+        except (OSError, ValueError):
+            pass
+
+    def send(self, line: str) -> None:
+        stdin = self.popen.stdin
+        assert stdin is not None
+        stdin.write(line.encode("utf-8") + b"\n")
+        stdin.flush()
+
+    def exit_note(self) -> str:
+        """How the process ended (after a short wait), and the last line of its stderr."""
+        try:
+            code = self.popen.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.err_reader.join(timeout=0.2)
+        note = "closed its output" if code is None else f"exited with code {code}"
+        if code is not None and code < 0:
+            try:
+                note = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                pass
+        tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
+        return f"{note}: {tail[-1][:200]}" if tail else note
+
+    def kill(self) -> None:
+        """Ends the process and everything it started (its group), and reaps it."""
+        if self.popen.poll() is None:
+            try:
+                if os.name == "posix":
+                    os.killpg(self.popen.pid, signal.SIGKILL)
+                else:  # pragma: no cover - Windows
+                    self.popen.kill()
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process the kernel holds
+            pass
+        if os.name == "posix":  # what it left behind in its group
+            try:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        _RUNNING.discard(self)
+
+    def close(self) -> None:
+        """Asks the engine to quit, waits a moment, then kills what is left."""
+        if self.popen.poll() is None:
+            try:
+                self.send("quit")
+                self.popen.wait(timeout=QUIT_WAIT)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+
+def _command(command: Union[str, Sequence[str]]) -> list[str]:
+    if isinstance(command, str):
+        try:
+            args = shlex.split(command)
+        except ValueError as e:
+            raise ValueError(f"engine command {_clip(command)}: {e}") from None
+    else:
+        args = [str(a) for a in command]
+    if not args:
+        raise ValueError("engine command: empty")
+    return args
+
+
+def _check_number(name: str, value: Any, positive: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} = {value!r}: expected a finite number of seconds")
+    if value < 0 or (positive and value == 0):
+        raise ValueError(f"{name} = {value!r}: expected seconds above 0")
+    return float(value)
+
+
+class EngineAgent(Agent):
+    """An external engine, run as a process that speaks the protocol, as an agent.
+
+    :param command: the command line (split as a shell would, without running a shell) or
+        its arguments; the program must exist (``ValueError`` otherwise).
+    :param time: seconds per move (``go movetime``), unless ``clock`` is given.
+    :param clock: ``(seconds, increment)``: a clock per game instead (``go timeleft``); each
+        move's time is taken off it, then the increment added.
+    :param grace: seconds past the clock that an answer may take before the game is lost on
+        time (the pipes and the process's own start are not the engine's fault).
+    :param startup: seconds for the handshake and for ``readyok`` after each new game.
+    :param name: for tables (default: the command line).
+
+    One process per game: started at the engine's first move, closed by :meth:`close` (the
+    match calls it after every game) or by :meth:`reset`. A fault raises
+    :class:`EngineFault` and kills the process. ``facts`` holds the search facts of the last
+    ``info`` lines (``depth``, ``nodes``, ``value``) and the time the move took.
+    """
+
+    def __init__(
+        self,
+        command: Union[str, Sequence[str]],
+        *,
+        time: float = 1.0,
+        clock: Optional[tuple[float, float]] = None,
+        grace: float = 1.0,
+        startup: float = 10.0,
+        name: Optional[str] = None,
+    ) -> None:
+        self.args = _command(command)
+        program = self.args[0]
+        if shutil.which(program) is None and not os.path.isfile(program):
+            raise ValueError(f"engine command {_clip(program)}: no such program")
+        self.time = _check_number("time", time)
+        if clock is not None:
+            if not isinstance(clock, (tuple, list)) or len(clock) != 2:
+                raise ValueError(f"clock = {clock!r}: expected (seconds, increment)")
+            clock = (_check_number("clock", clock[0]), _check_number("clock", clock[1], False))
+        self.clock = clock
+        self.grace = _check_number("grace", grace, positive=False)
+        self.startup = _check_number("startup", startup)
+        self.name = name or (command if isinstance(command, str) else shlex.join(self.args))
+        #: The engine's own name, from its handshake.
+        self.engine_name: Optional[str] = None
+        self.facts: dict[str, Any] = {}
+        self._proc: Optional[_Process] = None
+        self._stopped = False
+        self._start: Optional[State] = None
+        self._moves: list[Any] = []
+        self._left = 0.0
+
+    # -- what a match calls ----------------------------------------------------------------
+
+    def follow(self, start: State, moves: Sequence[Move]) -> None:
+        """The game so far, before a move is asked for: where it started and the moves since
+        (sent to the engine as they are; without it, the position asked about is sent)."""
+        self._start = start
+        self._moves = list(moves)
+
+    def choose(self, state: State) -> Any:
+        start: State = state if self._start is None else self._start
+        moves = self._moves if self._start is not None else []
+        self._start, self._moves = None, []
+        if self._stopped:
+            raise EngineFault("crash", "stopped")
+        try:
+            if self._proc is None:
+                self._begin(state)
+            return self._move(state, start, moves)
+        except BaseException:  # a fault, Ctrl-C or an error of ours: no process left behind
+            self._kill()
+            raise
+
+    def reset(self) -> None:
+        """A new game: a running engine is closed, the next move starts a fresh one."""
+        self.close()
+        self._stopped = False
+
+    def close(self) -> None:
+        """Closes the engine process (``quit``, then kill), if one is running."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.close()
+
+    def stop(self) -> None:
+        """Stops a move in progress from another thread (the match is stopping)."""
+        self._stopped = True
+        self._kill()
+
+    def spawn(self, seed: Optional[int] = None) -> EngineAgent:
+        return EngineAgent(
+            self.args,
+            time=self.time,
+            clock=self.clock,
+            grace=self.grace,
+            startup=self.startup,
+            name=self.name,
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.update(_proc=None, _start=None, _moves=[], _stopped=False, facts={})
+        return state
+
+    def __del__(self) -> None:
+        proc = getattr(self, "_proc", None)
+        if proc is not None:
+            try:
+                proc.kill()
+            except Exception:  # the interpreter may be shutting down
+                pass
+
+    def __repr__(self) -> str:
+        return f"EngineAgent({shlex.join(self.args)!r})"
+
+    # -- the conversation ------------------------------------------------------------------
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+
+    def _send(self, line: str) -> None:
+        assert self._proc is not None
+        try:
+            self._proc.send(line)
+        except (OSError, ValueError):
+            raise EngineFault("crash", self._proc.exit_note()) from None
+
+    def _read(self, deadline: float, waiting: str) -> EngineMessage:
+        """The engine's next message other than ``info`` (kept in ``facts``) by ``deadline``."""
+        proc = self._proc
+        assert proc is not None
+        while True:
+            left = deadline - _time.monotonic()
+            if left <= 0:
+                raise EngineFault("time", f"no {waiting} in time")
+            try:
+                raw = proc.lines.get(timeout=min(left, 0.25))
+            except queue.Empty:
+                continue
+            if raw is _EOF:
+                if self._stopped:
+                    raise EngineFault("crash", "stopped")
+                raise EngineFault("crash", proc.exit_note())
+            text = raw.decode("utf-8", "replace")
+            if not text.endswith("\n") and len(text) > MAX_LINE:
+                raise EngineFault("protocol", f"a line of more than {MAX_LINE:,} bytes")
+            try:
+                msg = parse_engine_line(text)
+            except ProtocolError as e:
+                raise EngineFault("protocol", f"waiting for {waiting}: {e}") from None
+            if msg.kind == "info":
+                self.facts.update(msg.info)
+                continue
+            if msg.kind == "empty":
+                continue
+            return msg
+
+    def _expect(self, kind: str, deadline: float) -> EngineMessage:
+        while True:
+            msg = self._read(deadline, kind)
+            if msg.kind == kind:
+                return msg
+            if msg.kind == "id" and kind == "pepok":
+                if msg.key == "name":
+                    self.engine_name = msg.text
+                continue
+            raise EngineFault("protocol", f"{msg.kind} while waiting for {kind}")
+
+    def _begin(self, state: State) -> None:
+        """Starts the process: the handshake, the new game, and ``readyok``."""
+        try:
+            self._proc = _Process(self.args)
+        except OSError as e:
+            raise EngineFault("crash", f"cannot start {_clip(self.args[0])}: {e}") from None
+        deadline = _time.monotonic() + self.startup
+        self._send(f"pep {VERSION}")
+        reply = self._expect("pepok", deadline)
+        if reply.version != VERSION:
+            raise EngineFault("protocol", f"the engine speaks version {reply.version}, not 1")
+        game = _game_of(state)
+        self._send(format_newgame(game, int(state.to_move or 0)))
+        self._send("isready")
+        self._expect("readyok", _time.monotonic() + self.startup)
+        self._left = self.clock[0] if self.clock is not None else 0.0
+
+    def _move(self, state: State, start: State, moves: Sequence[Any]) -> Any:
+        self.facts = {}
+        self._send(format_position(start, moves))
+        if self.clock is None:
+            allowed = self.time
+            go = format_go(movetime=self.time)
+        else:
+            allowed = self._left
+            go = format_go(timeleft=self._left, inc=self.clock[1])
+        began = _time.monotonic()
+        self._send(go)
+        reply = self._expect("bestmove", began + allowed + self.grace)
+        took = _time.monotonic() - began
+        if self.clock is not None:
+            self._left = max(self._left - took, 0.0) + self.clock[1]
+        try:
+            move = state.parse_move(reply.text)
+        except (InvalidMoveError, IllegalMoveError, ValueError) as e:
+            detail = " ".join(str(e).split())[:200]
+            raise EngineFault("illegal", f"bestmove {_clip(reply.text)}: {detail}") from None
+        self.facts["time"] = took
+        return move
+
+
+def _game_of(state: State) -> Game:
+    """The variant a state is of, from its JSON (which holds the variant's rules)."""
+    game: Any = getattr(state, "game", None)
+    if isinstance(game, (Fish, Marathon)):
+        return game
+    raise TypeError(f"cannot tell the variant of {type(state).__name__}")
+
+
+def engine_agent(spec: str, time: float = 1.0) -> EngineAgent:
+    """The agent of a ``"cmd:COMMAND"`` spec (``ValueError`` for an empty or missing
+    command)."""
+    if not spec.startswith("cmd:"):
+        raise ValueError(f"{_clip(spec)}: an engine spec starts with 'cmd:'")
+    return EngineAgent(spec[4:], time=time, name=spec[4:].strip() or None)
+

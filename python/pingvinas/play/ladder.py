@@ -1,0 +1,425 @@
+"""A rating ladder: many players on one Elo scale, with 95% intervals.
+
+>>> from pingvinas.play.ladder import Pairwise, fit
+>>> results = Pairwise(["random", "greedy"])
+>>> results.add("greedy", "random", wins=7, draws=2, losses=1)
+>>> ratings = fit(results, prior=0)
+>>> round(ratings.elo["greedy"], 1)   # 400 log10(8 / 2): it scored 8 of 10
+240.8
+
+**The schedule** is a round robin: every table of as many players as the game seats (every
+pair, for a two-player game) plays ``games`` games, the players rotating through the seats on
+shared deals (``play_match`` with ``swap_seats``), so that no one gains from a seat or a
+board.
+
+**The fit** is Bradley-Terry by maximum likelihood in logistic Elo (as Ordo does): player ``i``
+scores against ``j`` with probability ``1 / (1 + 10 ** ((r_j - r_i) / 400))``, a draw counting
+as half a win and half a loss. ``prior`` virtual draws between every two players who met
+(BayesElo's default is 2) keep the rating of a player who won or lost every game finite. The
+anchor (``random``, when it plays) is fixed at 0, and the 95% intervals are 1.96 standard
+errors from the inverse of the observed information (the curvature of the log-likelihood at
+its maximum), so they are relative to the anchor, whose own interval is [0, 0].
+
+**Three or more players**: each game's ranking becomes a result of every pair of its players
+(the better placed wins, equal places draw). A game of ``n`` players gives ``n (n - 1) / 2``
+such results, which are not independent: the intervals are then somewhat too narrow.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Union
+
+import numpy as np
+
+from ..svg._draw import INK, PALETTE, SvgText, el, num, svg_root, tostring, write_text
+
+__all__ = ["Ladder", "Pairwise", "Ratings", "fit", "pairs_of_game", "run_ladder"]
+
+#: Logistic Elo per unit of the natural log-odds.
+ELO_PER_NAT = 400 / math.log(10)
+Z975 = 1.959963984540054
+
+
+class Pairwise:
+    """Wins, draws and losses between every two players (``wins[i, j]``: games ``i`` won
+    against ``j``)."""
+
+    def __init__(self, players: Sequence[str]) -> None:
+        names = list(players)
+        if len(set(names)) != len(names):
+            raise ValueError(f"players = {names!r}: the names must differ")
+        if len(names) < 2:
+            raise ValueError("a ladder needs at least two players")
+        self.players = names
+        self.index = {name: i for i, name in enumerate(names)}
+        n = len(names)
+        self.wins = np.zeros((n, n), dtype=np.float64)
+        self.draws = np.zeros((n, n), dtype=np.float64)
+
+    def _at(self, name: str) -> int:
+        try:
+            return self.index[name]
+        except KeyError:
+            raise ValueError(f"no player {name!r} (players: {', '.join(self.players)})") from None
+
+    def add(self, a: str, b: str, *, wins: int = 0, draws: int = 0, losses: int = 0) -> None:
+        """``a``'s results against ``b``."""
+        i, j = self._at(a), self._at(b)
+        if i == j:
+            raise ValueError(f"{a!r} cannot play itself")
+        for what, x in (("wins", wins), ("draws", draws), ("losses", losses)):
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not x >= 0:
+                raise ValueError(f"{what} = {x!r}: expected a count, 0 or more")
+        self.wins[i, j] += wins
+        self.wins[j, i] += losses
+        self.draws[i, j] += draws
+        self.draws[j, i] += draws
+
+    def games(self, name: str) -> int:
+        i = self._at(name)
+        return int(self.wins[i].sum() + self.wins[:, i].sum() + self.draws[i].sum())
+
+    def score(self, name: str) -> float:
+        """The player's share of the points in its games (nan without games)."""
+        i = self._at(name)
+        n = self.games(name)
+        return float(self.wins[i].sum() + self.draws[i].sum() / 2) / n if n else float("nan")
+
+
+@dataclass
+class Ratings:
+    """Ratings in logistic Elo with their 95% intervals, ``anchor`` at 0."""
+
+    players: list[str]
+    elo: dict[str, float]
+    low: dict[str, float]
+    high: dict[str, float]
+    anchor: str
+
+    def ranked(self) -> list[str]:
+        return sorted(self.players, key=lambda p: (-self.elo[p], p))
+
+
+def fit(
+    results: Pairwise, *, anchor: Optional[str] = None, prior: float = 2.0, steps: int = 100
+) -> Ratings:
+    """Bradley-Terry ratings by maximum likelihood (Newton's method on the log-odds).
+
+    :param anchor: the player rated 0 (default ``"random"`` if it plays, else the first).
+    :param prior: virtual draws added between every two players who met.
+    :raises ValueError: when some players are not connected to the anchor by games, or a
+        player won or lost every game with ``prior = 0`` (its rating has no finite maximum).
+    """
+    names = results.players
+    n = len(names)
+    if anchor is None:
+        anchor = "random" if "random" in results.index else names[0]
+    a = results._at(anchor)
+    if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not prior >= 0:
+        raise ValueError(f"prior = {prior!r}: expected a number of virtual draws, 0 or more")
+    games = results.wins + results.wins.T + results.draws  # games[i, j], symmetric
+    met = games > 0
+    points = results.wins + results.draws / 2 + np.where(met, prior / 2, 0.0)
+    games = games + np.where(met, prior, 0.0)
+    # Every player must be connected to the anchor.
+    reached, frontier = {a}, [a]
+    while frontier:
+        i = frontier.pop()
+        for j in np.flatnonzero(met[i]):
+            if int(j) not in reached:
+                reached.add(int(j))
+                frontier.append(int(j))
+    if len(reached) != n:
+        lost = [names[i] for i in range(n) if i not in reached]
+        raise ValueError(f"no games link {', '.join(lost)} to {anchor!r}: cannot rate them")
+    free = [i for i in range(n) if i != a]
+    theta = np.zeros(n)
+
+    def curvature(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = 1.0 / (1.0 + np.exp(t[None, :] - t[:, None]))  # p[i, j]: i scores against j
+        grad = (points - games * p).sum(axis=1)
+        w = games * p * (1 - p)
+        hess = w - np.diag(w.sum(axis=1))  # the Hessian of the log-likelihood
+        return grad, hess
+
+    for _ in range(steps):
+        grad, hess = curvature(theta)
+        g, h = grad[free], hess[np.ix_(free, free)]
+        try:
+            step = np.linalg.solve(h, -g)
+        except np.linalg.LinAlgError:
+            raise ValueError("the ratings have no maximum: give prior > 0") from None
+        # Long steps are cut: the likelihood is concave, Newton from 0 can overshoot.
+        biggest = float(np.max(np.abs(step))) if step.size else 0.0
+        if biggest > 2.0:
+            step *= 2.0 / biggest
+        theta[free] += step
+        if biggest < 1e-10:
+            break
+    if not np.all(np.isfinite(theta)) or float(np.max(np.abs(theta))) > 50:
+        raise ValueError("a player won or lost every game: give prior > 0 to rate it")
+    _, hess = curvature(theta)
+    cov = np.linalg.inv(-hess[np.ix_(free, free)])
+    sd = np.zeros(n)
+    sd[free] = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    elo = theta * ELO_PER_NAT
+    half = Z975 * sd * ELO_PER_NAT
+    return Ratings(
+        players=list(names),
+        elo={p: float(elo[i]) for i, p in enumerate(names)},
+        low={p: float(elo[i] - half[i]) for i, p in enumerate(names)},
+        high={p: float(elo[i] + half[i]) for i, p in enumerate(names)},
+        anchor=anchor,
+    )
+
+
+def pairs_of_game(
+    names: Sequence[str], seats: Sequence[int], ranking: Sequence[int]
+) -> list[tuple[str, str, float]]:
+    """The pairwise results of one game: ``(a, b, outcome)`` for every two seats, outcome 1
+    when ``a`` placed better, 0.5 for equal places, 0 when worse. ``seats[s]`` is the index in
+    ``names`` of the player in seat ``s``; ``ranking[s]`` the place of seat ``s``."""
+    out = []
+    for s, t in itertools.combinations(range(len(seats)), 2):
+        a, b = names[seats[s]], names[seats[t]]
+        if ranking[s] < ranking[t]:
+            out.append((a, b, 1.0))
+        elif ranking[s] > ranking[t]:
+            out.append((a, b, 0.0))
+        else:
+            out.append((a, b, 0.5))
+    return out
+
+
+def _nice_step(span: float) -> float:
+    """A round tick spacing giving about five ticks over ``span``."""
+    raw = max(span, 1e-9) / 5
+    base = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if raw <= m * base:
+            return m * base
+    return 10 * base
+
+
+@dataclass
+class Ladder:
+    """A ladder's results: the games between the players, the fitted ratings, and what the
+    games were (``title``). ``str()`` prints the table."""
+
+    results: Pairwise
+    ratings: Ratings
+    title: str = ""
+    #: Per player: games lost to faults of an external engine, by reason.
+    faults: Optional[dict[str, dict[str, int]]] = None
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The table: rank, player, elo, low, high (the 95% interval), games, score."""
+        out = []
+        for rank, p in enumerate(self.ratings.ranked(), 1):
+            row: dict[str, Any] = {
+                "rank": rank,
+                "player": p,
+                "elo": self.ratings.elo[p],
+                "low": self.ratings.low[p],
+                "high": self.ratings.high[p],
+                "games": self.results.games(p),
+                "score": self.results.score(p),
+            }
+            if self.faults:
+                row["faults"] = " ".join(
+                    f"{k}:{v}" for k, v in sorted(self.faults.get(p, {}).items())
+                )
+            out.append(row)
+        return out
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        rows = self.rows()
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(
+                {k: (f"{v:.1f}" if k in ("elo", "low", "high") else v) for k, v in row.items()}
+                | {"score": f"{row['score']:.3f}"}
+            )
+        return buf.getvalue()
+
+    def to_markdown(self) -> str:
+        rows = self.rows()
+        head = "| rank | player | Elo | 95% interval | games | score |"
+        rule = "|---:|---|---:|---|---:|---:|"
+        if self.faults:
+            head += " faults |"
+            rule += "---|"
+        lines = [head, rule]
+        for r in rows:
+            line = (
+                f"| {r['rank']} | {r['player']} | {r['elo']:+.0f} | "
+                f"[{r['low']:+.0f}, {r['high']:+.0f}] | {r['games']} | {r['score']:.3f} |"
+            )
+            if self.faults:
+                line += f" {r['faults'] or '-'} |"
+            lines.append(line)
+        note = (
+            f"Logistic Elo, {self.ratings.anchor} = 0; Bradley-Terry by maximum likelihood, "
+            "95% intervals relative to the anchor."
+        )
+        return "\n".join(([self.title, ""] if self.title else []) + lines + ["", note]) + "\n"
+
+    def __str__(self) -> str:
+        rows = self.rows()
+        width = max(len("player"), *(len(r["player"]) for r in rows))
+        lines = [f"{'rank':>4}  {'player':<{width}}  {'Elo':>6}  {'95% interval':>15}  games  score"]
+        for r in rows:
+            interval = f"[{r['low']:+.0f}, {r['high']:+.0f}]"
+            line = (
+                f"{r['rank']:>4}  {r['player']:<{width}}  {r['elo']:>+6.0f}  {interval:>15}  "
+                f"{r['games']:>5}  {r['score']:.3f}"
+            )
+            if self.faults and r["faults"]:
+                line += f"  faults {r['faults']}"
+            lines.append(line)
+        return "\n".join(lines)
+
+    def svg(self, width: float = 640.0) -> SvgText:
+        """The players on the Elo axis, best at the top, each a dot at its rating on a bar
+        across its 95% interval; the anchor's line dashed."""
+        ranked = self.ratings.ranked()
+        lows = [self.ratings.low[p] for p in ranked]
+        highs = [self.ratings.high[p] for p in ranked]
+        lo, hi = min(lows + [0.0]), max(highs + [0.0])
+        step = _nice_step(hi - lo)
+        lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+        if hi <= lo:
+            hi = lo + step
+        label_w = 12 + 7.5 * max(len(p) for p in ranked)
+        left, right = label_w + 16, width - 150
+        top = 44.0 if self.title else 16.0
+        row_h = 28.0
+        height = top + row_h * len(ranked) + 54
+
+        def x_of(elo: float) -> float:
+            return left + (elo - lo) / (hi - lo) * (right - left)
+
+        root = svg_root(width, height, None)
+        el(root, "rect", x=0, y=0, width=num(width), height=num(height), fill="#ffffff")
+        if self.title:
+            write_text(root, width / 2, 20.0, self.title, 14.0, font_weight="bold")
+        axis_y = top + row_h * len(ranked) + 6
+        ticks = el(root, "g", class_="axis", stroke="#cccccc", stroke_width=1.0)
+        k = 0
+        while lo + k * step <= hi + 1e-9:
+            x = x_of(lo + k * step)
+            el(ticks, "line", x1=x, y1=top - 6, x2=x, y2=axis_y)
+            value = lo + k * step
+            write_text(root, x, axis_y + 14, "0" if round(value) == 0 else f"{value:+.0f}", 11.0)
+            k += 1
+        x0 = x_of(0.0)
+        el(root, "line", x1=x0, y1=top - 6, x2=x0, y2=axis_y, stroke=INK, stroke_dasharray="4 3")
+        write_text(root, (left + right) / 2, axis_y + 32, "Elo (logistic)", 12.0)
+        for i, p in enumerate(ranked):
+            y = top + row_h * i + row_h / 2
+            g = el(root, "g", class_="player")
+            write_text(g, left - 12, y, p, 13.0, text_anchor="end")
+            x1, x2 = x_of(self.ratings.low[p]), x_of(self.ratings.high[p])
+            colour = INK if p == self.ratings.anchor else PALETTE[0]
+            el(g, "line", x1=x1, y1=y, x2=x2, y2=y, stroke=colour, stroke_width=3.0)
+            for x in (x1, x2):
+                el(g, "line", x1=x, y1=y - 6, x2=x, y2=y + 6, stroke=colour, stroke_width=2.0)
+            el(g, "circle", cx=x_of(self.ratings.elo[p]), cy=y, r=5.0, fill=colour)
+            text = f"{self.ratings.elo[p]:+.0f}"
+            if p != self.ratings.anchor:
+                text += f" [{self.ratings.low[p]:+.0f}, {self.ratings.high[p]:+.0f}]"
+            write_text(g, right + 10, y, text, 11.0, text_anchor="start")
+        return tostring(root)
+
+    def write(self, out: Union[str, os.PathLike[str]]) -> list[str]:
+        """Writes ``ladder.csv``, ``ladder.md`` and ``ladder.svg`` into the folder ``out``
+        (made if missing); returns their paths."""
+        os.makedirs(out, exist_ok=True)
+        paths = []
+        for name, text in (
+            ("ladder.csv", self.to_csv()),
+            ("ladder.md", self.to_markdown()),
+            ("ladder.svg", str(self.svg()) + "\n"),
+        ):
+            path = os.path.join(os.fspath(out), name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            paths.append(path)
+        return paths
+
+
+def run_ladder(
+    game: Any,
+    agents: Sequence[Any],
+    *,
+    games: int = 20,
+    seed: int = 0,
+    workers: Optional[int] = None,
+    backend: str = "local",
+    address: Optional[str] = None,
+    progress: bool = True,
+    anchor: Optional[str] = None,
+    prior: float = 2.0,
+    title: str = "",
+    on_table: Optional[Callable[[list[str], Any], None]] = None,
+) -> Ladder:
+    """Plays the round robin of ``agents`` (agents, specs such as ``"mcts"`` or
+    ``"cmd:./engine"``) on ``game``, ``games`` games per table, and fits the ratings.
+
+    Each table is a :func:`pingvinas.match.play_match` (``workers``, ``backend`` and
+    ``address`` as there), seeded from ``seed`` and the table's number. ``on_table(names,
+    result)`` is called after each table with its match result.
+    """
+    from .._core import seed_for
+    from ..agents import as_agent
+    from ..match import play_match
+    from .._play import new_state
+
+    players = [as_agent(a) for a in agents]
+    raw = [p.name for p in players]
+    names = [f"{n}#{i}" if raw.count(n) > 1 else n for i, n in enumerate(raw)]
+    seats = len(new_state(game, 0).returns())
+    if len(players) < max(seats, 2):
+        raise ValueError(f"{len(players)} players for a {seats}-player game: a ladder needs more")
+    results = Pairwise(names)
+    faults: dict[str, dict[str, int]] = {}
+    for t, table in enumerate(itertools.combinations(range(len(players)), seats)):
+        here = [names[i] for i in table]
+        result = play_match(
+            game,
+            [players[i] for i in table],
+            games=games,
+            seed=seed_for(seed, t),
+            workers=workers,
+            backend=backend,
+            address=address,
+            progress=progress,
+        )
+        for rec in result.records:
+            for a, b, outcome in pairs_of_game(here, rec.seats, rec.ranking):
+                results.add(
+                    a,
+                    b,
+                    wins=int(outcome == 1.0),
+                    draws=int(outcome == 0.5),
+                    losses=int(outcome == 0.0),
+                )
+            fault = getattr(rec, "fault", None)
+            if fault is not None:
+                who = here[rec.seats[fault["seat"]]]
+                count = faults.setdefault(who, {})
+                count[fault["reason"]] = count.get(fault["reason"], 0) + 1
+        if on_table is not None:
+            on_table(here, result)
+    ratings = fit(results, anchor=anchor, prior=prior)
+    return Ladder(results=results, ratings=ratings, title=title, faults=faults or None)

@@ -2,6 +2,9 @@
 variants, exact solutions.
 
     pingvinas match --game fish --agents auto mcts --games 20 --time 0.1 --save games.jsonl
+    pingvinas match --agents auto mcts --sprt 0 10 --games 2000
+    pingvinas ladder --game fish --agents random greedy mcts auto --games 20 --out ladder
+    pingvinas engine --agent auto
     pingvinas play --game marathon --agents human auto
     pingvinas show games.jsonl --move 12 --svg position.svg
     pingvinas bench --game my-board.toml
@@ -24,13 +27,13 @@ from typing import NoReturn, Optional
 
 import pingvinas as pv
 
-from . import bench, match, play, serve, show, solve, train, variants
+from . import bench, engine, ladder, match, play, serve, show, solve, train, variants
 from ._common import AGENTS, MAX_SEED, PLAY_AGENTS, Parser
 
 __all__ = ["AGENTS", "MAX_SEED", "PLAY_AGENTS", "build_parser", "main"]
 
 #: The subcommands, in the order ``--help`` lists them; each module adds its parser.
-COMMANDS = (match, play, show, bench, serve, train, solve, variants)
+COMMANDS = (match, ladder, engine, play, show, bench, serve, train, solve, variants)
 
 
 def build_parser() -> Parser:

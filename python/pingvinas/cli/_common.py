@@ -86,9 +86,16 @@ def fraction(text: str) -> float:
 
 
 def agent_spec(text: str) -> str:
-    """An agent spec (``mcts:500`` and ``net:PATH`` too), or ``human`` (refused later outside
-    ``play``)."""
-    if text != "human":
+    """An agent spec (``mcts:500`` and ``net:PATH`` too), an external engine
+    (``cmd:COMMAND``), or ``human`` (refused later outside ``play``)."""
+    if text.startswith("cmd:"):
+        from pingvinas.play.protocol import engine_agent
+
+        try:
+            engine_agent(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    elif text != "human":
         try:
             spec = AgentSpec(text)
         except ValueError as e:
@@ -157,9 +164,9 @@ def game_options(p: argparse.ArgumentParser) -> None:
         "--agents",
         nargs="+",
         type=agent_spec,
-        help=f"one per player: {', '.join(PLAY_AGENTS)}, mcts:N, alphabeta:D or a net file: "
-        "net:PATH (PUCT), SPEC+net:PATH (default: auto greedy; play: human auto; human only "
-        "in play)",
+        help=f"one per player: {', '.join(PLAY_AGENTS)}, mcts:N, alphabeta:D, a net file: "
+        "net:PATH (PUCT), SPEC+net:PATH, or an external engine: 'cmd:COMMAND' (see "
+        "docs/protocol.md) (default: auto greedy; play: human auto; human only in play)",
     )
     p.add_argument(
         "--time",

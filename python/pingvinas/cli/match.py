@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pingvinas as pv
 
-from ._common import MAX_MATCH_GAMES, MAX_WORKERS, game_options, int_in, make_agent
+from ._common import (
+    MAX_MATCH_GAMES,
+    MAX_WORKERS,
+    fraction,
+    game_options,
+    int_in,
+    make_agent,
+    number,
+)
 
 if TYPE_CHECKING:
     from ._common import Subparsers
@@ -19,9 +27,12 @@ def run(args: argparse.Namespace) -> None:
 
     game = pv.load_game(args.game)
     agents = [make_agent(n, args.time, args.seed + i) for i, n in enumerate(args.agents)]
+    test, until = _sprt(args, len(agents))
+    if args.games is None:
+        args.games = 20 if test is None else SPRT_GAMES
+    what = f"{args.games} games" if test is None else f"SPRT, at most {args.games} games"
     print(
-        f"{args.games} games of {args.game}, {args.time} s per move: "
-        f"{' vs '.join(a.name for a in agents)}"
+        f"{what} of {args.game}, {args.time} s per move: {' vs '.join(a.name for a in agents)}"
     )
     try:
         result = play_match(
@@ -34,6 +45,7 @@ def run(args: argparse.Namespace) -> None:
             save=args.save,
             backend=args.backend,
             address=args.address,
+            until=until,
         )
     except OSError as e:  # the save file (opened before the first game)
         raise ValueError(f"cannot write {e.filename or args.save}: {e.strerror or e}") from None
@@ -46,14 +58,45 @@ def run(args: argparse.Namespace) -> None:
             )
         raise
     print(result)
+    if test is not None:
+        from pingvinas.play.sprt import outcome_counts
+
+        print(test.report(outcome_counts(result.records, pairs=not args.trinomial)))
     if args.save:
-        print(f"saved {args.games} game records to {args.save}")
+        print(f"saved {result.games} game records to {args.save}")
+
+
+#: The most games of an SPRT match unless --games says otherwise.
+SPRT_GAMES = 10_000
+
+
+def _sprt(args: argparse.Namespace, agents: int) -> tuple[Any, Any]:
+    """The test of ``--sprt``, and the match's stopping rule, or ``(None, None)``."""
+    if args.sprt is None:
+        return None, None
+    from pingvinas.play.sprt import SPRT, outcome_counts
+
+    if agents != 2:
+        raise ValueError("--sprt: a test of two players, for a two-player game")
+    test = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+    pairs = not args.trinomial
+
+    def until(done: list[Any]) -> bool:
+        counts = outcome_counts(done, pairs=pairs)
+        return sum(counts) > 0 and test.decide(test.llr(counts)) != "continue"
+
+    return test, until
 
 
 def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("match", help="play many games between agents and print the results table")
     game_options(p)
-    p.add_argument("--games", type=int_in(1, MAX_MATCH_GAMES), default=20)
+    p.add_argument(
+        "--games",
+        type=int_in(1, MAX_MATCH_GAMES),
+        default=None,
+        help=f"games to play (default 20); with --sprt, the most (default {SPRT_GAMES:,})",
+    )
     p.add_argument(
         "--workers",
         type=int_in(1, MAX_WORKERS),
@@ -75,5 +118,24 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--save", metavar="FILE", help="write every game to FILE as JSON Lines game records"
+    )
+    p.add_argument(
+        "--sprt",
+        nargs=2,
+        type=number,
+        metavar=("ELO0", "ELO1"),
+        help="a sequential test of H0: the first agent is ELO0 stronger, against H1: ELO1 "
+        "(logistic Elo); stops when it accepts one (see pingvinas.play.sprt)",
+    )
+    p.add_argument(
+        "--alpha", type=fraction, default=0.05, help="--sprt: the false H1 rate (default 0.05)"
+    )
+    p.add_argument(
+        "--beta", type=fraction, default=0.05, help="--sprt: the false H0 rate (default 0.05)"
+    )
+    p.add_argument(
+        "--trinomial",
+        action="store_true",
+        help="--sprt: count games (losses, draws, wins) instead of game pairs on one deal",
     )
     p.set_defaults(run=run)

@@ -250,11 +250,16 @@ def as_agent(x: Any) -> Agent:
     """An :class:`Agent` from an agent, an agent spec (``"random"``, ``"greedy"``, ``"mcts"``,
     ``"alphabeta"``, ``"auto"``, ``"learned"``, ``"net:PATH"``: one second per move;
     ``"mcts:N"`` N iterations, ``"alphabeta:D"`` and ``"learned:D"`` depth D, ``"puct:N+net:PATH"``
-    N simulations; ``"SPEC+net:PATH"`` the net as SPEC's estimate; see ``AgentSpec``) or a
+    N simulations; ``"SPEC+net:PATH"`` the net as SPEC's estimate; see ``AgentSpec``; an
+    external engine: ``"cmd:COMMAND"``, :class:`~pingvinas.play.protocol.EngineAgent`) or a
     callable."""
     if isinstance(x, Agent):
         return x
     if isinstance(x, str):
+        if x.startswith("cmd:"):
+            from .protocol import engine_agent
+
+            return engine_agent(x)
         spec = AgentSpec(x)  # ValueError for anything else
         if spec.algorithm == "random":
             return RandomAgent()
@@ -276,7 +281,12 @@ def as_agent(x: Any) -> Agent:
 def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
     """The agent of the spec ``name`` searching ``seconds`` a move (or its count, if it gives
     one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` is bounded by
-    the solver's node limit instead of the time."""
+    the solver's node limit instead of the time. ``"cmd:COMMAND"`` is an external engine
+    given ``seconds`` a move."""
+    if name.startswith("cmd:"):
+        from .protocol import engine_agent
+
+        return engine_agent(name, seconds)
     spec = AgentSpec(name)  # ValueError for anything else
     if spec.algorithm == "random":
         return RandomAgent(seed=seed)

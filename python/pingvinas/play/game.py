@@ -12,6 +12,7 @@ from .. import _core
 from ..games import Game
 from ..record import GameRecord
 from .agents import Agent
+from .protocol import EngineFault
 
 __all__ = ["GameResult", "Playable", "Stop", "Stopped", "game_seed", "new_state", "play_one"]
 
@@ -44,6 +45,9 @@ class GameResult:
     moves: int
     #: The whole game (:class:`pingvinas.record.GameRecord`) when the match keeps it (``save``).
     game: Optional[GameRecord] = field(default=None, repr=False)
+    #: How an external engine lost the game, if one faulted: ``seat``, ``reason`` (one of
+    #: ``pingvinas.play.protocol.FAULTS``) and ``detail``.
+    fault: Optional[dict[str, Any]] = None
 
 
 class Stopped(Exception):
@@ -102,15 +106,22 @@ def play_one(
     state = new_state(game, deal)
     # Fresh copies per game, seeded per game and seat.
     players = [agents[a].spawn(seed=game_seed(seed, index, 1 + s)) for s, a in enumerate(seats)]
-    if stopper is None:
-        return _play_seated(game, agents, players, seats, index, deal, state, max_moves, names)
-    stopper.enter(players)
     try:
-        return _play_seated(
-            game, agents, players, seats, index, deal, state, max_moves, names, stopper
-        )
+        if stopper is None:
+            return _play_seated(game, agents, players, seats, index, deal, state, max_moves, names)
+        stopper.enter(players)
+        try:
+            return _play_seated(
+                game, agents, players, seats, index, deal, state, max_moves, names, stopper
+            )
+        finally:
+            stopper.leave(players)
     finally:
-        stopper.leave(players)
+        # Players holding a process (external engines) end it with the game, however it ends.
+        for p in players:
+            close = getattr(p, "close", None)
+            if callable(close):
+                close()
 
 
 def _play_seated(
@@ -133,22 +144,47 @@ def _play_seated(
         # A record is of a pingvinas game: GameRecord refuses any other.
         full = GameRecord(cast(Game, game), seed=deal, players=seated, meta={"game": index})
     moves = 0
+    start, played = state.copy(), cast(list[Any], [])
+    fault = None
     while not state.is_over:
         if max_moves is not None and moves >= max_moves:
             break
         if stopper is not None and stopper.flag.is_set():
             raise Stopped
         p = state.to_move
-        mv = players[p].choose(state)
+        follow = getattr(players[p], "follow", None)
+        if callable(follow):  # an external engine is sent the game's moves so far
+            follow(start, played)
+        try:
+            mv = players[p].choose(state)
+        except EngineFault as e:
+            if stopper is not None and stopper.flag.is_set():  # killed by the stop
+                raise Stopped from None
+            fault = {"seat": p, "reason": e.reason, "detail": e.detail}
+            break
         if stopper is not None and stopper.flag.is_set():  # a stopped search's move
             raise Stopped
         if full is not None:
             found = getattr(players[p], "last", None)
-            mv = full.add_search(mv, found) if found is not None else full.add(mv)
+            facts = getattr(players[p], "facts", None)
+            if found is not None:
+                mv = full.add_search(mv, found)
+            elif facts:
+                mv = full.add(mv, **facts)
+            else:
+                mv = full.add(mv)
+        played.append(mv)
         state.play(mv)
         moves += 1
     ranking = list(state.ranking())
     returns = [float(x) for x in state.returns()]
+    if fault is not None:
+        # The engine that faulted is last; the others share first place and its loss.
+        n = len(ranking)
+        ranking = [n if s == fault["seat"] else 1 for s in range(n)]
+        returns = [-1.0 if s == fault["seat"] else 1.0 / (n - 1) for s in range(n)]
+        if full is not None:
+            full.meta["fault"] = dict(fault, player=full.players[fault["seat"]]["name"])
     try:
         scores = [float(s[0]) for s in state.scores]
     except (AttributeError, TypeError, IndexError):
@@ -162,4 +198,5 @@ def _play_seated(
         scores=scores,
         moves=moves,
         game=full,
+        fault=fault,
     )

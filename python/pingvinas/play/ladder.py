@@ -381,9 +381,9 @@ def run_ladder(
     result)`` is called after each table with its match result.
     """
     from .._core import seed_for
-    from ..agents import as_agent
-    from ..match import play_match
-    from .._play import new_state
+    from .agents import as_agent
+    from .match import play_match
+    from .game import new_state
 
     players = [as_agent(a) for a in agents]
     raw = [p.name for p in players]

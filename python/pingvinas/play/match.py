@@ -48,6 +48,8 @@ class AgentStats:
     points: list[float] = field(default_factory=list)
     #: Per seat: the scores (Fish: fish) this agent made sitting there.
     seat_scores: dict[int, list[float]] = field(default_factory=dict)
+    #: Games lost to a fault of this agent (an external engine), by reason.
+    faults: dict[str, int] = field(default_factory=dict)
 
     @property
     def score_rate(self) -> float:
@@ -103,12 +105,16 @@ class MatchResult:
             )
             for s in range(self.players):
                 row[f"seat{s}_avg"] = a.seat_average(s)
+            row["faults"] = dict(a.faults)
             out.append(row)
         return out
 
     def __str__(self) -> str:
         head = ["agent", "games", "wins", "draws", "losses", "score", "95% CI"]
         head += [f"seat {s} {self.score_name}" for s in range(self.players)]
+        faulted = any(a.faults for a in self.agents)
+        if faulted:
+            head.append("faults")
         lines = []
         for a in self.agents:
             lo, hi = a.ci95
@@ -127,6 +133,11 @@ class MatchResult:
                     f"{a.seat_average(s):.2f}" if a.seat_scores.get(s) else "-"
                     for s in range(self.players)
                 ]
+                + (
+                    [" ".join(f"{k}:{v}" for k, v in sorted(a.faults.items())) or "-"]
+                    if faulted
+                    else []
+                )
             )
         widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
 
@@ -144,6 +155,12 @@ class MatchResult:
             f"seat n {self.score_name}: the agent's mean {what} in games it played from seat n"
             " (- where it never did).",
         ]
+        if faulted:
+            notes.append(
+                "faults: games an external engine lost by faulting: crash (it exited), time "
+                "(no move within the clock and grace), illegal (an illegal or unreadable move), "
+                "protocol (output that is not the protocol)."
+            )
         return "\n".join([fmt(head)] + [fmt(r) for r in lines] + notes)
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebooks
@@ -195,6 +212,7 @@ def play_match(
     save: Union[str, os.PathLike[str], None] = None,
     backend: str = "local",
     address: Optional[str] = None,
+    until: Optional[Callable[[list[GameResult]], bool]] = None,
 ) -> MatchResult:
     """Plays ``games`` games between ``agents`` and tabulates the results.
 
@@ -228,6 +246,10 @@ def play_match(
     :param address: with ``backend="ray"``: ``None`` (Ray already started here, else
         ``RAY_ADDRESS``, else a new local instance), ``"auto"`` (the cluster this machine is a
         node of) or ``"ray://host:10001"``.
+    :param until: a stopping rule (an SPRT, :mod:`pingvinas.play.sprt`): called as each game
+        ends with the games finished so far, in game order; once it returns True no game
+        starts any more, the games under way finish, and the match ends with fewer than
+        ``games`` games.
     :returns: a :class:`MatchResult`: wins, draws, losses, score rate with its 95% confidence
         interval, and average scores per seat, for each agent.
     :raises Exception: whatever an agent raises, and ``KeyboardInterrupt`` on Ctrl-C: the
@@ -269,12 +291,18 @@ def play_match(
     start = _time.monotonic()
     keep = names if save is not None else None
     records: list[Optional[GameResult]] = [None] * games
+    halted = [False]
 
     def finished(k: int, rec: GameResult) -> None:
         records[k] = rec
         if saver is not None:
             saver.add(k, rec.game)
         bar.tick()
+        if until is not None and not halted[0]:
+            halted[0] = bool(until([r for r in records if r is not None]))
+
+    def more() -> bool:
+        return not halted[0]
 
     def result() -> MatchResult:
         done = [r for r in records if r is not None]
@@ -292,12 +320,15 @@ def play_match(
                 address=address,
                 workers=workers,
                 on_record=finished,
+                more=more,
             )
         elif workers is None or workers == 1:
             for k, (seats, i, deal) in enumerate(jobs):
+                if not more():
+                    break
                 finished(k, play_one(game, agents, seats, i, seed, deal, max_moves, keep))
         else:
-            _play_threads(game, agents, jobs, seed, max_moves, keep, workers, finished)
+            _play_threads(game, agents, jobs, seed, max_moves, keep, workers, finished, more)
     except BaseException as e:
         # The games that did finish reach the caller on the exception (and the save file).
         try:
@@ -320,6 +351,7 @@ def _play_threads(
     names: Optional[list[str]],
     workers: int,
     finished: Callable[[int, GameResult], None],
+    more: Callable[[], bool] = lambda: True,
 ) -> None:
     """Plays ``jobs`` on ``workers`` threads (a few games queued ahead), calling
     ``finished(k, record)`` here, in this thread, as each ends. On an error in a game or in
@@ -345,8 +377,8 @@ def _play_threads(
         return error
 
     try:
-        while following < len(jobs) or running:
-            while following < len(jobs) and len(running) < 2 * workers:
+        while (following < len(jobs) and more()) or running:
+            while following < len(jobs) and len(running) < 2 * workers and more():
                 seats, i, deal = jobs[following]
                 fut = pool.submit(
                     play_one, game, agents, seats, i, seed, deal, max_moves, names, stopper
@@ -403,6 +435,9 @@ def _tabulate(
             else:
                 st.points.append((rec.returns[seat] + 1) / 2)
             st.seat_scores.setdefault(seat, []).append(rec.scores[seat])
+            fault = rec.fault
+            if fault is not None and fault["seat"] == seat:
+                st.faults[fault["reason"]] = st.faults.get(fault["reason"], 0) + 1
     score_name = "fish" if hasattr(probe, "board") and hasattr(probe, "scores") else "return"
     return MatchResult(
         agents=stats, records=records, players=n, elapsed=elapsed, score_name=score_name
@@ -452,6 +487,7 @@ def play_games(
     address: Optional[str] = None,
     workers: Optional[int] = None,
     on_record: Optional[Callable[[int, Any], None]] = None,
+    more: Callable[[], bool] = lambda: True,
 ) -> list[Any]:
     """Plays a match's games as Ray tasks, one task per game, and returns their
     :class:`~pingvinas.play.match.GameRecord` in game order (``play_match`` calls this).
@@ -484,5 +520,5 @@ def play_games(
         if on_record is not None:
             on_record(i, record)
 
-    _stream(ray, submit, len(jobs), window, done)
+    _stream(ray, submit, len(jobs), window, done, more)
     return records

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
 from .._core import Fish, FishState, IllegalMoveError, InvalidMoveError, Marathon, MarathonState
-from ..agents import Agent
+from .agents import Agent
 from ..games import Game, Move, State
 
 __all__ = [

@@ -89,9 +89,11 @@ def _stream(
     count: int,
     window: int,
     done: Callable[[int, Any], None],
+    more: Callable[[], bool] = lambda: True,
 ) -> None:
     """Runs tasks ``submit(0..count)``, at most ``window`` at once, and calls ``done(i, value)``
-    as each finishes (in the order they finish). On an error no task is submitted any more, the
+    as each finishes (in the order they finish); once ``more()`` is false no task is submitted
+    any more, and those under way finish. On an error no task is submitted any more, the
     tasks under way are given :data:`SETTLE_SECONDS` to finish (each one that does is reported),
     the rest are cancelled, and the exception is raised; on Ctrl-C they are cancelled at once.
     (A cancel that meets a task's own reply can abort the driver, Ray's ``Tried to complete task
@@ -99,8 +101,8 @@ def _stream(
     pending: dict[Any, int] = {}
     following = 0
     try:
-        while following < count or pending:
-            while following < count and len(pending) < window:
+        while (following < count and more()) or pending:
+            while following < count and len(pending) < window and more():
                 pending[submit(following)] = following
                 following += 1
             ready, _ = ray.wait(list(pending), num_returns=1)

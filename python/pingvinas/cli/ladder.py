@@ -1,0 +1,120 @@
+"""``pingvinas ladder``: a round robin between players, rated on one Elo scale with 95%
+intervals; the table as CSV and Markdown and a picture of the Elo axis, in ``--out``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+import pingvinas as pv
+
+from ._common import (
+    MAX_MATCH_GAMES,
+    MAX_SEED,
+    MAX_WORKERS,
+    agent_spec,
+    int_in,
+    make_agent,
+    number,
+    seconds,
+    variant,
+)
+
+if TYPE_CHECKING:
+    from ._common import Subparsers
+
+
+def run(args: argparse.Namespace) -> None:
+    from pingvinas.play.ladder import run_ladder
+
+    game = pv.load_game(args.game)
+    names = args.roster
+    if "human" in names:
+        raise ValueError("ladder: human players take part in `pingvinas play` only")
+    if len(set(names)) != len(names):
+        raise ValueError(f"ladder: a player named twice: {' '.join(names)}")
+    agents = [make_agent(n, args.time, args.seed + i) for i, n in enumerate(names)]
+    # The spec as the player's name, so that mcts:500 and mcts differ in the table.
+    for agent, name in zip(agents, names):
+        agent.name = name[4:] if name.startswith("cmd:") else name
+    title = f"{args.game}: {args.time:g} s a move, {args.games} games a table"
+    print(f"ladder of {len(agents)} players on {title}")
+
+    def table(here: list[str], result: Any) -> None:
+        line = ", ".join(
+            f"{a.name} {a.wins}-{a.draws}-{a.losses}" for a in result.agents
+        )
+        print(f"  {' vs '.join(here)}: {line} (wins-draws-losses)", flush=True)
+
+    ladder = run_ladder(
+        game,
+        agents,
+        games=args.games,
+        seed=args.seed,
+        workers=args.workers,
+        backend=args.backend,
+        address=args.address,
+        progress=not args.quiet,
+        anchor=args.anchor,
+        prior=args.prior,
+        title=title,
+        on_table=table,
+    )
+    print(ladder)
+    try:
+        paths = ladder.write(args.out)
+    except OSError as e:
+        raise ValueError(f"cannot write {e.filename or args.out}: {e.strerror or e}") from None
+    print(f"wrote {', '.join(paths)}")
+
+
+def add_parser(sub: Subparsers) -> None:
+    p = sub.add_parser(
+        "ladder",
+        help="a round robin rated in Elo with 95%% intervals: a table (CSV, Markdown) and an SVG",
+        description="Every table of players (every pair, for a two-player game) plays --games "
+        "games, seats rotating on shared deals; Bradley-Terry ratings by maximum likelihood, "
+        "random = 0 (or --anchor). Three or more players: each game's ranking counts as a "
+        "result between every two of its players.",
+    )
+    p.add_argument(
+        "--game", default="fish", type=variant, help="a bundled variant or a TOML config"
+    )
+    p.add_argument(
+        "--agents",
+        dest="roster",
+        nargs="+",
+        required=True,
+        type=agent_spec,
+        metavar="AGENT",
+        help="the players: agent specs (random, greedy, mcts, alphabeta, auto, mcts:N, ...) or "
+        "external engines, 'cmd:COMMAND'",
+    )
+    p.add_argument(
+        "--time", type=seconds, default=0.1, help="seconds per move for searches (default 0.1)"
+    )
+    p.add_argument(
+        "--games",
+        type=int_in(1, MAX_MATCH_GAMES),
+        default=20,
+        help="games per table (default 20)",
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="where the table and SVG go")
+    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="default 0")
+    p.add_argument(
+        "--workers",
+        type=int_in(1, MAX_WORKERS),
+        default=None,
+        help="games played at once (default 1; with --backend ray: twice the cluster's CPUs)",
+    )
+    p.add_argument("--backend", choices=["local", "ray"], default="local")
+    p.add_argument("--address", default=None, help="with --backend ray: the cluster")
+    p.add_argument("--anchor", default=None, help="the player rated 0 (default random)")
+    p.add_argument(
+        "--prior",
+        type=number,
+        default=2.0,
+        help="virtual draws between every two players who met (default 2, as BayesElo)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)

@@ -31,8 +31,8 @@ probability that the first player is the stronger.
 
 A test that always accepts H1 quickly needs a wide gap between ``elo0`` and ``elo1``: a pair
 moves the LLR by at most ``log(s1 / s0)``, the log ratio of the two expected scores (a player
-winning every pair needs about ``log((1 - beta) / alpha) / log(s1 / s0)`` pairs: 104 for
-``elo0 = 0, elo1 = 10``, 7 for ``0, 200``).
+winning every pair needs a little more than ``log((1 - beta) / alpha) / log(s1 / s0)``
+pairs: 104 for ``elo0 = 0, elo1 = 10``, 8 for ``0, 200``).
 """
 
 from __future__ import annotations

@@ -245,7 +245,9 @@ def test_a_real_engine_plays_matches_of_both_games(tmp_path):
         assert all(r.result["over"] for r in records)
         # Each move of the engine carries the time it took.
         seat = result.records[0].seats.index(0)
-        mine = [i for m, i in zip(records[0].to_dict()["moves"], records[0].info) if m["player"] == seat]
+        mine = [
+            i for m, i in zip(records[0].to_dict()["moves"], records[0].info) if m["player"] == seat
+        ]
         assert mine and all("time" in i for i in mine)
 
 

@@ -41,9 +41,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"ladder of {len(agents)} players on {title}")
 
     def table(here: list[str], result: Any) -> None:
-        line = ", ".join(
-            f"{a.name} {a.wins}-{a.draws}-{a.losses}" for a in result.agents
-        )
+        line = ", ".join(f"{a.name} {a.wins}-{a.draws}-{a.losses}" for a in result.agents)
         print(f"  {' vs '.join(here)}: {line} (wins-draws-losses)", flush=True)
 
     ladder = run_ladder(

@@ -31,9 +31,7 @@ def run(args: argparse.Namespace) -> None:
     if args.games is None:
         args.games = 20 if test is None else SPRT_GAMES
     what = f"{args.games} games" if test is None else f"SPRT, at most {args.games} games"
-    print(
-        f"{what} of {args.game}, {args.time} s per move: {' vs '.join(a.name for a in agents)}"
-    )
+    print(f"{what} of {args.game}, {args.time} s per move: {' vs '.join(a.name for a in agents)}")
     try:
         result = play_match(
             game,

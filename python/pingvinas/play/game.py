@@ -144,7 +144,8 @@ def _play_seated(
         # A record is of a pingvinas game: GameRecord refuses any other.
         full = GameRecord(cast(Game, game), seed=deal, players=seated, meta={"game": index})
     moves = 0
-    start, played = state.copy(), cast(list[Any], [])
+    start = state.copy()
+    played: list[Any] = []
     fault = None
     while not state.is_over:
         if max_moves is not None and moves >= max_moves:

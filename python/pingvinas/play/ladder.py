@@ -32,7 +32,6 @@ import io
 import itertools
 import math
 import os
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
@@ -205,8 +204,8 @@ def _nice_step(span: float) -> float:
     base = 10 ** math.floor(math.log10(raw))
     for m in (1, 2, 5, 10):
         if raw <= m * base:
-            return m * base
-    return 10 * base
+            return float(m * base)
+    return float(10 * base)
 
 
 @dataclass
@@ -277,7 +276,9 @@ class Ladder:
     def __str__(self) -> str:
         rows = self.rows()
         width = max(len("player"), *(len(r["player"]) for r in rows))
-        lines = [f"{'rank':>4}  {'player':<{width}}  {'Elo':>6}  {'95% interval':>15}  games  score"]
+        lines = [
+            f"{'rank':>4}  {'player':<{width}}  {'Elo':>6}  {'95% interval':>15}  games  score"
+        ]
         for r in rows:
             interval = f"[{r['low']:+.0f}, {r['high']:+.0f}]"
             line = (
@@ -382,8 +383,8 @@ def run_ladder(
     """
     from .._core import seed_for
     from .agents import as_agent
-    from .match import play_match
     from .game import new_state
+    from .match import play_match
 
     players = [as_agent(a) for a in agents]
     raw = [p.name for p in players]

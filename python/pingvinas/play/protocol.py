@@ -34,11 +34,11 @@ import time as _time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Optional, Union
+from typing import IO, Any, Optional, Union
 
 from .._core import Fish, FishState, IllegalMoveError, InvalidMoveError, Marathon, MarathonState
-from .agents import Agent
 from ..games import Game, Move, State
+from .agents import Agent
 
 __all__ = [
     "FAULTS",
@@ -461,7 +461,7 @@ class _Process:
         assert stream is not None
         try:
             while True:
-                chunk = stream.read1(4096)
+                chunk = os.read(stream.fileno(), 4096)
                 if not chunk:
                     break
                 self.stderr_tail = (self.stderr_tail + chunk)[-2048:]
@@ -774,4 +774,3 @@ def engine_agent(spec: str, time: float = 1.0) -> EngineAgent:
     if not spec.startswith("cmd:"):
         raise ValueError(f"{_clip(spec)}: an engine spec starts with 'cmd:'")
     return EngineAgent(spec[4:], time=time, name=spec[4:].strip() or None)
-

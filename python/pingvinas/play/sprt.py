@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 __all__ = [
     "SPRT",
@@ -60,7 +60,7 @@ Z975 = 1.959963984540054
 
 def expected_score(elo: float) -> float:
     """The expected score of a player ``elo`` logistic Elo stronger than its opponent."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** (-elo / 400.0)))
 
 
 def elo_of_score(score: float) -> float:
@@ -291,9 +291,7 @@ def _game_score(result: Any, agent: int) -> float:
     return 0.5 if sum(1 for p in result.ranking if p == 1) > 1 else 1.0
 
 
-def outcome_counts(
-    results: Sequence[Any], agent: int = 0, pairs: bool = True
-) -> Optional[list[int]]:
+def outcome_counts(results: Sequence[Any], agent: int = 0, pairs: bool = True) -> list[int]:
     """The counts of a two-player match's games from ``agent``'s side: with ``pairs``, the
     pentanomial counts of the complete pairs (games ``2k`` and ``2k + 1``, which
     ``play_match`` plays on one deal with the seats swapped; a pair whose other game has not

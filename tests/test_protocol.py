@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -249,6 +250,18 @@ def test_a_real_engine_plays_matches_of_both_games(tmp_path):
             i for m, i in zip(records[0].to_dict()["moves"], records[0].info) if m["player"] == seat
         ]
         assert mine and all("time" in i for i in mine)
+
+
+def test_the_example_engine_of_the_docs_plays(tmp_path):
+    page = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+    if not page.is_file():
+        pytest.skip("no docs/ beside the tests (an installed copy)")
+    code = page.read_text(encoding="utf-8").split("```py\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "random_engine.py"
+    path.write_text(code)
+    engine = EngineAgent([sys.executable, str(path)], time=0.05, grace=5, startup=60)
+    result = pv.play_match(pv.Fish(), [engine, "greedy"], games=2, progress=False)
+    assert result.games == 2 and all(r.fault is None for r in result.records)
 
 
 def test_cmd_agents_where_agents_are_named():

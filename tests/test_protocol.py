@@ -250,6 +250,10 @@ def test_a_real_engine_plays_matches_of_both_games(tmp_path):
             i for m, i in zip(records[0].to_dict()["moves"], records[0].info) if m["player"] == seat
         ]
         assert mine and all("time" in i for i in mine)
+    # A clock instead of a time per move: go timeleft ... inc ...
+    engine = EngineAgent(ENGINE + ["--agent", "alphabeta"], clock=(2.0, 0.05), grace=5, startup=60)
+    result = pv.play_match(board, [engine, "greedy"], games=1, progress=False)
+    assert result.games == 1 and result.records[0].fault is None
 
 
 def test_the_example_engine_of_the_docs_plays(tmp_path):

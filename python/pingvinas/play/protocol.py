@@ -36,7 +36,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Optional, Union
 
-from .._core import Fish, FishState, IllegalMoveError, InvalidMoveError, Marathon, MarathonState
+from .._core import (
+    Fish,
+    FishState,
+    IllegalMoveError,
+    InvalidMoveError,
+    Marathon,
+    MarathonState,
+    seed_for,
+)
 from ..games import Game, Move, State
 from .agents import Agent
 
@@ -343,7 +351,6 @@ def run_engine(
     error: ...`` and otherwise ignored, as are commands the engine does not know."""
     src = sys.stdin if input is None else input
     out = sys.stdout if output is None else output
-    from .._core import seed_for
 
     def say(line: str) -> None:
         out.write(line + "\n")
@@ -419,8 +426,9 @@ _EOF = object()
 
 class _Process:
     """One engine process: its own process group, a thread reading its lines into a queue
-    (so that reads can time out), and a thread keeping the end of what it writes to
-    stderr (for the crash report)."""
+    (so that reads can time out), a thread writing to it (so that an engine that stops reading
+    cannot block the driver past the clock), and a thread keeping the end of what it writes
+    to stderr (for the crash report)."""
 
     def __init__(self, args: Sequence[str]) -> None:
         kwargs: dict[str, Any] = {}
@@ -442,6 +450,10 @@ class _Process:
         self.reader.start()
         self.err_reader = threading.Thread(target=self._read_stderr, daemon=True)
         self.err_reader.start()
+        self.outbox: queue.Queue[Optional[bytes]] = queue.Queue()
+        self.write_failed = False
+        self.writer = threading.Thread(target=self._write, daemon=True)
+        self.writer.start()
 
     def _read(self) -> None:
         stream = self.popen.stdout
@@ -468,11 +480,24 @@ class _Process:
         except (OSError, ValueError):
             pass
 
-    def send(self, line: str) -> None:
+    def _write(self) -> None:
         stdin = self.popen.stdin
         assert stdin is not None
-        stdin.write(line.encode("utf-8") + b"\n")
-        stdin.flush()
+        try:
+            while True:
+                data = self.outbox.get()
+                if data is None:
+                    break
+                stdin.write(data)
+                stdin.flush()
+        except (OSError, ValueError):  # the engine is gone, or closed under us by kill()
+            self.write_failed = True
+
+    def send(self, line: str) -> None:
+        """Queues a line for the engine; ``OSError`` once writing to it has failed."""
+        if self.write_failed:
+            raise OSError("the engine's input is closed")
+        self.outbox.put(line.encode("utf-8") + b"\n")
 
     def exit_note(self) -> str:
         """How the process ended (after a short wait), and the last line of its stderr."""
@@ -509,6 +534,7 @@ class _Process:
                 os.killpg(self.popen.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        self.outbox.put(None)
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             try:
                 if stream is not None:

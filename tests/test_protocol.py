@@ -428,3 +428,47 @@ def test_ctrl_c_leaves_no_engine_process(tmp_path):
     while processes_running(paths["hangs"]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_running(paths["hangs"]) == []
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["match", "--agents", "cmd:no-such-engine-anywhere", "auto"], "no such program"),
+        (["match", "--agents", "cmd:", "auto"], "empty"),
+        (["match", "--agents", "cmd:'unclosed", "auto"], "quotation"),
+        (["serve", "--engine", "cmd:pingvinas engine"], "built-in engines"),
+        (["engine", "--agent", "nonsense"], "nonsense"),
+    ],
+)
+def test_bad_engine_arguments_are_one_line(capsys, argv, says):
+    from pingvinas import cli
+
+    with pytest.raises(SystemExit) as caught:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and len(err.splitlines()) == 1 and says in err, err
+
+
+def test_pingvinas_engine_speaks_the_protocol():
+    game = pv.Marathon()
+    start = game.new_state()
+    lines = [
+        "pep 1",
+        format_newgame(game, 0),
+        "isready",
+        format_position(start, []),
+        "go movetime 50",
+        "quit",
+    ]
+    proc = subprocess.run(
+        ENGINE + ["--agent", "mcts", "--name", "tester"],
+        input="".join(x + "\n" for x in lines),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[:4] == ["id name tester", "id author pingvinas", "pepok 1", "readyok"]
+    assert out[-2].startswith("info depth") and out[-1].startswith("bestmove ")
+    assert start.parse_move(out[-1][len("bestmove ") :]) in start.legal_moves()

@@ -31,6 +31,13 @@ def run(args: argparse.Namespace) -> None:
         sys.exit(f"pingvinas: {e}")
 
 
+def _engine(text: str) -> str:
+    """A built-in agent: the page's engine runs in the server (no external engines)."""
+    if text.startswith("cmd:"):
+        raise argparse.ArgumentTypeError("the page plays the built-in engines, not 'cmd:' ones")
+    return agent_spec(text)
+
+
 def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("serve", help="play against the engine on a page in your browser")
     p.add_argument(
@@ -48,7 +55,7 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument(
         "--engine",
         default="auto",
-        type=agent_spec,
+        type=_engine,
         help=f"the engine: {', '.join(AGENTS)}, mcts:N, alphabeta:D or a net file: net:PATH "
         "(PUCT), SPEC+net:PATH (default auto)",
     )

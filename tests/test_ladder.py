@@ -175,3 +175,18 @@ def test_ladder_command_refuses_a_player_twice(capsys):
     with pytest.raises(SystemExit) as caught:
         cli.main(["ladder", "--agents", "random", "random", "--out", "x", "--quiet"])
     assert caught.value.code == 1 and "twice" in capsys.readouterr().err
+
+
+def test_an_engine_that_faults_loses_its_ladder_games(tmp_path):
+    import sys
+
+    from pingvinas.play.protocol import EngineAgent
+
+    script = tmp_path / "crashing_engine.py"
+    script.write_text("import sys\nsys.exit(1)\n")
+    engine = EngineAgent([sys.executable, str(script)], time=0.05, name="crasher")
+    ladder = run_ladder(pv.Fish(), ["random", "greedy", engine], games=2, progress=False)
+    assert ladder.faults == {"crasher": {"crash": 4}}
+    assert ladder.results.score("crasher") == 0.0
+    assert ladder.ratings.ranked()[-1] == "crasher"
+    assert "crash:4" in ladder.to_markdown()

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import math
 import os
+import struct
+import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Optional, Union
+from typing import IO, Any, Callable, Optional, Union
 
 import numpy as np
 
@@ -35,6 +38,7 @@ from ..play.search import Evaluator
 __all__ = [
     "DEFAULTS",
     "MAX_GAMES",
+    "MAX_LOAD_BYTES",
     "SelfPlayData",
     "SelfPlayDefaults",
     "selfplay",
@@ -64,6 +68,112 @@ class SelfPlayDefaults:
 
 #: The one instance: ``simulations=DEFAULTS.simulations`` in both signatures.
 DEFAULTS = SelfPlayDefaults()
+
+
+#: What :meth:`SelfPlayData.load` reads from one file by default: the arrays' bytes once read
+#: (1 GiB; its ``max_bytes`` raises it).
+MAX_LOAD_BYTES = 1 << 30
+
+#: The dtype and number of dimensions of each array of :class:`SelfPlayData`.
+_LAYOUT: dict[str, tuple[np.dtype[Any], int]] = {
+    "observations": (np.dtype(np.float32), 4),
+    "legal_masks": (np.dtype(np.bool_), 2),
+    "policies": (np.dtype(np.float32), 2),
+    "to_move": (np.dtype(np.int8), 1),
+    "returns": (np.dtype(np.float32), 2),
+    "game_ids": (np.dtype(np.int64), 1),
+    "move_numbers": (np.dtype(np.int32), 1),
+}
+
+
+def _npz_name(path: Union[str, os.PathLike[str]]) -> str:
+    """The file ``np.savez(path)`` wrote: ``path``, or ``path.npz`` when ``path`` has no such
+    ending and no file of its own."""
+    name = os.fspath(path)
+    if not isinstance(name, str):
+        raise TypeError(f"path must be a str or a path, got {type(name).__name__}")
+    if not name.endswith(".npz") and not os.path.exists(name) and os.path.exists(name + ".npz"):
+        return name + ".npz"
+    return name
+
+
+def _npy_header(f: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """The shape, Fortran order and dtype an ``.npy`` member's header declares."""
+    fmt = np.lib.format
+    version = fmt.read_magic(f)
+    if version not in ((1, 0), (2, 0)):
+        raise ValueError(f"an .npy format version {version} (expected 1.0 or 2.0)")
+    reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+    try:
+        return reader(f, max_header_size=10_000)  # type: ignore[call-arg,no-any-return,unused-ignore]
+    except TypeError:  # numpy before 1.24 bounds the header itself
+        return reader(f)  # type: ignore[no-any-return,unused-ignore]
+
+
+def _read_npz(z: zipfile.ZipFile, name: str, max_bytes: int) -> dict[str, np.ndarray]:
+    """The arrays of :class:`SelfPlayData` from an open ``.npz`` file, each checked against
+    what the file declares before a byte of it is decompressed."""
+    members = {}
+    for field in _LAYOUT:
+        try:
+            members[field] = z.getinfo(field + ".npy")
+        except KeyError:
+            missing = [f for f in _LAYOUT if f + ".npy" not in z.namelist()]
+            raise ValueError(f"{name!r} is no self-play data: no {missing}") from None
+    declared = sum(info.file_size for info in members.values())
+    if declared > max_bytes:
+        raise ValueError(
+            f"{name!r}: its arrays take {declared:,} bytes once read, more than max_bytes "
+            f"({max_bytes:,}); pass a larger max_bytes to load it"
+        )
+    arrays = {}
+    for field, info in members.items():
+        want, ndim = _LAYOUT[field]
+        with z.open(info) as f:
+            try:
+                shape, fortran, dtype = _npy_header(f)
+            except ValueError as e:
+                raise ValueError(f"{name!r}: array {field}: {e}") from None
+            if dtype != want or len(shape) != ndim:
+                raise ValueError(
+                    f"{name!r}: array {field} is {dtype} of shape {shape}, expected {want} "
+                    f"with {ndim} dimensions"
+                )
+            count = math.prod(shape)
+            # The header must say what the member holds: numpy would allocate the shape first.
+            if f.tell() + count * dtype.itemsize != info.file_size:
+                raise ValueError(
+                    f"{name!r}: array {field}: its shape {shape} does not match its "
+                    f"{info.file_size:,} bytes"
+                )
+            flat = np.empty(count, dtype)
+            view = flat.view(np.uint8).data
+            done = 0
+            while done < len(view):
+                n = f.readinto(view[done:])  # type: ignore[attr-defined]
+                if not n:
+                    raise ValueError(f"{name!r}: array {field} is cut short")
+                done += n
+            arrays[field] = flat.reshape(shape, order="F" if fortran else "C")
+    return arrays
+
+
+def _check_arrays(arrays: dict[str, np.ndarray], name: str) -> None:
+    """The arrays agree: one row per sample in each, one policy and mask entry per action, and
+    players to move within the returns' seats."""
+    n = len(arrays["to_move"])
+    lengths = {k: len(v) for k, v in arrays.items() if len(v) != n}
+    if lengths:
+        raise ValueError(f"{name!r}: {n} samples in to_move, but {lengths}")
+    if arrays["legal_masks"].shape != arrays["policies"].shape:
+        raise ValueError(
+            f"{name!r}: legal_masks {arrays['legal_masks'].shape} and policies "
+            f"{arrays['policies'].shape} differ in shape"
+        )
+    players = arrays["returns"].shape[1]
+    to_move = arrays["to_move"]
+    if n and (to_move.min() < 0 or to_move.max() >= players):
+        raise ValueError(f"{name!r}: to_move holds players outside 0 to {players - 1}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,20 +225,45 @@ class SelfPlayData:
         return np.take_along_axis(self.returns, seats, axis=1)
 
     def save(self, path: Union[str, os.PathLike[str]]) -> None:
-        """Writes the arrays to an ``.npz`` file (uncompressed)."""
+        """Writes the arrays to an ``.npz`` file (uncompressed; numpy adds ``.npz`` to a name
+        without it, and :meth:`load` finds the file under the same name)."""
         np.savez(path, **{f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
-    def load(cls, path: Union[str, os.PathLike[str]]) -> SelfPlayData:
-        """Reads a file :meth:`save` wrote.
+    def load(
+        cls, path: Union[str, os.PathLike[str]], *, max_bytes: int = MAX_LOAD_BYTES
+    ) -> SelfPlayData:
+        """Reads a file :meth:`save` wrote (``load("run2")`` reads ``run2.npz`` as ``save``
+        wrote it when no ``run2`` exists).
 
-        :raises ValueError: a file without the arrays of self-play data.
+        Every array is checked before it is read: its dtype and shape (as :class:`SelfPlayData`
+        documents them, one row per sample in each), and its size, which the file declares: the
+        arrays together may take at most ``max_bytes`` (default :data:`MAX_LOAD_BYTES`, 1 GiB)
+        once read, so that a small compressed file cannot claim gigabytes.
+
+        :raises ValueError: a file that is not self-play data: not an ``.npz`` file, damaged or
+            cut short, without an array, or with an array of the wrong dtype, shape or length,
+            or larger than ``max_bytes`` in all.
+        :raises OSError: the file cannot be opened (``FileNotFoundError``: there is none).
         """
-        with np.load(path, allow_pickle=False) as f:
-            missing = [x.name for x in fields(cls) if x.name not in f.files]
-            if missing:
-                raise ValueError(f"{os.fspath(path)!r} is no self-play data: no {missing}")
-            return cls(**{x.name: f[x.name] for x in fields(cls)})
+        if not is_int(max_bytes) or max_bytes < 0:
+            raise ValueError(f"max_bytes = {max_bytes!r}: expected an int of 0 or more")
+        name = _npz_name(path)
+        with open(name, "rb") as raw:
+            if raw.read(6) == b"\x93NUMPY":
+                raise ValueError(f"{name!r} is one .npy array, not self-play data (an .npz file)")
+            raw.seek(0)
+            try:
+                with zipfile.ZipFile(raw) as z:
+                    arrays = _read_npz(z, name, max_bytes)
+            except (zipfile.BadZipFile, zlib.error, EOFError, struct.error) as e:
+                raise ValueError(
+                    f"{name!r} is no self-play data: a damaged .npz file ({e})"
+                ) from None
+            except NotImplementedError as e:  # a compression zipfile cannot read
+                raise ValueError(f"{name!r} is no self-play data: {e}") from None
+        _check_arrays(arrays, name)
+        return cls(**arrays)
 
     @classmethod
     def concatenate(cls, parts: Iterable[SelfPlayData]) -> SelfPlayData:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -150,3 +149,103 @@ def test_load_does_not_trust_the_shape_a_header_declares(tmp_path, data):
         z.writestr("game_ids.npy", header.getvalue() + b"\0" * 64)
     with pytest.raises(ValueError, match="does not match"):
         pv.SelfPlayData.load(path)
+
+
+# --------------------------------------------------------------------------- config files
+
+_CHILD = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+import pingvinas as pv
+try:
+    {call}
+    print(json.dumps({{"ok": True}}))
+except Exception as e:
+    print(json.dumps({{"error": type(e).__name__, "message": str(e)}}))
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "pv.Fish.from_config(sys.argv[1])",
+        "pv.Marathon.from_config(sys.argv[1])",
+        "pv.load_game(sys.argv[1])",
+    ],
+)
+def test_a_huge_config_file_is_refused_before_it_is_read(tmp_path, call):
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(1 << 30)  # a gigabyte (sparse: nothing is written)
+    code = textwrap.dedent(_CHILD.format(call=call))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(big)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["error"] == "ValueError", result
+    assert str(big) in result["message"] and "more than a config may take" in result["message"]
+
+
+def test_the_config_cap_is_the_same_for_every_reader(tmp_path):
+    cap = pv.games.MAX_CONFIG_BYTES
+    assert cap == 1 << 20
+    text = '# padding\ngame = "fish"\nplayers = 2\npenguins = 1\nboard = [[1, 1], [1, 1]]\n'
+    at_cap = tmp_path / "at-cap.toml"
+    at_cap.write_text(text + "#" * (cap - len(text) - 1) + "\n")
+    assert at_cap.stat().st_size == cap
+    assert pv.load_game(at_cap).players == 2
+    assert pv.Fish.from_config(str(at_cap)).players == 2
+    over = tmp_path / "over.toml"
+    over.write_text(text + "#" * (cap - len(text)) + "\n")
+    for read in (pv.load_game, pv.Fish.from_config, pv.Marathon.from_config):
+        with pytest.raises(ValueError, match="more than a config may take"):
+            read(str(over))
+
+
+@pytest.mark.parametrize(
+    "path, words",
+    [
+        ("/dev/zero", "not a regular file"),
+        (".", "a directory, not a config file"),
+    ],
+)
+def test_a_config_that_is_not_a_file_says_what_it_is(path, words):
+    for read in (pv.load_game, pv.Fish.from_config, pv.Marathon.from_config):
+        with pytest.raises(ValueError, match=words):
+            read(path)
+
+
+def test_a_config_that_is_not_utf8_is_named(tmp_path):
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes('game = "fish"\n# caf\xe9\n'.encode("latin-1"))
+    for read in (pv.load_game, pv.Fish.from_config):
+        with pytest.raises(ValueError, match="latin1.toml.*not UTF-8"):
+            read(str(bad))
+
+
+def cli_run(capsys, *argv):
+    """``pingvinas ARGV``: its exit code and stderr."""
+    try:
+        cli.main(list(argv))
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_cli_says_what_is_wrong_with_a_config_file(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.bin").write_bytes(bytes(range(256)))
+    for argv in (
+        ["match", "--game", "/dev/zero"],
+        ["bench", "--game", "bad.bin"],
+        ["serve", "--variant", "bad.bin"],
+        ["serve", "--variant", "/dev/zero"],
+    ):
+        code, out, err = cli_run(capsys, *argv)
+        assert code == 2, (argv, err)
+        assert len(err.splitlines()) == 1 and "Traceback" not in err
+        assert argv[-1] in err and "unknown variant" not in err and "no config file" not in err
+        assert "not a regular file" in err or "not UTF-8" in err

@@ -106,28 +106,17 @@ def agent_spec(text: str) -> str:
 
 
 def variant(name: str) -> str:
+    """A bundled variant's name, or the path of a config file that loads (else what is wrong
+    with it)."""
     try:
         pv.load_game(name)
     except ValueError as e:
-        if name.endswith(".toml") or "/" in name or "\\" in name:  # a config file: what is wrong
+        # A config file (or a name that is one): what is wrong with it.
+        if name.endswith(".toml") or "/" in name or "\\" in name or os.path.lexists(name):
             raise argparse.ArgumentTypeError(" ".join(str(e).split())[:300]) from None
         raise argparse.ArgumentTypeError(
             f"unknown variant {quote(name)}; bundled variants: {', '.join(pv.variants())}, "
             "or a path to a .toml config"
-        ) from None
-    return name
-
-
-def variant_or_config(name: str) -> str:
-    """A bundled variant's name, or the path of a TOML config that exists."""
-    if os.path.isfile(name):
-        return name
-    try:
-        pv.load_game(name)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{quote(name)} is neither a bundled variant ({', '.join(pv.variants())}) "
-            "nor a config file"
         ) from None
     return name
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ._common import AGENTS, agent_spec, int_in, seconds, variant_or_config
+from ._common import AGENTS, agent_spec, int_in, seconds, variant
 
 if TYPE_CHECKING:
     from ._common import Subparsers
@@ -49,7 +49,7 @@ def add_parser(sub: Subparsers) -> None:
         "--game",
         dest="variant",
         default="fish",
-        type=variant_or_config,
+        type=variant,
         help="the first game's variant: a bundled name or a TOML config (default fish)",
     )
     p.add_argument(

@@ -5,26 +5,55 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
+/// The largest config file `from_config` reads, in bytes (1 MiB): the largest board or course
+/// the games take is a few kilobytes of TOML. A larger file is refused before it is read.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// The text of a config file named by a Python path, or what is wrong with it (`title`:
-/// `"Fish"` or `"Marathon"`, for messages).
+/// `"Fish"` or `"Marathon"`, for messages): not a regular file, over [`MAX_CONFIG_BYTES`], or
+/// not UTF-8.
 pub fn config_file(
     source: &Bound<'_, PyAny>,
     title: &str,
 ) -> PyResult<(String, std::path::PathBuf)> {
+    use std::io::Read;
     let path: std::path::PathBuf = source
         .extract()
         .map_err(|_| PyTypeError::new_err("from_config takes a path to a TOML file or a dict"))?;
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let shown = path.display();
+    let cannot = |e: std::io::Error| {
+        PyValueError::new_err(format!("cannot read {title} config {shown}: {e}"))
+    };
+    let too_big = |size: &dyn std::fmt::Display| {
         PyValueError::new_err(format!(
-            "cannot read {title} config {}: {e}",
-            path.display()
+            "{title} config {shown}: {size} bytes, more than a config may take \
+             ({MAX_CONFIG_BYTES} bytes)"
         ))
-    })?;
+    };
+    let meta = std::fs::metadata(&path).map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(PyValueError::new_err(format!(
+            "{title} config {shown}: a directory, not a config file"
+        )));
+    }
+    if !meta.is_file() {
+        return Err(PyValueError::new_err(format!(
+            "{title} config {shown}: not a regular file (a device, pipe or socket)"
+        )));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(too_big(&meta.len()));
+    }
+    // Read at most one byte past the cap: a file that grew since is refused too.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(too_big(&format!("over {MAX_CONFIG_BYTES}")));
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
-        PyValueError::new_err(format!(
-            "{title} config {}: not UTF-8 text ({e})",
-            path.display()
-        ))
+        PyValueError::new_err(format!("{title} config {shown}: not UTF-8 text ({e})"))
     })?;
     Ok((text, path))
 }

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Optional, TextIO
 
 from ._core import FishState, MarathonState
+from ._files import check_output, write_text
 from .games import Game, State
 from .record import FORMAT, GameRecord
 
@@ -113,8 +114,7 @@ def show(
         return
     picture = state.svg(size, lastmove=last)
     if svg is not None:
-        with open(svg, "w", encoding="utf-8") as f:
-            f.write(picture)
+        write_text(svg, picture)
         print(f"wrote {svg}", file=out)
     if png is not None:
         from .svg import to_png
@@ -126,7 +126,8 @@ def show(
 # --- play ---------------------------------------------------------------------------------------
 
 _HELP = """commands: a move in notation (like {example}), ? (the legal moves), undo (take back your
-last move), hint (the engine's suggestion), save FILE (the game record so far), quit"""
+last move), hint (the engine's suggestion), save FILE (the game record so far; save! FILE
+replaces a file), quit"""
 
 
 def _isatty(stream: Any) -> bool:
@@ -195,6 +196,7 @@ def play(
         players=list(names) if names else ["human" if a is None else a for a in seats],
     )
     humans = [p for p, a in enumerate(seats) if a is None]
+    saved: set[str] = set()  # the files this game wrote (save may replace them)
     for agent in seats:
         if agent is not None:
             agent.reset()
@@ -272,16 +274,23 @@ def play(
             say(f"took back to move {len(record)}")
             board()
             continue
-        if command == "save":
+        if command in ("save", "save!"):
             path = rest.strip()
             if not path:
                 say("save needs a file name: save FILE")
                 continue
+            # A file this game did not write is replaced only when asked (save!).
+            replace = command == "save!" or path in saved
             try:
+                check_output(path, replace=replace, hint=f": save! {path} replaces it")
                 record.write(path)
+            except ValueError as e:
+                say(f"not saved: {e}")
+                continue
             except OSError as e:
                 say(f"cannot save to {path}: {e.strerror or e}")
                 continue
+            saved.add(path)
             say(f"saved the game ({len(record)} moves) to {path}")
             continue
         try:

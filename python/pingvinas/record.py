@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from ._args import is_int, is_number
 from ._core import Fish, FishState, Marathon, MarathonState
+from ._files import replacing, write_text
 from .games import Game, Move, MoveLike, State
 
 if TYPE_CHECKING:
@@ -459,9 +460,9 @@ class GameRecord:
         return cls.from_dict(data)
 
     def write(self, path: _PathLike, indent: Optional[int] = 2) -> None:
-        """Writes the record as one JSON file."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json(indent=indent) + "\n")
+        """Writes the record as one JSON file (through a temporary file renamed into place: an
+        error halfway leaves the file that was there)."""
+        write_text(path, self.to_json(indent=indent) + "\n")
 
     @classmethod
     def read(cls, path: _PathLike) -> GameRecord:
@@ -503,10 +504,11 @@ def iter_jsonl(path: _PathLike) -> Iterator[GameRecord]:
 
 
 def write_jsonl(path: _PathLike, records: Iterable[GameRecord], *, append: bool = False) -> int:
-    """Writes records to a JSON Lines file, one per line (``append``: after those there);
-    returns how many."""
+    """Writes records to a JSON Lines file, one per line (``append``: after those there; else
+    through a temporary file renamed into place, so that an error halfway leaves the file that
+    was there); returns how many."""
     n = 0
-    with open(path, "a" if append else "w", encoding="utf-8") as f:
+    with open(path, "a", encoding="utf-8") if append else replacing(path) as f:
         for record in records:
             f.write(record.to_json() + "\n")
             n += 1

@@ -16,7 +16,10 @@ variants, exact solutions.
 
 Every ``--game`` is a bundled variant or a path to a TOML config. A bad argument is reported
 on one line of stderr with exit code 2 (as argparse does); an error
-while running, on one line with exit code 1; Ctrl-C exits with 130.
+while running, on one line with exit code 1; Ctrl-C exits with 130. No command replaces an
+existing file unless asked (``--force``; ``match --save`` also takes ``--append``); output
+paths are checked before any work, and each file is written through a temporary file beside
+it, renamed into place once complete.
 """
 
 from __future__ import annotations
@@ -73,8 +76,11 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         args.run(args)
     except KeyboardInterrupt:
         sys.exit(130)
-    except (ValueError, TypeError, OverflowError, RuntimeError) as e:
-        text = " ".join(str(e).split())
+    except (ValueError, TypeError, OverflowError, RuntimeError, OSError) as e:
+        if isinstance(e, OSError) and e.strerror:  # a file: which, and what the system said
+            text = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+        else:
+            text = " ".join(str(e).split())
         _fail(text if len(text) <= 300 else text[:300] + "...", 1)
 
 

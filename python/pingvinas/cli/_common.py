@@ -4,12 +4,13 @@ seat, and the one-line error parser."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
-from typing import TYPE_CHECKING, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional
 
 import pingvinas as pv
+from pingvinas._args import Range
 from pingvinas._core import AgentSpec
+from pingvinas._files import check_output
 
 if TYPE_CHECKING:
     from pingvinas.play.agents import Agent
@@ -26,6 +27,8 @@ MAX_MATCH_GAMES = 1_000_000
 MAX_BENCH_GAMES = 10_000_000
 MAX_WORKERS = 256
 MAX_SECONDS = 3600.0
+#: ``--move`` and ``--index`` (of a record, of a JSON Lines file): negative ones count back.
+MAX_INDEX = 10**9
 
 
 def quote(text: str, limit: int = 40) -> str:
@@ -33,56 +36,38 @@ def quote(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def int_in(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
+def ranged(r: Range) -> Callable[[str], Any]:
+    """The argparse type of a numeric option of range ``r``; its ``range`` attribute is the
+    range as ``--help`` gives it (every numeric option's help says it)."""
+    kind = "an integer" if r.integer else "a number"
+
+    def parse(text: str) -> Any:
         try:
-            value = int(text)
+            value = int(text) if r.integer else float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {quote(text)}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(
-                f"{quote(text)} is out of range: expected {low:,} to {high:,}"
-            )
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {quote(text)}") from None
+        if not r.holds(value):
+            raise argparse.ArgumentTypeError(f"{quote(text)} is out of range: expected {r}")
         return value
 
-    parse.__name__ = "integer"  # argparse names the type in some messages
+    parse.__name__ = "integer" if r.integer else "number"  # argparse names the type sometimes
+    parse.range = str(r)  # type: ignore[attr-defined]
     return parse
 
 
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {quote(text)}") from None
-    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
-        raise argparse.ArgumentTypeError(
-            f"{quote(text)} is out of range: expected seconds above 0, at most {MAX_SECONDS:g}"
-        )
-    return value
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An integer option from ``low`` to ``high``."""
+    return ranged(Range(low, high))
 
 
-def number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {quote(text)}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {quote(text)}")
-    return value
-
-
-def positive(text: str) -> float:
-    value = number(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {quote(text)}")
-    return value
-
-
-def fraction(text: str) -> float:
-    value = number(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected 0 to 1, got {quote(text)}")
-    return value
+#: Seconds a move: above 0, at most :data:`MAX_SECONDS`.
+seconds: Callable[[str], float] = ranged(Range(0, MAX_SECONDS, integer=False, above=True))
+#: A share, 0 to 1.
+fraction: Callable[[str], float] = ranged(Range(0, 1, integer=False))
+#: An Elo difference (``match --sprt``), as ``pingvinas.play.sprt.SPRT`` takes it.
+elo: Callable[[str], float] = ranged(Range(-2000, 2000, integer=False))
+#: An error rate of ``--sprt`` (``--alpha``, ``--beta``).
+error_rate: Callable[[str], float] = ranged(Range(0, 0.5, integer=False, above=True, below=True))
 
 
 def agent_spec(text: str) -> str:
@@ -119,6 +104,29 @@ def variant(name: str) -> str:
             "or a path to a .toml config"
         ) from None
     return name
+
+
+def check_outputs(
+    *paths: Optional[str],
+    force: bool,
+    hint: str = ": --force replaces it",
+    make_dirs: bool = False,
+) -> None:
+    """Before any work: each output path (``None``: not asked for) can be written (its
+    directory exists, or with ``make_dirs`` can be made, and takes files; it is no directory),
+    and exists only if ``force`` (``hint`` follows the message then: how to ask)."""
+    for path in paths:
+        if path is not None:
+            check_output(path, replace=force, hint=hint, make_dirs=make_dirs)
+
+
+def force_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--force``: replace ``what`` if it exists (by default an existing file is refused)."""
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace {what} if it exists (default: refuse, and write nothing)",
+    )
 
 
 class Parser(argparse.ArgumentParser):
@@ -161,6 +169,6 @@ def game_options(p: argparse.ArgumentParser) -> None:
         "--time",
         type=seconds,
         default=0.1,
-        help="seconds per move for search agents (default 0.1)",
+        help="seconds per move for search agents (above 0, at most 3,600; default 0.1)",
     )
     p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="0 to 2**63 - 1 (default 0)")

@@ -39,5 +39,10 @@ def add_parser(sub: Subparsers) -> None:
         type=variant,
         help="a bundled variant or a path to a TOML config; default fish",
     )
-    p.add_argument("--games", type=int_in(1, MAX_BENCH_GAMES), default=200_000)
+    p.add_argument(
+        "--games",
+        type=int_in(1, MAX_BENCH_GAMES),
+        default=200_000,
+        help=f"random playouts on each thread count (1 to {MAX_BENCH_GAMES:,}; default 200,000)",
+    )
     p.set_defaults(run=run)

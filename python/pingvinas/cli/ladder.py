@@ -7,15 +7,18 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 import pingvinas as pv
+from pingvinas._args import Range
+from pingvinas._files import check_output_dir
 
 from ._common import (
     MAX_MATCH_GAMES,
     MAX_SEED,
     MAX_WORKERS,
     agent_spec,
+    force_option,
     int_in,
     make_agent,
-    number,
+    ranged,
     seconds,
     variant,
 )
@@ -24,8 +27,15 @@ if TYPE_CHECKING:
     from ._common import Subparsers
 
 
+#: The files a ladder writes in ``--out``.
+OUTPUTS = ("ladder.csv", "ladder.md", "ladder.svg")
+
+
 def run(args: argparse.Namespace) -> None:
     from pingvinas.play.ladder import run_ladder
+
+    # Before any game: --out can be made, and holds no earlier ladder unless --force.
+    check_output_dir(args.out, writes=() if args.force else OUTPUTS, hint=": --force replaces them")
 
     game = pv.load_game(args.game)
     names = args.roster
@@ -89,30 +99,35 @@ def add_parser(sub: Subparsers) -> None:
         "external engines, 'cmd:COMMAND'",
     )
     p.add_argument(
-        "--time", type=seconds, default=0.1, help="seconds per move for searches (default 0.1)"
+        "--time",
+        type=seconds,
+        default=0.1,
+        help="seconds per move for searches (above 0, at most 3,600; default 0.1)",
     )
     p.add_argument(
         "--games",
         type=int_in(1, MAX_MATCH_GAMES),
         default=20,
-        help="games per table (default 20)",
+        help=f"games per table (1 to {MAX_MATCH_GAMES:,}; default 20)",
     )
     p.add_argument("--out", required=True, metavar="DIR", help="where the table and SVG go")
-    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="default 0")
+    force_option(p, "the ladder files in --out (ladder.csv, ladder.md, ladder.svg)")
+    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="0 to 2**63 - 1 (default 0)")
     p.add_argument(
         "--workers",
         type=int_in(1, MAX_WORKERS),
         default=None,
-        help="games played at once (default 1; with --backend ray: twice the cluster's CPUs)",
+        help=f"games played at once (1 to {MAX_WORKERS}; default 1; with --backend ray: twice "
+        "the cluster's CPUs)",
     )
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--address", default=None, help="with --backend ray: the cluster")
     p.add_argument("--anchor", default=None, help="the player rated 0 (default random)")
     p.add_argument(
         "--prior",
-        type=number,
+        type=ranged(Range(0, 1000, integer=False)),
         default=2.0,
-        help="virtual draws between every two players who met (default 2, as BayesElo)",
+        help="virtual draws between every two players who met (0 to 1,000; default 2, as BayesElo)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)

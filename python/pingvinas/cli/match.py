@@ -11,11 +11,12 @@ import pingvinas as pv
 from ._common import (
     MAX_MATCH_GAMES,
     MAX_WORKERS,
-    fraction,
+    check_outputs,
+    elo,
+    error_rate,
     game_options,
     int_in,
     make_agent,
-    number,
 )
 
 if TYPE_CHECKING:
@@ -25,6 +26,13 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace) -> None:
     from pingvinas.play.match import play_match
 
+    if args.save is None and (args.force or args.append):
+        raise ValueError("--force and --append are for --save FILE")
+    check_outputs(
+        args.save,
+        force=args.force or args.append,
+        hint=": --append adds the games to it, --force replaces it",
+    )
     game = pv.load_game(args.game)
     agents = [make_agent(n, args.time, args.seed + i) for i, n in enumerate(args.agents)]
     test, until = _sprt(args, len(agents))
@@ -41,6 +49,7 @@ def run(args: argparse.Namespace) -> None:
             workers=args.workers,
             progress=not args.quiet,
             save=args.save,
+            append=args.append,
             backend=args.backend,
             address=args.address,
             until=until,
@@ -50,10 +59,12 @@ def run(args: argparse.Namespace) -> None:
     except BaseException as e:  # an error or Ctrl-C: say what was kept
         partial = getattr(e, "match_result", None)
         if args.save and partial is not None:
-            print(
-                f"pingvinas: stopped; kept the {partial.games} finished game(s) in {args.save}",
-                file=sys.stderr,
+            kept = (
+                f"kept the {partial.games} finished game(s) in {args.save}"
+                if partial.games
+                else f"no game finished; {args.save} not written"
             )
+            print(f"pingvinas: stopped; {kept}", file=sys.stderr)
         raise
     print(result)
     if test is not None:
@@ -93,13 +104,15 @@ def add_parser(sub: Subparsers) -> None:
         "--games",
         type=int_in(1, MAX_MATCH_GAMES),
         default=None,
-        help=f"games to play (default 20); with --sprt, the most (default {SPRT_GAMES:,})",
+        help=f"games to play (1 to {MAX_MATCH_GAMES:,}; default 20); with --sprt, the most "
+        f"(default {SPRT_GAMES:,})",
     )
     p.add_argument(
         "--workers",
         type=int_in(1, MAX_WORKERS),
         default=None,
-        help="games played at once (default 1; with --backend ray: twice the cluster's CPUs)",
+        help=f"games played at once (1 to {MAX_WORKERS}; default 1; with --backend ray: twice "
+        "the cluster's CPUs)",
     )
     p.add_argument(
         "--backend",
@@ -115,21 +128,41 @@ def add_parser(sub: Subparsers) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
-        "--save", metavar="FILE", help="write every game to FILE as JSON Lines game records"
+        "--save",
+        metavar="FILE",
+        help="write every game to FILE as JSON Lines game records (each game as it ends, "
+        "FILE whole when the match ends, however it ends; an existing FILE needs --append or "
+        "--force)",
+    )
+    saving = p.add_mutually_exclusive_group()
+    saving.add_argument(
+        "--append",
+        action="store_true",
+        help="with --save: add the games after the records already in FILE",
+    )
+    saving.add_argument(
+        "--force", action="store_true", help="with --save: replace FILE if it exists"
     )
     p.add_argument(
         "--sprt",
         nargs=2,
-        type=number,
+        type=elo,
         metavar=("ELO0", "ELO1"),
         help="a sequential test of H0: the first agent is ELO0 stronger, against H1: ELO1 "
-        "(logistic Elo); stops when it accepts one (see pingvinas.play.sprt)",
+        "(logistic Elo, each -2,000 to 2,000); stops when it accepts one (see "
+        "pingvinas.play.sprt)",
     )
     p.add_argument(
-        "--alpha", type=fraction, default=0.05, help="--sprt: the false H1 rate (default 0.05)"
+        "--alpha",
+        type=error_rate,
+        default=0.05,
+        help="--sprt: the false H1 rate (above 0, below 0.5; default 0.05)",
     )
     p.add_argument(
-        "--beta", type=fraction, default=0.05, help="--sprt: the false H0 rate (default 0.05)"
+        "--beta",
+        type=error_rate,
+        default=0.05,
+        help="--sprt: the false H0 rate (above 0, below 0.5; default 0.05)",
     )
     p.add_argument(
         "--trinomial",

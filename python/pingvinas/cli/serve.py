@@ -41,7 +41,10 @@ def _engine(text: str) -> str:
 def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("serve", help="play against the engine on a page in your browser")
     p.add_argument(
-        "--port", type=int_in(0, 65535), default=8000, help="default 8000; 0 picks a free port"
+        "--port",
+        type=int_in(0, 65535),
+        default=8000,
+        help="0 to 65,535 (default 8000; 0 picks a free port)",
     )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
     p.add_argument(
@@ -59,7 +62,12 @@ def add_parser(sub: Subparsers) -> None:
         help=f"the engine: {', '.join(AGENTS)}, mcts:N, alphabeta:D or a net file: net:PATH "
         "(PUCT), SPEC+net:PATH (default auto)",
     )
-    p.add_argument("--time", type=seconds, default=1.0, help="seconds per engine move (default 1)")
+    p.add_argument(
+        "--time",
+        type=seconds,
+        default=1.0,
+        help="seconds per engine move (above 0, at most 3,600; default 1)",
+    )
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
     p.add_argument("--quiet", action="store_true", help="no request log")
     p.set_defaults(run=run)

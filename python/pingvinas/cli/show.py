@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import pingvinas as pv
 
-from ._common import int_in
+from ._common import MAX_INDEX, check_outputs, force_option, int_in
 
 if TYPE_CHECKING:
     from ._common import Subparsers
@@ -37,6 +37,7 @@ def _move_number(args: argparse.Namespace) -> Optional[int]:
 def run(args: argparse.Namespace) -> None:
     from pingvinas.console import show
 
+    check_outputs(args.svg, args.png, force=args.force)
     try:
         where = dict(move=_move_number(args), index=args.index)
         show(args.source, svg=args.svg, png=args.png, size=args.size, **where)
@@ -55,17 +56,25 @@ def add_parser(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--move",
-        type=int,
+        type=int_in(-MAX_INDEX, MAX_INDEX),
         help="the position after this many moves of a record (default: the last; negative: "
-        "counted from the end, -1 the last position, as Python indexes)",
+        "counted from the end, -1 the last position, as Python indexes; -1,000,000,000 to "
+        "1,000,000,000)",
     )
     p.add_argument(
-        "--index", type=int, default=0, help="which record of a JSON Lines file (default 0)"
+        "--index",
+        type=int_in(-MAX_INDEX, MAX_INDEX),
+        default=0,
+        help="which record of a JSON Lines file (-1,000,000,000 to 1,000,000,000; negative: "
+        "from the end; default 0)",
     )
     pictures = p.add_mutually_exclusive_group()
     pictures.add_argument("--svg", metavar="OUT", help="write an SVG picture to OUT")
     pictures.add_argument(
         "--png", metavar="OUT", help="write a PNG picture to OUT (needs pingvinas[png])"
     )
-    p.add_argument("--size", type=int_in(16, 10_000), help="the picture's width in pixels")
+    p.add_argument(
+        "--size", type=int_in(16, 10_000), help="the picture's width in pixels (16 to 10,000)"
+    )
+    force_option(p, "the picture OUT")
     p.set_defaults(run=run)

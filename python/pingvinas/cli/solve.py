@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pingvinas as pv
 
-from ._common import MAX_SEED, int_in, quote
+from ._common import MAX_INDEX, MAX_SEED, check_outputs, force_option, int_in, quote
 
 if TYPE_CHECKING:
     from ._common import Subparsers
@@ -57,6 +57,10 @@ def _signed(value: tuple[int, int]) -> str:
 def run(args: argparse.Namespace) -> None:
     if args.table:
         from pingvinas.solved.table import write_table
+
+        # Before any solving: neither file exists unasked, and both can be written.
+        check_outputs(args.out, force=args.force)
+        check_outputs(args.img, force=args.force, make_dirs=True)
 
         boards = dict(args.boards or [])
         command = "pingvinas solve --table" + "".join(
@@ -163,14 +167,27 @@ def add_parser(sub: Subparsers) -> None:
         "variant or TOML config (its start, dealt from --seed), or a state's JSON or a game "
         "record (a file or the JSON)",
     )
-    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="the board (default 0)")
-    p.add_argument("--move", type=int, help="of a record: the position after this many moves")
-    p.add_argument("--index", type=int, default=0, help="which record of a JSON Lines file")
+    p.add_argument(
+        "--seed", type=int_in(0, MAX_SEED), default=0, help="the board (0 to 2**63 - 1; default 0)"
+    )
+    p.add_argument(
+        "--move",
+        type=int_in(-MAX_INDEX, MAX_INDEX),
+        help="of a record: the position after this many moves (-1,000,000,000 to "
+        "1,000,000,000; negative: from the end)",
+    )
+    p.add_argument(
+        "--index",
+        type=int_in(-MAX_INDEX, MAX_INDEX),
+        default=0,
+        help="which record of a JSON Lines file (-1,000,000,000 to 1,000,000,000; default 0)",
+    )
     p.add_argument(
         "--max-nodes",
         type=int_in(1, 10**12),
         default=50_000_000,
-        help="give up on a solve past this many positions (default 50,000,000)",
+        help="give up on a solve past this many positions (1 to 1,000,000,000,000; default "
+        "50,000,000)",
     )
     p.add_argument("--all", action="store_true", help="also print the value of every move")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -186,17 +203,18 @@ def add_parser(sub: Subparsers) -> None:
         default="docs/img/solved-fish-mini-4x4.svg",
         help="--table's picture (docs/img/solved-fish-mini-4x4.svg)",
     )
+    force_option(p, "--table's --out and --img")
     p.add_argument(
         "--boards",
         type=_class_boards,
         action="append",
         metavar="CLASS=N",
-        help="--table: solve N boards of CLASS (default: the table's own counts)",
+        help="--table: solve N boards of CLASS, N 0 to 100,000 (default: the table's own counts)",
     )
     p.add_argument(
         "--games",
         type=int_in(0, 100_000),
         default=20,
-        help="--table: games per player against perfect play (default 20)",
+        help="--table: games per player against perfect play (0 to 100,000; default 20)",
     )
     p.set_defaults(run=run)

@@ -4,19 +4,28 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pingvinas as pv
+from pingvinas._args import Range
+from pingvinas._files import check_output_dir
 
-from ._common import MAX_SEED, fraction, int_in, positive, seconds, variant
+from ._common import force_option, ranged, variant
 
 if TYPE_CHECKING:
     from ._common import Subparsers
 
 
 def run(args: argparse.Namespace) -> None:
-    from pingvinas.learn.train import settings_from, train
+    from pingvinas.learn.train import OUTPUTS, settings_from, train
 
+    # Before any work (and before JAX is looked for): --out can be made, and holds no earlier
+    # run's files unless --force.
+    check_output_dir(
+        args.out,
+        writes=() if args.force else OUTPUTS,
+        hint=": --force replaces the earlier run's files, or give another --out",
+    )
     try:
         say = None if args.quiet else (lambda line: print(line, flush=True))
         if args.kind == "nnue":
@@ -47,7 +56,8 @@ def run(args: argparse.Namespace) -> None:
 
 
 def add_parser(sub: Subparsers) -> None:
-    from pingvinas.learn.train import Settings
+    from pingvinas.learn.train import RANGES, WIDTH, Settings
+    from pingvinas.learn.train_nnue import NNUE_RANGES
 
     d = Settings(out="")  # the defaults, once: train.Settings
     p = sub.add_parser(
@@ -57,11 +67,25 @@ def add_parser(sub: Subparsers) -> None:
         description="Trains a native net by Gumbel self-play; writes every generation's "
         "weights, log.jsonl and the learning curve (curve.svg, curve.png) to --out.",
     )
+
+    def number(name: str, help: str, default: Any, ranges: dict[str, Range] = RANGES) -> None:
+        """An option whose range is that of the setting ``name`` (the help gives it)."""
+        r = ranges[name]
+        p.add_argument(
+            "--" + name.replace("_", "-"),
+            type=ranged(r),
+            default=default,
+            help=f"{help} ({r}; default {default})",
+        )
+
     p.add_argument(
         "--game", default="fish", type=variant, help="a bundled variant or a TOML config"
     )
     p.add_argument("--out", required=True, metavar="DIR", help="where the nets and the log go")
-    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=d.seed, help=f"default {d.seed}")
+    force_option(p, "the files of an earlier run in --out")
+    p.add_argument(
+        "--seed", type=ranged(RANGES["seed"]), default=d.seed, help=f"0 to 2**63 - 1 ({d.seed})"
+    )
     p.add_argument(
         "--kind",
         choices=["mlp", "nnue"],
@@ -70,125 +94,65 @@ def add_parser(sub: Subparsers) -> None:
         "NNUE evaluation for alpha-beta from alpha-beta's games (--games, --depth, --explore, "
         "--search-value-mix, --width, --terms, --hidden, --rounds, --steps, --batch, --lr)",
     )
-    p.add_argument(
-        "--depth", type=int_in(1, 64), default=3, help="nnue: alpha-beta's depth in its games (3)"
-    )
-    p.add_argument(
-        "--explore",
-        type=fraction,
-        default=0.15,
-        help="nnue: the share of plies played at random (0.15)",
-    )
-    p.add_argument(
-        "--width",
-        type=int_in(0, 4096),
-        default=64,
-        help="nnue: the accumulator's width (64; 0: no cell features, with --terms)",
+    number("depth", "nnue: alpha-beta's depth in its games", 3, NNUE_RANGES)
+    number("explore", "nnue: the share of plies played at random", 0.15, NNUE_RANGES)
+    number(
+        "width",
+        "nnue: the accumulator's width (0: no cell features, with --terms)",
+        64,
+        NNUE_RANGES,
     )
     p.add_argument(
         "--terms",
         action="store_true",
         help="nnue: the first dense layer also reads the hand-written evaluation's terms",
     )
-    p.add_argument(
-        "--rounds",
-        type=int_in(1, 100_000),
-        default=1,
-        help="nnue: make the games and take the steps in this many rounds, each training on "
-        "every position so far, with a check after each (1)",
+    number(
+        "rounds",
+        "nnue: make the games and take the steps in this many rounds, each training on every "
+        "position so far, with a check after each",
+        1,
+        NNUE_RANGES,
     )
-    p.add_argument(
-        "--generations",
-        type=int_in(1, 100_000),
-        default=d.generations,
-        help=f"at most this many ({d.generations})",
-    )
+    number("generations", "at most this many", d.generations)
+    r = RANGES["minutes"]
     p.add_argument(
         "--minutes",
-        type=positive,
+        type=ranged(r),
         default=None,
-        help="stop after this many minutes of self-play and training (default: no limit)",
+        help=f"stop after this many minutes of self-play and training ({r}; default: no limit)",
     )
+    number("games", "self-play games a generation (nnue: alpha-beta's games)", d.games)
+    number("simulations", "Gumbel simulations", d.simulations)
     p.add_argument(
-        "--games",
-        type=int_in(1, 100_000),
-        default=d.games,
-        help=f"self-play games a generation ({d.games})",
+        "--hidden",
+        type=ranged(WIDTH),
+        nargs="+",
+        default=list(d.hidden),
+        help=f"trunk widths, each {WIDTH} (default {' '.join(map(str, d.hidden))})",
     )
-    p.add_argument(
-        "--simulations",
-        type=int_in(1, 100_000),
-        default=d.simulations,
-        help=f"Gumbel simulations ({d.simulations})",
+    number("steps", "updates a generation", d.steps)
+    number("batch", "batch size", d.batch)
+    number("lr", "Adam's learning rate", d.lr)
+    number("weight_decay", "AdamW's decay", d.weight_decay)
+    number("value_weight", "value loss weight", d.value_weight)
+    number("window", "generations of samples kept", d.window)
+    number(
+        "distill_games", "first distil alphabeta from this many games (0: none)", d.distill_games
     )
-    p.add_argument(
-        "--hidden", type=int_in(1, 4096), nargs="+", default=list(d.hidden), help="trunk widths"
+    number("distill_depth", "its depth then", d.distill_depth)
+    number(
+        "search_value_mix",
+        "weight of the search value in the value targets that have one",
+        d.search_value_mix,
     )
-    p.add_argument(
-        "--steps",
-        type=int_in(1, 1_000_000),
-        default=d.steps,
-        help=f"updates a generation ({d.steps})",
+    number("check_every", "generations between checks", d.check_every)
+    number(
+        "check_games",
+        "games against mcts and alphabeta in each check (0: no checks)",
+        d.check_games,
     )
-    p.add_argument(
-        "--batch", type=int_in(1, 65_536), default=d.batch, help=f"batch size ({d.batch})"
-    )
-    p.add_argument("--lr", type=positive, default=d.lr, help=f"Adam's learning rate ({d.lr})")
-    p.add_argument(
-        "--weight-decay",
-        type=fraction,
-        default=d.weight_decay,
-        help=f"AdamW's decay ({d.weight_decay})",
-    )
-    p.add_argument(
-        "--value-weight",
-        type=positive,
-        default=d.value_weight,
-        help=f"value loss weight ({d.value_weight:g})",
-    )
-    p.add_argument(
-        "--window",
-        type=int_in(1, 10_000),
-        default=d.window,
-        help=f"generations of samples kept ({d.window})",
-    )
-    p.add_argument(
-        "--distill-games",
-        type=int_in(0, 100_000),
-        default=d.distill_games,
-        help=f"first distil alphabeta from this many games (default {d.distill_games}: none)",
-    )
-    p.add_argument(
-        "--distill-depth",
-        type=int_in(1, 64),
-        default=d.distill_depth,
-        help=f"its depth then ({d.distill_depth})",
-    )
-    p.add_argument(
-        "--search-value-mix",
-        type=fraction,
-        default=d.search_value_mix,
-        help="weight of the search value in the value targets that have one "
-        f"({d.search_value_mix})",
-    )
-    p.add_argument(
-        "--check-every",
-        type=int_in(1, 100_000),
-        default=d.check_every,
-        help="generations between checks",
-    )
-    p.add_argument(
-        "--check-games",
-        type=int_in(0, 100_000),
-        default=d.check_games,
-        help=f"games against mcts and alphabeta in each check ({d.check_games}; 0: no checks)",
-    )
-    p.add_argument(
-        "--check-time",
-        type=seconds,
-        default=d.check_time,
-        help=f"seconds a move in checks ({d.check_time})",
-    )
+    number("check_time", "seconds a move in checks", d.check_time)
     p.add_argument(
         "--player",
         choices=["puct", "puct-root", "alphabeta", "mcts"],
@@ -196,18 +160,18 @@ def add_parser(sub: Subparsers) -> None:
         help=f"how the net plays in checks: Gumbel PUCT ({d.player}, the default), PUCT with "
         "PUCT at the root too, alpha-beta or MCTS with the net's value",
     )
-    p.add_argument(
-        "--playout-mix",
-        type=float,
-        default=d.playout_mix,
-        help="PUCT players in checks: the share of a leaf's value taken from a playout "
-        f"(AlphaGo's lambda; {d.playout_mix})",
+    number(
+        "playout_mix",
+        "PUCT players in checks: the share of a leaf's value taken from a playout "
+        "(AlphaGo's lambda)",
+        d.playout_mix,
     )
+    r = RANGES["distill_steps"]
     p.add_argument(
         "--distill-steps",
-        type=int,
+        type=ranged(r),
         default=d.distill_steps,
-        help="updates on the distillation samples (default: --steps)",
+        help=f"updates on the distillation samples ({r}; default: --steps)",
     )
     p.add_argument("--progress", action="store_true", help="progress bars for self-play")
     p.add_argument("--quiet", action="store_true", help="no line a generation")

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, Optional
 from xml.sax.saxutils import escape
 
+from .._files import write_text
+
 #: Opponent names and their line colours.
 COLOURS = {"mcts": "#1f77b4", "alphabeta": "#d62728"}
 
@@ -84,7 +86,7 @@ def write_curve(
 ) -> bool:
     """Writes the SVG, and the PNG when cairosvg is installed; ``True`` if the PNG was written."""
     text = curve_svg(checks, title, minutes)
-    svg.write_text(text, encoding="utf-8")
+    write_text(svg, text)
     if png is None:
         return False
     from ..svg import to_png

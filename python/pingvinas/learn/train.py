@@ -34,14 +34,16 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
+from .._args import Range
 from .._core import Net, NnueNet
+from .._files import check_output_dir, replacing_path
 from ..games import Game
 from ..play import nets
 from ..play.game import game_seed
 from ..play.match import play_match
 from .selfplay import SelfPlayData, selfplay
 
-__all__ = ["PLAYERS", "Settings", "learned_player", "strength", "train"]
+__all__ = ["OUTPUTS", "PLAYERS", "RANGES", "Settings", "learned_player", "strength", "train"]
 
 
 @dataclass
@@ -71,6 +73,51 @@ class Settings:
     distill_steps: Optional[int] = None
     seed: int = 0
     progress: bool = False
+
+
+#: The range of each numeric setting of :class:`Settings`, both ends included (``above``: the
+#: low end excluded); ``pingvinas train``'s options take the same. ``minutes`` and
+#: ``distill_steps`` may also be ``None`` (no time limit; ``steps``).
+RANGES: dict[str, Range] = {
+    "generations": Range(1, 100_000),
+    "minutes": Range(0, 1_000_000, integer=False, above=True),
+    "games": Range(1, 100_000),
+    "simulations": Range(1, 100_000),
+    "steps": Range(1, 1_000_000),
+    "batch": Range(1, 65_536),
+    "lr": Range(0, 10, integer=False, above=True),
+    "weight_decay": Range(0, 1, integer=False),
+    "value_weight": Range(0, 1000, integer=False, above=True),
+    "window": Range(1, 10_000),
+    "distill_games": Range(0, 100_000),
+    "distill_depth": Range(1, 64),
+    "search_value_mix": Range(0, 1, integer=False),
+    "check_every": Range(1, 100_000),
+    "check_games": Range(0, 100_000),
+    "check_time": Range(0, 3600, integer=False, above=True),
+    "playout_mix": Range(0, 1, integer=False),
+    "distill_steps": Range(1, 1_000_000),
+    "seed": Range(0, 2**63 - 1),
+}
+#: Each width of ``hidden`` (the trunk's layers), and how many layers.
+WIDTH, LAYERS = Range(1, 4096), Range(1, 64)
+#: The files a run writes in ``out`` (globs): ``pingvinas train`` refuses a directory that
+#: holds one unless ``--force``.
+OUTPUTS = ("log.jsonl", "net.safetensors", "gen-*.safetensors", "curve.svg", "curve.png")
+
+
+def check_ranges(settings: Any, ranges: dict[str, Range], layers: Range = LAYERS) -> None:
+    """Raises ``ValueError`` (``TypeError``: not a number) naming the first setting of
+    ``settings`` outside its range (``None`` passes: the settings that may be None), or its
+    ``hidden`` widths unless ``layers`` of them, each :data:`WIDTH`."""
+    for name, r in ranges.items():
+        value = getattr(settings, name)
+        if value is not None:
+            r.check(name, value)
+    hidden = list(settings.hidden)
+    if not layers.holds(len(hidden)) or not all(WIDTH.holds(w) for w in hidden):
+        shown = repr(hidden) if len(hidden) <= 8 else f"{len(hidden)} widths"
+        raise ValueError(f"hidden = {shown}: expected {layers} widths, each {WIDTH}")
 
 
 def _jax() -> tuple[Any, Any, Any]:
@@ -387,28 +434,20 @@ def strength(
 def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) -> Net:
     """Runs the loop (see the module's text) and returns the last net; files go to ``s.out``.
 
-    :raises ImportError: JAX or optax is missing.
-    :raises ValueError: a bad setting.
+    :raises ImportError: JAX or optax is missing (before anything is written).
+    :raises ValueError: a bad setting (each numeric one has its range in :data:`RANGES`), or an
+        ``out`` that cannot be a directory.
     """
-    for name in ("generations", "games", "simulations", "steps", "batch", "window"):
-        if getattr(s, name) < 1:
-            raise ValueError(f"{name} = {getattr(s, name)}: expected 1 or more")
-    if not s.hidden or min(s.hidden) < 1:
-        raise ValueError(f"hidden = {list(s.hidden)}: expected one or more positive widths")
+    check_ranges(s, RANGES)
     if s.player not in PLAYERS:
         raise ValueError(f"player = {s.player!r}: expected one of {', '.join(PLAYERS)}")
-    if not 0 <= s.search_value_mix <= 1:
-        raise ValueError(f"search_value_mix = {s.search_value_mix}: expected 0 to 1")
-    if not 0 <= s.playout_mix <= 1:
-        raise ValueError(f"playout_mix = {s.playout_mix}: expected 0 to 1")
     if s.playout_mix and not s.player.startswith("puct"):
         raise ValueError(f"playout_mix = {s.playout_mix}: only the PUCT players mix playouts")
-    if s.distill_steps is not None and s.distill_steps < 1:
-        raise ValueError(f"distill_steps = {s.distill_steps}: expected 1 or more")
+    check_output_dir(s.out)
     say = log or (lambda _: None)
+    trainer = _Trainer(game, s)  # JAX first: without it, nothing is written
     out = Path(s.out)
     out.mkdir(parents=True, exist_ok=True)
-    trainer = _Trainer(game, s)
     sym = Symmetries(game)
     rng = np.random.default_rng(s.seed)
     # Line-buffered: the log can be followed while the run goes on, and is complete after an error.
@@ -459,7 +498,7 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
             say(f"distilled alphabeta: {len(buffer[0])} samples, policy {pl:.3f}, value {vl:.3f}")
         else:
             clock += time.perf_counter() - started
-        net.save(out / "gen-000.safetensors")
+        _save(net, out / "gen-000.safetensors")
         check(0, net)
         gen = 0
         for gen in range(1, s.generations + 1):
@@ -483,7 +522,7 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
             net = trainer.net(game)
             t2 = time.perf_counter()
             clock += t2 - t0
-            net.save(out / f"gen-{gen:03d}.safetensors")
+            _save(net, out / f"gen-{gen:03d}.safetensors")
             write(
                 {
                     "event": "generation",
@@ -503,7 +542,7 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
             )
             if gen % s.check_every == 0:
                 check(gen, net)
-        net.save(out / "net.safetensors")
+        _save(net, out / "net.safetensors")
         if s.check_games >= 1 and (not checks or checks[-1]["generation"] != gen):
             check(gen, net)
     if checks:
@@ -516,6 +555,12 @@ def train(game: Game, s: Settings, log: Optional[Callable[[str], None]] = None) 
             title=f"{name}: the learned net at {s.check_time} s a move",
         )
     return net
+
+
+def _save(net: Net, path: Path) -> None:
+    """``net.save(path)``, whole or not at all (through a temporary file)."""
+    with replacing_path(path) as temp:
+        net.save(temp)
 
 
 def settings_from(args: Any) -> Settings:

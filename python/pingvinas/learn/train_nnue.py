@@ -30,11 +30,13 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .._args import Range
 from .._core import Fish, NnueNet
+from .._files import check_output_dir, replacing_path, write_text
 from ..games import Game
 from ..play.game import game_seed
 
-__all__ = ["NnueSettings", "nnue_samples", "split_by_game", "train_nnue"]
+__all__ = ["NNUE_RANGES", "NnueSettings", "nnue_samples", "split_by_game", "train_nnue"]
 
 
 @dataclass
@@ -62,6 +64,24 @@ class NnueSettings:
     batch: int = 256
     lr: float = 1e-3
     seed: int = 0
+
+
+#: The range of each numeric setting of :class:`NnueSettings`, both ends included (``above``:
+#: the low end excluded); ``pingvinas train --kind nnue`` checks the same.
+NNUE_RANGES: dict[str, Range] = {
+    "games": Range(1, 100_000),
+    "depth": Range(1, 64),
+    "explore": Range(0, 1, integer=False),
+    "search_mix": Range(0, 1, integer=False),
+    "width": Range(0, 4096),
+    "rounds": Range(1, 100_000),
+    "check_games": Range(0, 100_000),
+    "check_time": Range(0, 3600, integer=False, above=True),
+    "steps": Range(0, 1_000_000),
+    "batch": Range(1, 65_536),
+    "lr": Range(0, 10, integer=False, above=True),
+    "seed": Range(0, 2**63 - 1),
+}
 
 
 @dataclass
@@ -239,19 +259,17 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     ``net.safetensors`` and ``log.jsonl`` to ``s.out`` and returns the net. In ``s.rounds``
     rounds (see :class:`NnueSettings`), the net kept is that of the best held-out loss of the
     last round."""
-    from .train import _jax
+    from .train import _jax, check_ranges
 
     jax, jnp, optax = _jax()
     if not isinstance(game, Fish):
         raise ValueError("an NnueNet reads Fish boards")
-    if s.games < 1 or s.depth < 1 or s.steps < 0 or s.batch < 1 or s.width < 0:
-        raise ValueError("games, depth and batch must be at least 1, steps and width at least 0")
+    check_ranges(s, NNUE_RANGES, layers=Range(0, 64))
     if not 1 <= s.rounds <= s.games:
         raise ValueError(f"rounds = {s.rounds}: expected 1 to games ({s.games})")
     if s.width == 0 and not s.terms:
         raise ValueError("a net of width 0 reads the hand-written terms only: give terms=True")
-    if not 0 <= s.explore <= 1 or not 0 <= s.search_mix <= 1:
-        raise ValueError("explore and search_mix must be between 0 and 1")
+    check_output_dir(s.out)
     out = Path(s.out)
     out.mkdir(parents=True, exist_ok=True)
     say = log or (lambda line: None)
@@ -377,7 +395,8 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     params, after = kept, best
     before = held_loss(initial)
     net = to_net(game, params)
-    net.save(out / "net.safetensors")
+    with replacing_path(out / "net.safetensors") as temp:
+        net.save(temp)
     record = {
         "settings": asdict(s),
         "positions": int(n),
@@ -388,7 +407,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
         "seconds": time.monotonic() - start - checking,
     }
     lines = [record, *(rounds if s.rounds > 1 else []), *checks]
-    (out / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    write_text(out / "log.jsonl", "".join(json.dumps(r) + "\n" for r in lines))
     if checks:
         from .curve import write_curve
 

@@ -344,7 +344,9 @@ class Ladder:
 
     def write(self, out: Union[str, os.PathLike[str]]) -> list[str]:
         """Writes ``ladder.csv``, ``ladder.md`` and ``ladder.svg`` into the folder ``out``
-        (made if missing); returns their paths."""
+        (made if missing), each whole or not at all; returns their paths."""
+        from .._files import write_text
+
         os.makedirs(out, exist_ok=True)
         paths = []
         for name, text in (
@@ -353,8 +355,7 @@ class Ladder:
             ("ladder.svg", str(self.svg()) + "\n"),
         ):
             path = os.path.join(os.fspath(out), name)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
+            write_text(path, text)
             paths.append(path)
         return paths
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
 from .._args import is_int
+from .._files import Output, check_output
 from .._progress import Progress
 from ..record import GameRecord as _WholeGame
 from .agents import Agent, as_agent
@@ -168,16 +169,22 @@ class MatchResult:
 
 
 class _Saver:
-    """The ``save`` file of a match: opened (created or emptied) before the first game, so that a
-    bad path fails at once, and written as games finish: each record goes out as soon as every
-    game before it has, so that the file stays in game order and a complete match reads as
-    before. ``close()`` also writes the finished games still waiting for an earlier one (after an
-    error or Ctrl-C), in game order."""
+    """The ``save`` file of a match, written as games finish: each record goes out as soon as
+    every game before it has, so that the file stays in game order. ``close()`` also writes the
+    finished games still waiting for an earlier one (after an error or Ctrl-C), in game order.
 
-    def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
-        self.file: IO[str] = open(path, "w", encoding="utf-8")
+    The records go to a temporary file beside ``path``, made before the first game (so that a
+    bad path fails at once) and renamed into place by ``close()``; with ``append``, to the end
+    of ``path``, opened at the first record. Either way, until a game finishes nothing is
+    written: a match stopped before then leaves no file, or the one that was there."""
+
+    def __init__(self, path: Union[str, os.PathLike[str]], append: bool = False) -> None:
+        self.path = check_output(path)
+        self.output = None if append else Output(self.path)
+        self.file: Optional[IO[str]] = None if self.output is None else self.output.file
         self.waiting: dict[int, _WholeGame] = {}
         self.next = 0
+        self.written = 0
 
     def add(self, index: int, record: Optional[_WholeGame]) -> None:
         if record is None:
@@ -186,17 +193,27 @@ class _Saver:
         while self.next in self.waiting:
             self._write(self.waiting.pop(self.next))
             self.next += 1
-        self.file.flush()
+        if self.file is not None:
+            self.file.flush()
 
     def _write(self, record: _WholeGame) -> None:
+        if self.file is None:
+            self.file = open(self.path, "a", encoding="utf-8")
         self.file.write(record.to_json() + "\n")
+        self.written += 1
 
     def close(self) -> None:
         try:
             for index in sorted(self.waiting):
                 self._write(self.waiting.pop(index))
         finally:
-            self.file.close()
+            if self.output is None:
+                if self.file is not None:
+                    self.file.close()
+            elif self.written:
+                self.output.commit()
+            else:
+                self.output.discard()
 
 
 def play_match(
@@ -210,6 +227,7 @@ def play_match(
     progress: bool = True,
     max_moves: Optional[int] = None,
     save: Union[str, os.PathLike[str], None] = None,
+    append: bool = False,
     backend: str = "local",
     address: Optional[str] = None,
     until: Optional[Callable[[list[GameResult]], bool]] = None,
@@ -233,10 +251,14 @@ def play_match(
     :param max_moves: stop a game after this many moves (it is then scored as it stands).
     :param save: a path: write every game there as a JSON Lines file of game records
         (:mod:`pingvinas.record`, in game order, with the search facts of each move), and keep
-        each in ``result.records[i].game``. The file is created (or emptied) before the first
-        game, so that a path that cannot be written raises ``OSError`` at once, and each game
-        is written as it ends (once the games before it are): after an error or Ctrl-C the
-        file holds every game that finished.
+        each in ``result.records[i].game``. A path that cannot be written raises at once
+        (``ValueError``, or ``OSError`` from the system). Each game is written as it ends (once
+        the games before it are) to a temporary file beside ``save``, renamed to ``save`` when
+        the match ends, however it ends: after an error or Ctrl-C the file holds every game
+        that finished, and a match stopped before any game finished writes no file (one that
+        was there stays as it was).
+    :param append: with ``save``: add the games after the records already in the file,
+        appended as they end (default: replace the file).
     :param backend: ``"local"`` (this process) or ``"ray"`` (``pip install
         "pingvinas[ray]"``): every game a Ray task, on a local Ray instance or a cluster, each
         reserving as many CPUs as its agents' most search ``threads``. The agents are pickled
@@ -285,8 +307,10 @@ def play_match(
         deal = game_seed(seed, i - r, 0)  # a rotation's games share its first game's deal
         jobs.append((seats, i, deal))
 
-    # Opened before the first game: a path that cannot be written fails now, not at the end.
-    saver = _Saver(save) if save is not None else None
+    # Checked before the first game: a path that cannot be written fails now, not at the end.
+    if append and save is None:
+        raise ValueError("append is for a save file: give save=PATH")
+    saver = _Saver(save, append) if save is not None else None
     bar = Progress(games, progress)
     start = _time.monotonic()
     keep = names if save is not None else None

@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional
 
 from .. import fish
 from .._core import FishState, __version__
+from .._files import check_output, write_text
 from ..play.agents import Agent, timed_agent
 from .boards import CLASSES, BoardClass, MoveValues, Solver, margin, move_values
 
@@ -394,7 +395,12 @@ def write_table(
     """Solves every class (``boards`` of each: :data:`BOARDS` by default), draws the value map
     of board 0 of the first class, plays each of ``players`` ``play_games`` games against
     perfect play on the first class's boards, and writes the page ``out`` and the picture
-    ``img``; returns the page."""
+    ``img`` (its directory made if need be); returns the page.
+
+    :raises ValueError: ``out`` or ``img`` cannot be written (checked before any work).
+    """
+    check_output(out)
+    check_output(img, make_dirs=True)
 
     def progress(line: str) -> None:
         if not quiet:
@@ -430,10 +436,8 @@ def write_table(
         time.perf_counter() - start,
     )
     os.makedirs(os.path.dirname(img) or ".", exist_ok=True)
-    with open(img, "w", encoding="utf-8") as f:
-        f.write(picture + "\n")
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(page)
+    write_text(img, picture + "\n")
+    write_text(out, page)
     if not quiet and sys.stderr.isatty():
         print(file=sys.stderr)  # past the progress line
     return page

@@ -246,8 +246,9 @@ def to_png(svg: str, path: Union[str, Any, None] = None, *, scale: float = 1.0) 
     cairosvg = _cairosvg()
     data: bytes = cairosvg.svg2png(bytestring=str(svg).encode("utf-8"), scale=scale)
     if path is not None:
-        with open(path, "wb") as f:
-            f.write(data)
+        from .._files import write_bytes
+
+        write_bytes(path, data)  # whole or not at all
     return data
 
 

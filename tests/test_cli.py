@@ -294,3 +294,51 @@ def test_solve_table_and_the_perfect_agent_run(capsys, tmp_path):
         "--quiet",
     )
     assert code == 0, err and "solve" in out
+
+
+def _numeric_options():
+    """Every option of every subcommand whose value is a number: (command, option, action)."""
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for command, p in sub.choices.items():
+        for action in p._actions:
+            kind = getattr(action.type, "__name__", "")
+            if action.type in (int, float) or kind in ("integer", "number"):
+                yield (
+                    command,
+                    action.option_strings[0] if action.option_strings else action.dest,
+                    action,
+                )
+
+
+def test_every_numeric_option_documents_its_checked_range():
+    options = list(_numeric_options())
+    assert len(options) > 40
+    for command, option, action in options:
+        assert action.type not in (int, float), f"{command} {option}: a bare {action.type}"
+        documented = " ".join((action.help or "").split())
+        assert action.type.range in documented, (command, option, action.help)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train", "--out", "x", "--distill-steps", "10**30"],
+        ["train", "--out", "x", "--distill-steps", str(10**30)],
+        ["train", "--out", "x", "--playout-mix", "2"],
+        ["train", "--out", "x", "--lr", "inf"],
+        ["train", "--out", "x", "--minutes", "1e300"],
+        ["train", "--out", "x", "--hidden", "8", "0"],
+        ["show", "{}", "--move", str(10**12)],
+        ["show", "{}", "--index", "-" + str(10**12)],
+        ["solve", "--index", str(10**30)],
+        ["solve", "--move", "1.5"],
+    ],
+)
+def test_a_number_out_of_range_is_refused_naming_the_option(capsys, argv, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv)
+    assert_one_line_error(code, err)
+    option = next(a for a in reversed(argv) if a.startswith("--"))
+    assert f"argument {option}" in err
+    assert list(tmp_path.iterdir()) == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -231,8 +232,11 @@ def cli_run(capsys, *argv):
         code = 0
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else 1
+        message = "" if isinstance(e.code, int) or e.code is None else f"{e.code}\n"
+    else:
+        message = ""
     out, err = capsys.readouterr()
-    return code, out, err
+    return code, out, err + message  # sys.exit("text") prints the text at exit
 
 
 def test_the_cli_says_what_is_wrong_with_a_config_file(capsys, tmp_path, monkeypatch):
@@ -249,3 +253,213 @@ def test_the_cli_says_what_is_wrong_with_a_config_file(capsys, tmp_path, monkeyp
         assert len(err.splitlines()) == 1 and "Traceback" not in err
         assert argv[-1] in err and "unknown variant" not in err and "no config file" not in err
         assert "not a regular file" in err or "not UTF-8" in err
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def test_match_save_refuses_an_existing_file_unless_asked(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    games = tmp_path / "games.jsonl"
+    games.write_text("precious\n")
+    argv = ["match", "--game", "fish-mini-4x4", "--games", "2", "--quiet", "--save", "games.jsonl"]
+    code, out, err = cli_run(capsys, *argv)
+    assert code == 1 and "games.jsonl exists" in err and "--append" in err and "--force" in err
+    assert out == "" and games.read_text() == "precious\n"  # refused before any game
+    games.write_text("")
+    code, out, err = cli_run(capsys, *argv, "--append")
+    assert code == 0, err
+    code, out, err = cli_run(capsys, *argv, "--append")
+    assert code == 0, err
+    assert len(pv.record.read_jsonl(games)) == 4
+    code, out, err = cli_run(capsys, *argv, "--force")
+    assert code == 0, err
+    assert len(pv.record.read_jsonl(games)) == 2
+    assert sorted(os.listdir(tmp_path)) == ["games.jsonl"]  # no temporary file left
+
+
+@pytest.mark.parametrize(
+    "save, words",
+    [
+        (".", "a directory, not a file"),
+        ("missing/games.jsonl", "missing does not exist"),
+        ("/dev/null", "not a regular file"),
+    ],
+)
+def test_match_save_checks_the_path_before_any_game(capsys, tmp_path, monkeypatch, save, words):
+    monkeypatch.chdir(tmp_path)
+    argv = ["match", "--game", "fish-mini-4x4", "--games", "2", "--quiet", "--save", save]
+    code, out, err = cli_run(capsys, *argv, "--force")
+    assert code == 1 and words in err and out == "", err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert os.listdir(tmp_path) == []
+
+
+_STOPPED_MATCH = """
+import os, signal, threading, time, sys
+from pingvinas import cli
+# Ctrl-C while the first game's first search runs.
+threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+cli.main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_match_stopped_before_the_first_game_leaves_no_file(tmp_path, force):
+    save = tmp_path / "games.jsonl"
+    if force:
+        save.write_text("precious\n")
+    argv = ["match", "--agents", "mcts", "mcts", "--time", "60", "--games", "1", "--quiet"]
+    argv += ["--save", str(save)] + (["--force"] if force else [])
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_MATCH, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 130, proc.stderr[-2000:]
+    assert "no game finished" in proc.stderr
+    # No 0-byte file: the file that was there, or none; no temporary file either.
+    assert os.listdir(tmp_path) == (["games.jsonl"] if force else [])
+    if force:
+        assert save.read_text() == "precious\n"
+
+
+def test_play_match_writes_the_save_file_whole(tmp_path):
+    from pingvinas.play.match import play_match
+
+    save = tmp_path / "games.jsonl"
+    save.write_text("old\n")
+    result = play_match(
+        pv.Fish.variant("fish-mini-4x4"), ["greedy", "random"], games=2, progress=False, save=save
+    )
+    assert result.games == 2 and len(pv.record.read_jsonl(save)) == 2
+    play_match(
+        pv.Fish.variant("fish-mini-4x4"),
+        ["greedy", "random"],
+        games=2,
+        progress=False,
+        save=save,
+        append=True,
+    )
+    assert len(pv.record.read_jsonl(save)) == 4
+    assert os.listdir(tmp_path) == ["games.jsonl"]
+    with pytest.raises(ValueError, match="append"):
+        play_match(pv.Fish(), ["greedy", "random"], games=1, progress=False, append=True)
+
+
+def test_show_picture_refuses_an_existing_file_unless_asked(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    state = pv.Fish().new_state(seed=1).to_json()
+    picture = tmp_path / "p.svg"
+    picture.write_text("precious")
+    code, out, err = cli_run(capsys, "show", state, "--svg", "p.svg")
+    assert code == 1 and "p.svg exists: --force replaces it" in err
+    assert picture.read_text() == "precious"
+    code, out, err = cli_run(capsys, "show", state, "--png", "p.svg")
+    assert code == 1 and "p.svg exists" in err and picture.read_text() == "precious"
+    code, out, err = cli_run(capsys, "show", state, "--svg", "p.svg", "--force")
+    assert code == 0, err
+    assert picture.read_text().startswith("<svg")
+    assert sorted(os.listdir(tmp_path)) == ["p.svg"]
+
+
+def test_play_save_refuses_a_file_it_did_not_write(tmp_path):
+    from pingvinas.console import play
+
+    precious = tmp_path / "precious.json"
+    precious.write_text("precious")
+    mine = tmp_path / "mine.json"
+    typed = [f"save {precious}", f"save {mine}", "a1", f"save {mine}", f"save! {precious}", "quit"]
+    out = io.StringIO()
+    game = pv.Fish.variant("fish-mini-4x4")
+    play(game, [None, pv.GreedyAgent(seed=1)], stdin=io.StringIO("\n".join(typed) + "\n"), out=out)
+    text = out.getvalue()
+    assert f"not saved: {precious} exists: save! {precious} replaces it" in text
+    assert text.count("saved the game") == 3
+    # mine.json was replaced by the same game's save (a move later); precious by save!.
+    assert len(pv.GameRecord.read(mine)) >= 1
+    assert pv.GameRecord.read(precious) == pv.GameRecord.read(mine)
+
+
+def test_solve_table_checks_its_outputs_before_any_work(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli_run(capsys, "solve", "--table", "--quiet", "--out", "/nonexistent/x.md")
+    assert code == 1 and "/nonexistent does not exist" in err
+    assert os.listdir(tmp_path) == []  # the default --img was not written here
+    page, img = tmp_path / "page.md", tmp_path / "map.svg"
+    for existing in (page, img):
+        existing.write_text("precious")
+        code, out, err = cli_run(
+            capsys, "solve", "--table", "--quiet", "--out", str(page), "--img", str(img)
+        )
+        assert code == 1 and f"{existing} exists: --force replaces it" in err
+        assert existing.read_text() == "precious"
+        existing.unlink()
+    assert os.listdir(tmp_path) == []
+
+
+def test_write_table_checks_its_outputs_before_any_work(tmp_path):
+    from pingvinas.solved.table import write_table
+
+    with pytest.raises(ValueError, match="does not exist"):
+        write_table(out=str(tmp_path / "no" / "page.md"), img=str(tmp_path / "map.svg"))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="not a directory"):
+        write_table(out=str(tmp_path / "page.md"), img=str(tmp_path / "file" / "img" / "map.svg"))
+    assert sorted(os.listdir(tmp_path)) == ["file"]
+
+
+@pytest.mark.parametrize(
+    "out, words",
+    [
+        ("precious.txt", "precious.txt: a file, not a directory"),
+        ("precious.txt/sub", "precious.txt is not a directory"),
+        ("/proc/x", "cannot write /proc/x"),
+        ("run", "run already holds log.jsonl, net.safetensors: --force replaces"),
+    ],
+)
+def test_train_out_is_checked_before_anything(capsys, tmp_path, monkeypatch, out, words):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "precious.txt").write_text("precious")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "log.jsonl").write_text("an earlier run")
+    (tmp_path / "run" / "net.safetensors").write_text("its net")
+    code, stdout, err = cli_run(capsys, "train", "--out", out, "--generations", "1")
+    assert code == 1 and words in err, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["precious.txt", "run"]
+    assert (tmp_path / "run" / "log.jsonl").read_text() == "an earlier run"
+
+
+def test_train_without_jax_writes_nothing(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "jax", None)  # import jax raises ImportError
+    code, out, err = cli_run(capsys, "train", "--out", "new/run", "--generations", "1")
+    assert code == 1 and "JAX" in err
+    code, out, err = cli_run(capsys, "train", "--kind", "nnue", "--out", "new/run")
+    assert code == 1 and "JAX" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_written_files_replace_whole_or_not_at_all(tmp_path):
+    from pingvinas import _files
+
+    path = tmp_path / "out.txt"
+    path.write_text("old")
+    path.chmod(0o640)
+    with pytest.raises(RuntimeError):
+        with _files.replacing(path) as f:
+            f.write("half")
+            raise RuntimeError("stopped")
+    assert path.read_text() == "old" and os.listdir(tmp_path) == ["out.txt"]
+    _files.write_text(path, "new")
+    assert path.read_text() == "new" and (path.stat().st_mode & 0o777) == 0o640
+    link = tmp_path / "link.txt"
+    link.symlink_to(path)
+    _files.write_text(link, "through the link")
+    assert link.is_symlink() and path.read_text() == "through the link"
+    record = pv.GameRecord(pv.Fish(), seed=1)
+    record.write(tmp_path / "record.json")
+    assert pv.GameRecord.read(tmp_path / "record.json") == record
+    assert sorted(os.listdir(tmp_path)) == ["link.txt", "out.txt", "record.json"]

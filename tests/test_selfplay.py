@@ -193,3 +193,15 @@ def test_the_self_play_defaults_live_once():
         if p.default is None
     }
     assert defaults - {"game"} == listed | off
+
+
+def test_max_live_bounds_the_games_in_play_and_not_the_samples():
+    game = pv.Fish.variant("fish-mini-4x4")
+    net = pv.evaluators.Net.random(game, [16], seed=1)
+    kw = dict(games=5, simulations=8, evaluator=net, seed=3)
+    assert pv.selfplay(game, **kw, max_live=2) == pv.selfplay(game, **kw)
+    for bad in (0, 2**21):
+        with pytest.raises(ValueError, match="max_live"):
+            pv.selfplay(game, **kw, max_live=bad)
+    with pytest.raises(TypeError, match="max_live"):
+        pv.selfplay(game, **kw, max_live=1.5)

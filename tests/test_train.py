@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 
 import numpy as np
 import pytest
@@ -327,3 +328,56 @@ def test_nnue_training_holds_out_whole_games():
     assert len(np.unique(game_of[held])) == 4
     assert not set(game_of[held]) & set(game_of[train])
     assert sorted(np.concatenate([held, train])) == list(range(len(game_of)))
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("distill_steps", 10**30),
+        ("generations", 0),
+        ("steps", 10**7),
+        ("lr", float("inf")),
+        ("lr", 0.0),
+        ("playout_mix", 2.0),
+        ("check_time", 1e308),
+        ("minutes", -1.0),
+        ("seed", 2**64),
+    ],
+)
+def test_every_numeric_setting_has_a_checked_range(tmp_path, name, value):
+    from pingvinas.learn.train import RANGES, train
+
+    assert name in RANGES
+    out = tmp_path / "run"
+    with pytest.raises(
+        ValueError, match=f"^{name} = .*: expected .*{re.escape(str(RANGES[name]))}"
+    ):
+        train(pv.Fish(), Settings(out=str(out), **{name: value}))
+    with pytest.raises(TypeError, match=f"^{name} = "):
+        train(pv.Fish(), Settings(out=str(out), **{name: "1"}))
+    with pytest.raises(ValueError, match="hidden"):
+        train(pv.Fish(), Settings(out=str(out), hidden=(8, 0)))
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "name, value", [("steps", 10**30), ("games", 0), ("explore", 1.5), ("width", 10**6)]
+)
+def test_every_numeric_nnue_setting_has_a_checked_range(tmp_path, name, value):
+    from pingvinas.learn.train_nnue import NNUE_RANGES, NnueSettings, train_nnue
+
+    assert name in NNUE_RANGES
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match=f"^{name} = .*: expected"):
+        train_nnue(pv.Fish(), NnueSettings(out=str(out), **{name: value}))
+    assert not out.exists()
+
+
+def test_an_out_that_cannot_be_a_directory_is_a_value_error(tmp_path):
+    from pingvinas.learn.train import train
+
+    (tmp_path / "file").write_text("precious")
+    for out in ("file", "file/sub"):
+        with pytest.raises(ValueError, match="not a directory|a file, not a directory"):
+            train(pv.Fish(), Settings(out=str(tmp_path / out)))
+    assert (tmp_path / "file").read_text() == "precious"

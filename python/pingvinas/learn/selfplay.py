@@ -334,6 +334,7 @@ def selfplay_local(
     threads: int = DEFAULTS.threads,
     resign: Optional[float] = None,
     playout_cap: Optional[tuple[float, int]] = None,
+    max_live: Optional[int] = None,
     progress: bool = DEFAULTS.progress,
     root: str = DEFAULTS.root,
 ) -> SelfPlayData:
@@ -363,6 +364,7 @@ def selfplay_local(
         threads=threads,
         resign=None if resign is None else float(resign),
         playout_cap=playout_cap,
+        max_live=max_live,
         progress=tick if bar is not None else None,
         root=root,
     )
@@ -383,6 +385,7 @@ def selfplay(
     threads: int = DEFAULTS.threads,
     resign: Optional[float] = None,
     playout_cap: Optional[tuple[float, int]] = None,
+    max_live: Optional[int] = None,
     progress: bool = DEFAULTS.progress,
     root: str = DEFAULTS.root,
     backend: str = "local",
@@ -413,6 +416,10 @@ def selfplay(
     :param playout_cap: ``(p, fast)``: KataGo's playout-cap randomisation: a move gets a full
         search (recorded) with probability ``p``, else ``fast`` simulations, without noise,
         unrecorded.
+    :param max_live: with an evaluator: the most games in play at once, whose trees' leaves
+        share each evaluator call (1 to 2**20; default 256, split among the ``threads`` of a
+        native net). Fewer bound the trees' memory, more give the evaluator larger batches; the
+        samples are the same either way.
     :param progress: draw a progress bar on stderr.
     :param root: with an evaluator, how PUCT's root picks moves: ``"puct"``, or ``"gumbel"``
         (Gumbel AlphaZero: the policy recorded is the improved policy ``softmax(logits +
@@ -435,6 +442,7 @@ def selfplay(
         threads=threads,
         resign=resign,
         playout_cap=playout_cap,
+        max_live=max_live,
         progress=progress,
         root=root,
     )

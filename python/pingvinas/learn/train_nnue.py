@@ -258,10 +258,14 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     """Makes the samples, trains the net on them (AdamW, squared error per seat), writes
     ``net.safetensors`` and ``log.jsonl`` to ``s.out`` and returns the net. In ``s.rounds``
     rounds (see :class:`NnueSettings`), the net kept is that of the best held-out loss of the
-    last round."""
+    last round.
+
+    :raises ValueError: a bad setting (each numeric one has its range in :data:`NNUE_RANGES`),
+        or an ``out`` that cannot be a directory.
+    :raises ImportError: JAX or optax is missing (before anything is written).
+    """
     from .train import _jax, check_ranges
 
-    jax, jnp, optax = _jax()
     if not isinstance(game, Fish):
         raise ValueError("an NnueNet reads Fish boards")
     check_ranges(s, NNUE_RANGES, layers=Range(0, 64))
@@ -270,6 +274,7 @@ def train_nnue(game: Game, s: NnueSettings, log: Optional[Callable[[str], None]]
     if s.width == 0 and not s.terms:
         raise ValueError("a net of width 0 reads the hand-written terms only: give terms=True")
     check_output_dir(s.out)
+    jax, jnp, optax = _jax()
     out = Path(s.out)
     out.mkdir(parents=True, exist_ok=True)
     say = log or (lambda line: None)

@@ -205,3 +205,12 @@ def test_max_live_bounds_the_games_in_play_and_not_the_samples():
             pv.selfplay(game, **kw, max_live=bad)
     with pytest.raises(TypeError, match="max_live"):
         pv.selfplay(game, **kw, max_live=1.5)
+
+
+@pytest.mark.parametrize("name", ["temperature", "resign"])
+@pytest.mark.parametrize("value", ["x", None, [1.0]])
+def test_a_setting_that_is_no_number_is_named(name, value):
+    if name == "resign" and value is None:
+        return  # resign=None turns resigning off
+    with pytest.raises(TypeError, match=f"^{name} = "):
+        pv.selfplay(pv.Fish(), games=1, simulations=4, **{name: value})

@@ -29,7 +29,7 @@ import numpy as np
 
 import pingvinas._core as _core
 
-from .._args import is_int
+from .._args import is_int, is_number
 from .._progress import Progress
 from ..games import Game
 from ..play.ray import TASK_RETRIES, PerWorker, _cached, _cluster_cpus, _stream, init
@@ -320,6 +320,15 @@ def _game_indices(games: Union[int, range, Sequence[int]]) -> np.ndarray:
     return array
 
 
+def _number(name: str, value: object) -> float:
+    """``value`` as a float for the engine (which checks its range), or a ``TypeError`` naming
+    ``name``."""
+    if not is_number(value, numpy=True):
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+        raise TypeError(f"{name} = {shown}: expected a number")
+    return float(value)
+
+
 def selfplay_local(
     game: Game,
     *,
@@ -356,13 +365,13 @@ def selfplay_local(
         ids,
         simulations=simulations,
         evaluator=evaluator,
-        temperature=float(temperature),
+        temperature=_number("temperature", temperature),
         temperature_moves=temperature_moves,
         dirichlet=dirichlet,
         batch_size=batch_size,
         seed=seed,
         threads=threads,
-        resign=None if resign is None else float(resign),
+        resign=None if resign is None else _number("resign", resign),
         playout_cap=playout_cap,
         max_live=max_live,
         progress=tick if bar is not None else None,

@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> None:
             command += f" --games {args.games}"
         if args.max_nodes != 50_000_000:
             command += f" --max-nodes {args.max_nodes}"
+        if args.force:  # the page says how to make it again, over itself
+            command += " --force"
         write_table(
             out=args.out,
             img=args.img,

@@ -333,6 +333,9 @@ def test_every_numeric_option_documents_its_checked_range():
         ["show", "{}", "--index", "-" + str(10**12)],
         ["solve", "--index", str(10**30)],
         ["solve", "--move", "1.5"],
+        ["match", "--sprt", "0", "1e9"],
+        ["match", "--sprt", "0", "10", "--alpha", "0.5"],
+        ["ladder", "--agents", "random", "greedy", "--out", "x", "--prior", "-1"],
     ],
 )
 def test_a_number_out_of_range_is_refused_naming_the_option(capsys, argv, tmp_path, monkeypatch):

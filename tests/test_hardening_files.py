@@ -463,3 +463,22 @@ def test_written_files_replace_whole_or_not_at_all(tmp_path):
     record.write(tmp_path / "record.json")
     assert pv.GameRecord.read(tmp_path / "record.json") == record
     assert sorted(os.listdir(tmp_path)) == ["link.txt", "out.txt", "record.json"]
+
+
+def test_ladder_out_is_checked_before_any_game(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "precious.txt").write_text("precious")
+    (tmp_path / "l").mkdir()
+    (tmp_path / "l" / "ladder.md").write_text("an earlier ladder")
+    argv = ["ladder", "--game", "fish-mini-4x4", "--agents", "random", "greedy", "--games", "2"]
+    for out, words in (
+        ("precious.txt", "a file, not a directory"),
+        ("precious.txt/l", "is not a directory"),
+        ("l", "l already holds ladder.md: --force replaces them"),
+    ):
+        code, stdout, err = cli_run(capsys, *argv, "--quiet", "--out", out)
+        assert code == 1 and words in err and stdout == "", err
+    assert (tmp_path / "l" / "ladder.md").read_text() == "an earlier ladder"
+    code, stdout, err = cli_run(capsys, *argv, "--quiet", "--out", "l", "--force")
+    assert code == 0, err
+    assert sorted(os.listdir(tmp_path / "l")) == ["ladder.csv", "ladder.md", "ladder.svg"]

@@ -36,7 +36,10 @@ def add_parser(sub: Subparsers) -> None:
         "... (default auto)",
     )
     p.add_argument(
-        "--seed", type=int_in(0, MAX_SEED), default=0, help="seeds each game's agent (default 0)"
+        "--seed",
+        type=int_in(0, MAX_SEED),
+        default=0,
+        help="seeds each game's agent (0 to 2**63 - 1; default 0)",
     )
     p.add_argument("--name", help="the name the engine gives (default: pingvinas AGENT)")
     p.set_defaults(run=run)

@@ -42,6 +42,12 @@ pub struct AlphaBetaConfig {
     pub killers: bool,
     /// Order the remaining moves by the history heuristic.
     pub history: bool,
+    /// Late-move reductions: search the moves that come late in the order (after the hash
+    /// move, the killers and the first few others) less deep first, and in full only when
+    /// that shallower search finds them better than the best so far. Only in searches without
+    /// a depth limit: a budget's `depth` is searched in full width, so that a search to the
+    /// end of the game proves its value.
+    pub reductions: bool,
     /// Threads searching at once: every thread deepens the same root, sharing the table and
     /// telling the others which moves it is on, so they take other moves first (simplified
     /// ABDADA); the deepest completed result is returned. One thread is deterministic.
@@ -54,6 +60,7 @@ impl Default for AlphaBetaConfig {
             tt_mb: 64,
             killers: true,
             history: true,
+            reductions: true,
             threads: 1,
         }
     }
@@ -101,6 +108,8 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
     aborted: bool,
     /// Whether the current iteration cut any line short (so its value is an estimate).
     truncated: bool,
+    /// Whether late moves are reduced ([`AlphaBetaConfig::reductions`]).
+    reduce: bool,
     players: usize,
     root: usize,
     salt: u64,
@@ -207,6 +216,7 @@ impl AlphaBeta {
                     pacer: Pacer::new(CLOCK_INTERVAL),
                     aborted: false,
                     truncated: false,
+                    reduce: config.reductions && budget.depth.is_none(),
                     players,
                     root,
                     salt,
@@ -225,7 +235,7 @@ impl AlphaBeta {
         });
         let mut main = run!(main, clock(), main_nodes);
         let Some(pool) = pool else {
-            return main.iterate(state, 1, 1, max_depth, budget);
+            return main.iterate(state, 1, 1, max_depth);
         };
         // The helpers run on the pool, the main search on this thread; each helper's result
         // (or its panic) comes back in its slot.
@@ -238,7 +248,7 @@ impl AlphaBeta {
                 scope.spawn(move |_| {
                     *slot = Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
                         || {
-                            let result = helper.iterate(state, 1, 1, max_depth, budget);
+                            let result = helper.iterate(state, 1, 1, max_depth);
                             if !helper.aborted {
                                 finished.stop();
                             }
@@ -247,7 +257,7 @@ impl AlphaBeta {
                     )));
                 });
             }
-            let result = main.iterate(state, 1, 1, max_depth, budget);
+            let result = main.iterate(state, 1, 1, max_depth);
             finished.stop();
             result
         });
@@ -269,14 +279,16 @@ impl AlphaBeta {
 }
 
 impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
-    /// Iterative deepening over `first_depth, first_depth + step, ...` and then `max_depth`.
+    /// Iterative deepening over `first_depth, first_depth + step, ...` and then `max_depth`,
+    /// until the budget runs out. A budget of time is a time a move, not a clock for the game:
+    /// time left over is lost, while an iteration cut short still counts for the moves it
+    /// finished, so deepening goes on until the deadline.
     fn iterate(
         &mut self,
         state: &G::State,
         first_depth: u32,
         step: u32,
         max_depth: u32,
-        budget: &Budget,
     ) -> Result<SearchResult> {
         // Exact evaluations that search (the Fish region solver) read this clock too.
         let _clock = self.clock.enter();
@@ -294,24 +306,27 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             .chain([max_depth]);
         for depth in depths {
             self.truncated = false;
-            let Some((b, v, line)) = self.root(state, depth, &mut root_actions, &mut scores) else {
+            let Some((b, v, line, complete)) =
+                self.root(state, depth, &mut root_actions, &mut scores)
+            else {
                 break;
             };
+            // An iteration cut short by the budget still counts for the moves it finished: its
+            // first move is the last iteration's best, searched deeper, and any move it found
+            // better than that one has been searched in full.
             best = b;
             best_value = v;
             pv = line;
+            if !complete {
+                break;
+            }
             depth_done = depth;
             exact = !self.truncated;
             if exact || root_actions.len() == 1 {
                 break;
             }
-            // Another iteration costs several times this one: do not start what cannot finish.
-            if let Some(t) = budget.time {
-                if self.clock.elapsed().as_secs_f64() > 0.5 * t.as_secs_f64() {
-                    break;
-                }
-            }
         }
+
         let value = if best_value.abs() > EVAL_SCALE {
             // A proven result: returns are multiples of 1/12 for up to five players, and the
             // distance correction is below 1/1000 of a win, so rounding recovers them exactly.
@@ -333,14 +348,16 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         })
     }
 
-    /// One iteration at the root; `None` when it was aborted before it completed.
+    /// One iteration at the root: the best move, its value and line, and whether the iteration
+    /// completed (else it was aborted, and the best is of the moves it finished); `None` when it
+    /// was aborted before it finished a move.
     fn root(
         &mut self,
         state: &G::State,
         depth: u32,
         actions: &mut ActionList,
         scores: &mut [i32],
-    ) -> Option<(Action, i32, Vec<Action>)> {
+    ) -> Option<(Action, i32, Vec<Action>, bool)> {
         let p = self.root;
         // Best first, from the previous iteration.
         let mut order: Vec<(i32, Action)> = scores
@@ -381,7 +398,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             };
             drop(claim);
             if self.aborted {
-                return None;
+                return best.map(|(a, v, line)| (a, v, line, false));
             }
             let idx = actions.iter().position(|&x| x == a).unwrap_or(0);
             scores[idx] = if v > alpha || i == 0 { v } else { -INF + 1 };
@@ -404,7 +421,7 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 complete,
             );
         }
-        best
+        best.map(|(a, v, line)| (a, v, line, true))
     }
 
     #[inline]
@@ -567,7 +584,14 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             let v = if searched == 0 {
                 self.child_value(&child, depth - 1, alpha, beta, ply + 1, p)
             } else {
-                let v = self.child_value(&child, depth - 1, alpha, alpha + 1, ply + 1, p);
+                let r = self.reduction(depth, searched, i < front.len());
+                let mut v = alpha + 1;
+                if r > 0 {
+                    v = self.child_value(&child, depth - 1 - r, alpha, alpha + 1, ply + 1, p);
+                }
+                if v > alpha && !self.aborted {
+                    v = self.child_value(&child, depth - 1, alpha, alpha + 1, ply + 1, p);
+                }
                 if v > alpha && v < beta && !self.aborted {
                     self.child_value(&child, depth - 1, alpha, beta, ply + 1, p)
                 } else {
@@ -641,6 +665,18 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         Some(Claim(Some((busy, key))))
     }
 
+    /// How many plies less a late move is searched first ([`AlphaBetaConfig::reductions`]):
+    /// none for the first moves (`searched` so far), the hash move and killers (`front`), or
+    /// near the leaves; one, and two for the moves far down the order in deep searches.
+    #[inline]
+    fn reduction(&self, depth: i32, searched: usize, front: bool) -> i32 {
+        if !self.reduce || front || depth < LMR_DEPTH || searched < LMR_MOVES {
+            return 0;
+        }
+        let r = if depth >= 6 && searched >= 12 { 2 } else { 1 };
+        r.min(depth - 2)
+    }
+
     fn cutoff(&mut self, p: usize, ply: usize, a: Action, depth: i32) {
         if self.config.killers {
             let k = &mut self.w.killers[ply];
@@ -687,6 +723,11 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         );
     }
 }
+
+/// The shallowest remaining depth at which late moves are reduced.
+const LMR_DEPTH: i32 = 3;
+/// The moves searched in full at a node before the later ones are reduced.
+const LMR_MOVES: usize = 3;
 
 /// The shallowest remaining depth at which threads tell each other what they are searching:
 /// below it a position is cheaper to search twice than to look up.

@@ -77,6 +77,29 @@ def test_auto_is_alphabeta_for_fish_and_mcts_for_marathon():
     assert search(pv.Marathon().new_state(), time=0.05).algorithm == "mcts"
 
 
+def test_auto_selects_marathon_children_by_priors():
+    # Two-player Marathon's auto is MCTS with PUCT selection (priors from the turns a move
+    # saves) and exploration 2: the same search as asking for it, and not UCT's (one thread,
+    # fixed iterations: deterministic). An exploration given is kept.
+    s = pv.Marathon().new_state()
+
+    def visits(algorithm: str, **options: object) -> np.ndarray:
+        return search(s, algorithm, iterations=400, seed=3, **options).visits
+
+    puct = visits("mcts", selection="puct", exploration=2.0)
+    assert np.array_equal(visits("auto"), puct)
+    assert not np.array_equal(visits("mcts"), puct)
+    assert np.array_equal(
+        visits("auto", exploration=0.7), visits("mcts", selection="puct", exploration=0.7)
+    )
+    # More players: UCT with exploration 1, as before.
+    three = pv.Marathon(players=3).new_state()
+    assert np.array_equal(
+        search(three, "auto", iterations=300, seed=3).visits,
+        search(three, "mcts", iterations=300, seed=3).visits,
+    )
+
+
 def test_greedy_takes_the_richest_floe():
     # One penguin each; player 0 can reach a 3-fish floe or 1-fish floes.
     game = pv.Fish()

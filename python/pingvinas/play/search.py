@@ -226,7 +226,8 @@ class Searcher:
 
     :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players, with the
         shipped learned evaluation, :func:`pingvinas.play.evaluators.learned`, on standard 2-player
-        Fish; Marathon: MCTS; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``,
+        Fish; Marathon: MCTS, for 2 players with ``selection="puct"`` and ``exploration=2.0``;
+        both with the game's knowledge), ``"mcts"``, ``"alphabeta"``,
         ``"greedy"`` (the best-looking move now: most fish on the landing floe; most progress
         in Marathon), ``"random"`` or ``"solve"`` (Fish: perfect play by the exact solver,
         within ``nodes`` and ``time``; ``ValueError`` for a position too big for them).

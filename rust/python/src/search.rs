@@ -70,7 +70,7 @@ fn kept<'a, G: Concrete, E: Send + Sync + 'static>(
             game: game.clone(),
             eval: eval(),
             choice,
-            searcher: options.searcher::<G::State>(choice),
+            searcher: options.searcher_for(&**game, choice),
         }));
     }
     inner

@@ -239,9 +239,33 @@ impl crate::search::Knowledge for MarathonGame {
         MarathonEval::new(self, config)
     }
 
-    /// MCTS with the Marathon knowledge (turn counts in playouts).
+    /// MCTS with the Marathon knowledge (turn counts in playouts, and in priors:
+    /// [`Knowledge::auto_selection`]).
+    ///
+    /// [`Knowledge::auto_selection`]: crate::search::Knowledge::auto_selection
     fn auto_choice(&self) -> crate::search::Choice {
         crate::search::Choice::Mcts
+    }
+
+    /// Two players: PUCT, each move's prior growing with the turns it saves its piece
+    /// ([`MarathonEval`]'s move ordering); it beat UCT selection with the same playouts
+    /// (`docs/strength.md`). More players: UCT, as measured there before.
+    fn auto_selection(&self) -> crate::search::mcts::Selection {
+        if self.players() == 2 {
+            crate::search::mcts::Selection::Puct
+        } else {
+            crate::search::mcts::Selection::Uct
+        }
+    }
+
+    /// Two players: 2.0, which beat 0.5 and 1.0 with PUCT selection (`docs/strength.md`);
+    /// more players: MCTS's 1.0.
+    fn auto_exploration(&self) -> f64 {
+        if self.players() == 2 {
+            2.0
+        } else {
+            1.0
+        }
     }
 }
 

@@ -1030,6 +1030,44 @@ mod tests {
     }
 
     #[test]
+    fn a_time_budget_is_used_to_its_end() {
+        // Deepening goes on until the deadline (it stopped at half the budget), and the
+        // deadline holds.
+        use crate::fish::{FishGame, Rules};
+        use crate::search::Knowledge;
+        let game = FishGame::dealt(Rules::standard(2).unwrap(), 3);
+        let eval = game.default_eval(true, Default::default());
+        let s = game.initial_state();
+        let r = ab()
+            .search(&game, &eval, &s, &Budget::time(0.1), StopFlag::new())
+            .unwrap();
+        assert!(!r.exact && r.depth >= 1, "{r:?}");
+        assert!(
+            r.elapsed >= Duration::from_millis(90) && r.elapsed < Duration::from_millis(300),
+            "{:?}",
+            r.elapsed
+        );
+        assert!(game.is_legal(&s, r.best));
+    }
+
+    #[test]
+    fn reduced_searches_still_prove_values() {
+        // Without a depth limit late moves are reduced; deepening still ends with the proven
+        // value of each position.
+        let game = TicTacToe;
+        for pos in ["X../.O./...", ".........", "OX./.X./...", "X.O/.X./..O"] {
+            let s = Ttt::from_str(pos);
+            let p = game.to_move(&s).unwrap();
+            let truth = minimax(&game, &s) * if p == 0 { 1.0 } else { -1.0 };
+            let r = ab()
+                .search(&game, &NoEval, &s, &Budget::time(5.0), StopFlag::new())
+                .unwrap();
+            assert!(r.exact, "{pos}: {r:?}");
+            assert_eq!(r.value.round(), truth, "{pos}: {r:?}");
+        }
+    }
+
+    #[test]
     fn rejects_finished_game_and_no_budget() {
         let nim = Nim { players: 2 };
         assert!(ab()

@@ -155,6 +155,25 @@ impl Settings {
         }
     }
 
+    /// A searcher of `game` running `choice` with these settings; `"auto"` with the game's
+    /// knowledge selects MCTS children as the game says ([`Knowledge::auto_selection`]), with
+    /// its exploration constant unless one is given ([`Knowledge::auto_exploration`]).
+    pub fn searcher_for<G: Knowledge>(&self, game: &G, choice: Choice) -> Searcher<G::State>
+    where
+        G::State: Copy + PartialEq + Send,
+    {
+        if self.algorithm == Algorithm::Auto && self.knowledge {
+            Settings {
+                selection: game.auto_selection(),
+                exploration: self.exploration.or(Some(game.auto_exploration())),
+                ..self.clone()
+            }
+            .searcher(choice)
+        } else {
+            self.searcher(choice)
+        }
+    }
+
     /// A searcher running `choice` with these settings.
     pub fn searcher<S: Copy + PartialEq + Send>(&self, choice: Choice) -> Searcher<S> {
         Searcher::new(

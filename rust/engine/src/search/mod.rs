@@ -206,6 +206,16 @@ pub trait Knowledge: Game + Sized {
     /// times per move (README, "Strength"), with [`Knowledge::default_eval`]; it may depend on
     /// the players.
     fn auto_choice(&self) -> Choice;
+
+    /// How `"auto"` selects children when it runs MCTS ([`Knowledge::auto_choice`]).
+    fn auto_selection(&self) -> Selection {
+        Selection::Uct
+    }
+
+    /// The exploration constant of `"auto"`'s MCTS when none is given (MCTS's own: 1.0).
+    fn auto_exploration(&self) -> f64 {
+        1.0
+    }
 }
 
 /// How MCTS values a leaf, as a front end names it.

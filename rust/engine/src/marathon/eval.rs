@@ -249,7 +249,7 @@ impl crate::search::Knowledge for MarathonGame {
 
     /// Two players: PUCT, each move's prior growing with the turns it saves its piece
     /// ([`MarathonEval`]'s move ordering); it beat UCT selection with the same playouts
-    /// (`docs/strength.md`). More players: UCT, as measured there before.
+    /// (`docs/strength.md`). More players: UCT (PUCT is not measured there).
     fn auto_selection(&self) -> crate::search::mcts::Selection {
         if self.players() == 2 {
             crate::search::mcts::Selection::Puct

@@ -133,6 +133,8 @@ pub struct HaulSolver<W: Word = u64> {
     /// running search allows ([`Clock::current_solver_work`]).
     work: u64,
     work_limit: u64,
+    /// Region splits done since the solver was made (its work, for callers that ration it).
+    spent: u64,
 }
 
 /// Component searches between two readings of the running search's clock.
@@ -163,6 +165,7 @@ impl<W: Word> HaulSolver<W> {
             interrupted: false,
             work: 0,
             work_limit: u64::MAX,
+            spent: 0,
         }
     }
 
@@ -215,6 +218,12 @@ impl<W: Word> HaulSolver<W> {
         r
     }
 
+    /// The work done since this solver was made (region splits), memo hits included: the
+    /// difference across calls is what they cost.
+    pub fn spent(&self) -> u64 {
+        self.spent
+    }
+
     /// Whether the running search's clock stopped the last [`HaulSolver::haul`].
     pub fn interrupted(&self) -> bool {
         self.interrupted
@@ -258,6 +267,7 @@ impl<W: Word> HaulSolver<W> {
         pens: Bitboard<W>,
     ) -> Option<Packed> {
         self.work += 1;
+        self.spent += 1;
         if self.work > self.work_limit {
             return None;
         }
@@ -281,6 +291,8 @@ impl<W: Word> HaulSolver<W> {
         floes: Bitboard<W>,
         pens: Bitboard<W>,
     ) -> Option<Packed> {
+        #[cfg(test)]
+        let _frame = crate::fish::solver::stack_probe::enter();
         let empty = floes - pens;
         let here = pack(planes.fish_on(pens), pens.count());
         if empty.is_empty() {

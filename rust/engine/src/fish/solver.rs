@@ -50,14 +50,15 @@ use std::time::{Duration, Instant};
 
 use crate::error::{invalid, Error, Result};
 use crate::fish::any::with_fish_state;
-use crate::fish::eval::{exact_scores, FishPlanes};
+use crate::fish::eval::{exact_scores, with_haul_solver, FishPlanes};
 use crate::fish::symmetry::{fish_symmetries, map_state};
 use crate::fish::{AnyFish, AnyFishState, Bitboard, FishGame, FishState, Phase, Word};
 use arrayvec::ArrayVec;
 
 use crate::game::{Action, ActionList, Game, MAX_ACTIONS};
 use crate::rng::splitmix64;
-use crate::search::StopFlag;
+use crate::search::budget::SOLVER_WORK_PER_NODE;
+use crate::search::{Budget, Clock, Pacer, StopFlag};
 use crate::symmetry::Symmetry;
 use table::Table;
 pub use table::MAX_TABLE_MB;
@@ -92,8 +93,16 @@ pub const DEFAULT_MAX_NODES: u64 = 50_000_000;
 /// The most memory the solver's table takes by default, in MiB (it grows only as needed).
 pub const DEFAULT_TT_MB: usize = 512;
 
-/// Positions between two checks of the stop flag and the clock (and progress reports).
+/// The most positions between two readings of the clock (time and stop flag); fewer when
+/// positions are slow ([`Pacer`]: on large boards one takes up to milliseconds).
 const CHECK_INTERVAL: u64 = 1024;
+
+/// Children between two readings of the clock while a position's moves are sorted.
+const CHILDREN_PER_CLOCK_READ: usize = 8;
+
+/// The stack a solve may use on the caller's thread; a game deeper than this allows is solved
+/// on a thread of its own with the stack it needs ([`stack_needed`]).
+const INLINE_STACK: usize = 1 << 20;
 
 /// How [`solve_with_options`] searches.
 #[derive(Clone, Copy, Debug)]
@@ -202,8 +211,56 @@ impl<'a, W: Word> SolveCache<'a, W> {
         stop: Option<&StopFlag>,
         progress: Option<&AtomicU64>,
     ) -> Result<Solution> {
-        solve_in(self, state, options, stop, progress)
+        self.solve_from(Instant::now(), state, options, stop, progress)
     }
+
+    /// [`SolveCache::solve`], its time counted from `started`.
+    fn solve_from(
+        &mut self,
+        started: Instant,
+        state: &FishState<W>,
+        options: SolveOptions,
+        stop: Option<&StopFlag>,
+        progress: Option<&AtomicU64>,
+    ) -> Result<Solution> {
+        let need = stack_needed(self.game);
+        if need <= INLINE_STACK {
+            return solve_in(self, started, state, options, stop, progress);
+        }
+        // The search recurses a whole game deep (and the region solver below it): on large
+        // boards (a 32x32 game is a thousand plies) more than a thread's usual stack.
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("pingvinas-solver".into())
+                .stack_size(need)
+                .spawn_scoped(scope, || {
+                    solve_in(self, started, state, options, stop, progress)
+                })
+                .map_err(|e| {
+                    Error::Memory(format!(
+                        "the solver could not start a thread with a {} MiB stack: {e}",
+                        need >> 20
+                    ))
+                })?
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+}
+
+/// The stack one ply of the solver's recursion takes at most: a frame of `negamax` (an action
+/// list and a few positions) or of the region solver, which goes on below it (each of its moves
+/// takes a floe, so the two together are at most a game deep). Measured by
+/// `the_stack_a_ply_takes_is_within_its_bound` in the tests, with a margin.
+fn stack_per_ply<W: Word>() -> usize {
+    std::mem::size_of::<ActionList>() + 8 * std::mem::size_of::<FishState<W>>() + 2048
+}
+
+/// The stack a solve of `game` may need: a ply's worth for every ply of the longest game and
+/// every floe (the region solver's depth), and room for the root and a node's move sorting.
+fn stack_needed<W: Word>(game: &FishGame<W>) -> usize {
+    let plies = game.max_game_length() + game.board().floes().count() as usize;
+    (256 << 10) + plies * stack_per_ply::<W>()
 }
 
 struct Solver<'a, W: Word> {
@@ -215,9 +272,14 @@ struct Solver<'a, W: Word> {
     tt: &'a mut Table,
     nodes: u64,
     max_nodes: u64,
-    deadline: Option<Instant>,
+    /// The time and the stop flag, read by the search and (entered on this thread) by the
+    /// region solver.
+    clock: Clock,
+    pacer: Pacer,
+    /// Work the region solver may still do in this solve ([`SOLVER_WORK_PER_NODE`] per position
+    /// of the node limit, over the whole solve): a node budget also bounds its searches.
+    haul_left: u64,
     halt: Option<Halt>,
-    stop: Option<&'a StopFlag>,
     progress: Option<&'a AtomicU64>,
     /// The board's symmetries other than the identity, each with its inverse.
     syms: &'a [(Symmetry, Symmetry)],
@@ -278,9 +340,20 @@ impl<W: Word> Solver<'_, W> {
         false
     }
 
-    /// What `p`'s side still gains from `s` to the end under exact regions, if they are exact.
-    fn exact_future(&self, s: &FishState<W>, p: usize) -> Option<i32> {
-        let scores = exact_scores(self.game, self.planes, s, u64::MAX)?;
+    /// What `p`'s side still gains from `s` to the end under exact regions, if they are exact
+    /// (and solved within the region solver's allowance and the clock).
+    fn exact_future(&mut self, s: &FishState<W>, p: usize) -> Option<i32> {
+        if self.haul_left == 0 {
+            return None;
+        }
+        let spent = || with_haul_solver::<W, _>(|h| h.spent());
+        let before = spent();
+        let scores = {
+            let _scope = self.clock.with_solver_work(self.haul_left).enter();
+            exact_scores(self.game, self.planes, s, u64::MAX)
+        };
+        self.haul_left = self.haul_left.saturating_sub(spent().wrapping_sub(before));
+        let scores = scores?;
         let mut end = *s;
         for (q, &(fish, floes)) in scores.iter().enumerate().take(self.players) {
             end.fish[q] = fish as u16;
@@ -338,19 +411,27 @@ impl<W: Word> Solver<'_, W> {
     #[inline]
     fn count(&mut self) -> bool {
         self.nodes += 1;
+        if let Some(p) = self.progress {
+            p.store(self.nodes, Ordering::Relaxed);
+        }
+        if self.halt.is_some() {
+            return false;
+        }
         if self.nodes > self.max_nodes {
             self.halt = Some(Halt::Nodes);
-        } else if self.nodes % CHECK_INTERVAL == 0 {
-            if let Some(p) = self.progress {
-                p.store(self.nodes, Ordering::Relaxed);
-            }
-            if self.stop.is_some_and(|f| f.is_set()) {
-                self.halt = Some(Halt::Stopped);
-            } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                self.halt = Some(Halt::Time);
-            }
+        } else if self.pacer.expired(&self.clock) {
+            self.halt = Some(self.clock_halt());
         }
         self.halt.is_none()
+    }
+
+    /// Why the clock expired: the stop flag, or the time.
+    fn clock_halt(&self) -> Halt {
+        if self.clock.stopped() {
+            Halt::Stopped
+        } else {
+            Halt::Time
+        }
     }
 
     /// The legal actions of `s` into `actions`, `first` (if legal) first, then by history.
@@ -370,12 +451,13 @@ impl<W: Word> Solver<'_, W> {
     /// most slides; then by history.
     /// On the way, looks each child up in the table (enhanced transposition cut-offs): returns a
     /// move and a value at least `beta` for `s`'s player to move `p` when a child's entry (or
-    /// a finished child) proves the move worth that much.
+    /// a finished child) proves the move worth that much. Reads the clock as it goes (on a large
+    /// board the children of one position take milliseconds): `halt` set, it returns `None`.
     // Never inlined: its two move-sized buffers (32 KiB) would otherwise sit in every frame of
     // `negamax`'s recursion, which a whole game deep overflowed a 2 MiB thread stack.
     #[inline(never)]
     fn sort_by_eval(
-        &self,
+        &mut self,
         s: &FishState<W>,
         actions: &mut [Action],
         p: usize,
@@ -387,7 +469,11 @@ impl<W: Word> Solver<'_, W> {
         let mut keyed: ArrayVec<(i64, Action), MAX_ACTIONS> = ArrayVec::new();
         let placing = self.game.phase(s) == Phase::Placement;
         let board = self.game.board();
-        for &a in actions.iter() {
+        for (i, &a) in actions.iter().enumerate() {
+            if i % CHILDREN_PER_CLOCK_READ == CHILDREN_PER_CLOCK_READ - 1 && self.clock.expired() {
+                self.halt = Some(self.clock_halt());
+                return None;
+            }
             let mut c = *s;
             self.game.apply(&mut c, a);
             let gain = self.delta(s, &c, p);
@@ -449,6 +535,8 @@ impl<W: Word> Solver<'_, W> {
     /// The value of `s` for its player to move `p`, exact when it lies strictly between `alpha`
     /// and `beta`, else a bound on the side of the window it fell (fail-soft).
     fn negamax(&mut self, s: &FishState<W>, mut alpha: i32, beta: i32) -> i32 {
+        #[cfg(test)]
+        let _frame = stack_probe::enter();
         let p = s
             .to_move()
             .expect("the solver searches positions that are not over");
@@ -503,6 +591,9 @@ impl<W: Word> Solver<'_, W> {
                         best_action = a;
                     }
                     break;
+                }
+                if self.halt.is_some() {
+                    return 0;
                 }
             }
             let a = actions[i];
@@ -715,21 +806,32 @@ pub fn solve_with_progress<W: Word>(
     if state.to_move().is_none() {
         return invalid!("cannot solve a finished game");
     }
-    SolveCache::new(game, &options)?.solve(state, options, stop, progress)
+    // The time is the call's: what building the cache takes (the symmetries of a large board)
+    // is spent.
+    let started = Instant::now();
+    SolveCache::new(game, &options)?.solve_from(started, state, options, stop, progress)
 }
 
+/// [`SolveCache::solve`], its time counted from `started`.
 fn solve_in<W: Word>(
     cache: &mut SolveCache<'_, W>,
+    started: Instant,
     state: &FishState<W>,
     options: SolveOptions,
     stop: Option<&StopFlag>,
     progress: Option<&AtomicU64>,
 ) -> Result<Solution> {
-    let start = Instant::now();
     let game = cache.game;
     let Some(root) = state.to_move() else {
         return invalid!("cannot solve a finished game");
     };
+    let budget = Budget {
+        time: options.time.map(|t| t.saturating_sub(started.elapsed())),
+        ..Budget::default()
+    };
+    let clock = Clock::start(&budget, stop.cloned().unwrap_or_default());
+    // The region solver reads it too: a region too large to solve gives up with the solve.
+    let _scope = clock.enter();
     let players = game.rules().players();
     let mut solver = Solver {
         game,
@@ -744,10 +846,10 @@ fn solve_in<W: Word>(
         tt: &mut cache.tt,
         nodes: 0,
         max_nodes: options.max_nodes,
-        // A time too long for the clock is no limit.
-        deadline: options.time.and_then(|t| start.checked_add(t)),
+        clock,
+        pacer: Pacer::new(CHECK_INTERVAL),
+        haul_left: options.max_nodes.saturating_mul(SOLVER_WORK_PER_NODE),
         halt: None,
-        stop,
         progress,
         syms: &cache.syms,
         history: &mut cache.history,
@@ -773,6 +875,15 @@ fn solve_in<W: Word>(
             break;
         }
     }
+    // The line's final scores: exact regions (found above, unless the clock stops their solve
+    // now), or the scores of the game's end.
+    let final_exact = match solver.halt {
+        None => exact_scores(game, solver.planes, &s, u64::MAX),
+        Some(_) => None,
+    };
+    if final_exact.is_none() && s.to_move().is_some() && solver.clock.expired() {
+        solver.halt = Some(solver.clock_halt());
+    }
     match solver.halt {
         Some(Halt::Stopped) => {
             return Err(Error::Interrupted("the solver was stopped".into()));
@@ -795,7 +906,7 @@ fn solve_in<W: Word>(
     if let Some(p) = progress {
         p.store(solver.nodes, Ordering::Relaxed);
     }
-    let final_scores = exact_scores(game, solver.planes, &s, u64::MAX).unwrap_or_else(|| {
+    let final_scores = final_exact.unwrap_or_else(|| {
         let mut sc = [(0, 0); 4];
         for (q, x) in sc.iter_mut().enumerate().take(players) {
             *x = (s.fish[q] as u32, s.taken[q] as u32);
@@ -823,6 +934,45 @@ fn solve_in<W: Word>(
         value: split_value(value),
         nodes: solver.nodes,
     })
+}
+
+/// How deep the solver's recursions go on the stack, for the test of [`stack_per_ply`]: every
+/// frame of `negamax` and of the region solver's search notes the stack address it runs at.
+#[cfg(test)]
+pub(crate) mod stack_probe {
+    use std::cell::Cell;
+
+    thread_local! {
+        static DEPTH: Cell<usize> = const { Cell::new(0) };
+        /// The lowest address noted, and the frames deep it was.
+        static LOWEST: Cell<(usize, usize)> = const { Cell::new((usize::MAX, 0)) };
+    }
+
+    /// A frame of a measured recursion, until it returns.
+    pub(crate) struct Frame;
+
+    #[inline(always)]
+    pub(crate) fn enter() -> Frame {
+        let here = 0u8;
+        let at = std::hint::black_box(&here) as *const u8 as usize;
+        let depth = DEPTH.get() + 1;
+        DEPTH.set(depth);
+        if at < LOWEST.get().0 {
+            LOWEST.set((at, depth));
+        }
+        Frame
+    }
+
+    impl Drop for Frame {
+        fn drop(&mut self) {
+            DEPTH.set(DEPTH.get() - 1);
+        }
+    }
+
+    /// The lowest address noted on this thread since the last call, and the depth there.
+    pub(crate) fn take() -> (usize, usize) {
+        LOWEST.replace((usize::MAX, 0))
+    }
 }
 
 #[cfg(test)]
@@ -1416,9 +1566,10 @@ mod tests {
             tt: &mut tt,
             nodes: 0,
             max_nodes: 0,
-            deadline: None,
+            clock: Clock::start(&Budget::default(), StopFlag::new()),
+            pacer: Pacer::new(CHECK_INTERVAL),
+            haul_left: 0,
             halt: None,
-            stop: None,
             progress: None,
             syms: &[],
             history: &mut [],
@@ -1469,6 +1620,70 @@ mod tests {
             solve_with_progress(&game, &s, SolveOptions::default(), None, Some(&seen)).unwrap();
         assert_eq!(seen.load(Ordering::Relaxed), sol.nodes);
         assert!(sol.nodes > CHECK_INTERVAL);
+    }
+
+    /// The deepest the solver's recursions went on the stack in a solve of `s` within `nodes`
+    /// positions (on this thread): bytes below the solve's start, and frames deep.
+    fn stack_reach<W: Word>(game: &FishGame<W>, s: &FishState<W>, nodes: u64) -> (usize, usize) {
+        let options = SolveOptions {
+            max_nodes: nodes,
+            tt_mb: 16,
+            ..SolveOptions::default()
+        };
+        let mut cache = SolveCache::new(game, &options).unwrap();
+        let base = 0u8;
+        let base = std::hint::black_box(&base) as *const u8 as usize;
+        stack_probe::take();
+        let _ = solve_in(&mut cache, Instant::now(), s, options, None, None);
+        let (lowest, depth) = stack_probe::take();
+        (base.saturating_sub(lowest), depth)
+    }
+
+    /// A `rows` x `cols` board of one fish a floe, cut in two by an empty column (if `split`),
+    /// and the position after each player's one penguin is placed in a corner.
+    fn placed<W: Word>(rows: usize, cols: usize, split: bool) -> (FishGame<W>, FishState<W>) {
+        let grid: Vec<Vec<u8>> = (0..rows)
+            .map(|_| {
+                (0..cols)
+                    .map(|c| u8::from(!(split && c == cols / 2)))
+                    .collect()
+            })
+            .collect();
+        let rules = Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap();
+        let game = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+        let mut s = game.initial_state();
+        let board = game.board();
+        for (r, c) in [(0, 0), (rows - 1, cols - 1)] {
+            let cell = board.cell(r as i64, c as i64).unwrap();
+            game.apply(&mut s, board.dense(cell) as Action);
+        }
+        (game, s)
+    }
+
+    #[test]
+    fn the_stack_a_ply_takes_is_within_its_bound() {
+        // Each word's deepest searches: `negamax` a game deep on an open board, and the region
+        // solver deep in a region of its own on a split one. The bound a ply is given (which
+        // sizes the solver's thread) holds what a frame took, and the lines went deep.
+        fn check<W: Word>(rows: usize, cols: usize, nodes: u64) {
+            for split in [false, true] {
+                let (game, s) = placed::<W>(rows, cols, split);
+                let (bytes, depth) = stack_reach(&game, &s, nodes);
+                let per_ply = bytes / depth.max(1);
+                eprintln!("{rows}x{cols} split {split}: {depth} frames, {per_ply} bytes each");
+                assert!(depth >= (rows * cols / 4).min(200), "{rows}x{cols}: {depth}");
+                assert!(per_ply <= stack_per_ply::<W>(), "{rows}x{cols}: {per_ply}");
+            }
+        }
+        let big = std::thread::Builder::new().stack_size(256 << 20);
+        big.spawn(|| {
+            check::<u64>(8, 8, 20_000);
+            check::<u128>(11, 11, 20_000);
+            check::<crate::fish::bitboard::W1024>(32, 32, 3_000);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -162,35 +162,33 @@ fn actions<W: Word>(
 ) -> Vec<Action> {
     let n = board.num_cells();
     let md = board.max_distance();
-    (0..board.num_actions())
-        .map(|a| {
-            if a < n {
-                let c = board.from_dense(a);
-                return if floes.contains(c) {
-                    board.dense(cells[c as usize] as Cell) as Action
-                } else {
-                    a as Action
-                };
+    let mut out: Vec<Action> = (0..board.num_actions() as Action).collect();
+    for (a, image) in out.iter_mut().enumerate().take(n) {
+        let c = board.from_dense(a);
+        if floes.contains(c) {
+            *image = board.dense(cells[c as usize] as Cell) as Action;
+        }
+    }
+    // A slide is live when its start and every cell slid over are floes of the map: walked
+    // once per start and direction, each distance one step further (not from the start again,
+    // which made this quadratic in the board's width).
+    for rest in 0..n * 6 {
+        let (from, dir) = (board.from_dense(rest / 6), Direction::ALL[rest % 6]);
+        if !floes.contains(from) {
+            continue;
+        }
+        let to_dir = Direction::ALL[dirs[dir as usize]];
+        let mut at = from;
+        for distance in 1..=md {
+            match board.step(at, dir) {
+                Some(next) if floes.contains(next) => at = next,
+                _ => break,
             }
-            let (rest, distance) = ((a - n) / md, (a - n) % md + 1);
-            let (from, dir) = (board.from_dense(rest / 6), Direction::ALL[rest % 6]);
-            // Live: the start and every cell slid over are floes of the map.
-            let mut at = from;
-            let mut live = floes.contains(from);
-            for _ in 0..distance {
-                match board.step(at, dir) {
-                    Some(next) if live && floes.contains(next) => at = next,
-                    _ => live = false,
-                }
-            }
-            if live {
-                let to_dir = Direction::ALL[dirs[dir as usize]];
-                board.slide_action(cells[from as usize] as Cell, to_dir, distance) as Action
-            } else {
-                a as Action
-            }
-        })
-        .collect()
+            out[n + rest * md + distance - 1] =
+                board.slide_action(cells[from as usize] as Cell, to_dir, distance) as Action;
+        }
+    }
+    out
 }
 
 /// The image of `s` under `sym` (one of [`symmetries`] of `game`), with its game: `game`

@@ -260,7 +260,8 @@ impl Clock {
         let start = Instant::now();
         Clock {
             start,
-            deadline: budget.time.map(|t| start + t),
+            // A time too long for the clock is no limit.
+            deadline: budget.time.and_then(|t| start.checked_add(t)),
             stop,
             finished: None,
             solver_work: budget
@@ -286,6 +287,14 @@ impl Clock {
     /// (unbounded outside a search or without a node limit).
     pub fn current_solver_work() -> u64 {
         CURRENT.with(|c| c.borrow().as_ref().map_or(u64::MAX, |c| c.solver_work))
+    }
+
+    /// This clock, allowing exact evaluations at most `work` ([`Clock::current_solver_work`]).
+    pub fn with_solver_work(&self, work: u64) -> Clock {
+        Clock {
+            solver_work: work,
+            ..self.clone()
+        }
     }
 
     /// This clock, also expired once `finished` is set (by a thread that completed the search

@@ -249,17 +249,18 @@ impl<'a, W: Word> SolveCache<'a, W> {
 }
 
 /// The stack one ply of the solver's recursion takes at most: a frame of `negamax` (an action
-/// list and a few positions) or of the region solver, which goes on below it (each of its moves
-/// takes a floe, so the two together are at most a game deep). Measured by
-/// `the_stack_a_ply_takes_is_within_its_bound` in the tests, with a margin.
+/// list and a few positions) or of the region solver's search, which goes on below it. About
+/// 1.5 times what `the_stack_a_ply_takes_is_within_its_bound` measures.
 fn stack_per_ply<W: Word>() -> usize {
     std::mem::size_of::<ActionList>() + 8 * std::mem::size_of::<FishState<W>>() + 2048
 }
 
-/// The stack a solve of `game` may need: a ply's worth for every ply of the longest game and
-/// every floe (the region solver's depth), and room for the root and a node's move sorting.
+/// The stack a solve of `game` may need: a ply's worth for every ply of the longest game (each
+/// move takes a floe, and so does each of the region solver's below it, so the two recursions
+/// together are at most a game deep), a few more for the frames above them, and room for
+/// sorting one position's moves.
 fn stack_needed<W: Word>(game: &FishGame<W>) -> usize {
-    let plies = game.max_game_length() + game.board().floes().count() as usize;
+    let plies = game.max_game_length() + 16;
     (256 << 10) + plies * stack_per_ply::<W>()
 }
 
@@ -1671,7 +1672,10 @@ mod tests {
                 let (bytes, depth) = stack_reach(&game, &s, nodes);
                 let per_ply = bytes / depth.max(1);
                 eprintln!("{rows}x{cols} split {split}: {depth} frames, {per_ply} bytes each");
-                assert!(depth >= (rows * cols / 4).min(200), "{rows}x{cols}: {depth}");
+                assert!(
+                    depth >= (rows * cols / 4).min(200),
+                    "{rows}x{cols}: {depth}"
+                );
                 assert!(per_ply <= stack_per_ply::<W>(), "{rows}x{cols}: {per_ply}");
             }
         }
@@ -1684,6 +1688,26 @@ mod tests {
         .unwrap()
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn a_solve_on_the_largest_board_runs_from_a_small_thread_stack() {
+        // A thousand plies deep (a 32x32 board) overflowed a worker thread's stack: the solve
+        // takes a thread of the stack it needs; the standard board's stays on the caller's.
+        use crate::fish::bitboard::W1024;
+        let (game, s) = placed::<W1024>(32, 32, false);
+        assert!(stack_needed(&game) > INLINE_STACK);
+        let standard = FishGame::dealt(Rules::standard(2).unwrap(), 3);
+        assert!(stack_needed(&standard) <= INLINE_STACK);
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || {
+                let e = solve(&game, &s, 3_000).unwrap_err();
+                assert!(e.to_string().contains("3000 positions"), "{e}");
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     #[test]

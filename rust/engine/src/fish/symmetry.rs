@@ -388,6 +388,50 @@ mod tests {
     }
 
     #[test]
+    fn every_action_maps_as_its_slide_walked_cell_by_cell() {
+        // The whole permutation, dead slides included, against its definition: a slide is live
+        // when its start and each cell slid over, walked from the start, are floes.
+        let rules = Rules::new(2, Some(1), Placement::Any, Order::RoundRobin).unwrap();
+        let mut holed = hexagon(3);
+        holed[3][3] = 0;
+        for grid in [hexagon(2), holed, vec![vec![1; 9]; 4]] {
+            let game: FishGame = FishGame::new(rules, Board::from_grid(&grid).unwrap());
+            let board = game.board();
+            let (n, md) = (board.num_cells(), board.max_distance());
+            let syms = symmetries(&game);
+            assert!(syms.len() > 1);
+            for sym in &syms {
+                for a in n..board.num_actions() {
+                    let (rest, distance) = ((a - n) / md, (a - n) % md + 1);
+                    let (from, dir) = (board.from_dense(rest / 6), Direction::ALL[rest % 6]);
+                    let mut at = Some(from).filter(|&c| board.floes().contains(c));
+                    for _ in 0..distance {
+                        at = at
+                            .and_then(|c| board.step(c, dir))
+                            .filter(|&c| board.floes().contains(c));
+                    }
+                    let want = match at {
+                        None => a as Action,
+                        Some(_) => {
+                            // The image slides from the start's image towards its first step's.
+                            let start = sym.cells[from as usize] as Cell;
+                            let first = board.step(from, dir).expect("a live slide");
+                            let image_dir = Direction::ALL
+                                .into_iter()
+                                .find(|&d| {
+                                    board.step(start, d) == Some(sym.cells[first as usize] as Cell)
+                                })
+                                .expect("neighbours map to neighbours");
+                            board.slide_action(start, image_dir, distance) as Action
+                        }
+                    };
+                    assert_eq!(sym.actions[a], want, "{} action {a}", sym.name);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_standard_board_has_its_mirror_only() {
         let game = FishGame::dealt(Rules::standard(2).unwrap(), 5);
         let names: Vec<String> = symmetries(&game).into_iter().map(|s| s.name).collect();

@@ -169,6 +169,7 @@ def game_options(p: argparse.ArgumentParser) -> None:
         "--time",
         type=seconds,
         default=0.1,
-        help="seconds per move for search agents (above 0, at most 3,600; default 0.1)",
+        help="seconds per move for search agents, solve too (a position it cannot solve in time "
+        "is an error; above 0, at most 3,600; default 0.1)",
     )
     p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="0 to 2**63 - 1 (default 0)")

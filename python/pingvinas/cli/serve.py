@@ -66,7 +66,7 @@ def add_parser(sub: Subparsers) -> None:
         "--time",
         type=seconds,
         default=1.0,
-        help="seconds per engine move (above 0, at most 3,600; default 1)",
+        help="seconds per engine move, solve too (above 0, at most 3,600; default 1)",
     )
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
     p.add_argument("--quiet", action="store_true", help="no request log")

@@ -280,9 +280,9 @@ def as_agent(x: Any) -> Agent:
 
 def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
     """The agent of the spec ``name`` searching ``seconds`` a move (or its count, if it gives
-    one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` is bounded by
-    the solver's node limit instead of the time. ``"cmd:COMMAND"`` is an external engine
-    given ``seconds`` a move."""
+    one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` solves within
+    the time too: a position it cannot solve in time raises ``ValueError``. ``"cmd:COMMAND"``
+    is an external engine given ``seconds`` a move."""
     if name.startswith("cmd:"):
         from .protocol import engine_agent
 
@@ -293,7 +293,7 @@ def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
     if spec.algorithm == "greedy":
         return GreedyAgent(seed=seed)
     if spec.algorithm == "solve":
-        return SearchAgent("solve", seed=seed)
+        return SearchAgent("solve", time=seconds, seed=seed)
     options = spec_options(spec)
     return SearchAgent(
         spec.algorithm,

@@ -91,6 +91,13 @@ struct Worker {
     keyed: Vec<Keyed>,
 }
 
+impl Drop for AlphaBeta {
+    /// Gives the table back for the next searcher ([`Tt::take`]).
+    fn drop(&mut self) {
+        std::mem::replace(&mut self.tt, Tt::unallocated()).give_back();
+    }
+}
+
 /// The state of one thread's search (borrowed pieces, counters).
 struct Run<'a, G: Game, E: Evaluate<G>> {
     game: &'a G,
@@ -139,7 +146,8 @@ impl AlphaBeta {
         &self.config
     }
 
-    /// Forgets everything learned in earlier searches.
+    /// Forgets everything learned in earlier searches (the table's entries in O(1): see
+    /// [`Tt::clear`]).
     pub fn clear(&mut self) {
         self.tt.clear();
         self.workers.iter_mut().for_each(|w| w.history.clear());
@@ -167,7 +175,9 @@ impl AlphaBeta {
             return crate::error::invalid!("threads must be between 1 and 1024, got {threads}");
         }
         if self.tt.is_unallocated() {
-            self.tt = Tt::new(self.config.tt_mb)?;
+            // A table given back by a searcher dropped before (one-shot searches in a loop),
+            // else a new one.
+            self.tt = Tt::take(self.config.tt_mb)?;
         }
         let players = game.num_players();
         let num_actions = game.num_actions();
@@ -839,6 +849,55 @@ mod tests {
             tt_mb: 1,
             ..Default::default()
         })
+    }
+
+    #[test]
+    fn a_search_on_a_table_given_back_equals_one_on_a_fresh_table() {
+        // What one-shot searches do: each searcher takes the table the last one gave back,
+        // cleared (a new generation) rather than zeroed. Results and node counts are those of
+        // a fresh table, move for move.
+        use crate::fish::{FishGame, Rules};
+        use crate::game::{ActionList, Game};
+        use crate::rng::Rng;
+        let game = FishGame::dealt(Rules::standard(2).unwrap(), 7);
+        let config = AlphaBetaConfig {
+            tt_mb: 1,
+            ..Default::default()
+        };
+        let mut rng = Rng::new(3);
+        let mut positions = Vec::new();
+        let mut actions = ActionList::new();
+        while positions.len() < 12 {
+            let mut s = game.initial_state();
+            for _ in 0..8 + rng.below(20) {
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            if !game.is_over(&s) {
+                positions.push(s);
+            }
+        }
+        let search = |ab: &mut AlphaBeta, s| {
+            let mut r = ab
+                .search(&game, &NoEval, s, &Budget::depth(4), StopFlag::new())
+                .unwrap();
+            r.elapsed = Duration::ZERO;
+            r
+        };
+        // A table that has seen other searches, entries of every age in it.
+        let mut used = Tt::new(1).unwrap();
+        for (k, s) in positions.iter().enumerate() {
+            let mut fresh = ab();
+            fresh.tt = Tt::new(1).unwrap();
+            let want = search(&mut fresh, s);
+            let mut reused = AlphaBeta::new(config);
+            used.clear();
+            reused.tt = std::mem::replace(&mut used, Tt::unallocated());
+            assert_eq!(search(&mut reused, s), want, "position {k}");
+            // Dirtier for the next position: another position searched on it too.
+            search(&mut reused, &positions[(k + 5) % positions.len()]);
+            used = std::mem::replace(&mut reused.tt, Tt::unallocated());
+        }
     }
 
     #[test]

@@ -4,8 +4,17 @@
 //! A table has at most [`MAX_TT_MB`] MiB, and on Linux at most the memory available
 //! (`MemAvailable` in `/proc/meminfo`); it is allocated fallibly, so a size that cannot be had
 //! is an `Error::Invalid`, never an abort.
+//!
+//! Every entry carries the table's generation: [`Tt::clear`] starts a new one, and entries of
+//! older ones read as empty (a full clear only when the 7-bit generation wraps). A searcher
+//! dropped gives its table back ([`Tt::give_back`]) and the next one of the same size takes it
+//! ([`Tt::take`]): a one-shot search then touches memory already backed, where a fresh table
+//! made the system zero every page the search touched for the first time (a 64 MiB table cost
+//! a depth-4 search about as much again). A table renewed so behaves exactly as a fresh one:
+//! the same probes find the same entries and stores pick the same slots.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::game::Action;
@@ -43,7 +52,7 @@ pub struct Hit {
 }
 
 /// An entry's fields, packed in two words: `data = best << 32 | value` and
-/// `meta = check << 32 | depth << 24 | bound << 16 | age << 8 | complete`.
+/// `meta = check << 32 | depth << 24 | bound << 16 | age << 8 | generation << 1 | complete`.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     check: u32,
@@ -52,6 +61,8 @@ struct Entry {
     depth: u8,
     bound: u8,
     age: u8,
+    /// The table's generation when stored (7 bits).
+    generation: u8,
     complete: u8,
 }
 
@@ -62,6 +73,7 @@ impl Entry {
             | (self.depth as u64) << 24
             | (self.bound as u64) << 16
             | (self.age as u64) << 8
+            | (self.generation as u64) << 1
             | self.complete as u64;
         (data, meta)
     }
@@ -74,8 +86,15 @@ impl Entry {
             depth: (meta >> 24) as u8,
             bound: (meta >> 16) as u8,
             age: (meta >> 8) as u8,
-            complete: meta as u8,
+            generation: (meta as u8) >> 1,
+            complete: meta as u8 & 1,
         }
+    }
+
+    /// Whether it holds a position of generation `generation` (else it reads as empty).
+    #[inline]
+    fn live(&self, generation: u8) -> bool {
+        self.check != 0 && self.generation == generation
     }
 }
 
@@ -108,6 +127,15 @@ const BUCKET: usize = 4;
 const NO_MOVE: u32 = u32::MAX;
 /// Tables of at least this many buckets (1 MiB) are cleared by allocating them again.
 const LAZY_BUCKETS: usize = 1 << 14;
+/// Generations before one repeats (7 bits of an entry).
+const GENERATIONS: u8 = 128;
+
+/// Tables given back by searchers that were dropped, for the next ones ([`Tt::take`]).
+static SPARE: Mutex<Vec<Tt>> = Mutex::new(Vec::new());
+/// The most tables kept spare, and the most memory they may hold in all (a searcher of a larger
+/// table frees it when dropped).
+const SPARE_TABLES: usize = 4;
+const SPARE_BYTES: usize = 256 << 20;
 
 /// Empty buckets in zeroed memory, aligned to huge pages when large ([`Zeroed`] says why):
 /// an empty entry is all zeros.
@@ -129,6 +157,8 @@ pub struct Tt {
     buckets: Buckets,
     mask: u64,
     age: u8,
+    /// Entries of other generations read as empty.
+    generation: u8,
 }
 
 impl Tt {
@@ -137,16 +167,7 @@ impl Tt {
     /// `Error::Invalid` when `mb` is above [`MAX_TT_MB`], above the memory available, or the
     /// allocation fails.
     pub fn new(mb: usize) -> Result<Tt> {
-        if mb > MAX_TT_MB {
-            return crate::error::invalid!(
-                "tt_mb = {mb}: the transposition table may have at most {MAX_TT_MB} MiB"
-            );
-        }
-        let bytes = mb.max(1) << 20;
-        let mut n = 1usize;
-        while n * 2 * std::mem::size_of::<Bucket>() <= bytes {
-            n *= 2;
-        }
+        let n = Tt::buckets_for(mb)?;
         let want_mib = (n * std::mem::size_of::<Bucket>()) >> 20;
         if let Some(available) = available_bytes() {
             if n * std::mem::size_of::<Bucket>() > available {
@@ -166,7 +187,59 @@ impl Tt {
             buckets,
             mask: (n - 1) as u64,
             age: 0,
+            generation: 0,
         })
+    }
+
+    /// The buckets of a table of `mb` MiB: the largest power of two that fits (at least one).
+    fn buckets_for(mb: usize) -> Result<usize> {
+        if mb > MAX_TT_MB {
+            return crate::error::invalid!(
+                "tt_mb = {mb}: the transposition table may have at most {MAX_TT_MB} MiB"
+            );
+        }
+        let bytes = mb.max(1) << 20;
+        let mut n = 1usize;
+        while n * 2 * std::mem::size_of::<Bucket>() <= bytes {
+            n *= 2;
+        }
+        Ok(n)
+    }
+
+    /// An empty table of `mb` MiB, as [`Tt::new`]: a spare one of that size if one was given
+    /// back (cleared: it behaves as a fresh one), else a new one.
+    ///
+    /// # Errors
+    /// As [`Tt::new`].
+    pub fn take(mb: usize) -> Result<Tt> {
+        let n = Tt::buckets_for(mb)?;
+        // Never waits: a lock held elsewhere (or left locked in a forked child) means a new
+        // table.
+        let spare = SPARE.try_lock().ok().and_then(|mut spare| {
+            let i = spare.iter().position(|t| t.buckets.len() == n)?;
+            Some(spare.swap_remove(i))
+        });
+        match spare {
+            Some(mut tt) => {
+                tt.clear();
+                Ok(tt)
+            }
+            None => Tt::new(mb),
+        }
+    }
+
+    /// Keeps this table for a later [`Tt::take`], if there is room among the spare ones (it is
+    /// freed otherwise).
+    pub fn give_back(self) {
+        if self.is_unallocated() || self.bytes() > SPARE_BYTES {
+            return;
+        }
+        if let Ok(mut spare) = SPARE.try_lock() {
+            let held: usize = spare.iter().map(Tt::bytes).sum();
+            if spare.len() < SPARE_TABLES && held + self.bytes() <= SPARE_BYTES {
+                spare.push(self);
+            }
+        }
     }
 
     /// A table of no entries, to be replaced by [`Tt::new`] before use (probing it panics).
@@ -175,6 +248,7 @@ impl Tt {
             buckets: zeroed_buckets(0).expect("an allocation of one cache line"),
             mask: 0,
             age: 0,
+            generation: 0,
         }
     }
 
@@ -198,9 +272,15 @@ impl Tt {
         self.age = self.age.wrapping_add(1);
     }
 
-    /// Forgets every entry. A large table is replaced by fresh zeroed memory (as fast as
-    /// allocating it), a small one overwritten.
+    /// Forgets every entry: a new generation, whose searches read the older entries as empty.
+    /// Once in [`GENERATIONS`] the entries are erased: a large table is replaced by fresh zeroed
+    /// memory (as fast as allocating it), a small one overwritten.
     pub fn clear(&mut self) {
+        self.generation = (self.generation + 1) % GENERATIONS;
+        self.age = 0;
+        if self.generation != 0 {
+            return;
+        }
         let n = self.buckets.len();
         match (n >= LAZY_BUCKETS).then(|| zeroed_buckets(n)).flatten() {
             Some(fresh) => self.buckets = fresh,
@@ -210,7 +290,6 @@ impl Tt {
                 .flat_map(|b| &b.0)
                 .for_each(|slot| slot.save(&Entry::default())),
         }
-        self.age = 0;
     }
 
     #[inline]
@@ -226,7 +305,7 @@ impl Tt {
             .0
             .iter()
             .map(Slot::load)
-            .find(|e| e.check == check)
+            .find(|e| e.check == check && e.generation == self.generation)
             .map(|e| Hit {
                 value: e.value,
                 depth: e.depth,
@@ -252,9 +331,10 @@ impl Tt {
         complete: bool,
     ) {
         let (i, check) = self.split(hash);
-        let age = self.age;
+        let (age, generation) = (self.age, self.generation);
         let bucket: [Entry; BUCKET] = std::array::from_fn(|j| self.buckets[i].0[j].load());
-        let slot = match bucket.iter().position(|e| e.check == check) {
+        let same = |e: &Entry| e.check == check && e.generation == generation;
+        let slot = match bucket.iter().position(same) {
             Some(j) => {
                 // Same position: keep a deeper result from this search unless this one is exact.
                 let e = bucket[j];
@@ -264,9 +344,10 @@ impl Tt {
                 j
             }
             None => {
-                // Replace the least valuable: empty first, then old, then shallow.
+                // Replace the least valuable: empty (or of an older generation) first, then
+                // old, then shallow.
                 let score = |e: &Entry| {
-                    if e.check == 0 {
+                    if !e.live(generation) {
                         i32::MIN
                     } else {
                         e.depth as i32 - 8 * (age.wrapping_sub(e.age) as i32)
@@ -275,7 +356,7 @@ impl Tt {
                 (0..BUCKET).min_by_key(|&j| score(&bucket[j])).unwrap_or(0)
             }
         };
-        let keep_best = if best.is_none() && bucket[slot].check == check {
+        let keep_best = if best.is_none() && same(&bucket[slot]) {
             bucket[slot].best
         } else {
             NO_MOVE
@@ -287,6 +368,7 @@ impl Tt {
             depth,
             bound: bound as u8,
             age,
+            generation,
             complete: complete as u8,
         });
     }
@@ -296,7 +378,11 @@ impl Tt {
         let n = self.buckets.len().min(1000);
         let used: usize = self.buckets[..n]
             .iter()
-            .map(|b| b.0.iter().filter(|slot| slot.load().check != 0).count())
+            .map(|b| {
+                b.0.iter()
+                    .filter(|slot| slot.load().live(self.generation))
+                    .count()
+            })
             .sum();
         (used * 1000 / (n * BUCKET)) as u32
     }
@@ -344,6 +430,96 @@ mod tests {
         }
         let small = Tt::new(1).unwrap();
         assert_eq!(small.buckets.as_ptr() as usize % 64, 0);
+    }
+
+    /// Random stores and probes, the same on `a` and `b`: every probe finds the same on both.
+    fn same_answers(a: &Tt, b: &Tt, seed: u64, ops: u64) {
+        // Few distinct keys over few buckets: hits, updates and full buckets all happen.
+        let keys = 8 * a.capacity() as u64;
+        for i in 0..ops {
+            let r = splitmix64(seed ^ i);
+            let key = splitmix64(r % keys);
+            if r >> 60 < 10 {
+                let bound = [Bound::Exact, Bound::Lower, Bound::Upper][(r >> 8) as usize % 3];
+                let best = (r >> 12 & 1 == 0).then_some((r >> 16) as u32 % 500);
+                let (value, depth, complete) = (
+                    (r >> 24) as i32 % 1000,
+                    (r >> 40) as u8 % 9,
+                    r >> 50 & 1 == 0,
+                );
+                a.store(key, value, depth, bound, best, complete);
+                b.store(key, value, depth, bound, best, complete);
+            } else {
+                assert_eq!(a.probe(key), b.probe(key), "operation {i}");
+            }
+        }
+        assert_eq!(a.hashfull(), b.hashfull());
+    }
+
+    #[test]
+    fn a_cleared_table_behaves_exactly_as_a_fresh_one() {
+        let mut used = Tt::new(1).unwrap();
+        for round in 0..3u64 {
+            // Dirty it (new searches, many entries), then clear it: its old entries read as
+            // empty, and every store lands where it would in a fresh table.
+            for i in 0..50_000u64 {
+                if i % 10_000 == 0 {
+                    used.new_search();
+                }
+                used.store(
+                    splitmix64(i ^ round << 40),
+                    i as i32,
+                    (i % 7) as u8,
+                    Bound::Exact,
+                    Some(1),
+                    false,
+                );
+            }
+            used.clear();
+            let mut fresh = Tt::new(1).unwrap();
+            assert_eq!(used.hashfull(), 0);
+            for search in 0..3 {
+                used.new_search();
+                fresh.new_search();
+                same_answers(&used, &fresh, round * 10 + search, 40_000);
+            }
+        }
+    }
+
+    #[test]
+    fn no_entry_outlives_its_generation_when_the_generations_wrap() {
+        let mut tt = Tt::new(1).unwrap();
+        let key = |g: u64| splitmix64(g + 1);
+        for g in 0..3 * GENERATIONS as u64 {
+            assert_eq!(tt.probe(key(g)), None, "generation {g}");
+            // Entries of every earlier generation are gone, whichever generation this is.
+            for old in g.saturating_sub(200)..g {
+                assert_eq!(tt.probe(key(old)), None, "{old} seen in {g}");
+            }
+            tt.store(key(g), g as i32, 3, Bound::Exact, None, true);
+            assert_eq!(tt.probe(key(g)).map(|h| h.value), Some(g as i32));
+            tt.clear();
+        }
+    }
+
+    #[test]
+    fn a_table_given_back_is_taken_again_empty() {
+        // A size no other test uses: the spare table found is this one.
+        let tt = Tt::take(3).unwrap();
+        tt.store(99, 5, 2, Bound::Exact, None, true);
+        let at = tt.buckets.as_ptr();
+        tt.give_back();
+        let again = Tt::take(3).unwrap();
+        assert_eq!(again.buckets.as_ptr(), at);
+        assert_eq!(again.probe(99), None);
+        assert_eq!(again.bytes(), 2 << 20);
+        // Too large to keep: freed.
+        Tt::new(SPARE_BYTES >> 19).unwrap().give_back();
+        assert!(SPARE
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|t| t.bytes() <= SPARE_BYTES));
     }
 
     #[test]

@@ -250,7 +250,8 @@ class Searcher:
     :param knowledge: use the game's evaluation (Fish: regions solved exactly, territory,
         mobility; Marathon: turns still needed). ``False``: plain MCTS with random playouts.
     :param tt_mb: alpha-beta transposition table size in MiB (at most 4096, and the memory
-        available).
+        available). A searcher dropped gives its table back for the next one of that size
+        (up to 256 MiB kept in all), which takes it cleared.
     :param memory_mb: the most memory MCTS trees may take, in MiB; past it a search stops
         expanding and goes on refining the tree it has.
     :param reuse: keep MCTS and PUCT trees between moves.

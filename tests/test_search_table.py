@@ -13,17 +13,18 @@ import pingvinas as pv
 
 
 def midgame(n: int) -> list[pv.FishState]:
-    """``n`` standard Fish positions after placement and a dozen random moves (seeded)."""
+    """``n`` positions of one standard Fish deal after placement and a dozen random moves."""
+    start = pv.Fish().new_state(seed=1)
     out = []
     seed = 0
     while len(out) < n:
-        s = pv.Fish().new_state(seed=seed)
         rng = random.Random(seed)
         seed += 1
+        s = start
         for _ in range(20):
             if s.is_over:
                 break
-            s.play(rng.choice(s.legal_moves()))
+            s = s.after(rng.choice(s.legal_moves()))
         if not s.is_over:
             out.append(s)
     return out

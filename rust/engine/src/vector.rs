@@ -44,8 +44,9 @@ use crate::io::GameIo;
 use crate::net::Mlp;
 use crate::rng::{splitmix64, Rng};
 use crate::search::alphabeta::AlphaBetaConfig;
+use crate::search::forest::Forest;
 use crate::search::mcts::MctsConfig;
-use crate::search::puct::{Forest, PuctConfig, PuctTree};
+use crate::search::puct::{PuctConfig, PuctTree};
 use crate::search::{Budget, Choice, Evaluate, Knowledge, Playout, Searcher, StopFlag};
 use crate::threads::KeptPool;
 

@@ -13,9 +13,10 @@ use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::forest::SharedTree;
+use pingvinas_engine::search::forest::{Forest, Stepped};
 use pingvinas_engine::search::mcts::{self, Selection};
 use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
-use pingvinas_engine::search::puct::{Forest, PuctTree, RootRule, Stepped, MAX_BATCH};
+use pingvinas_engine::search::puct::{PuctTree, RootRule, MAX_BATCH};
 use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     Budget, Choice, Evaluate, Playout, SearchResult, Searcher, StopFlag,

@@ -9,13 +9,11 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
-use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::agent::{AgentSpec, NetAgent, SearchAgent};
 use pingvinas_engine::search::gumbel::GumbelConfig;
 use pingvinas_engine::search::puct::{PuctConfig, RootRule};
 use pingvinas_engine::search::{Choice, StopFlag};
-use pingvinas_engine::vector::{
-    self, Dims, Learner, NetAgent, Options, Outputs, Reward, SearchAgent, Source,
-};
+use pingvinas_engine::vector::{self, Dims, Learner, Options, Outputs, Reward, Source};
 use pingvinas_engine::{with_game, AnySource, Concrete};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

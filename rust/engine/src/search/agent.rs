@@ -1,6 +1,6 @@
 //! The agent spec: a built-in player named in text, `random`, `greedy`, `mcts[:N]`,
 //! `alphabeta[:D]`, `learned[:D]` (alpha-beta with the learned net that ships,
-//! [`crate::net::learned`]), `solve` (perfect play, on Fish boards small enough) or `auto`,
+//! [`crate::net::learned()`]), `solve` (perfect play, on Fish boards small enough) or `auto`,
 //! parsed once here for every front end (the vector env's opponents, the Python agents, the
 //! CLI, the web server).
 //!
@@ -9,10 +9,23 @@
 //! `mcts[:N]`, `alphabeta[:D]`, `auto`) that search with the net as its position estimate.
 //! Everything after `net:` is the path, so that it may hold `:` (a Windows drive letter) or
 //! `+`. The spec names the file; each front end loads it once per agent.
+//!
+//! The players a spec names, as the vector env's opponents play them, are here too: the
+//! [`Agent`] trait, [`SearchAgent`] (a [`Searcher`] with a fixed budget) and [`NetAgent`]
+//! (PUCT with a net).
 
-use super::{Budget, Choice, Knowledge};
+use std::sync::Arc;
+
+use super::alphabeta::AlphaBetaConfig;
+use super::forest::{self, BatchEvaluator, Forest};
+use super::mcts::MctsConfig;
+use super::puct::{PuctConfig, PuctTree};
+use super::{Budget, Choice, Evaluate, Knowledge, Searcher, StopFlag};
 use crate::error::invalid;
 use crate::error::{quote, Result};
+use crate::game::{Action, Game};
+use crate::io::GameIo;
+use crate::rng::splitmix64;
 
 /// MCTS iterations a move of `mcts` without a count, as a fixed-budget opponent.
 pub const MCTS_ITERATIONS: u64 = 200;
@@ -40,7 +53,7 @@ pub struct AgentSpec {
     pub net: Option<String>,
     /// PUCT with the net and a Gumbel root (`net:PATH`, `puct:N+net:PATH`).
     pub puct: bool,
-    /// Alpha-beta with the learned net that ships (`learned[:D]`, [`crate::net::learned`]).
+    /// Alpha-beta with the learned net that ships (`learned[:D]`, [`crate::net::learned()`]).
     pub learned: bool,
 }
 
@@ -231,6 +244,150 @@ fn bad<T>(text: &str) -> Result<T> {
          net as the estimate of mcts, alphabeta or auto)",
         quote(text)
     )
+}
+
+/// A built-in player for the seats the learner does not play.
+pub trait Agent<G: Game>: Send + Sync {
+    /// The action to play in `state` (a game that is not over), or `None` when `stop` was set
+    /// before it was found. It must depend on `state` alone (not on earlier calls), so that a
+    /// step abandoned halfway can be played again with the same result.
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action>;
+}
+
+/// Makes the agent of one game from the game and a seed.
+pub type AgentMaker<G> = Arc<dyn Fn(&Arc<G>, u64) -> Box<dyn Agent<G>> + Send + Sync>;
+
+/// An engine [`Searcher`] as an agent: random, greedy (one ply by the evaluator's order hints)
+/// or MCTS with a fixed iteration budget, on one thread, seeded: deterministic (each move's
+/// randomness comes from the seed and the position).
+pub struct SearchAgent<G: Game, E> {
+    searcher: Searcher<G::State>,
+    eval: Arc<E>,
+    budget: Budget,
+    seed: u64,
+}
+
+impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
+    /// An agent playing `choice` within `budget` (MCTS needs an iteration budget to be
+    /// deterministic, alpha-beta a depth or node budget).
+    pub fn new(choice: Choice, budget: Budget, eval: Arc<E>, seed: u64) -> Self {
+        SearchAgent {
+            searcher: Searcher::new(
+                choice,
+                MctsConfig {
+                    threads: 1,
+                    reuse: false,
+                    seed,
+                    ..MctsConfig::default()
+                },
+                AlphaBetaConfig {
+                    tt_mb: TT_MB,
+                    threads: 1,
+                    ..AlphaBetaConfig::default()
+                },
+            ),
+            eval,
+            budget,
+            seed,
+        }
+    }
+
+    /// The maker of such agents for every game, the evaluation made per game by `eval`.
+    pub fn maker(
+        choice: Choice,
+        budget: Budget,
+        eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+    ) -> AgentMaker<G>
+    where
+        G: 'static,
+        E: 'static,
+    {
+        Arc::new(move |game: &Arc<G>, seed: u64| {
+            Box::new(SearchAgent::new(choice, budget, eval(game), seed)) as Box<dyn Agent<G>>
+        })
+    }
+}
+
+impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
+        self.searcher
+            .reseed(splitmix64(self.seed ^ game.hash(state)));
+        // A move must depend on the position alone: no table kept from earlier moves.
+        if self.searcher.choice == Choice::AlphaBeta {
+            self.searcher.clear();
+        }
+        let r = self
+            .searcher
+            .search(game, &*self.eval, state, &self.budget, stop.clone())
+            .expect("a search of a game that is not over, within a checked budget");
+        (!r.interrupted && !stop.is_set()).then_some(r.best)
+    }
+}
+
+/// PUCT with a net (`N`, a [`crate::net::Mlp`]) as an agent: a fresh tree for every move (a
+/// move depends on the position alone), within a fixed iteration budget, on one thread, seeded
+/// from the position.
+pub struct NetAgent<G: Game, E, N> {
+    game: Arc<G>,
+    eval: Arc<E>,
+    net: Arc<N>,
+    config: PuctConfig,
+    budget: Budget,
+    seed: u64,
+}
+
+impl<G, E, N> NetAgent<G, E, N>
+where
+    G: GameIo + 'static,
+    E: Evaluate<G> + 'static,
+    N: Send + Sync + 'static,
+    for<'a> &'a N: BatchEvaluator<G>,
+{
+    /// The maker of such agents for every game: PUCT with `config` and `net` (which must fit
+    /// the games: [`crate::net::Fits::check`]), the game's evaluation (exact leaves, pruning)
+    /// made per game by `eval`.
+    pub fn maker(
+        net: Arc<N>,
+        config: PuctConfig,
+        budget: Budget,
+        eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+    ) -> AgentMaker<G> {
+        Arc::new(move |game: &Arc<G>, seed: u64| {
+            Box::new(NetAgent {
+                game: game.clone(),
+                eval: eval(game),
+                net: net.clone(),
+                config,
+                budget,
+                seed,
+            }) as Box<dyn Agent<G>>
+        })
+    }
+}
+
+impl<G, E, N> Agent<G> for NetAgent<G, E, N>
+where
+    G: GameIo,
+    E: Evaluate<G>,
+    N: Send + Sync,
+    for<'a> &'a N: BatchEvaluator<G>,
+{
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
+        let seed = splitmix64(self.seed ^ game.hash(state));
+        let tree = PuctTree::new(self.game.clone(), self.eval.clone(), self.config, seed);
+        let mut forest = Forest::new(vec![tree]).expect("one tree");
+        let r = forest::run(
+            &mut forest,
+            &[*state],
+            &self.budget,
+            stop.clone(),
+            &mut &*self.net,
+        )
+        .expect("a search of a game that is not over, within a checked budget")
+        .pop()
+        .expect("one result");
+        (!r.interrupted && !stop.is_set()).then_some(r.best)
+    }
 }
 
 #[cfg(test)]

@@ -39,6 +39,12 @@ pub const MAX_ALPHABETA_DEPTH: u32 = 64;
 pub const TT_MB: usize = 1;
 /// PUCT simulations a move of `net:PATH`, as a fixed-budget opponent.
 pub const NET_SIMULATIONS: u64 = 64;
+/// The default bound on an opponent's move, in seconds ([`AgentSpec::opponent_budget`]): far
+/// above what the default fixed budgets take, so that it cuts short only the specs that would
+/// take long (`alphabeta:64`, `solve` on a big board).
+pub const OPPONENT_TIME: f64 = 1.0;
+/// The longest time an opponent's move may be given, in seconds.
+pub const MAX_OPPONENT_TIME: f64 = 3600.0;
 
 /// A built-in player: an algorithm (`None`: the game's `"auto"`) and optionally the count of
 /// its fixed budget (MCTS iterations, alpha-beta depth), and a net.
@@ -87,6 +93,13 @@ impl AgentSpec {
         };
         if path.is_empty() {
             return invalid!("{}: the net's path is missing after \"net:\"", quote(text));
+        }
+        if base.is_empty() {
+            return invalid!(
+                "{}: the algorithm's name is missing before \"+net:\" (\"mcts+net:PATH\", \
+                 \"alphabeta+net:PATH\", \"auto+net:PATH\"), or write \"net:PATH\" for PUCT",
+                quote(text)
+            );
         }
         let spec = match base.split_once(':') {
             Some(("puct", count)) => match count.parse::<u64>() {
@@ -191,6 +204,28 @@ impl AgentSpec {
         }
     }
 
+    /// The budget of a move as an opponent: the fixed budget ([`AgentSpec::fixed_budget`]),
+    /// bounded by `time` seconds ([`OPPONENT_TIME`] by default; at most
+    /// [`MAX_OPPONENT_TIME`]). A move that runs out of time depends on the machine's speed, so
+    /// that the bound is a safety net: within it the moves are the fixed budget's.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a time that is not a number of seconds above 0, at most
+    /// [`MAX_OPPONENT_TIME`].
+    pub fn opponent_budget<G: Knowledge>(&self, game: &G, time: Option<f64>) -> Result<Budget> {
+        let time = time.unwrap_or(OPPONENT_TIME);
+        if !(time > 0.0 && time <= MAX_OPPONENT_TIME) {
+            return invalid!(
+                "opponent_time = {}: expected seconds above 0, at most {MAX_OPPONENT_TIME}",
+                crate::error::short_number(time)
+            );
+        }
+        Ok(Budget {
+            time: Some(std::time::Duration::from_secs_f64(time)),
+            ..self.fixed_budget(game)
+        })
+    }
+
     /// The counts of the fixed budget before a game is known: MCTS iterations and alpha-beta
     /// depth, both for `auto` (which plays the game's choice), none for greedy and random;
     /// PUCT's simulations as its iterations.
@@ -248,10 +283,15 @@ fn bad<T>(text: &str) -> Result<T> {
 
 /// A built-in player for the seats the learner does not play.
 pub trait Agent<G: Game>: Send + Sync {
-    /// The action to play in `state` (a game that is not over), or `None` when `stop` was set
-    /// before it was found. It must depend on `state` alone (not on earlier calls), so that a
-    /// step abandoned halfway can be played again with the same result.
-    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action>;
+    /// The action to play in `state` (a game that is not over), or `Ok(None)` when `stop` was
+    /// set before it was found. It must depend on `state` alone (not on earlier calls), so
+    /// that a step abandoned halfway can be played again with the same result (unless its
+    /// budget's time ran out first: then the move depends on the machine's speed).
+    ///
+    /// # Errors
+    /// What its search could not do: `solve` on a position too big for its budget, a net
+    /// that fails.
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Result<Option<Action>>;
 }
 
 /// Makes the agent of one game from the game and a seed.
@@ -309,7 +349,7 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
 }
 
 impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
-    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Result<Option<Action>> {
         self.searcher
             .reseed(splitmix64(self.seed ^ game.hash(state)));
         // A move must depend on the position alone: no table kept from earlier moves.
@@ -318,9 +358,13 @@ impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
         }
         let r = self
             .searcher
-            .search(game, &*self.eval, state, &self.budget, stop.clone())
-            .expect("a search of a game that is not over, within a checked budget");
-        (!r.interrupted && !stop.is_set()).then_some(r.best)
+            .search(game, &*self.eval, state, &self.budget, stop.clone());
+        match r {
+            // A search stopped by the flag may fail (the solver) rather than answer.
+            Err(_) if stop.is_set() => Ok(None),
+            Err(e) => Err(e),
+            Ok(r) => Ok((!r.interrupted && !stop.is_set()).then_some(r.best)),
+        }
     }
 }
 
@@ -372,21 +416,25 @@ where
     N: Send + Sync,
     for<'a> &'a N: BatchEvaluator<G>,
 {
-    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Option<Action> {
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Result<Option<Action>> {
         let seed = splitmix64(self.seed ^ game.hash(state));
         let tree = PuctTree::new(self.game.clone(), self.eval.clone(), self.config, seed);
-        let mut forest = Forest::new(vec![tree]).expect("one tree");
+        let mut forest = Forest::new(vec![tree])?;
         let r = forest::run(
             &mut forest,
             &[*state],
             &self.budget,
             stop.clone(),
             &mut &*self.net,
-        )
-        .expect("a search of a game that is not over, within a checked budget")
-        .pop()
-        .expect("one result");
-        (!r.interrupted && !stop.is_set()).then_some(r.best)
+        );
+        match r {
+            Err(_) if stop.is_set() => Ok(None),
+            Err(e) => Err(e),
+            Ok(mut results) => Ok(results
+                .pop()
+                .filter(|r| !r.interrupted && !stop.is_set())
+                .map(|r| r.best)),
+        }
     }
 }
 
@@ -435,6 +483,38 @@ mod tests {
         }
         let e = AgentSpec::parse("puct").unwrap_err().to_string();
         assert!(e.contains("needs an evaluator"), "{e}");
+    }
+
+    #[test]
+    fn an_opponent_budget_is_the_fixed_one_within_a_time() {
+        let nim = crate::marathon::Marathon::standard();
+        let spec = AgentSpec::parse("mcts:7").unwrap();
+        let b = spec.opponent_budget(&nim, None).unwrap();
+        assert_eq!(b.iterations, Some(7));
+        assert_eq!(b.time.unwrap().as_secs_f64(), OPPONENT_TIME);
+        let b = spec.opponent_budget(&nim, Some(0.25)).unwrap();
+        assert_eq!(b.time.unwrap().as_secs_f64(), 0.25);
+        let b = AgentSpec::parse("alphabeta:64")
+            .unwrap()
+            .opponent_budget(&nim, Some(MAX_OPPONENT_TIME))
+            .unwrap();
+        assert_eq!(b.depth, Some(64));
+        assert_eq!(b.time.unwrap().as_secs_f64(), MAX_OPPONENT_TIME);
+        for bad in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e308,
+            MAX_OPPONENT_TIME * 2.0,
+        ] {
+            let e = spec
+                .opponent_budget(&nim, Some(bad))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("opponent_time = "), "{e}");
+            assert!(e.len() < 100, "{e}");
+        }
     }
 
     #[test]
@@ -489,6 +569,8 @@ mod tests {
         ] {
             assert!(AgentSpec::parse(text).is_err(), "{text}");
         }
+        let e = AgentSpec::parse("+net:x").unwrap_err().to_string();
+        assert!(e.contains("the algorithm's name is missing"), "{e}");
         for text in ["greedy+net:x", "learned+net:x"] {
             let e = AgentSpec::parse(text).unwrap_err().to_string();
             assert!(e.contains("takes none"), "{e}");

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::options::{Options, Source};
+use crate::error::Result;
 use crate::game::Game;
 use crate::io::GameIo;
 use crate::search::agent::Agent;
@@ -94,7 +95,7 @@ pub struct VectorEnv<G: GameIo> {
     /// The pool of `options.threads` threads (none for one), kept and built again after a fork.
     pub(super) pool: KeptPool,
     /// The worked-out steps of a step call (kept for its allocation).
-    pub(super) pending: Vec<Option<Advance<G>>>,
+    pub(super) pending: Vec<Option<Result<Advance<G>>>>,
 }
 
 impl<G: GameIo> Shared<G> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::batch::{each_slot, Advance, Dims, Play, Shared, Slot, VectorEnv, PARALLEL_MIN};
-use super::opponents::play_opponents;
+use super::opponents::{failed, interrupted, play_opponents};
 use super::options::{Learner, Options, Reward, Source};
 use super::outputs::{ActionInt, Outputs};
 use super::{game_seed, MAX_ENVS, MAX_THREADS};
@@ -19,9 +19,19 @@ use crate::rng::splitmix64;
 use crate::search::StopFlag;
 use crate::threads::KeptPool;
 
-/// The error of a call stopped by its flag.
-fn interrupted() -> Error {
-    Error::Interrupted("the vector env call was interrupted; no env changed".into())
+/// Whether every env's work is done and the call may take effect (its flag then committed):
+/// else the error of the first env that failed, or `Error::Interrupted` when stopped.
+fn settle<T>(work: &mut [Option<Result<T>>], stop: &StopFlag) -> Result<()> {
+    if !stop.is_set() {
+        let failed = work.iter_mut().find(|w| matches!(w, Some(Err(_))));
+        if let Some(Some(Err(e))) = failed.map(Option::take) {
+            return Err(e);
+        }
+    }
+    if work.iter().any(|w| !matches!(w, Some(Ok(_)))) || !stop.commit() {
+        return Err(interrupted());
+    }
+    Ok(())
 }
 
 impl<G: GameIo> Shared<G> {
@@ -36,18 +46,21 @@ impl<G: GameIo> Shared<G> {
         score(player) - others / (n - 1) as f64
     }
 
-    /// What stepping env `env` with a checked legal `action` does; `None` when stopped (an
-    /// opponent's search was cut short). Changes nothing that matters: agents depend only on
-    /// the position.
+    /// What stepping env `env` with a checked legal `action` does. Changes nothing that
+    /// matters: the position is played on a copy, and agents depend only on the position.
+    ///
+    /// # Errors
+    /// `Error::Interrupted` when stopped (an opponent's search was cut short), an opponent's
+    /// error naming the env.
     fn advance(
         &self,
         env: usize,
         slot: &mut Slot<G>,
         action: Action,
         stop: &StopFlag,
-    ) -> Option<Advance<G>> {
+    ) -> Result<Advance<G>> {
         if stop.is_set() {
-            return None;
+            return Err(interrupted());
         }
         let d = &self.dims;
         let play = &mut slot.play;
@@ -58,11 +71,11 @@ impl<G: GameIo> Shared<G> {
                 *b = self.lead(&play.game, &play.state, p);
             }
         }
-        let start = play.state;
-        play.game.apply(&mut play.state, action);
-        let replied = play_opponents(play, stop);
-        let state = std::mem::replace(&mut play.state, start);
-        replied?;
+        let mut state = play.state;
+        play.game.apply(&mut state, action);
+        let agent = play.agent.as_deref_mut();
+        play_opponents(&*play.game, &mut state, play.learner, agent, stop)
+            .map_err(|e| failed(env, e))?;
         let game = &play.game;
         let over = game.is_over(&state);
         let returns = game.returns(&state);
@@ -84,7 +97,7 @@ impl<G: GameIo> Shared<G> {
         } else {
             None
         };
-        Some(Advance {
+        Ok(Advance {
             state,
             rewards,
             over,
@@ -278,7 +291,7 @@ impl<G: GameIo> VectorEnv<G> {
     fn restart(&mut self, seed: Option<u64>, stop: &StopFlag) -> Result<()> {
         let before = self.shared.seed;
         self.shared.seed = seed.unwrap_or(before);
-        let mut next: Vec<Option<Play<G>>> = Vec::new();
+        let mut next: Vec<Option<Result<Play<G>>>> = Vec::new();
         next.resize_with(self.slots.len(), || None);
         let pool = self.pool();
         let shared = &self.shared;
@@ -292,15 +305,17 @@ impl<G: GameIo> VectorEnv<G> {
                 } else {
                     slot.play.index + 1
                 };
-                *next = shared.begin(i, index, stop);
+                *next = Some(shared.begin(i, index, stop));
             },
         );
-        if next.iter().any(Option::is_none) || !stop.commit() {
+        if let Err(e) = settle(&mut next, stop) {
             self.shared.seed = before;
-            return Err(interrupted());
+            return Err(e);
         }
         for (slot, play) in self.slots.iter_mut().zip(next) {
-            slot.play = play.expect("checked above");
+            if let Some(Ok(play)) = play {
+                slot.play = play;
+            }
         }
         Ok(())
     }
@@ -437,21 +452,23 @@ impl<G: GameIo> VectorEnv<G> {
             &mut self.slots,
             &mut pending,
             |i, slot, p| {
-                *p = shared.advance(i, slot, actions[i] as Action, stop);
+                *p = Some(shared.advance(i, slot, actions[i] as Action, stop));
             },
         );
-        if pending.iter().any(Option::is_none) || !stop.commit() {
+        if let Err(e) = settle(&mut pending, stop) {
             pending.clear();
             self.pending = pending;
-            return Err(interrupted());
+            return Err(e);
         }
         self.chunks(
             out,
             &mut pending,
             |shared, _first, slots, steps, mut out| {
                 for (j, (slot, step)) in slots.iter_mut().zip(steps).enumerate() {
-                    let step = step.take().expect("one worked-out step per env");
-                    shared.commit(slot, step, &mut out, j);
+                    // Every step was worked out (`settle`).
+                    if let Some(Ok(step)) = step.take() {
+                        shared.commit(slot, step, &mut out, j);
+                    }
                 }
             },
         );

@@ -7,7 +7,7 @@ use crate::game::{Action, ActionList, Game};
 use crate::io::GameIo;
 use crate::marathon::Marathon;
 use crate::rng::Rng;
-use crate::search::agent::SearchAgent;
+use crate::search::agent::{Agent, AgentMaker, SearchAgent};
 use crate::search::NoEval;
 use crate::search::{Budget, Choice, StopFlag};
 use crate::Error;
@@ -311,6 +311,127 @@ fn a_stopped_step_changes_nothing_and_replays_the_same() {
         assert_eq!(bufs.obs, twin_bufs.obs);
         assert_eq!(bufs.rewards, twin_bufs.rewards);
         assert_eq!(bufs.term, twin_bufs.term);
+    }
+}
+
+/// An opponent that cannot move in one position out of `every` (by the position's hash and
+/// its seed), and plays the first legal action elsewhere.
+struct Failing {
+    every: u64,
+    seed: u64,
+}
+
+impl Agent<FishGame> for Failing {
+    fn act(
+        &mut self,
+        game: &FishGame,
+        state: &crate::fish::FishState,
+        _stop: &StopFlag,
+    ) -> crate::Result<Option<Action>> {
+        if crate::rng::splitmix64(game.hash(state) ^ self.seed) % self.every == 0 {
+            return Err(Error::Invalid("no move here".into()));
+        }
+        let mut list = ActionList::new();
+        game.legal_actions(state, &mut list);
+        Ok(Some(list[0]))
+    }
+}
+
+fn failing(every: u64) -> AgentMaker<FishGame> {
+    Arc::new(move |_, seed| Box::new(Failing { every, seed }) as Box<dyn Agent<FishGame>>)
+}
+
+#[test]
+fn an_opponent_that_cannot_move_fails_the_call_and_changes_no_env() {
+    // The learner moves first: the env starts, and the first step fails in every env.
+    let options = Options {
+        opponent: Some(failing(1)),
+        ..Options::default()
+    };
+    let mut env = VectorEnv::new(fish_source(2), 3, 1, options).unwrap();
+    let d = *env.dims();
+    let mut bufs = Bufs::new(&d);
+    env.reset(Some(1), bufs.out()).unwrap();
+    let states: Vec<_> = (0..3).map(|i| *env.state(i)).collect();
+    let (obs, mask) = (bufs.obs.clone(), bufs.mask.clone());
+    let actions = bufs.random_actions(&d, &mut Rng::new(1));
+    let err = env.step(&actions, bufs.out()).unwrap_err();
+    assert!(matches!(err, Error::Invalid(_)), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "env 0: the opponent cannot move (no move here); no env changed"
+    );
+    assert_eq!(states, (0..3).map(|i| *env.state(i)).collect::<Vec<_>>());
+    assert_eq!((obs, mask), (bufs.obs.clone(), bufs.mask.clone()));
+    // Seated first, it fails the env's start.
+    let options = Options {
+        opponent: Some(failing(1)),
+        learner: Learner::Seat(1),
+        ..Options::default()
+    };
+    let err = VectorEnv::new(fish_source(2), 3, 1, options).err().unwrap();
+    assert!(err
+        .to_string()
+        .starts_with("env 0: the opponent cannot move"));
+}
+
+#[test]
+fn a_step_or_reset_where_some_opponents_cannot_move_changes_no_env() {
+    let options = Options {
+        opponent: Some(failing(5)),
+        learner: Learner::Random,
+        ..Options::default()
+    };
+    let n = 12;
+    // A seed whose first games all start (each opponent seated first can move).
+    let mut env = (0..100)
+        .find_map(|seed| VectorEnv::new(fish_source(2), n, seed, options.clone()).ok())
+        .unwrap();
+    let d = *env.dims();
+    let mut bufs = Bufs::new(&d);
+    env.observe(bufs.out()).unwrap();
+    let mut rng = Rng::new(7);
+    let (mut failed, mut stepped, mut refused) = (0, 0, 0);
+    while failed == 0 || stepped == 0 || refused == 0 {
+        let states: Vec<_> = (0..n).map(|i| (*env.state(i), env.game_index(i))).collect();
+        let obs = bufs.obs.clone();
+        let seed = env.seed();
+        let unchanged = |env: &VectorEnv<FishGame>, bufs: &Bufs| {
+            assert_eq!(
+                states,
+                (0..n)
+                    .map(|i| (*env.state(i), env.game_index(i)))
+                    .collect::<Vec<_>>()
+            );
+            assert_eq!((obs.clone(), seed), (bufs.obs.clone(), env.seed()));
+        };
+        if rng.below(4) == 0 {
+            // A reset to a new stream, refused when an opponent seated first is stuck.
+            match env.reset(Some(rng.next_u64()), bufs.out()) {
+                Ok(()) => stepped += 1,
+                Err(e) => {
+                    assert!(e.to_string().contains("the opponent cannot move"), "{e}");
+                    unchanged(&env, &bufs);
+                    refused += 1;
+                }
+            }
+            continue;
+        }
+        let actions = bufs.random_actions(&d, &mut rng);
+        match env.step(&actions, bufs.out()) {
+            Ok(()) => stepped += 1,
+            Err(e) => {
+                assert!(e.to_string().contains("the opponent cannot move"), "{e}");
+                unchanged(&env, &bufs);
+                failed += 1;
+                // The same actions fail again: nothing moved.
+                assert!(env.step(&actions, bufs.out()).is_err());
+                unchanged(&env, &bufs);
+                // Move on from positions where an opponent is stuck.
+                while env.reset(Some(rng.next_u64()), bufs.out()).is_err() {}
+            }
+        }
+        assert!(failed + stepped + refused < 2000);
     }
 }
 

@@ -11,7 +11,8 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import _core
-from pingvinas.evaluators import Net, NnueNet
+
+Net, NnueNet = pv.evaluators.Net, pv.evaluators.NnueNet
 
 HUGE = [2**64, 10**30, -(2**64)]
 

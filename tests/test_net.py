@@ -111,7 +111,7 @@ def test_a_net_of_another_game_or_a_bad_file_is_refused(tmp_path):
         native(bad)
     with pytest.raises(ValueError, match="cannot read"):
         native(tmp_path / "missing.safetensors")
-    with pytest.raises(ValueError, match="trunk widths"):
+    with pytest.raises(ValueError, match=r"hidden = \[\]: expected 1 to 16 layer widths"):
         Net.random(pv.Fish(), [])
     with pytest.raises(ValueError, match="the net was made for a fish"):
         pv.Searcher("alphabeta", evaluator=net).search(pv.Fish().new_state(seed=1), depth=1)

@@ -48,7 +48,8 @@ def test_ctrl_c_stops_a_step_with_a_searching_opponent_and_changes_nothing(pytho
 
 def test_an_interrupted_step_played_again_gives_what_an_uninterrupted_one_gives(python_sigint):
     def make():
-        env = pv.VectorEnv(pv.Fish(), 3, seed=5, opponent="mcts:3000")
+        # Room enough that no move runs into its time bound: the moves are the seed's alone.
+        env = pv.VectorEnv(pv.Fish(), 3, seed=5, opponent="mcts:3000", opponent_time=600)
         return env, env.reset(seed=5)[1]
 
     plain, info = make()
@@ -207,3 +208,152 @@ def test_numpy_memory_errors_stay_memory_errors():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "MemoryError" in out.stdout, (out.stdout, out.stderr)
     assert "PanicException" not in out.stderr
+
+
+def run_child(code: str, timeout: float = 60.0) -> str:
+    """Runs ``code`` in a fresh interpreter and returns its output; fails the test if it hangs
+    or dies (an abort, a segfault, a panic that reached Python)."""
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"no answer within {timeout} s")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "PanicException" not in out.stderr and "internal error" not in out.stdout
+    return out.stdout
+
+
+def test_an_opponent_that_cannot_move_fails_the_step_cleanly_and_changes_nothing():
+    # Before: a panic after 44 s ("a search of a game that is not over ..."), surfacing as
+    # RuntimeError, with the learner's move left applied.
+    out = run_child(
+        """
+        import time
+        import numpy as np
+        import pingvinas as pv
+
+        env = pv.VectorEnv(pv.Fish(), 1, seed=0, opponent="solve", learner=0)
+        obs, info = env.reset()
+        before, obs_before = [s.to_json() for s in env.states()], obs.copy()
+        actions = info["legal_actions"][:, 0].astype(np.int64)
+        for _ in range(2):
+            t = time.perf_counter()
+            try:
+                env.step(actions)
+                print("stepped")
+            except ValueError as e:
+                print("ValueError", round(time.perf_counter() - t, 1), e)
+            assert [s.to_json() for s in env.states()] == before
+            assert np.array_equal(obs, obs_before)
+        print("unchanged")
+        """
+    )
+    lines = out.splitlines()
+    assert lines[-1] == "unchanged", out
+    for line in lines[:2]:
+        kind, seconds, message = line.split(" ", 2)
+        assert kind == "ValueError", out
+        # The default bound on an opponent's move: 1 s, and then the solver gives up.
+        assert float(seconds) < 10, out
+        assert message.startswith("env 0: the opponent cannot move"), out
+        assert "too big to solve" in message and "no env changed" in message, out
+
+
+def test_a_failed_step_with_many_envs_changes_no_env():
+    out = run_child(
+        """
+        import numpy as np
+        import pingvinas as pv
+
+        game = pv.Fish.from_config(
+            {"game": "fish", "players": 2, "penguins": 1, "board": [[1, 2, 3, 1]] * 3}
+        )
+        # Solvable boards: most steps play; none may leave an env half stepped.
+        env = pv.VectorEnv(game, 8, seed=1, opponent="solve", opponent_time=5)
+        obs, info = env.reset(seed=1)
+        rng = np.random.default_rng(0)
+        steps = 0
+        for _ in range(30):
+            before = [s.to_json() for s in env.states()]
+            pick = (rng.random(8) * info["legal_action_count"]).astype(np.int64)
+            actions = info["legal_actions"][np.arange(8), pick].astype(np.int64)
+            try:
+                obs, rewards, term, trunc, info = env.step(actions)
+                steps += 1
+            except ValueError as e:
+                assert [s.to_json() for s in env.states()] == before, e
+        print("steps", steps)
+        """
+    )
+    assert int(out.split()[-1]) > 0, out
+
+
+@pytest.mark.parametrize("time_arg", [None, 0.2])
+def test_an_opponent_move_is_bounded_by_its_time(time_arg):
+    # Before: "alphabeta:64" took minutes a step.
+    out = run_child(
+        f"""
+        import time
+        import numpy as np
+        import pingvinas as pv
+
+        env = pv.VectorEnv(pv.Fish(), 2, seed=0, opponent="alphabeta:64", learner=1,
+                           opponent_time={time_arg})
+        t = time.perf_counter()
+        obs, info = env.reset(seed=0)
+        print(round(time.perf_counter() - t, 2))
+        t = time.perf_counter()
+        env.step(info["legal_actions"][:, 0].astype(np.int64))
+        print(round(time.perf_counter() - t, 2), env.opponent_time)
+        """
+    )
+    reset, step, bound = out.split()
+    assert float(bound) == (time_arg or 1.0)
+    # Two envs, one opponent move each (learner 1: the opponent places first, at the reset).
+    assert float(reset) < 2 * float(bound) + 3, out
+    assert float(step) < 2 * float(bound) + 3, out
+
+
+def test_ctrl_c_stops_a_step_within_a_long_opponent_time(python_sigint):
+    env = pv.VectorEnv(pv.Fish(), 2, seed=3, opponent="alphabeta:64", opponent_time=3600)
+    obs, info = env.reset(seed=3)
+    before = snapshot(env)
+    sent = []
+
+    def interrupt():
+        sent.append(time.perf_counter())
+        _thread.interrupt_main()
+
+    threading.Timer(0.5, interrupt).start()
+    with pytest.raises(KeyboardInterrupt):
+        env.step(first_legal(info))
+    assert time.perf_counter() - sent[0] < 0.5
+    assert snapshot(env) == before
+
+
+def test_opponent_time_and_learner_are_checked():
+    game = pv.Fish()
+    for bad in (0, -1, 0.0, float("nan"), float("inf"), 1e308, 3601, 10**400):
+        with pytest.raises(ValueError, match="opponent_time") as e:
+            pv.VectorEnv(game, 1, opponent="random", opponent_time=bad)
+        assert "3600" in str(e.value) and len(str(e.value)) < 120, e.value
+    for bad in (True, "1", [1]):
+        with pytest.raises(TypeError, match="opponent_time"):
+            pv.VectorEnv(game, 1, opponent="random", opponent_time=bad)
+    with pytest.raises(ValueError, match="give an opponent"):
+        pv.VectorEnv(game, 1, opponent_time=1.0)
+    # A learner names a seat against an opponent: without one it is a mistake, even seat 0.
+    for learner in (0, 1, "random"):
+        with pytest.raises(ValueError, match="give an opponent"):
+            pv.VectorEnv(game, 1, learner=learner)
+    env = pv.VectorEnv(game, 1, opponent="mcts:5", opponent_time=2.5)
+    assert env.opponent_time == 2.5
+    assert repr(env) == (
+        'VectorEnv(Fish(players=2, penguins=4), 1, opponent="mcts:5", opponent_time=2.5)'
+    )
+    assert pv.VectorEnv(game, 1, opponent="random").opponent_time == 1.0
+    assert pv.VectorEnv(game, 1).opponent_time is None

@@ -95,8 +95,8 @@ class Fish:
         placement: str = "one-fish",
         order: str = "round-robin",
     ) -> Fish:
-        """``players``: 2 to 4 (None: 2); ``penguins``: per player (default: the standard
-        number for ``players``);
+        """``players``: 2 to 4 (None: 2); ``penguins``: per player, 1 to 8 (default: the
+        standard number for ``players``);
         ``board``: a fixed board (default: the standard board dealt afresh per game);
         ``placement``: ``"one-fish"`` or ``"any"``; ``order``: ``"round-robin"`` or ``"snake"``."""
     @staticmethod
@@ -160,7 +160,8 @@ class FishMove:
     notation. Made by ``FishState`` (``legal_moves``, ``parse_move``); ``FishMove(src, dst,
     action)`` rebuilds one (pickle does)."""
 
-    def __new__(cls, src: _Cell | None, dst: _Cell, action: int) -> FishMove: ...
+    def __new__(cls, src: _Cell | None, dst: _Cell, action: int) -> FishMove:
+        """Cells' rows and columns 0 to 65535; ``action`` 0 to 2**32 - 1."""
     def __reduce__(
         self,
     ) -> tuple[Callable[[_Cell | None, _Cell, int], FishMove], tuple[_Cell | None, _Cell, int]]: ...
@@ -196,7 +197,8 @@ class Net:
     def from_bytes(data: bytes) -> Net: ...
     @staticmethod
     def random(game: Fish | Marathon, hidden: Sequence[int], *, seed: int | None = None) -> Net:
-        """A net for ``game`` with seeded random weights and trunk layers of these widths."""
+        """A net for ``game`` with seeded random weights and trunk layers of these widths (1
+        to 16 layers, each 1 to 4096 wide); ``seed``: any int (modulo 2**64)."""
     @staticmethod
     def from_arrays(
         game: Fish | Marathon,
@@ -249,8 +251,9 @@ class NnueNet:
     def random(
         game: Fish, width: int = 64, hidden: Sequence[int] = ..., *, seed: int | None = None
     ) -> NnueNet:
-        """A net for ``game`` with seeded random weights, accumulators of ``width`` and dense
-        layers of the widths ``hidden`` (default ``[32, 32]``)."""
+        """A net for ``game`` with seeded random weights, accumulators of ``width`` (1 to 4096)
+        and dense layers of the widths ``hidden`` (default ``[32, 32]``; 1 to 16 layers, each 1
+        to 4096 wide); ``seed``: any int (modulo 2**64)."""
     @staticmethod
     def from_arrays(
         game: Fish,
@@ -416,8 +419,10 @@ def fish_random_playouts(
     state: FishState | None = None,
     policy: str = "uniform",
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
-    """``(fish, floes)`` of ``n`` random games, each of shape ``(n, players)``; ``policy``:
-    ``"uniform"`` or ``"fast"``. Wrapped by ``pingvinas.fish.random_playouts``."""
+    """``(fish, floes)`` of ``n`` random games (0 to 2**32), each of shape ``(n, players)``;
+    ``seed``: any int (modulo 2**64); ``threads``: 0 (every core) to 256; ``policy``:
+    ``"uniform"`` or ``"fast"``; ``state``, when ``game`` is given too, a position of that game
+    (else ``ValueError``). Wrapped by ``pingvinas.fish.random_playouts``."""
 
 # --- Penguin Marathon -------------------------------------------------------------------------
 
@@ -462,8 +467,8 @@ class Marathon:
     ) -> Marathon:
         """``players``: 2 to 5 (None: 2). ``course``: ``"marathon"``/``"standard"``,
         ``"marathon-5"``/``"5"``, ``"marathon-l"``/``"l"``, ``"marathon-zigzag"``/``"zigzag"``,
-        or an ASCII course map. ``ply_limit``: a game reaching this many actions is a draw
-        (None: 500)."""
+        or an ASCII course map. ``ply_limit``: a game reaching this many actions is a draw, 0
+        to 2**32 - 1 (None: 500)."""
     @staticmethod
     def variant(name: str) -> Marathon:
         """A bundled variant by name (see ``pingvinas.variants()``; the short names work too)."""
@@ -536,7 +541,8 @@ class MarathonMove:
         direction: str | None,
         dst: _Cell | None,
         facing: str | None,
-    ) -> MarathonMove: ...
+    ) -> MarathonMove:
+        """``action`` 0 to 2**32 - 1; ``player`` 0 to 7; cells' coordinates 32-bit ints."""
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]: ...
     @property
     def action(self) -> int: ...
@@ -680,7 +686,9 @@ def marathon_random_playouts(
     game: Marathon | None = None,
     state: MarathonState | None = None,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
-    """``(winners, plies)`` of ``n`` random games, each of shape ``(n,)`` (winner -1: a draw).
+    """``(winners, plies)`` of ``n`` random games (0 to 2**32), each of shape ``(n,)`` (winner
+    -1: a draw); ``seed``: any int (modulo 2**64); ``threads``: 0 (every core) to 256;
+    ``state``, when ``game`` is given too, a position of that game (else ``ValueError``).
     Wrapped by ``pingvinas.marathon.random_playouts``."""
 
 # --- Search -----------------------------------------------------------------------------------
@@ -729,7 +737,12 @@ class Searcher:
         dirichlet: tuple[float, float] | None = None,
         root: str = "puct",
         playout_mix: float = 0.0,
-    ) -> Searcher: ...
+    ) -> Searcher:
+        """``threads``: 1 to 256; ``seed``: any int (modulo 2**64); ``exploration``: 0 to 1e6;
+        ``tt_mb``: 1 to 4096; ``memory_mb``: 1 to 2**20; ``batch_size``: 1 to 65536;
+        ``dirichlet``: ``(alpha, fraction)``, alpha 0.001 to 1000, fraction 0 to 1; ``root``:
+        ``"puct"``, or ``"gumbel"`` with ``algorithm="puct"`` only; ``playout_mix``: 0 to 1.
+        A value out of range raises ``ValueError`` naming it."""
     def search(
         self,
         state: FishState | MarathonState,
@@ -740,7 +753,9 @@ class Searcher:
         depth: int | None = None,
     ) -> tuple[Any, ...]:
         """The fields of ``pingvinas.search.SearchResult``, in order (move, action, value, pv,
-        nodes, iterations, depth, time, visits, exact, interrupted, algorithm)."""
+        nodes, iterations, depth, time, visits, exact, interrupted, algorithm). ``time``:
+        seconds above 0, at most 604800 (a week); ``iterations`` and ``nodes``: 1 to 2**40;
+        ``depth``: 1 to 1000; a value out of range raises ``ValueError`` naming it."""
     def stop(self) -> None:
         """Asks a running search to stop now (it returns its best move so far). Thread-safe."""
     def clear(self) -> None:
@@ -762,7 +777,8 @@ def fish_solve(
 ) -> dict[str, Any]:
     """The exact result of a small Fish position: a dict with scores, best (action, None when
     over), moves (every optimal action), values ([(action, (fish, floes))]), pv, value, nodes,
-    time. Wrapped by ``pingvinas.search.solve_fish``."""
+    time. ``max_nodes``: 1 to 2**40; ``time``: seconds above 0 (None: no limit); ``tt_mb``: 1
+    to 65536. Wrapped by ``pingvinas.search.solve_fish``."""
 
 def search_many(
     states: Sequence[FishState] | Sequence[MarathonState],
@@ -781,7 +797,8 @@ def search_many(
     threads: int | None = None,
 ) -> list[tuple[Any, ...]]:
     """PUCT searches of many states, one tree each, every round's leaves of all trees in one
-    evaluator call; one result tuple per state. Wrapped by ``pingvinas.search.search_many``."""
+    evaluator call; one result tuple per state. The ranges of ``Searcher`` and
+    ``Searcher.search``. Wrapped by ``pingvinas.search.search_many``."""
 
 def _search_many_native(
     states: Sequence[FishState] | Sequence[MarathonState],
@@ -792,7 +809,8 @@ def _search_many_native(
     knowledge: bool = True,
 ) -> float:
     """For benchmarks: ``search_many`` driven by a Rust evaluator (zero logits and values);
-    returns the seconds the searches took."""
+    returns the seconds the searches took. ``iterations``: 1 to 2**40; ``batch_size``: 1 to
+    65536; ``seed``: any int (modulo 2**64)."""
 
 def selfplay(
     game: Fish | Marathon,
@@ -815,7 +833,11 @@ def selfplay(
 ) -> dict[str, npt.NDArray[Any]]:
     """Self-play games as a dict of numpy arrays (the fields of
     ``pingvinas.selfplay.SelfPlayData``, plus ``game_list``, ``game_lengths`` and
-    ``game_resigned`` per game). Wrapped by ``pingvinas.selfplay.selfplay``."""
+    ``game_resigned`` per game). ``games``: at most 2**24 indices, none negative;
+    ``simulations``: 1 to 2**40; ``temperature``: 0 to 100; ``temperature_moves``: 0 to
+    2**32 - 1; ``batch_size``: 1 to 65536; ``threads``: 0 (every core) to 256; ``resign``: a
+    root value from -1 to 1; ``playout_cap``: ``(p, fast)``, ``p`` 0 to 1 and ``fast`` 1 to
+    ``simulations``; ``max_live``: 1 to 2**20. Wrapped by ``pingvinas.selfplay.selfplay``."""
 
 #: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
 ALGORITHMS: tuple[str, ...]
@@ -839,9 +861,14 @@ class VectorEnv:
         threads: int | None = None,
         opponent: str | None = None,
         learner: int | str | None = None,
+        opponent_time: float | None = None,
         reward: str = "returns",
         copy: bool = False,
-    ) -> VectorEnv: ...
+    ) -> VectorEnv:
+        """``num_envs``: 1 to 2**24; ``seed``: any int (modulo 2**64); ``threads``: 0 (every
+        core) to 256; ``learner``: a seat of the game or ``"random"``, and ``opponent_time``:
+        seconds above 0, at most 3600, bounding each opponent move (None: 1.0), both with an
+        ``opponent`` only."""
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[Any]]]:
@@ -888,6 +915,9 @@ class VectorEnv:
     def threads(self) -> int: ...
     @property
     def opponent(self) -> str | None: ...
+    @property
+    def opponent_time(self) -> float | None:
+        """The bound on each opponent move in seconds; None without an opponent."""
     @property
     def reward(self) -> str: ...
     @property

@@ -13,7 +13,8 @@ this env for them (``vectorization_mode="vector_entry_point"``, the default when
 
 - Single-agent: the learner plays one seat (``learner``: a seat, or ``"random"`` per game),
   ``opponent`` (``"random"``, ``"greedy"``, ``"mcts"``, ``"mcts:N"``) plays the others inside
-  the step; one step is one decision of the learner.
+  the step; one step is one decision of the learner. ``opponent_time`` bounds each opponent
+  move (seconds, 1.0 by default; see :class:`pingvinas.VectorEnv`).
 - ``single_observation_space``: ``Dict(observation=Box(0, 1, observation shape, float32),
   action_mask=Box(0, 1, (num_actions,), int8))``, the learner's view; ``single_action_space``:
   ``Discrete(num_actions)``.
@@ -61,6 +62,7 @@ class PingvinasVectorEnv(gymnasium.vector.VectorEnv):
         *,
         opponent: str = "random",
         learner: Union[int, str] = 0,
+        opponent_time: Optional[float] = None,
         seed: Optional[int] = None,
         threads: int = 1,
         reward: str = "returns",
@@ -77,6 +79,7 @@ class PingvinasVectorEnv(gymnasium.vector.VectorEnv):
             threads=threads,
             opponent=opponent,
             learner=learner,
+            opponent_time=opponent_time,
             reward=reward,
             copy=copy,
         )
@@ -161,7 +164,8 @@ def gym_vector_env(
     **kwargs: Any,
 ) -> PingvinasVectorEnv:
     """A :class:`PingvinasVectorEnv` (keywords: ``opponent``, ``learner`` or ``seat`` as in
-    ``gym_env``, ``seed``, ``threads``, ``reward``, ``copy``, ``render_mode``)."""
+    ``gym_env``, ``opponent_time``, ``seed``, ``threads``, ``reward``, ``copy``,
+    ``render_mode``)."""
     kwargs.pop("max_episode_steps", None)
     if "seat" in kwargs:
         kwargs["learner"] = kwargs.pop("seat")

@@ -161,7 +161,10 @@ def _check_time(value: Any) -> Optional[float]:
         return None
     if not is_number(value, numpy=True):
         raise TypeError(f"time must be a number of seconds, got {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond every float: beyond every limit, refused as such
+        return float("inf")
 
 
 class _Options(TypedDict):
@@ -264,7 +267,7 @@ class Searcher:
     :param batch_size: PUCT: the most leaves sent to the evaluator in one call.
     :param dirichlet: PUCT: ``(alpha, fraction)`` of Dirichlet noise mixed into the root's
         priors (for self-play), or ``None``.
-    :param root: PUCT: how the root picks its moves: ``"puct"``, or ``"gumbel"`` (Gumbel
+    :param root: PUCT only: how the root picks its moves: ``"puct"``, or ``"gumbel"`` (Gumbel
         AlphaZero: Gumbel-top-k sampling of up to 16 moves and sequential halving over the
         iterations, mctx's settings; strong at a few iterations; the move played is the one
         it chooses, no Dirichlet noise). Below the root, PUCT either way.

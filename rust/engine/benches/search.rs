@@ -17,8 +17,9 @@ use pingvinas_engine::fish::{Bitboard, Board, FishGame, FishState, Phase, Rules}
 use pingvinas_engine::game::{ActionList, Game};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use pingvinas_engine::search::forest::{self, BatchEvaluator, Forest};
 use pingvinas_engine::search::mcts::{Mcts, MctsConfig, Selection};
-use pingvinas_engine::search::puct::{self, BatchEvaluator, Forest, PuctConfig, PuctTree};
+use pingvinas_engine::search::puct::{PuctConfig, PuctTree};
 use pingvinas_engine::search::{Budget, Evaluate, StopFlag};
 
 fn after_placement(seed: u64) -> (FishGame, FishState) {
@@ -130,7 +131,7 @@ fn main() {
         let states = vec![s; trees as usize];
         let mut values = FishValues(&game, &plain);
         let t0 = Instant::now();
-        let rs = puct::run(
+        let rs = forest::run(
             &mut forest,
             &states,
             &Budget::time(secs),

@@ -27,7 +27,8 @@ use pingvinas_engine::io::GameIo;
 use pingvinas_engine::net::{Accumulator, CellFeatures, Fits, Mlp, Nnue};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::forest::{drive_parallel, SharedTree};
-use pingvinas_engine::search::puct::{run, Batch, BatchEvaluator, Forest, PuctConfig, PuctTree};
+use pingvinas_engine::search::forest::{run, BatchEvaluator, Forest};
+use pingvinas_engine::search::puct::{Batch, PuctConfig, PuctTree};
 use pingvinas_engine::search::{Budget, Evaluate, NoEval, StopFlag};
 
 fn main() {

@@ -62,6 +62,17 @@ pub fn check_length(what: &str, text: &str, max: usize) -> Result<()> {
     Ok(())
 }
 
+/// `x` as a message quotes a number given: as Rust writes it when that is short, else in
+/// scientific notation (`1e308`, not 309 digits).
+pub fn short_number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 16 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// The most characters of user input an error message quotes (see [`quote`]).
 pub const MAX_QUOTE: usize = 200;
 
@@ -107,6 +118,16 @@ pub fn clip_message(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_quoted_short() {
+        assert_eq!(short_number(0.5), "0.5");
+        assert_eq!(short_number(-3.0), "-3");
+        assert_eq!(short_number(1e308), "1e308");
+        assert_eq!(short_number(f64::NAN), "NaN");
+        assert_eq!(short_number(f64::INFINITY), "inf");
+        assert!(short_number(1.0 / 3.0).len() < 25);
+    }
 
     #[test]
     fn quotes_are_clipped() {

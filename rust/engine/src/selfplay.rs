@@ -3,7 +3,7 @@
 //! returns.
 //!
 //! - With an evaluator, every live game's PUCT tree adds its leaves to one shared batch per
-//!   round ([`SelfPlay`] is a [`Stepped`] driven like [`crate::search::puct::Forest`]).
+//!   round ([`SelfPlay`] is a [`Stepped`] driven like [`crate::search::forest::Forest`]).
 //!   Without one, [`play_mcts`] plays a game with plain MCTS, and [`crate::batch::run`] plays
 //!   many on threads.
 //! - Game `g` draws everything (its deal, its trees' seeds, its move choices) from
@@ -30,8 +30,9 @@ use crate::error::Result;
 use crate::game::{returns_from_places, Action, ActionList, Game, Returns};
 use crate::io::GameIo;
 use crate::rng::Rng;
+use crate::search::forest::Stepped;
 use crate::search::mcts::{Mcts, MctsConfig};
-use crate::search::puct::{PuctConfig, PuctTree, RootRule, Stepped};
+use crate::search::puct::{PuctConfig, PuctTree, RootRule};
 use crate::search::{Budget, Evaluate, Knowledge, StopFlag};
 use crate::vector::Source;
 
@@ -392,7 +393,7 @@ struct Live<G: Game, E> {
 }
 
 /// Self-play with an evaluator: up to `max_live` games at once, their trees' leaves batched
-/// together; a [`Stepped`] to drive with [`crate::search::puct::drive`] (or from Python).
+/// together; a [`Stepped`] to drive with [`crate::search::forest::drive`] (or from Python).
 pub struct SelfPlay<G: Game, E> {
     config: SelfPlayConfig,
     maker: Maker<G, E>,
@@ -670,7 +671,7 @@ mod tests {
     use crate::fish::{FishGame, Rules};
     use crate::marathon::eval::{MarathonEval, MarathonEvalConfig};
     use crate::marathon::Marathon;
-    use crate::search::puct::{drive, BatchEvaluator};
+    use crate::search::forest::{drive, BatchEvaluator};
 
     struct Zero;
     impl<G: Game> BatchEvaluator<G> for Zero {

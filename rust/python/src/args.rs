@@ -3,7 +3,7 @@
 //! and records given as a dict or a tuple.
 
 use pingvinas_engine::config::{Value, MAX_DEPTH};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySequence, PyString, PyTuple};
 
@@ -84,6 +84,78 @@ pub fn count(value: &Bound<'_, PyAny>, what: &str, min: u64, max: u64) -> PyResu
             "{what} = {}: expected {min} to {max}",
             cut(&i.to_string())
         ))),
+    }
+}
+
+/// An optional count (see [`count`]): `None` when not given or `None`.
+pub fn opt_count(
+    value: Option<&Bound<'_, PyAny>>,
+    what: &str,
+    min: u64,
+    max: u64,
+) -> PyResult<Option<u64>> {
+    match value {
+        Some(v) if !v.is_none() => count(v, what, min, max).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The widest layer a net made from random weights may have.
+pub const MAX_LAYER_WIDTH: u64 = 4096;
+/// The most layers such a net may have.
+pub const MAX_LAYERS: usize = 16;
+
+/// Layer widths: a sequence of 1 to [`MAX_LAYERS`] ints, each 1 to [`MAX_LAYER_WIDTH`].
+pub fn widths(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "{what} = {}: expected 1 to {MAX_LAYERS} layer widths, each 1 to {MAX_LAYER_WIDTH}",
+            quote(value)
+        ))
+    };
+    if value.is_instance_of::<PyString>() {
+        return Err(bad());
+    }
+    let items: Vec<Bound<'_, PyAny>> = value
+        .try_iter()
+        .map_err(|_| bad())?
+        .collect::<PyResult<_>>()?;
+    if !(1..=MAX_LAYERS).contains(&items.len()) {
+        return Err(bad());
+    }
+    items
+        .iter()
+        .map(|w| {
+            int(w, what)?;
+            count(w, what, 1, MAX_LAYER_WIDTH).map_err(|_| bad())
+        })
+        .map(|w| w.map(|w| w as usize))
+        .collect()
+}
+
+/// A number of seconds (an int or a float, not a bool), its range left to the caller: an int
+/// too large for a float is infinite, beyond every limit.
+pub fn seconds(value: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
+    if value.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a number of seconds, not a bool"
+        )));
+    }
+    match value.extract::<f64>() {
+        Ok(x) => Ok(x),
+        Err(e) if e.is_instance_of::<PyOverflowError>(value.py()) => Ok(f64::INFINITY),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} must be a number of seconds, not {}",
+            type_name(value)
+        ))),
+    }
+}
+
+/// An optional number of seconds (see [`seconds`]).
+pub fn opt_seconds(value: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<f64>> {
+    match value {
+        Some(v) if !v.is_none() => seconds(v, what).map(Some),
+        _ => Ok(None),
     }
 }
 

@@ -8,7 +8,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use numpy::{PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pingvinas_engine::search::puct::Stepped;
+use pingvinas_engine::search::forest::Stepped;
 use pingvinas_engine::Game;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -88,7 +88,11 @@ move_text!(PyFishMove, "FishMove");
 impl PyFishMove {
     #[new]
     #[pyo3(signature = (src, dst, action))]
-    fn new(src: Option<(usize, usize)>, dst: (usize, usize), action: u32) -> Self {
+    fn new(
+        #[pyo3(from_py_with = fish_src)] src: Option<(usize, usize)>,
+        #[pyo3(from_py_with = fish_dst)] dst: (usize, usize),
+        #[pyo3(from_py_with = action_arg)] action: u32,
+    ) -> Self {
         PyFishMove { src, dst, action }
     }
 
@@ -268,13 +272,13 @@ impl PyMarathonMove {
     #[pyo3(signature = (action, player, kind, src, entry, direction, dst, facing))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        action: u32,
-        player: usize,
+        #[pyo3(from_py_with = action_arg)] action: u32,
+        #[pyo3(from_py_with = player_arg)] player: usize,
         kind: &str,
-        src: Option<Cell>,
-        entry: Option<Cell>,
+        #[pyo3(from_py_with = marathon_src)] src: Option<Cell>,
+        #[pyo3(from_py_with = marathon_entry)] entry: Option<Cell>,
         direction: Option<&str>,
-        dst: Option<Cell>,
+        #[pyo3(from_py_with = marathon_dst)] dst: Option<Cell>,
         facing: Option<&str>,
     ) -> PyResult<Self> {
         let dir = |text: &str| {
@@ -353,4 +357,84 @@ impl Bind for Marathon {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFishMove>()?;
     m.add_class::<PyMarathonMove>()
+}
+
+/// A move's `action` argument: 0 to 2**32 - 1.
+fn action_arg(value: &Bound<'_, PyAny>) -> PyResult<u32> {
+    crate::args::count(value, "action", 0, u32::MAX as u64).map(|a| a as u32)
+}
+
+/// A Marathon move's `player` argument.
+fn player_arg(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let most = pingvinas_engine::MAX_PLAYERS as u64 - 1;
+    crate::args::count(value, "player", 0, most).map(|p| p as usize)
+}
+
+/// A cell argument `what` whose coordinates lie in `min..=max`, or `None`.
+fn cell_in(
+    value: &Bound<'_, PyAny>,
+    what: &str,
+    min: i64,
+    max: i64,
+) -> PyResult<Option<(i64, i64)>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let out_of_range = || {
+        PyValueError::new_err(format!(
+            "{what} = {}: expected a pair of ints, each from {min} to {max}",
+            crate::args::quote(value)
+        ))
+    };
+    let coord = |v: &Bound<'_, PyAny>| -> PyResult<i64> {
+        let i = crate::args::int(v, what)?;
+        i.extract::<i64>()
+            .ok()
+            .filter(|x| (min..=max).contains(x))
+            .ok_or_else(out_of_range)
+    };
+    let items: Vec<Bound<'_, PyAny>> = match value.is_instance_of::<pyo3::types::PyString>() {
+        true => return Err(out_of_range()),
+        false => value
+            .try_iter()
+            .map_err(|_| out_of_range())?
+            .collect::<PyResult<_>>()?,
+    };
+    let [r, c] = items.as_slice() else {
+        return Err(out_of_range());
+    };
+    Ok(Some((coord(r)?, coord(c)?)))
+}
+
+/// A Fish move's cell `what` (rows and columns from 0 to 65535), or `None`.
+fn fish_cell(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<(usize, usize)>> {
+    let cell = cell_in(value, what, 0, u16::MAX as i64)?;
+    Ok(cell.map(|(r, c)| (r as usize, c as usize)))
+}
+
+fn fish_src(value: &Bound<'_, PyAny>) -> PyResult<Option<(usize, usize)>> {
+    fish_cell(value, "src")
+}
+
+fn fish_dst(value: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    fish_cell(value, "dst")?
+        .ok_or_else(|| PyValueError::new_err("dst: a Fish move ends on a cell, not None"))
+}
+
+/// A Marathon move's cell `what`, or `None`.
+fn marathon_cell(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Cell>> {
+    let cell = cell_in(value, what, i32::MIN as i64, i32::MAX as i64)?;
+    Ok(cell.map(|(r, c)| (r as i32, c as i32)))
+}
+
+fn marathon_src(value: &Bound<'_, PyAny>) -> PyResult<Option<Cell>> {
+    marathon_cell(value, "src")
+}
+
+fn marathon_entry(value: &Bound<'_, PyAny>) -> PyResult<Option<Cell>> {
+    marathon_cell(value, "entry")
+}
+
+fn marathon_dst(value: &Bound<'_, PyAny>) -> PyResult<Option<Cell>> {
+    marathon_cell(value, "dst")
 }

@@ -53,14 +53,16 @@ impl PyNet {
     }
 
     /// A net for ``game`` (a ``Fish`` or ``Marathon``) with random weights (He
-    /// initialisation, from ``seed``) and trunk layers of these widths.
+    /// initialisation, from ``seed``) and trunk layers of these widths (1 to 16 layers, each 1
+    /// to 4096 wide).
     #[staticmethod]
     #[pyo3(signature = (game, hidden, *, seed = None))]
     fn random(
         game: &Bound<'_, PyAny>,
-        hidden: Vec<usize>,
+        hidden: &Bound<'_, PyAny>,
         seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyNet> {
+        let hidden = crate::args::widths(hidden, "hidden")?;
         let seed = match seed {
             Some(s) if !s.is_none() => crate::args::seed(s)?,
             _ => 0,
@@ -362,13 +364,14 @@ impl PyNnueNet {
     }
 
     /// A net for ``game`` (a ``Fish``) with random weights (He initialisation, from
-    /// ``seed``), accumulators of ``width`` a player and dense layers of the widths ``hidden``.
+    /// ``seed``), accumulators of ``width`` (1 to 4096) a player and dense layers of the widths
+    /// ``hidden`` (1 to 16 layers, each 1 to 4096 wide).
     #[staticmethod]
     #[pyo3(signature = (game, width = 64, hidden = vec![32, 32], *, seed = None))]
     fn random(
         game: &Bound<'_, PyAny>,
-        width: usize,
-        hidden: Vec<usize>,
+        #[pyo3(from_py_with = nnue_width)] width: usize,
+        #[pyo3(from_py_with = nnue_hidden)] hidden: Vec<usize>,
         seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyNnueNet> {
         let seed = match seed {
@@ -621,4 +624,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNet>()?;
     m.add_class::<PyNnueNet>()?;
     m.add_function(wrap_pyfunction!(load_net, m)?)
+}
+
+/// `width` of `NnueNet.random`.
+fn nnue_width(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    crate::args::count(value, "width", 1, crate::args::MAX_LAYER_WIDTH).map(|w| w as usize)
+}
+
+/// `hidden` of `NnueNet.random`.
+fn nnue_hidden(value: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    crate::args::widths(value, "hidden")
 }

@@ -73,6 +73,11 @@ pub fn fish_random_playouts<'py>(
         .map_or(Rules::standard(2).expect("standard"), |g| g.rules);
     let fixed = game.as_ref().and_then(|g| g.fixed.clone());
     let position = state.map(|s| (s.game.clone(), s.state));
+    if let (Some(g), Some((sg, _))) = (&game, &position) {
+        if *sg.rules() != g.rules || fixed.as_ref().is_some_and(|f| **f != **sg) {
+            return Err(another_game(sg.rules().players(), g.rules.players()));
+        }
+    }
     let players = match (&position, &fixed) {
         (Some((g, _)), _) | (None, Some(g)) => g.num_players(),
         (None, None) => rules.players(),
@@ -118,6 +123,11 @@ pub fn marathon_random_playouts<'py>(
     state: Option<PyRef<'py, PyMarathonState>>,
 ) -> PyResult<PlayoutArrays<'py>> {
     let (n, seed, threads) = batch_args(n, seed, threads)?;
+    if let (Some(s), Some(g)) = (&state, &game) {
+        if *s.game != *g.game {
+            return Err(another_game(s.game.players(), g.game.players()));
+        }
+    }
     let (game, start) = match (&state, &game) {
         (Some(s), _) => (s.game.clone(), Some(s.state)),
         (None, Some(g)) => (g.game.clone(), None),
@@ -128,6 +138,18 @@ pub fn marathon_random_playouts<'py>(
     })?
     .py()?;
     Ok((out.winners.into_pyarray(py), out.plies.into_pyarray(py)))
+}
+
+/// The error of a `state` that is not a position of `game` (both given).
+fn another_game(state_players: usize, game_players: usize) -> PyErr {
+    let players = if state_players != game_players {
+        format!(" (a {state_players}-player state, a {game_players}-player game)")
+    } else {
+        String::new()
+    };
+    PyValueError::new_err(format!(
+        "state is not a position of game{players}: give a state of that game, or one of the two"
+    ))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -13,9 +13,10 @@ use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
 use pingvinas_engine::search::forest::SharedTree;
+use pingvinas_engine::search::forest::{Forest, Stepped};
 use pingvinas_engine::search::mcts::{self, Selection};
 use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
-use pingvinas_engine::search::puct::{Forest, PuctTree, RootRule, Stepped, MAX_BATCH};
+use pingvinas_engine::search::puct::{PuctTree, RootRule, MAX_BATCH};
 use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
     Budget, Choice, Evaluate, Playout, SearchResult, Searcher, StopFlag,
@@ -464,6 +465,7 @@ impl PySearcher {
         root: &str,
         playout_mix: f64,
     ) -> PyResult<Self> {
+        let root_name = root;
         let defaults = Settings::default();
         if !(0.0..=1.0).contains(&playout_mix) {
             return Err(PyValueError::new_err(format!(
@@ -499,6 +501,14 @@ impl PySearcher {
         };
         let dirichlet = dirichlet_arg(dirichlet)?;
         let root = RootRule::parse(root).py()?;
+        if root != RootRule::Puct && algorithm != Algorithm::Puct {
+            return Err(PyValueError::new_err(format!(
+                "root = {:?} is a root rule of PUCT: give algorithm = \"puct\" (with an \
+                 evaluator), not {:?}",
+                args::cut(root_name),
+                algorithm.name()
+            )));
+        }
         let threads = match threads {
             Some(t) if !t.is_none() => args::count(t, "threads", 1, 256)? as usize,
             _ => defaults.threads,
@@ -559,12 +569,12 @@ impl PySearcher {
         &self,
         py: Python<'py>,
         state: &Bound<'py, PyAny>,
-        time: Option<f64>,
-        iterations: Option<i64>,
-        nodes: Option<i64>,
-        depth: Option<i64>,
+        time: Option<&Bound<'py, PyAny>>,
+        iterations: Option<&Bound<'py, PyAny>>,
+        nodes: Option<&Bound<'py, PyAny>>,
+        depth: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let budget = Budget::checked(time, iterations, nodes, depth).py()?;
+        let budget = budget_arg(time, iterations, nodes, depth)?;
         let (game, s) = crate::games::state_arg(state, "a FishState or a MarathonState")?;
         // Searched on the concrete game (a Fish board's own word, small states): one dispatch.
         with_game_state!(
@@ -643,9 +653,9 @@ pub fn search_many<'py>(
     py: Python<'py>,
     states: &Bound<'py, PyAny>,
     evaluator: &Bound<'py, PyAny>,
-    time: Option<f64>,
-    iterations: Option<i64>,
-    nodes: Option<i64>,
+    time: Option<&Bound<'py, PyAny>>,
+    iterations: Option<&Bound<'py, PyAny>>,
+    nodes: Option<&Bound<'py, PyAny>>,
     batch_size: Option<&Bound<'py, PyAny>>,
     seed: Option<&Bound<'py, PyAny>>,
     exploration: Option<f64>,
@@ -672,10 +682,7 @@ pub fn search_many<'py>(
         root,
         0.0,
     )?;
-    let budget = default_budget(
-        Choice::Mcts,
-        Budget::checked(time, iterations, nodes, None).py()?,
-    );
+    let budget = default_budget(Choice::Mcts, budget_arg(time, iterations, nodes, None)?);
     let options = &searcher.options;
     let out = PyList::empty(py);
     let list = states_of(states)?;
@@ -748,11 +755,13 @@ fn new_trees<G: Concrete + Bind>(
 fn _search_many_native(
     py: Python<'_>,
     states: &Bound<'_, PyAny>,
-    iterations: i64,
-    batch_size: usize,
-    seed: u64,
+    iterations: &Bound<'_, PyAny>,
+    batch_size: &Bound<'_, PyAny>,
+    #[pyo3(from_py_with = args::seed)] seed: u64,
     knowledge: bool,
 ) -> PyResult<f64> {
+    let budget = budget_arg(None, Some(iterations), None, None)?;
+    let batch_size = args::count(batch_size, "batch_size", 1, MAX_BATCH as u64)? as usize;
     fn go<G: Concrete + Bind>(
         py: Python<'_>,
         list: &[(Arc<G>, G::State)],
@@ -794,15 +803,44 @@ fn _search_many_native(
         knowledge,
         tt_mb: 1,
         reuse: false,
-        batch_size: batch_size.clamp(1, MAX_BATCH),
+        batch_size,
         ..Settings::default()
     };
-    let budget = Budget::checked(None, Some(iterations), None, None).py()?;
     let list = states_of(states)?;
     match list.first() {
         Some((first, _)) => with_game!(first, |g| go(py, &concrete(g, &list)?, &options, &budget)),
         None => Ok(0.0),
     }
+}
+
+/// The budget of a call from its keywords, each count checked for its range (before it can
+/// overflow an integer type) by a message that names it.
+fn budget_arg(
+    time: Option<&Bound<'_, PyAny>>,
+    iterations: Option<&Bound<'_, PyAny>>,
+    nodes: Option<&Bound<'_, PyAny>>,
+    depth: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Budget> {
+    use pingvinas_engine::search::budget::{MAX_DEPTH, MAX_ITERATIONS, MAX_NODES};
+    let count = |v, what, max| args::opt_count(v, what, 1, max).map(|n| n.map(|n| n as i64));
+    Budget::checked(
+        args::opt_seconds(time, "time")?,
+        count(iterations, "iterations", MAX_ITERATIONS)?,
+        count(nodes, "nodes", MAX_NODES)?,
+        count(depth, "depth", MAX_DEPTH as u64)?,
+    )
+    .py()
+}
+
+/// `max_nodes` of `fish_solve`: 1 to [`pingvinas_engine::search::budget::MAX_NODES`].
+fn max_nodes_arg(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    use pingvinas_engine::search::budget::MAX_NODES;
+    args::count(value, "max_nodes", 1, MAX_NODES)
+}
+
+/// `tt_mb` of `fish_solve`: 1 to the solver's largest table.
+fn tt_mb_arg(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    args::count(value, "tt_mb", 1, fish_solver::MAX_TABLE_MB as u64)
 }
 
 /// Solves a small Fish position exactly. Returns a dict: scores ([(fish, floes)] per player
@@ -820,9 +858,9 @@ fn _search_many_native(
 pub fn fish_solve<'py>(
     py: Python<'py>,
     state: &Bound<'py, PyAny>,
-    max_nodes: i64,
+    #[pyo3(from_py_with = max_nodes_arg)] max_nodes: u64,
     time: Option<f64>,
-    tt_mb: i64,
+    #[pyo3(from_py_with = tt_mb_arg)] tt_mb: u64,
     symmetry: bool,
     all_values: bool,
     progress: Option<&Bound<'py, PyAny>>,
@@ -837,31 +875,21 @@ pub fn fish_solve<'py>(
         let s = state.borrow();
         (s.game.clone(), s.state)
     };
-    if max_nodes <= 0 {
-        return Err(PyValueError::new_err(format!(
-            "max_nodes = {max_nodes}: expected a positive number"
-        )));
-    }
     let time = match time {
         // A NaN is not finite: refused too.
         Some(t) if t <= 0.0 || !t.is_finite() => {
             return Err(PyValueError::new_err(format!(
-                "time = {t}: expected a positive number of seconds"
+                "time = {}: expected a positive number of seconds",
+                pingvinas_engine::error::short_number(t)
             )));
         }
         // Past what a duration holds: no limit in practice.
         t => t.map(|t| Duration::try_from_secs_f64(t).unwrap_or(Duration::MAX)),
     };
-    if tt_mb <= 0 || tt_mb as u64 > fish_solver::MAX_TABLE_MB as u64 {
-        return Err(PyValueError::new_err(format!(
-            "tt_mb = {tt_mb}: the solver's table takes 1 to {} MiB",
-            fish_solver::MAX_TABLE_MB
-        )));
-    }
     // The signature's default is the engine's (a literal, so that Python sees it).
     debug_assert_eq!(fish_solver::DEFAULT_TT_MB, 512);
     let options = fish_solver::SolveOptions {
-        max_nodes: max_nodes as u64,
+        max_nodes,
         time,
         tt_mb: tt_mb as usize,
         symmetry,

@@ -13,9 +13,9 @@ use pingvinas_engine::selfplay::{
 };
 use pingvinas_engine::vector::Source;
 use pingvinas_engine::{with_game, AnySource, Concrete};
-use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 use crate::args;
 use crate::errors::ToPyResult;
@@ -186,7 +186,7 @@ pub fn selfplay<'py>(
     seed: Option<&Bound<'py, PyAny>>,
     threads: Option<&Bound<'py, PyAny>>,
     resign: Option<f64>,
-    playout_cap: Option<(f64, i64)>,
+    playout_cap: Option<&Bound<'py, PyAny>>,
     exploration: Option<f64>,
     max_live: Option<&Bound<'py, PyAny>>,
     progress: Option<&Bound<'py, PyAny>>,
@@ -244,13 +244,30 @@ pub fn selfplay<'py>(
         _ => None,
     };
     let playout_cap = match playout_cap {
-        Some((p, fast)) if fast <= 0 => {
-            return Err(PyValueError::new_err(format!(
-                "playout_cap = ({p}, {fast}): the fast searches need 1 or more simulations"
-            )))
+        Some(cap) if !cap.is_none() => {
+            let bad = || {
+                PyTypeError::new_err(format!(
+                    "playout_cap = {}: expected a pair (probability, fast simulations)",
+                    args::quote(cap)
+                ))
+            };
+            let items: Vec<Bound<'py, PyAny>> = match cap.is_instance_of::<PyString>() {
+                true => return Err(bad()),
+                false => cap
+                    .try_iter()
+                    .map_err(|_| bad())?
+                    .collect::<PyResult<_>>()
+                    .map_err(|_| bad())?,
+            };
+            let [p, fast] = <[Bound<'py, PyAny>; 2]>::try_from(items).map_err(|_| bad())?;
+            let p: f64 = p.extract().map_err(|_| {
+                PyTypeError::new_err("playout_cap: the probability must be a number")
+            })?;
+            let most = pingvinas_engine::search::budget::MAX_ITERATIONS;
+            let fast = args::count(&fast, "playout_cap's fast simulations", 1, most)?;
+            Some((p, fast))
         }
-        Some((p, fast)) => Some((p, fast as u64)),
-        None => None,
+        _ => None,
     };
     let mut exploration_value = PuctConfig::default().exploration;
     if let Some(c) = exploration {

@@ -9,13 +9,11 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
-use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::agent::{self, AgentSpec, NetAgent, SearchAgent};
 use pingvinas_engine::search::gumbel::GumbelConfig;
 use pingvinas_engine::search::puct::{PuctConfig, RootRule};
 use pingvinas_engine::search::{Choice, StopFlag};
-use pingvinas_engine::vector::{
-    self, Dims, Learner, NetAgent, Options, Outputs, Reward, SearchAgent, Source,
-};
+use pingvinas_engine::vector::{self, Dims, Learner, Options, Outputs, Reward, Source};
 use pingvinas_engine::{with_game, AnySource, Concrete};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -263,7 +261,7 @@ impl Buffers {
 /// Many games of Fish or Penguin Marathon stepped together in Rust.
 ///
 /// ``VectorEnv(game, num_envs, *, seed=None, threads=1, opponent=None, learner=0,
-/// reward="returns", copy=False)`` holds ``num_envs`` games of ``game`` (a ``Fish`` or
+/// opponent_time=1.0, reward="returns", copy=False)`` holds ``num_envs`` games of ``game`` (a ``Fish`` or
 /// ``Marathon``, any variant; a Fish variant without a fixed board deals a new standard board
 /// for every game). ``reset`` and ``step`` run with the GIL released, over ``threads`` threads
 /// (0: every core); the results do not depend on ``threads``.
@@ -299,7 +297,14 @@ impl Buffers {
 /// root, 64 simulations a move; ``"puct:N+net:PATH"`` for N) or ``"SPEC+net:PATH"`` (the net, a
 /// ``Net`` or an ``NnueNet``, as the estimate of mcts, alphabeta or auto; the file is read
 /// once)) plays every seat but the learner's (``learner``: a seat, or ``"random"`` for a seat
-/// drawn per game), inside the step; one step is one decision of the learner.
+/// drawn per game), inside the step; one step is one decision of the learner. Each opponent
+/// move is bounded by ``opponent_time`` seconds (more than 0, at most 3600; 1.0 by default):
+/// a safety net for specs that would search long (``"alphabeta:64"``, ``"solve"`` on a big
+/// board), which the default budgets stay far below; a move cut short by it depends on the
+/// machine's speed, not on the seed alone. An opponent that cannot move (``"solve"`` on a
+/// position too big for that time) makes the call raise ``ValueError`` naming the env, and no
+/// env changes. Ctrl-C stops a step whose opponents search (``KeyboardInterrupt``, no env
+/// changed). ``learner`` and ``opponent_time`` need an ``opponent``.
 ///
 /// The arrays returned are the env's own buffers, the same objects on every call, overwritten
 /// by the next ``reset``, ``step`` or ``set_state``: copy what you keep (or make the env with
@@ -319,6 +324,8 @@ pub struct PyVectorEnv {
     threads: usize,
     opponent: Option<String>,
     learner: Option<Learner>,
+    /// The bound on an opponent's move, in seconds (with an opponent).
+    opponent_time: Option<f64>,
     reward: Reward,
     copy: bool,
     /// Whether a step may take long (opponents that search, or very many envs): it then runs
@@ -337,6 +344,7 @@ struct Core {
 const LONG_ENVS: usize = 1 << 14;
 
 /// The engine env of the games of `source`, its opponent (if any) with the game's knowledge.
+#[allow(clippy::too_many_arguments)]
 fn env_on<G: Concrete + Bind + CellFeatures>(
     py: Python<'_>,
     source: Source<G>,
@@ -344,11 +352,12 @@ fn env_on<G: Concrete + Bind + CellFeatures>(
     seed: u64,
     mut options: Options<G>,
     opponent: Option<AgentSpec>,
+    opponent_time: Option<f64>,
     long: bool,
 ) -> PyResult<Box<dyn Envs>> {
     if let Some(spec) = opponent {
         let (sample, evals) = (source.game(0), source.default_evals(true));
-        let budget = spec.fixed_budget(&*sample);
+        let budget = spec.opponent_budget(&*sample, opponent_time).py()?;
         // The net of a spec is read once, for every env's games: a policy-and-value net for
         // PUCT or as an estimate, or an NNUE net as an estimate (`learned`).
         let net = match &spec.net {
@@ -546,7 +555,7 @@ impl PyVectorEnv {
 #[pymethods]
 impl PyVectorEnv {
     #[new]
-    #[pyo3(signature = (game, num_envs, *, seed = None, threads = None, opponent = None, learner = None, reward = "returns", copy = false))]
+    #[pyo3(signature = (game, num_envs, *, seed = None, threads = None, opponent = None, learner = None, opponent_time = None, reward = "returns", copy = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -556,6 +565,7 @@ impl PyVectorEnv {
         threads: Option<&Bound<'_, PyAny>>,
         opponent: Option<&Bound<'_, PyAny>>,
         learner: Option<&Bound<'_, PyAny>>,
+        opponent_time: Option<&Bound<'_, PyAny>>,
         reward: &str,
         copy: bool,
     ) -> PyResult<Self> {
@@ -585,6 +595,7 @@ impl PyVectorEnv {
             })?),
             None => None,
         };
+        let learner_given = learner.is_some_and(|l| !l.is_none());
         let learner = match learner {
             Some(l) if !l.is_none() => {
                 if let Ok(text) = l.cast::<PyString>() {
@@ -601,11 +612,22 @@ impl PyVectorEnv {
             }
             _ => Learner::Seat(0),
         };
-        if opponent.is_none() && learner != Learner::Seat(0) {
+        if opponent.is_none() && learner_given {
             return Err(PyValueError::new_err(
                 "learner is for single-agent envs: give an opponent too",
             ));
         }
+        let opponent_time = match opponent_time {
+            Some(t) if !t.is_none() => {
+                if opponent.is_none() {
+                    return Err(PyValueError::new_err(
+                        "opponent_time bounds an opponent's move: give an opponent too",
+                    ));
+                }
+                Some(args::seconds(t, "opponent_time")?)
+            }
+            _ => None,
+        };
         let reward = reward.parse::<Reward>().map_err(|e| {
             PyValueError::new_err(format!("reward = {}", args::cut(&e.to_string())))
         })?;
@@ -627,6 +649,7 @@ impl PyVectorEnv {
                 learner,
             },
             spec,
+            opponent_time,
             long,
         ))?;
         let dims = inner.dims();
@@ -652,6 +675,9 @@ impl PyVectorEnv {
             game: game.clone().unbind(),
             threads,
             learner: opponent.is_some().then_some(learner),
+            opponent_time: opponent
+                .is_some()
+                .then(|| opponent_time.unwrap_or(agent::OPPONENT_TIME)),
             opponent,
             reward,
             copy,
@@ -859,6 +885,13 @@ impl PyVectorEnv {
         self.opponent.clone()
     }
 
+    /// The bound on each opponent move, in seconds (``opponent_time``, by default 1.0); None
+    /// for a multi-agent env.
+    #[getter]
+    fn opponent_time(&self) -> Option<f64> {
+        self.opponent_time
+    }
+
     /// ``"returns"`` or ``"score"``.
     #[getter]
     fn reward(&self) -> &'static str {
@@ -886,6 +919,10 @@ impl PyVectorEnv {
             match self.learner {
                 Some(Learner::Random) => text += ", learner=\"random\"",
                 Some(Learner::Seat(p)) if p != 0 => text += &format!(", learner={p}"),
+                _ => {}
+            }
+            match self.opponent_time {
+                Some(t) if t != agent::OPPONENT_TIME => text += &format!(", opponent_time={t}"),
                 _ => {}
             }
         }

@@ -18,13 +18,12 @@ use safetensors::tensor::{Dtype, TensorView};
 use safetensors::SafeTensors;
 
 use super::nnue::Nnue;
+pub use super::nnue::NNUE_FORMAT;
 use super::{Dense, Fits, Mlp};
 use crate::error::{Error, Result};
 
 /// The architecture a file's `format` names: [`Mlp`].
 pub const FORMAT: &str = "pingvinas-mlp";
-/// The `format` of an [`Nnue`] file.
-pub const NNUE_FORMAT: &str = "pingvinas-nnue";
 /// The version of each format this engine reads and writes.
 pub const VERSION: &str = "1";
 

@@ -30,7 +30,7 @@ use crate::error::Result;
 use crate::game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 use crate::io::GameIo;
 use crate::rng::Rng;
-use crate::search::puct::BatchEvaluator;
+use crate::search::forest::BatchEvaluator;
 use crate::search::Evaluate;
 
 /// The sizes a net was made for: it fits a game with the same observation shape, action count

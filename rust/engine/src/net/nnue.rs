@@ -52,6 +52,9 @@ use crate::marathon::MarathonGame;
 use crate::rng::Rng;
 use crate::search::{Evaluate, NoEval};
 
+/// The `format` of an [`Nnue`] file (`crate::net::file` reads and writes it).
+pub const NNUE_FORMAT: &str = "pingvinas-nnue";
+
 /// The games whose states [`Nnue`] reads: their cell features, as the module's text defines
 /// them.
 pub trait CellFeatures: GameIo<State: 'static> + 'static {
@@ -577,7 +580,7 @@ impl Nnue {
         if !game.has_cell_features() {
             return crate::error::invalid!(
                 "an NNUE net ({}) reads Fish boards; this game has no cell features",
-                super::file::NNUE_FORMAT
+                NNUE_FORMAT
             );
         }
         self.fits.check(game)

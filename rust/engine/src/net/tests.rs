@@ -3,7 +3,8 @@ use std::sync::Arc;
 use super::*;
 use crate::fish::{Board, FishGame, Rules};
 use crate::game::ActionList;
-use crate::search::puct::{run, Forest, PuctConfig, PuctTree};
+use crate::search::forest::{run, Forest};
+use crate::search::puct::{PuctConfig, PuctTree};
 use crate::search::{Budget, NoEval, StopFlag};
 
 fn fish(players: usize) -> FishGame {

@@ -1,6 +1,6 @@
 //! The agent spec: a built-in player named in text, `random`, `greedy`, `mcts[:N]`,
 //! `alphabeta[:D]`, `learned[:D]` (alpha-beta with the learned net that ships,
-//! [`crate::net::learned`]), `solve` (perfect play, on Fish boards small enough) or `auto`,
+//! [`crate::net::learned()`]), `solve` (perfect play, on Fish boards small enough) or `auto`,
 //! parsed once here for every front end (the vector env's opponents, the Python agents, the
 //! CLI, the web server).
 //!
@@ -9,10 +9,23 @@
 //! `mcts[:N]`, `alphabeta[:D]`, `auto`) that search with the net as its position estimate.
 //! Everything after `net:` is the path, so that it may hold `:` (a Windows drive letter) or
 //! `+`. The spec names the file; each front end loads it once per agent.
+//!
+//! The players a spec names, as the vector env's opponents play them, are here too: the
+//! [`Agent`] trait, [`SearchAgent`] (a [`Searcher`] with a fixed budget) and [`NetAgent`]
+//! (PUCT with a net).
 
-use super::{Budget, Choice, Knowledge};
+use std::sync::Arc;
+
+use super::alphabeta::AlphaBetaConfig;
+use super::forest::{self, BatchEvaluator, Forest};
+use super::mcts::MctsConfig;
+use super::puct::{PuctConfig, PuctTree};
+use super::{Budget, Choice, Evaluate, Knowledge, Searcher, StopFlag};
 use crate::error::invalid;
 use crate::error::{quote, Result};
+use crate::game::{Action, Game};
+use crate::io::GameIo;
+use crate::rng::splitmix64;
 
 /// MCTS iterations a move of `mcts` without a count, as a fixed-budget opponent.
 pub const MCTS_ITERATIONS: u64 = 200;
@@ -26,6 +39,12 @@ pub const MAX_ALPHABETA_DEPTH: u32 = 64;
 pub const TT_MB: usize = 1;
 /// PUCT simulations a move of `net:PATH`, as a fixed-budget opponent.
 pub const NET_SIMULATIONS: u64 = 64;
+/// The default bound on an opponent's move, in seconds ([`AgentSpec::opponent_budget`]): far
+/// above what the default fixed budgets take, so that it cuts short only the specs that would
+/// take long (`alphabeta:64`, `solve` on a big board).
+pub const OPPONENT_TIME: f64 = 1.0;
+/// The longest time an opponent's move may be given, in seconds.
+pub const MAX_OPPONENT_TIME: f64 = 3600.0;
 
 /// A built-in player: an algorithm (`None`: the game's `"auto"`) and optionally the count of
 /// its fixed budget (MCTS iterations, alpha-beta depth), and a net.
@@ -40,7 +59,7 @@ pub struct AgentSpec {
     pub net: Option<String>,
     /// PUCT with the net and a Gumbel root (`net:PATH`, `puct:N+net:PATH`).
     pub puct: bool,
-    /// Alpha-beta with the learned net that ships (`learned[:D]`, [`crate::net::learned`]).
+    /// Alpha-beta with the learned net that ships (`learned[:D]`, [`crate::net::learned()`]).
     pub learned: bool,
 }
 
@@ -74,6 +93,13 @@ impl AgentSpec {
         };
         if path.is_empty() {
             return invalid!("{}: the net's path is missing after \"net:\"", quote(text));
+        }
+        if base.is_empty() {
+            return invalid!(
+                "{}: the algorithm's name is missing before \"+net:\" (\"mcts+net:PATH\", \
+                 \"alphabeta+net:PATH\", \"auto+net:PATH\"), or write \"net:PATH\" for PUCT",
+                quote(text)
+            );
         }
         let spec = match base.split_once(':') {
             Some(("puct", count)) => match count.parse::<u64>() {
@@ -178,6 +204,28 @@ impl AgentSpec {
         }
     }
 
+    /// The budget of a move as an opponent: the fixed budget ([`AgentSpec::fixed_budget`]),
+    /// bounded by `time` seconds ([`OPPONENT_TIME`] by default; at most
+    /// [`MAX_OPPONENT_TIME`]). A move that runs out of time depends on the machine's speed, so
+    /// that the bound is a safety net: within it the moves are the fixed budget's.
+    ///
+    /// # Errors
+    /// `Error::Invalid` for a time that is not a number of seconds above 0, at most
+    /// [`MAX_OPPONENT_TIME`].
+    pub fn opponent_budget<G: Knowledge>(&self, game: &G, time: Option<f64>) -> Result<Budget> {
+        let time = time.unwrap_or(OPPONENT_TIME);
+        if !(time > 0.0 && time <= MAX_OPPONENT_TIME) {
+            return invalid!(
+                "opponent_time = {}: expected seconds above 0, at most {MAX_OPPONENT_TIME}",
+                crate::error::short_number(time)
+            );
+        }
+        Ok(Budget {
+            time: Some(std::time::Duration::from_secs_f64(time)),
+            ..self.fixed_budget(game)
+        })
+    }
+
     /// The counts of the fixed budget before a game is known: MCTS iterations and alpha-beta
     /// depth, both for `auto` (which plays the game's choice), none for greedy and random;
     /// PUCT's simulations as its iterations.
@@ -233,6 +281,163 @@ fn bad<T>(text: &str) -> Result<T> {
     )
 }
 
+/// A built-in player for the seats the learner does not play.
+pub trait Agent<G: Game>: Send + Sync {
+    /// The action to play in `state` (a game that is not over), or `Ok(None)` when `stop` was
+    /// set before it was found. It must depend on `state` alone (not on earlier calls), so
+    /// that a step abandoned halfway can be played again with the same result (unless its
+    /// budget's time ran out first: then the move depends on the machine's speed).
+    ///
+    /// # Errors
+    /// What its search could not do: `solve` on a position too big for its budget, a net
+    /// that fails.
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Result<Option<Action>>;
+}
+
+/// Makes the agent of one game from the game and a seed.
+pub type AgentMaker<G> = Arc<dyn Fn(&Arc<G>, u64) -> Box<dyn Agent<G>> + Send + Sync>;
+
+/// An engine [`Searcher`] as an agent: random, greedy (one ply by the evaluator's order hints)
+/// or MCTS with a fixed iteration budget, on one thread, seeded: deterministic (each move's
+/// randomness comes from the seed and the position).
+pub struct SearchAgent<G: Game, E> {
+    searcher: Searcher<G::State>,
+    eval: Arc<E>,
+    budget: Budget,
+    seed: u64,
+}
+
+impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
+    /// An agent playing `choice` within `budget` (MCTS needs an iteration budget to be
+    /// deterministic, alpha-beta a depth or node budget).
+    pub fn new(choice: Choice, budget: Budget, eval: Arc<E>, seed: u64) -> Self {
+        SearchAgent {
+            searcher: Searcher::new(
+                choice,
+                MctsConfig {
+                    threads: 1,
+                    reuse: false,
+                    seed,
+                    ..MctsConfig::default()
+                },
+                AlphaBetaConfig {
+                    tt_mb: TT_MB,
+                    threads: 1,
+                    ..AlphaBetaConfig::default()
+                },
+            ),
+            eval,
+            budget,
+            seed,
+        }
+    }
+
+    /// The maker of such agents for every game, the evaluation made per game by `eval`.
+    pub fn maker(
+        choice: Choice,
+        budget: Budget,
+        eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+    ) -> AgentMaker<G>
+    where
+        G: 'static,
+        E: 'static,
+    {
+        Arc::new(move |game: &Arc<G>, seed: u64| {
+            Box::new(SearchAgent::new(choice, budget, eval(game), seed)) as Box<dyn Agent<G>>
+        })
+    }
+}
+
+impl<G: Game, E: Evaluate<G>> Agent<G> for SearchAgent<G, E> {
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Result<Option<Action>> {
+        self.searcher
+            .reseed(splitmix64(self.seed ^ game.hash(state)));
+        // A move must depend on the position alone: no table kept from earlier moves.
+        if self.searcher.choice == Choice::AlphaBeta {
+            self.searcher.clear();
+        }
+        let r = self
+            .searcher
+            .search(game, &*self.eval, state, &self.budget, stop.clone());
+        match r {
+            // A search stopped by the flag may fail (the solver) rather than answer.
+            Err(_) if stop.is_set() => Ok(None),
+            Err(e) => Err(e),
+            Ok(r) => Ok((!r.interrupted && !stop.is_set()).then_some(r.best)),
+        }
+    }
+}
+
+/// PUCT with a net (`N`, a [`crate::net::Mlp`]) as an agent: a fresh tree for every move (a
+/// move depends on the position alone), within a fixed iteration budget, on one thread, seeded
+/// from the position.
+pub struct NetAgent<G: Game, E, N> {
+    game: Arc<G>,
+    eval: Arc<E>,
+    net: Arc<N>,
+    config: PuctConfig,
+    budget: Budget,
+    seed: u64,
+}
+
+impl<G, E, N> NetAgent<G, E, N>
+where
+    G: GameIo + 'static,
+    E: Evaluate<G> + 'static,
+    N: Send + Sync + 'static,
+    for<'a> &'a N: BatchEvaluator<G>,
+{
+    /// The maker of such agents for every game: PUCT with `config` and `net` (which must fit
+    /// the games: [`crate::net::Fits::check`]), the game's evaluation (exact leaves, pruning)
+    /// made per game by `eval`.
+    pub fn maker(
+        net: Arc<N>,
+        config: PuctConfig,
+        budget: Budget,
+        eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+    ) -> AgentMaker<G> {
+        Arc::new(move |game: &Arc<G>, seed: u64| {
+            Box::new(NetAgent {
+                game: game.clone(),
+                eval: eval(game),
+                net: net.clone(),
+                config,
+                budget,
+                seed,
+            }) as Box<dyn Agent<G>>
+        })
+    }
+}
+
+impl<G, E, N> Agent<G> for NetAgent<G, E, N>
+where
+    G: GameIo,
+    E: Evaluate<G>,
+    N: Send + Sync,
+    for<'a> &'a N: BatchEvaluator<G>,
+{
+    fn act(&mut self, game: &G, state: &G::State, stop: &StopFlag) -> Result<Option<Action>> {
+        let seed = splitmix64(self.seed ^ game.hash(state));
+        let tree = PuctTree::new(self.game.clone(), self.eval.clone(), self.config, seed);
+        let mut forest = Forest::new(vec![tree])?;
+        let r = forest::run(
+            &mut forest,
+            &[*state],
+            &self.budget,
+            stop.clone(),
+            &mut &*self.net,
+        );
+        match r {
+            Err(_) if stop.is_set() => Ok(None),
+            Err(e) => Err(e),
+            Ok(mut results) => Ok(results
+                .pop()
+                .filter(|r| !r.interrupted && !stop.is_set())
+                .map(|r| r.best)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +483,38 @@ mod tests {
         }
         let e = AgentSpec::parse("puct").unwrap_err().to_string();
         assert!(e.contains("needs an evaluator"), "{e}");
+    }
+
+    #[test]
+    fn an_opponent_budget_is_the_fixed_one_within_a_time() {
+        let nim = crate::marathon::Marathon::standard();
+        let spec = AgentSpec::parse("mcts:7").unwrap();
+        let b = spec.opponent_budget(&nim, None).unwrap();
+        assert_eq!(b.iterations, Some(7));
+        assert_eq!(b.time.unwrap().as_secs_f64(), OPPONENT_TIME);
+        let b = spec.opponent_budget(&nim, Some(0.25)).unwrap();
+        assert_eq!(b.time.unwrap().as_secs_f64(), 0.25);
+        let b = AgentSpec::parse("alphabeta:64")
+            .unwrap()
+            .opponent_budget(&nim, Some(MAX_OPPONENT_TIME))
+            .unwrap();
+        assert_eq!(b.depth, Some(64));
+        assert_eq!(b.time.unwrap().as_secs_f64(), MAX_OPPONENT_TIME);
+        for bad in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e308,
+            MAX_OPPONENT_TIME * 2.0,
+        ] {
+            let e = spec
+                .opponent_budget(&nim, Some(bad))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("opponent_time = "), "{e}");
+            assert!(e.len() < 100, "{e}");
+        }
     }
 
     #[test]
@@ -332,6 +569,8 @@ mod tests {
         ] {
             assert!(AgentSpec::parse(text).is_err(), "{text}");
         }
+        let e = AgentSpec::parse("+net:x").unwrap_err().to_string();
+        assert!(e.contains("the algorithm's name is missing"), "{e}");
         for text in ["greedy+net:x", "learned+net:x"] {
             let e = AgentSpec::parse(text).unwrap_err().to_string();
             assert!(e.contains("takes none"), "{e}");

@@ -99,19 +99,20 @@ impl Budget {
     ) -> Result<Budget> {
         let time = match time_secs {
             None => None,
-            Some(t) if !t.is_finite() || t <= 0.0 => {
-                return invalid!("time must be a positive number of seconds, got {t}")
-            }
-            Some(t) if t > MAX_TIME_SECS => {
-                return invalid!("time {t} s is absurd (at most {MAX_TIME_SECS} s)")
+            Some(t) if !(t > 0.0 && t <= MAX_TIME_SECS) => {
+                return invalid!(
+                    "time = {}: expected seconds above 0, at most {MAX_TIME_SECS}",
+                    crate::error::short_number(t)
+                )
             }
             Some(t) => Some(Duration::from_secs_f64(t)),
         };
         let count = |name: &str, v: Option<i64>, max: u64| -> Result<Option<u64>> {
             match v {
                 None => Ok(None),
-                Some(n) if n <= 0 => invalid!("{name} must be positive, got {n}"),
-                Some(n) if n as u64 > max => invalid!("{name} {n} is absurd (at most {max})"),
+                Some(n) if n <= 0 || n as u64 > max => {
+                    invalid!("{name} = {n}: expected 1 to {max}")
+                }
                 Some(n) => Ok(Some(n as u64)),
             }
         };
@@ -355,6 +356,16 @@ mod tests {
         assert!(Budget::checked(None, Some(-5), None, None).is_err());
         assert!(Budget::checked(None, None, Some(1 << 50), None).is_err());
         assert!(Budget::checked(None, None, None, Some(100_000)).is_err());
+        let e = Budget::checked(Some(1e308), None, None, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "time = 1e308: expected seconds above 0, at most 604800"
+        );
+        let e = Budget::checked(None, Some(0), None, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("iterations = 0: expected 1 to {MAX_ITERATIONS}")
+        );
         let b = Budget::checked(Some(0.5), Some(10), None, Some(3)).unwrap();
         assert_eq!(b.time, Some(Duration::from_millis(500)));
         assert_eq!(b.iterations, Some(10));

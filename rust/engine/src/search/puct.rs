@@ -8,9 +8,13 @@
 //! from the view of the player to move) and legal-action masks into the caller's buffers and
 //! returns their number; the caller values them (a Python function, an ONNX session, a Rust
 //! closure) and hands the policy logits and values back to [`PuctTree::backup`], which expands
-//! the leaves and backs the values up. [`Forest`] does the same for many trees at once, each
+//! the leaves and backs the values up. A [`Forest`] does the same for many trees at once, each
 //! contributing its leaves to one shared batch, and [`run`] drives it with a
-//! [`BatchEvaluator`].
+//! [`BatchEvaluator`] (all three in [`crate::search::forest`]).
+//!
+//! [`Forest`]: crate::search::forest::Forest
+//! [`run`]: crate::search::forest::run
+//! [`BatchEvaluator`]: crate::search::forest::BatchEvaluator
 //!
 //! - Selection: `q + c * p * sqrt(N) / (1 + n)` with `q` the mean return of the player who
 //!   moves into the child (0 for an unvisited child), `p` the prior (softmax of the
@@ -40,8 +44,6 @@ use crate::search::budget::Budget;
 use crate::search::gumbel::{self, GumbelConfig, GumbelRoot};
 use crate::search::tree::{self, most_visited, Kind, Rule, Tree};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
-
-pub use crate::search::forest::{drive, run, BatchEvaluator, Forest, Stepped};
 
 /// Settings of a PUCT search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -473,7 +475,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     }
 
     /// Starts a search of `state` within `budget` (iterations and nodes; time is the
-    /// driver's, see [`Forest`]): keeps the part of the old tree below `state` when reuse is
+    /// driver's, see [`crate::search::forest::Forest`]): keeps the part of the old tree below `state` when reuse is
     /// on.
     ///
     /// # Errors

@@ -1,6 +1,7 @@
 use super::*;
 use crate::fish::{FishGame, Rules};
 use crate::marathon::Marathon;
+use crate::search::forest::{run, BatchEvaluator, Forest};
 use crate::search::gumbel::GumbelConfig;
 use crate::search::mcts::{Mcts, MctsConfig, Selection};
 use crate::search::toys::{minimax, Nim, NimState, TicTacToe, Ttt};

@@ -19,9 +19,9 @@
 //! those under the opponent's penguins, and at least the floes under their own penguins (they
 //! keep those, moving off or lifted).
 //!
-//! The transposition table ([`table`]) is keyed by the position (the engine's hash, which leaves
-//! the scores out, as the values do) with a lower and an upper bound (equal when exact), which
-//! each search narrows; on a board with symmetries (those that keep
+//! The transposition table (in `table`) is keyed by the position (the engine's hash, which
+//! leaves the scores out, as the values do) with a lower and an upper bound (equal when exact),
+//! which each search narrows; on a board with symmetries (those that keep
 //! every floe's fish: [`super::symmetry::fish_symmetries`]) the key is that of the position's
 //! canonical image, the least hash over the symmetries, so symmetric positions share one entry
 //! (its best move is stored in the canonical image's frame and mapped back).

@@ -273,8 +273,8 @@ impl Tt {
     }
 
     /// Forgets every entry: a new generation, whose searches read the older entries as empty.
-    /// Once in [`GENERATIONS`] the entries are erased: a large table is replaced by fresh zeroed
-    /// memory (as fast as allocating it), a small one overwritten.
+    /// Once in `GENERATIONS` clears the entries are erased: a large table is replaced by fresh
+    /// zeroed memory (as fast as allocating it), a small one overwritten.
     pub fn clear(&mut self) {
         self.generation = (self.generation + 1) % GENERATIONS;
         self.age = 0;

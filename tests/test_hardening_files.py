@@ -482,3 +482,26 @@ def test_ladder_out_is_checked_before_any_game(capsys, tmp_path, monkeypatch):
     code, stdout, err = cli_run(capsys, *argv, "--quiet", "--out", "l", "--force")
     assert code == 0, err
     assert sorted(os.listdir(tmp_path / "l")) == ["ladder.csv", "ladder.md", "ladder.svg"]
+
+
+# --------------------------------------------------------------------------- net files
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "pv.evaluators.native(sys.argv[1])",
+        "pv.play.nets.Net.load(sys.argv[1])",
+        "pv._core.NnueNet.load(sys.argv[1])",
+    ],
+)
+def test_a_device_is_no_net_file(call):
+    # /dev/zero has no size to check: read, it would fill the memory.
+    code = textwrap.dedent(_CHILD.format(call=call))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "/dev/zero"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["error"] == "ValueError", result
+    assert "/dev/zero" in result["message"] and "not a regular file" in result["message"]

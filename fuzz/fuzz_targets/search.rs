@@ -104,6 +104,7 @@ fn check<G: Game, E: Evaluate<G>>(
         tt_mb: 1,
         killers: input.bool(),
         history: input.bool(),
+        reductions: input.bool(),
         threads,
     };
     let mut searcher: Searcher<G::State> = Searcher::new(choice, mcts, ab);

@@ -45,23 +45,38 @@ pub fn format_of(bytes: &[u8]) -> Result<String> {
     })
 }
 
-/// Reads a net file's bytes, refusing one larger than [`MAX_FILE_BYTES`]; errors name the
-/// file.
+/// Reads a net file's bytes, refusing anything but a regular file, and one larger than
+/// [`MAX_FILE_BYTES`]; errors name the file.
 ///
 /// # Errors
-/// `Error::Invalid` for a file that cannot be read or is too large.
+/// `Error::Invalid` for a file that cannot be read, is not a regular file (a device such as
+/// `/dev/zero` would be read without end), or is too large.
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
     let name = path.display().to_string();
-    let size = std::fs::metadata(path)
-        .map_err(|e| bad(&name, format!("cannot read the file ({e})")))?
-        .len();
-    if size > MAX_FILE_BYTES {
-        return Err(bad(
+    let unreadable = |e: std::io::Error| bad(&name, format!("cannot read the file ({e})"));
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(bad(&name, "not a regular file".to_string()));
+    }
+    let too_large = |size: u64| {
+        bad(
             &name,
             format!("{size} bytes, more than a net may have ({MAX_FILE_BYTES})"),
-        ));
+        )
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large(meta.len()));
     }
-    std::fs::read(path).map_err(|e| bad(&name, format!("cannot read the file ({e})")))
+    // The cap holds even if the file grows after its size was read.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// The sizes a file's header names, once its `format` is `format` and its version

@@ -49,11 +49,10 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SelfPlayDefaults:
-    """The defaults of the self-play settings, written once: :func:`pingvinas.learn.selfplay` (which
-    documents them) and :func:`selfplay_local` (which a Ray task of
-    :func:`pingvinas.play.ray.selfplay_ray` calls with only the settings its caller gave)
-    both take theirs from :data:`DEFAULTS`. Settings that are off by default (``None``) are not
-    listed."""
+    """The defaults of the self-play settings, written once: :func:`selfplay` (which documents
+    them) and :func:`selfplay_local` (which a Ray task of :func:`selfplay_ray` calls with only
+    the settings its caller gave) both take theirs from :data:`DEFAULTS`. Settings that are off
+    by default (``None``) are not listed."""
 
     games: int = 1
     simulations: int = 100
@@ -347,9 +346,9 @@ def selfplay_local(
     progress: bool = DEFAULTS.progress,
     root: str = DEFAULTS.root,
 ) -> SelfPlayData:
-    """:func:`pingvinas.learn.selfplay` with ``backend="local"``, which documents the settings (the
-    defaults are :data:`DEFAULTS`, as there: a Ray task of
-    :func:`pingvinas.play.ray.selfplay_ray` passes only those its caller gave)."""
+    """:func:`selfplay` with ``backend="local"``, which documents the settings (the defaults are
+    :data:`DEFAULTS`, as there: a Ray task of :func:`selfplay_ray` passes only those its caller
+    gave)."""
     ids = _game_indices(games)
     bar = None
     if progress:

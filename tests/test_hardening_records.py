@@ -41,8 +41,11 @@ def test_15_a_save_path_that_cannot_be_written_fails_before_the_first_game(tmp_p
         calls.append(1)
         return first_move(state)
 
-    for bad in (tmp_path / "no" / "such" / "dir" / "x.jsonl", tmp_path):
-        with pytest.raises(OSError):
+    for bad, why in (
+        (tmp_path / "no" / "such" / "dir" / "x.jsonl", "does not exist"),
+        (tmp_path, "a directory, not a file"),
+    ):
+        with pytest.raises(ValueError, match=why):
             pv.play_match(SMALL, [counting, "random"], games=4, progress=False, save=bad)
     assert calls == []  # not one move played
 
@@ -54,7 +57,7 @@ def test_15_cli_match_save_to_a_missing_directory_is_one_line(capsys, tmp_path):
     )
     assert code == 1, (code, err)
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    assert "cannot write" in err and "x.jsonl" in err and "No such file" in err
+    assert "cannot write" in err and "x.jsonl" in err and "does not exist" in err
     assert "wins" not in out  # no games were played
 
 

@@ -50,7 +50,8 @@ pub struct AlphaBetaConfig {
     pub reductions: bool,
     /// Threads searching at once: every thread deepens the same root, sharing the table and
     /// telling the others which moves it is on, so they take other moves first (simplified
-    /// ABDADA); the deepest completed result is returned. One thread is deterministic.
+    /// ABDADA); a proven result is returned, else the deepest completed one. One thread is
+    /// deterministic.
     pub threads: usize,
 }
 
@@ -234,8 +235,8 @@ impl AlphaBeta {
                 }
             };
         }
-        // Every thread stops once one of them has finished; the deepest result wins (the main
-        // thread's among equals).
+        // Every thread stops once one of them has finished; a proven result wins, else the
+        // deepest (the main thread's among equals).
         let finished = StopFlag::new();
         let clock = || Clock::start(budget, stop.clone()).until_finished(finished.clone());
         // A node budget is shared: each helper gets `nodes / threads`, the main thread the rest.
@@ -277,7 +278,8 @@ impl AlphaBeta {
                 .and_then(|r| r.ok())
                 .ok_or_else(|| crate::error::Error::Invalid("a search thread panicked".into()))??;
             best.nodes += r.nodes;
-            if r.depth > best.depth || (r.exact && !best.exact) {
+            // A proven result is the value whatever its depth; otherwise the deepest wins.
+            if (r.exact, r.depth) > (best.exact, best.depth) {
                 best = SearchResult {
                     nodes: best.nodes,
                     ..r

@@ -385,14 +385,15 @@ impl<W: Word> Region<W> {
     }
 }
 
-/// The regions of a position: the single-owner ones solved (within `limit` component searches
-/// each), the contested ones listed.
-pub fn regions<W: Word>(
+/// Runs `f` with the regions of a position: the single-owner ones solved (within `limit`
+/// component searches each), the contested ones listed. `f` must not ask for regions itself.
+pub fn with_regions<W: Word, R>(
     game: &FishGame<W>,
     planes: &FishPlanes<W>,
     s: &FishState<W>,
     limit: u64,
-) -> Vec<Region<W>> {
+    f: impl FnOnce(&[Region<W>]) -> R,
+) -> R {
     let key = RegionKey {
         board: planes.id,
         floes: s.floes.0,
@@ -400,19 +401,15 @@ pub fn regions<W: Word>(
         limit,
     };
     let last = thread_value::<LastRegions<W>>();
-    if let Some((k, r)) = &*last.borrow() {
-        if *k == key {
-            return r.clone();
-        }
+    let mut last = last.borrow_mut();
+    if last.key != Some(key) {
+        // The haul solver has a cell of its own, so this one may stay borrowed.
+        let interrupted = compute_regions(game, planes, s, limit, &mut last.regions);
+        // Hauls given up for lack of time or allowance are not the position's: not kept for
+        // the next search.
+        last.key = (!interrupted).then_some(key);
     }
-    // Not borrowed while computing: the haul solver has its own cell.
-    let (r, interrupted) = compute_regions(game, planes, s, limit);
-    // Hauls given up for lack of time or allowance are not the position's: not kept for the
-    // next search.
-    if !interrupted {
-        *last.borrow_mut() = Some((key, r.clone()));
-    }
-    r
+    f(&last.regions)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -423,20 +420,35 @@ struct RegionKey<W: Word> {
     limit: u64,
 }
 
-/// The regions computed last on this thread, by key: search asks for the same position's
-/// regions several times in a row (evaluation, exact check, move pruning).
-type LastRegions<W> = Option<(RegionKey<W>, Vec<Region<W>>)>;
+/// The regions computed last on this thread, and their key if they are the position's: search
+/// asks for the same position's regions several times in a row (evaluation, exact check, move
+/// pruning). One list, refilled in place: no allocation per position.
+struct LastRegions<W: Word> {
+    key: Option<RegionKey<W>>,
+    regions: Vec<Region<W>>,
+}
 
+impl<W: Word> Default for LastRegions<W> {
+    fn default() -> Self {
+        LastRegions {
+            key: None,
+            regions: Vec::new(),
+        }
+    }
+}
+
+/// Fills `out` with the regions of `s`; whether a haul search was cut short.
 fn compute_regions<W: Word>(
     game: &FishGame<W>,
     planes: &FishPlanes<W>,
     s: &FishState<W>,
     limit: u64,
-) -> (Vec<Region<W>>, bool) {
+    out: &mut Vec<Region<W>>,
+) -> bool {
     let board = game.board();
     let n = game.rules().players();
     let occupied = s.occupied();
-    let mut out = Vec::new();
+    out.clear();
     let mut interrupted = false;
     let mut rest = s.floes;
     while let Some(c) = (rest & occupied).first() {
@@ -461,7 +473,7 @@ fn compute_regions<W: Word>(
             haul,
         });
     }
-    (out, interrupted)
+    interrupted
 }
 
 /// The exact final `(fish, floes)` of every player when every region has at most one owner and
@@ -482,17 +494,15 @@ pub fn exact_scores<W: Word>(
     if game.phase(s) == Phase::Over {
         return Some(scores);
     }
-    let regions = regions(game, planes, s, limit);
-    if regions.iter().any(|r| r.owners.count_ones() > 1) {
-        return None;
-    }
-    for r in regions {
-        let p = r.owner()?;
-        let (f, c) = unpack(r.haul?);
-        scores[p].0 += f;
-        scores[p].1 += c;
-    }
-    Some(scores)
+    with_regions(game, planes, s, limit, |regions| {
+        for r in regions {
+            let p = r.owner()?;
+            let (f, c) = unpack(r.haul?);
+            scores[p].0 += f;
+            scores[p].1 += c;
+        }
+        Some(scores)
+    })
 }
 
 /// Settings of the heuristic evaluation.
@@ -613,23 +623,25 @@ impl<W: Word> FishEval<W> {
         // Single-owner regions: exact hauls; the rest is contested.
         let mut contested = s.floes;
         if self.config.regions && phase == Phase::Movement {
-            for r in regions(game, &self.planes, s, self.config.haul_limit) {
-                if let Some(p) = r.owner() {
-                    let (which, (f, c)) = match r.haul {
-                        Some(h) => (term::HAUL, unpack(h)),
-                        // Too large to solve: most of it.
-                        None => (
-                            term::GUESS,
-                            (
-                                (self.planes.fish_on(r.floes) * 4) / 5,
-                                r.floes.count() * 4 / 5,
+            with_regions(game, &self.planes, s, self.config.haul_limit, |regions| {
+                for r in regions {
+                    if let Some(p) = r.owner() {
+                        let (which, (f, c)) = match r.haul {
+                            Some(h) => (term::HAUL, unpack(h)),
+                            // Too large to solve: most of it.
+                            None => (
+                                term::GUESS,
+                                (
+                                    (self.planes.fish_on(r.floes) * 4) / 5,
+                                    r.floes.count() * 4 / 5,
+                                ),
                             ),
-                        ),
-                    };
-                    terms[p][which] += f as f64 + c as f64 / 2048.0;
-                    contested = contested - r.floes;
+                        };
+                        terms[p][which] += f as f64 + c as f64 / 2048.0;
+                        contested = contested - r.floes;
+                    }
                 }
-            }
+            });
         }
         // Penguins in contested regions keep the floes they stand on.
         for (p, t) in terms.iter_mut().enumerate().take(n) {

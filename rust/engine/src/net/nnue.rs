@@ -720,7 +720,7 @@ impl Nnue {
             if let (Some(layer), Some((e, _))) = (&self.base, base) {
                 x += layer.weight[0] * residual_input(e[o]) + layer.bias[0];
             }
-            *v = x.tanh();
+            *v = tanh(x);
         }
     }
 
@@ -824,7 +824,17 @@ impl Nnue {
 /// before its `tanh` (`e` kept off ±1, where it is infinite).
 #[inline]
 pub fn residual_input(e: f32) -> f32 {
-    e.clamp(-0.999_999, 0.999_999).atanh()
+    let e = e.clamp(-0.999_999, 0.999_999);
+    0.5 * ((1.0 + e) / (1.0 - e)).ln()
+}
+
+/// `tanh` by one `exp`, as [`residual_input`] is `atanh` by one `ln`: libm's `tanhf` and
+/// `atanhf` go through `expm1f` and `log1pf`, which took a sixth of a search's time at every
+/// leaf. Both agree with the exact values to single precision.
+#[inline]
+fn tanh(x: f32) -> f32 {
+    let t = (-2.0 * x.abs()).exp();
+    ((1.0 - t) / (1.0 + t)).copysign(x)
 }
 
 /// The value per player, with the accumulators updated from this thread's last leaf

@@ -491,3 +491,24 @@ fn nets_of_terms_and_cells_update_their_leaves_bit_for_bit_in_searches() {
     assert!(eval.leaves.load(Relaxed) > 100);
     assert_eq!(eval.differ.load(Relaxed), 0);
 }
+
+#[test]
+fn the_quick_tanh_and_atanh_are_exact_to_single_precision() {
+    for k in -4000..=4000 {
+        let x = k as f32 / 200.0;
+        let want = (x as f64).tanh();
+        assert!((super::tanh(x) as f64 - want).abs() < 2e-7, "tanh({x})");
+        // Estimates: a lead over the lead plus a scale, far from the clamp at 1 - 1e-6.
+        let e = k as f32 / 4040.0;
+        let want = (e as f64).atanh();
+        let got = residual_input(e) as f64;
+        assert!(
+            (got - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "atanh({e}): {got} {want}"
+        );
+    }
+    assert_eq!(super::tanh(0.0), 0.0);
+    assert_eq!(super::tanh(f32::INFINITY), 1.0);
+    assert_eq!(super::tanh(f32::NEG_INFINITY), -1.0);
+    assert!(residual_input(1.0).is_finite() && residual_input(-1.0) == -residual_input(1.0));
+}

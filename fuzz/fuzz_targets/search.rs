@@ -105,6 +105,7 @@ fn check<G: Game, E: Evaluate<G>>(
         killers: input.bool(),
         history: input.bool(),
         reductions: input.bool(),
+        futility: input.bool(),
         threads,
     };
     let mut searcher: Searcher<G::State> = Searcher::new(choice, mcts, ab);

@@ -48,6 +48,12 @@ pub struct AlphaBetaConfig {
     /// a depth limit: a budget's `depth` is searched in full width, so that a search to the
     /// end of the game proves its value.
     pub reductions: bool,
+    /// Reverse futility pruning: a node searched with a null window, a few plies from the
+    /// leaves, whose own estimate beats the window by a margin that grows with the depth
+    /// left, is cut off without searching its moves (the side to move is rarely worse off
+    /// after its move than before it). With two players and without a depth limit, as
+    /// `reductions`.
+    pub futility: bool,
     /// Threads searching at once: every thread deepens the same root, sharing the table and
     /// telling the others which moves it is on, so they take other moves first (simplified
     /// ABDADA); a proven result is returned, else the deepest completed one. One thread is
@@ -62,6 +68,7 @@ impl Default for AlphaBetaConfig {
             killers: true,
             history: true,
             reductions: true,
+            futility: true,
             threads: 1,
         }
     }
@@ -118,6 +125,9 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
     truncated: bool,
     /// Whether late moves are reduced ([`AlphaBetaConfig::reductions`]).
     reduce: bool,
+    /// Whether nodes near the leaves are cut off by their estimate
+    /// ([`AlphaBetaConfig::futility`]).
+    futile: bool,
     players: usize,
     root: usize,
     salt: u64,
@@ -228,6 +238,7 @@ impl AlphaBeta {
                     aborted: false,
                     truncated: false,
                     reduce: config.reductions && budget.depth.is_none(),
+                    futile: config.futility && budget.depth.is_none() && players == 2,
                     players,
                     root,
                     salt,
@@ -544,6 +555,14 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 }
             }
         }
+        if self.futile && depth <= FUTILITY_DEPTH && beta - alpha == 1 && beta.abs() < EVAL_SCALE {
+            let r = self.eval.evaluate(self.game, s);
+            let v = (self.rel(&r, p).clamp(-1.0, 1.0) * EVAL_SCALE as f64) as i32;
+            if v - FUTILITY_MARGIN * depth >= beta {
+                self.truncated = true;
+                return beta;
+            }
+        }
         let truncated_before = std::mem::replace(&mut self.truncated, false);
 
         let mut actions = ActionList::new();
@@ -735,6 +754,13 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
         );
     }
 }
+
+/// The deepest remaining depth at which a node may be cut off by its estimate
+/// ([`AlphaBetaConfig::futility`]).
+const FUTILITY_DEPTH: i32 = 3;
+/// The margin by which an estimate must beat the window, per ply left: searched values fell
+/// below the estimate by more than this in about 2% of Fish positions at 1 and 2 plies.
+const FUTILITY_MARGIN: i32 = EVAL_SCALE * 3 / 20;
 
 /// The shallowest remaining depth at which late moves are reduced.
 const LMR_DEPTH: i32 = 3;

@@ -1267,4 +1267,51 @@ mod tests {
         .to_string();
         assert!(e.contains("at most 4096 MiB"), "{e}");
     }
+
+    #[test]
+    fn futility_cuts_searches_without_a_depth_limit_only() {
+        // Fish after placement with the Fish evaluation: at the same node budget, cutting off
+        // nodes whose estimate beats the window completes deeper iterations; a depth budget
+        // is searched as before, node for node.
+        use crate::fish::{FishGame, Phase, Rules};
+        use crate::game::{ActionList, Game};
+        use crate::rng::Rng;
+        use crate::search::Knowledge;
+        let (mut depth_on, mut depth_off) = (0, 0);
+        for seed in 0..8 {
+            let game = FishGame::dealt(Rules::standard(2).unwrap(), seed);
+            let eval = game.default_eval(true, Default::default());
+            let mut s = game.initial_state();
+            let mut rng = Rng::new(seed);
+            let mut actions = ActionList::new();
+            while game.phase(&s) == Phase::Placement {
+                game.legal_actions(&s, &mut actions);
+                game.apply(&mut s, actions[rng.below(actions.len())]);
+            }
+            let search = |futility, budget: Budget| {
+                AlphaBeta::new(AlphaBetaConfig {
+                    tt_mb: 1,
+                    futility,
+                    ..Default::default()
+                })
+                .search(&game, &eval, &s, &budget, StopFlag::new())
+                .unwrap()
+            };
+            let (on, off) = (
+                search(true, Budget::depth(4)),
+                search(false, Budget::depth(4)),
+            );
+            assert_eq!(
+                (on.best, on.nodes, on.value),
+                (off.best, off.nodes, off.value)
+            );
+            let (on, off) = (
+                search(true, Budget::nodes(60_000)),
+                search(false, Budget::nodes(60_000)),
+            );
+            depth_on += on.depth;
+            depth_off += off.depth;
+        }
+        assert!(depth_on > depth_off, "{depth_on} {depth_off}");
+    }
 }

@@ -268,6 +268,24 @@ def test_the_example_engine_of_the_docs_plays(tmp_path):
     assert result.games == 2 and all(r.fault is None for r in result.records)
 
 
+def test_the_engine_of_any_installed_build_plays(tmp_path):
+    """benches/pep_engine.py seats another installed build at the table through the protocol;
+    here it plays with the build under test, on a time per move and on a clock."""
+    script = Path(__file__).resolve().parent.parent / "benches" / "pep_engine.py"
+    if not script.is_file():
+        pytest.skip("no benches/ beside the tests (an installed copy)")
+    board = pv.Fish(board=[[1, 2, 3, 1, 2], [3, 1, 1, 2, 2], [1, 1, 2, 3, 1]], penguins=2)
+    for game, agent in ((board, "auto"), (pv.Marathon(), "mcts-plain")):
+        cmd = [sys.executable, str(script), agent, "--seed", "3"]
+        engine = EngineAgent(cmd, time=0.05, grace=5, startup=60)
+        result = pv.play_match(game, [engine, "greedy"], games=2, progress=False)
+        assert result.games == 2 and all(r.fault is None for r in result.records)
+    cmd = [sys.executable, str(script), "alphabeta"]
+    engine = EngineAgent(cmd, clock=(2.0, 0.05), grace=5, startup=60)
+    result = pv.play_match(board, [engine, "greedy"], games=1, progress=False)
+    assert result.games == 1 and result.records[0].fault is None
+
+
 def test_cmd_agents_where_agents_are_named():
     agent = as_agent("cmd:pingvinas engine --agent random")
     assert isinstance(agent, EngineAgent) and agent.name == "pingvinas engine --agent random"

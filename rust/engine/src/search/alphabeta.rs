@@ -44,15 +44,15 @@ pub struct AlphaBetaConfig {
     pub history: bool,
     /// Late-move reductions: search the moves that come late in the order (after the hash
     /// move, the killers and the first few others) less deep first, and in full only when
-    /// that shallower search finds them better than the best so far. Only in searches without
-    /// a depth limit: a budget's `depth` is searched in full width, so that a search to the
-    /// end of the game proves its value.
+    /// that shallower search finds them better than the best so far. Only with two players
+    /// (a paranoid search with reductions lost to one without in 3-player Fish) and in
+    /// searches without a depth limit: a budget's `depth` is searched in full width, so that a
+    /// search to the end of the game proves its value.
     pub reductions: bool,
     /// Reverse futility pruning: a node searched with a null window, a few plies from the
     /// leaves, whose own estimate beats the window by a margin that grows with the depth
     /// left, is cut off without searching its moves (the side to move is rarely worse off
-    /// after its move than before it). With two players and without a depth limit, as
-    /// `reductions`.
+    /// after its move than before it). Only where `reductions` apply.
     pub futility: bool,
     /// Threads searching at once: every thread deepens the same root, sharing the table and
     /// telling the others which moves it is on, so they take other moves first (simplified
@@ -237,7 +237,7 @@ impl AlphaBeta {
                     pacer: Pacer::new(CLOCK_INTERVAL),
                     aborted: false,
                     truncated: false,
-                    reduce: config.reductions && budget.depth.is_none(),
+                    reduce: config.reductions && budget.depth.is_none() && players == 2,
                     futile: config.futility && budget.depth.is_none() && players == 2,
                     players,
                     root,

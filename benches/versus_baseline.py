@@ -1,12 +1,13 @@
 """Two installed versions of pingvinas playing each other: the playing strength of one build's
 player against another build's (``auto`` of this tree against ``auto`` of a release, say).
 
-Each version runs in child processes of its own (``PYTHONPATH`` set to where that version is
-installed, e.g. ``pip install --no-deps --target DIR WHEEL``), which speak a line protocol on
-their standard input and output; this process keeps only the referee's view (seats, moves,
-result) and never imports pingvinas itself. Both children of a game replay every move, so each
-searches its own state with its own searcher (tables and trees kept between moves, as a player
-does).
+Every seat is played by a child process of its own, running one version (``PYTHONPATH`` set
+to where that version is installed, e.g. ``pip install --no-deps --target DIR WHEEL``), which
+speaks a line protocol on its standard input and output; this process keeps only the referee's
+view (seats, moves, result) and never imports pingvinas itself. Every child replays every move,
+so each player searches its own state with its own searcher (tables and trees kept between
+moves, as a player does), and no two players share a process's caches (with two old players
+in one process, the new one's 3-player share came out low even with both versions the same).
 
 Run::
 
@@ -49,7 +50,8 @@ def wilson(points: list[float]) -> tuple[float, float, float]:
     denom = 1 + Z95 * Z95 / n
     centre = (p + Z95 * Z95 / (2 * n)) / denom
     half = Z95 * math.sqrt(max(p * (1 - p), 0.0) / n + Z95 * Z95 / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    # The interval holds p; the clamps keep rounding from putting it outside.
+    return p, max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def elo(score: float) -> float:
@@ -166,31 +168,30 @@ def seed_of(seed: int, index: int, item: int) -> int:
 
 
 def play_game(
-    args: argparse.Namespace, index: int, pair: tuple[Child, Child]
+    args: argparse.Namespace, index: int, table: list[Child]
 ) -> tuple[float, list[float], list[float], int]:
-    """Game ``index``: the new version's points, each side's move times, the plies."""
-    new, old = pair
+    """Game ``index`` on ``table`` (the new version's process, then one of the old version's
+    for every other seat): the new version's points, each side's move times, the plies."""
     players = args.players
     new_seat = index % players
     deal = seed_of(args.seed, index, 0)
-    seats = {s: f"{s}:{seed_of(args.seed, index, 1 + s)}" for s in range(players)}
-    old_seats = [seats[s] for s in range(players) if s != new_seat]
     budget = f"i{args.iterations}" if args.iterations else str(args.time)
-    for child, agent, mine in (
-        (new, args.new_agent, [seats[new_seat]]),
-        (old, args.old_agent, old_seats),
-    ):
-        answer = child.ask(f"new {args.game} {players} {deal} {agent} {budget} {' '.join(mine)}")
+    # Seat by seat, the process that plays it: the new one, and the old ones in turn.
+    movers = table[1:]
+    movers.insert(new_seat, table[0])
+    for seat, child in enumerate(movers):
+        agent = args.new_agent if seat == new_seat else args.old_agent
+        seat_seed = f"{seat}:{seed_of(args.seed, index, 1 + seat)}"
+        answer = child.ask(f"new {args.game} {players} {deal} {agent} {budget} {seat_seed}")
     to_move = int(answer[1])
     times: tuple[list[float], list[float]] = ([], [])
     plies = 0
     while True:
-        mover = new if to_move == new_seat else old
-        _, action, spent, _depth = mover.ask(f"go {to_move}")
-        times[0 if mover is new else 1].append(float(spent))
-        answers = [child.ask(f"play {action}") for child in (new, old)]
+        _, action, spent, _depth = movers[to_move].ask(f"go {to_move}")
+        times[0 if to_move == new_seat else 1].append(float(spent))
+        answers = [child.ask(f"play {action}") for child in table]
         plies += 1
-        if answers[0] != answers[1]:
+        if any(a != answers[0] for a in answers):
             raise RuntimeError(f"game {index}: the versions disagree: {answers}")
         if answers[0][0] == "over":
             ranking = [int(r) for r in answers[0][1:]]
@@ -233,19 +234,20 @@ def run_match(args: argparse.Namespace) -> int:
     children: list[Child] = []
     lock = threading.Lock()
 
-    def pair() -> tuple[Child, Child]:
-        if not hasattr(local, "pair"):
-            local.pair = (Child(args.new), Child(args.old))
+    def table() -> list[Child]:
+        # A process for every seat: players in one process would share its caches.
+        if not hasattr(local, "table"):
+            local.table = [Child(args.new)] + [Child(args.old) for _ in range(args.players - 1)]
             with lock:
-                children.extend(local.pair)
-        return local.pair  # type: ignore[no-any-return]
+                children.extend(local.table)
+        return local.table  # type: ignore[no-any-return]
 
     t0 = time.perf_counter()
     results: list[Optional[tuple[float, list[float], list[float], int]]] = [None] * args.games
     try:
         with ThreadPoolExecutor(args.workers) as pool:
             futures = {
-                pool.submit(lambda i=i: play_game(args, i, pair())): i for i in range(args.games)
+                pool.submit(lambda i=i: play_game(args, i, table())): i for i in range(args.games)
             }
             for f, i in futures.items():
                 results[i] = f.result()

@@ -286,6 +286,42 @@ def test_the_engine_of_any_installed_build_plays(tmp_path):
     assert result.games == 1 and result.records[0].fault is None
 
 
+def test_two_installed_builds_play_a_match(tmp_path):
+    """benches/versus_baseline.py: every seat a process of its own, the new seat going round,
+    the score and move times written as JSON."""
+    script = Path(__file__).resolve().parent.parent / "benches" / "versus_baseline.py"
+    if not script.is_file():
+        pytest.skip("no benches/ beside the tests (an installed copy)")
+    here = str(Path(pv.__file__).resolve().parent.parent)
+    out = tmp_path / "result.json"
+    for players in (2, 3):
+        cmd = [
+            sys.executable,
+            str(script),
+            "--new",
+            here,
+            "--old",
+            here,
+            "--players",
+            str(players),
+            "--games",
+            "3",
+            "--time",
+            "0.01",
+            "--workers",
+            "1",
+            "--json",
+            str(out),
+        ]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    two, three = (json.loads(line) for line in out.read_text().splitlines())
+    assert (two["players"], three["players"]) == (2, 3)
+    for r in (two, three):
+        assert r["games"] == 3 and 0 <= r["ci95"][0] <= r["score"] <= r["ci95"][1] <= 1
+        assert 0 < r["new_move_mean_s"] <= r["new_move_max_s"]
+    assert "elo" in two and "elo" not in three
+
+
 def test_cmd_agents_where_agents_are_named():
     agent = as_agent("cmd:pingvinas engine --agent random")
     assert isinstance(agent, EngineAgent) and agent.name == "pingvinas engine --agent random"

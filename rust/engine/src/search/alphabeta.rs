@@ -20,6 +20,7 @@ use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
 use crate::threads::KeptPool;
 use arrayvec::ArrayVec;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// The value of a won game, before its distance is subtracted.
 pub const WIN: i32 = 1_000_000;
@@ -44,10 +45,10 @@ pub struct AlphaBetaConfig {
     pub history: bool,
     /// Late-move reductions: search the moves that come late in the order (after the hash
     /// move, the killers and the first few others) less deep first, and in full only when
-    /// that shallower search finds them better than the best so far. Only with two players
-    /// (a paranoid search with reductions lost to one without in 3-player Fish) and in
-    /// searches without a depth limit: a budget's `depth` is searched in full width, so that a
-    /// search to the end of the game proves its value.
+    /// that shallower search finds them better than the best so far. Only with two players,
+    /// where they were measured to help (`docs/strength.md`), and in searches without a depth
+    /// limit: a budget's `depth` is searched in full width, so that a search to the end of the
+    /// game proves its value.
     pub reductions: bool,
     /// Reverse futility pruning: a node searched with a null window, a few plies from the
     /// leaves, whose own estimate beats the window by a margin that grows with the depth
@@ -128,6 +129,9 @@ struct Run<'a, G: Game, E: Evaluate<G>> {
     /// Whether nodes near the leaves are cut off by their estimate
     /// ([`AlphaBetaConfig::futility`]).
     futile: bool,
+    /// With more than two players, the time after which no iteration starts; only completed
+    /// iterations count there ([`Run::iterate`]).
+    whole_iterations: Option<Duration>,
     players: usize,
     root: usize,
     salt: u64,
@@ -239,6 +243,7 @@ impl AlphaBeta {
                     truncated: false,
                     reduce: config.reductions && budget.depth.is_none() && players == 2,
                     futile: config.futility && budget.depth.is_none() && players == 2,
+                    whole_iterations: budget.time.filter(|_| players > 2).map(|t| t / 2),
                     players,
                     root,
                     salt,
@@ -304,8 +309,9 @@ impl AlphaBeta {
 impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
     /// Iterative deepening over `first_depth, first_depth + step, ...` and then `max_depth`,
     /// until the budget runs out. A budget of time is a time a move, not a clock for the game:
-    /// time left over is lost, while an iteration cut short still counts for the moves it
-    /// finished, so deepening goes on until the deadline.
+    /// with two players an iteration cut short still counts for the moves it finished, so
+    /// deepening goes on until the deadline. With more (where that was not measured to help),
+    /// only completed iterations count and none starts after half the time.
     fn iterate(
         &mut self,
         state: &G::State,
@@ -334,6 +340,9 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             else {
                 break;
             };
+            if !complete && self.whole_iterations.is_some() {
+                break;
+            }
             // An iteration cut short by the budget still counts for the moves it finished: its
             // first move is the last iteration's best, searched deeper, and any move it found
             // better than that one has been searched in full.
@@ -346,6 +355,12 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
             depth_done = depth;
             exact = !self.truncated;
             if exact || root_actions.len() == 1 {
+                break;
+            }
+            if self
+                .whole_iterations
+                .is_some_and(|t| self.clock.elapsed() > t)
+            {
                 break;
             }
         }
@@ -1135,6 +1150,31 @@ mod tests {
             r.elapsed
         );
         assert!(game.is_legal(&s, r.best));
+    }
+
+    #[test]
+    fn with_three_players_only_completed_iterations_count() {
+        // A 3-player search on time returns the move and value of its last completed
+        // iteration: those of a search to the depth it reports.
+        use crate::fish::{FishGame, Rules};
+        use crate::search::Knowledge;
+        let game = FishGame::dealt(Rules::standard(3).unwrap(), 5);
+        let eval = game.default_eval(true, Default::default());
+        let s = game.initial_state();
+        for time in [0.02, 0.05] {
+            let r = ab()
+                .search(&game, &eval, &s, &Budget::time(time), StopFlag::new())
+                .unwrap();
+            assert!(!r.exact && r.depth >= 1, "{r:?}");
+            let d = ab()
+                .search(&game, &eval, &s, &Budget::depth(r.depth), StopFlag::new())
+                .unwrap();
+            assert_eq!(
+                (r.best, r.value, &r.pv),
+                (d.best, d.value, &d.pv),
+                "{time} s"
+            );
+        }
     }
 
     #[test]

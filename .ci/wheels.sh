@@ -17,7 +17,7 @@
 # `--no-build-isolation` lets that backend find the ziglang of this environment). `auditwheel
 # show` must then find it manylinux2014 (manylinux_2_17) or older, needing no shared library
 # beyond the system ones that the policy allows. A plain local build is tagged linux_x86_64,
-# which PyPI refuses. Elsewhere (macOS runners) the wheel is the platform's own, as before.
+# which PyPI refuses. Elsewhere (macOS runners) the wheel is the platform's own.
 # PINGVINAS_WHEELS_LOCAL=1 builds the local-tag wheel on Linux too (no zig download).
 set -euo pipefail
 cd "$(dirname "$0")/.."

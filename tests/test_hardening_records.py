@@ -31,10 +31,10 @@ def first_move(state):
     return state.legal_actions()[0]
 
 
-# --------------------------------------------------------------------------- 15. saving matches
+# --------------------------------------------------------------------------- saving matches
 
 
-def test_15_a_save_path_that_cannot_be_written_fails_before_the_first_game(tmp_path):
+def test_a_save_path_that_cannot_be_written_fails_before_the_first_game(tmp_path):
     calls = []
 
     def counting(state):
@@ -50,7 +50,7 @@ def test_15_a_save_path_that_cannot_be_written_fails_before_the_first_game(tmp_p
     assert calls == []  # not one move played
 
 
-def test_15_cli_match_save_to_a_missing_directory_is_one_line(capsys, tmp_path):
+def test_cli_match_save_to_a_missing_directory_is_one_line(capsys, tmp_path):
     bad = str(tmp_path / "no" / "such" / "dir" / "x.jsonl")
     code, out, err = run_cli(
         capsys, "match", "--agents", "random", "random", "--games", "2", "--quiet", "--save", bad
@@ -62,7 +62,7 @@ def test_15_cli_match_save_to_a_missing_directory_is_one_line(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("workers", [None, 2])
-def test_15_an_error_keeps_the_finished_games_in_the_file(tmp_path, workers):
+def test_an_error_keeps_the_finished_games_in_the_file(tmp_path, workers):
     """An agent that fails in game 5: games 0 to 4 are in the save file (in game order) and on
     the exception; before, the file was written only after the last game."""
     path = tmp_path / "games.jsonl"
@@ -99,7 +99,7 @@ def test_15_an_error_keeps_the_finished_games_in_the_file(tmp_path, workers):
     assert all(r.final_state().is_over for r in saved)
 
 
-def test_15_a_complete_match_is_saved_in_game_order_with_workers(tmp_path):
+def test_a_complete_match_is_saved_in_game_order_with_workers(tmp_path):
     path = tmp_path / "games.jsonl"
     result = pv.play_match(
         pv.Marathon(ply_limit=30),
@@ -163,7 +163,7 @@ def interrupted_match(path, seconds, workers, after):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 @pytest.mark.parametrize("workers", [1, 2])
-def test_15_16_ctrl_c_keeps_the_finished_games_and_stops_at_once(tmp_path, workers):
+def test_ctrl_c_keeps_the_finished_games_and_stops_at_once(tmp_path, workers):
     """Short moves, so that games finish before the signal: they are all in the file."""
     path = tmp_path / "games.jsonl"
     _, took, kept = interrupted_match(path, seconds=0.02, workers=workers, after=2.0)
@@ -175,16 +175,16 @@ def test_15_16_ctrl_c_keeps_the_finished_games_and_stops_at_once(tmp_path, worke
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
-def test_16_ctrl_c_stops_the_searches_in_flight_with_workers(tmp_path):
-    """Two games in flight on two threads, each move a 3 s search: the pool used to wait for
-    both games to end (6 to 14 s, and here minutes)."""
+def test_ctrl_c_stops_the_searches_in_flight_with_workers(tmp_path):
+    """Two games in flight on two threads, each move a 3 s search: Ctrl-C stops both searches
+    at once rather than waiting for both games to end."""
     _, took, kept = interrupted_match(tmp_path / "g.jsonl", seconds=3.0, workers=2, after=1.0)
     print(f"\nCtrl-C, 2 workers, 3 s moves: exit after {took * 1000:.0f} ms")
     assert kept == 0
     assert took < CTRL_C_LIMIT, f"{took:.2f} s from SIGINT to exit"
 
 
-def test_16_an_agent_error_stops_the_other_games_in_flight():
+def test_an_agent_error_stops_the_other_games_in_flight():
     """A failing game stops the game beside it at once (its search is stopped), instead of
     waiting for it to end."""
     slow = pv.SearchAgent("mcts", time=5.0)
@@ -199,7 +199,7 @@ def test_16_an_agent_error_stops_the_other_games_in_flight():
     assert time.perf_counter() - t < 3.0
 
 
-# --------------------------------------------------------------------------- 18. records
+# --------------------------------------------------------------------------- records
 
 GOOD = GameRecord(pv.Fish(), seed=1, moves=[], players=["a", "b"])
 GOOD.add(GOOD.final_state().legal_moves()[0], value=0.5, nodes=10, time=0.1)
@@ -231,7 +231,7 @@ def mutated(path, value):
         (["result", "plies"], 2.5, r"'result.plies'"),
     ],
 )
-def test_18_record_fields_out_of_range_are_refused(path, value, field):
+def test_record_fields_out_of_range_are_refused(path, value, field):
     with pytest.raises(ValueError, match=field):
         GameRecord.from_dict(mutated(path, value))
     # The same through JSON text (NaN and Infinity as Python's json writes them).
@@ -239,7 +239,7 @@ def test_18_record_fields_out_of_range_are_refused(path, value, field):
         GameRecord.from_json(json.dumps(mutated(path, value)))
 
 
-def test_18_the_edges_of_the_ranges_are_accepted():
+def test_the_edges_of_the_ranges_are_accepted():
     for value in (-1.0, 1.0, 0):
         assert GameRecord.from_dict(mutated(["moves", 0, "value"], value)).info[0]["value"] == value
     assert GameRecord.from_dict(mutated(["moves", 0, "time"], 0)).info[0]["time"] == 0.0
@@ -254,7 +254,7 @@ def test_18_the_edges_of_the_ranges_are_accepted():
     ],
     ids=["list", "object", "inside meta"],
 )
-def test_18_deeply_nested_json_is_a_value_error(text, tmp_path):
+def test_deeply_nested_json_is_a_value_error(text, tmp_path):
     with pytest.raises(ValueError, match="nested too deeply"):
         GameRecord.from_json(text)
     path = tmp_path / "deep.jsonl"
@@ -263,7 +263,7 @@ def test_18_deeply_nested_json_is_a_value_error(text, tmp_path):
         read_jsonl(path)
 
 
-def test_18_records_refuse_what_they_could_not_write():
+def test_records_refuse_what_they_could_not_write():
     with pytest.raises(ValueError, match="'meta'.*not JSON"):
         GameRecord(pv.Fish(), seed=1, meta={"when": object()})
     with pytest.raises(ValueError, match="'meta'.*not JSON"):
@@ -279,7 +279,7 @@ def test_18_records_refuse_what_they_could_not_write():
         GameRecord.from_dict({**json.loads(GOOD.to_json()), "start": {"deep": deep}})
 
 
-# --------------------------------------------------------------------------- 19. configs
+# --------------------------------------------------------------------------- configs
 
 #: What a config error must never say: serde's words, Rust types, positions in JSON text
 #: that the user never wrote.
@@ -321,7 +321,7 @@ FISH_CASES = [
 
 
 @pytest.mark.parametrize("extra, says, allowed", FISH_CASES, ids=[c[1] for c in FISH_CASES])
-def test_19_fish_config_errors_name_the_key_the_value_and_what_is_allowed(extra, says, allowed):
+def test_fish_config_errors_name_the_key_the_value_and_what_is_allowed(extra, says, allowed):
     with pytest.raises(ValueError) as info:
         pv.Fish.from_config({"game": "fish", **extra})
     message = str(info.value)
@@ -345,7 +345,7 @@ MARATHON_CASES = [
 
 
 @pytest.mark.parametrize("extra, says, allowed", MARATHON_CASES, ids=[c[1] for c in MARATHON_CASES])
-def test_19_marathon_config_errors_name_the_key_the_value_and_what_is_allowed(extra, says, allowed):
+def test_marathon_config_errors_name_the_key_the_value_and_what_is_allowed(extra, says, allowed):
     with pytest.raises(ValueError) as info:
         pv.Marathon.from_config({"course": MARATHON_COURSE, **extra})
     message = str(info.value)
@@ -364,7 +364,7 @@ def test_19_marathon_config_errors_name_the_key_the_value_and_what_is_allowed(ex
         ('game = "marathon"\nply_limit = "long"\ncourse = "SSS"\n', 'ply_limit = "long"'),
     ],
 )
-def test_19_toml_config_errors_too(tmp_path, text, says):
+def test_toml_config_errors_too(tmp_path, text, says):
     path = tmp_path / "my.toml"
     path.write_text(text)
     with pytest.raises(ValueError) as info:
@@ -374,7 +374,7 @@ def test_19_toml_config_errors_too(tmp_path, text, says):
     assert not any(w in message for w in SERDE_WORDS), message
 
 
-def test_19_a_file_that_is_not_a_config_is_named_and_not_quoted(tmp_path):
+def test_a_file_that_is_not_a_config_is_named_and_not_quoted(tmp_path):
     secret = tmp_path / "secrets.txt"
     secret.write_text("root:x:0:0:root:/root:/bin/bash\npassword hunter2\n")
     for path in ("/etc/passwd", str(secret)):
@@ -395,7 +395,7 @@ def test_19_a_file_that_is_not_a_config_is_named_and_not_quoted(tmp_path):
         pv.Fish.from_config(str(binary))
 
 
-def test_19_configs_that_nest_too_deep_or_refer_to_themselves():
+def test_configs_that_nest_too_deep_or_refer_to_themselves():
     loop: dict = {"game": "fish"}
     loop["board"] = loop
     with pytest.raises(ValueError, match="nests more than"):
@@ -407,7 +407,7 @@ def test_19_configs_that_nest_too_deep_or_refer_to_themselves():
         pv.Marathon.from_config({"course": deep})
 
 
-def test_19_good_configs_still_read():
+def test_good_configs_still_read():
     for name in pv.variants():
         game = pv.load_game(name)
         if isinstance(game, pv.Fish):
@@ -418,10 +418,10 @@ def test_19_good_configs_still_read():
     assert marathon.players == 3 and marathon.name == "custom"
 
 
-# --------------------------------------------------------------------------- 20. small ones
+# --------------------------------------------------------------------------- small ones
 
 
-def test_20_show_move_minus_one_is_the_last_position(capsys, tmp_path):
+def test_show_move_minus_one_is_the_last_position(capsys, tmp_path):
     record = GameRecord(pv.Fish(), seed=3)
     for _ in range(10):
         record.add(record.final_state().legal_moves()[0])
@@ -447,7 +447,7 @@ def test_20_show_move_minus_one_is_the_last_position(capsys, tmp_path):
     assert "-11 to 10" in run_cli(capsys, "show", str(path), "--move", "-12")[2]
 
 
-def test_20_show_move_on_a_single_position_is_refused(capsys, tmp_path):
+def test_show_move_on_a_single_position_is_refused(capsys, tmp_path):
     path = tmp_path / "s.json"
     path.write_text(pv.Fish().new_state(seed=1).to_json())
     code, _, err = run_cli(capsys, "show", str(path), "--move", "-1")

@@ -107,11 +107,11 @@ def numbers_in(text: str) -> set:
     return {int(m.replace(",", "").replace("_", "")) for m in re.findall(r"\d[\d,_]*", text)}
 
 
-# --------------------------------------------------------------------------- 1. reused searchers
+# --------------------------------------------------------------------------- reused searchers
 
 
 @pytest.mark.parametrize("pair", range(10))
-def test_1_reused_mcts_searcher_plays_legal_moves_on_another_board(pair):
+def test_reused_mcts_searcher_plays_legal_moves_on_another_board(pair):
     a, b = pv.Fish().new_state(seed=2 * pair + 1), pv.Fish().new_state(seed=2 * pair + 2)
     searcher = Searcher("mcts", seed=pair)
     searcher.search(a, iterations=2000)
@@ -125,7 +125,7 @@ COURSES = ["marathon", "marathon-5", "marathon-l", "marathon-zigzag"]
 
 @pytest.mark.parametrize("first", COURSES)
 @pytest.mark.parametrize("second", COURSES)
-def test_1_reused_mcts_searcher_plays_legal_moves_on_another_course(first, second):
+def test_reused_mcts_searcher_plays_legal_moves_on_another_course(first, second):
     if first == second:
         pytest.skip("the same course")
     a, b = pv.Marathon(course=first).new_state(), pv.Marathon(course=second).new_state()
@@ -151,7 +151,7 @@ def _twin_positions(seed):
 @pytest.mark.parametrize(
     "seed", [0, 1, *(pytest.param(s, marks=pytest.mark.slow) for s in range(2, 6))]
 )
-def test_1_reused_alphabeta_searcher_agrees_with_a_fresh_one(seed):
+def test_reused_alphabeta_searcher_agrees_with_a_fresh_one(seed):
     a, b = _twin_positions(seed)
     assert a.penguins == b.penguins and a != b and a.to_json() != b.to_json()
     reused = Searcher("alphabeta", threads=1)
@@ -162,7 +162,7 @@ def test_1_reused_alphabeta_searcher_agrees_with_a_fresh_one(seed):
     assert got.move in b.legal_moves()
 
 
-def test_1_positions_on_other_boards_or_courses_differ():
+def test_positions_on_other_boards_or_courses_differ():
     for seed in range(3):
         a, b = _twin_positions(seed)
         assert a != b
@@ -172,11 +172,11 @@ def test_1_positions_on_other_boards_or_courses_differ():
     assert all(x != y for i, x in enumerate(openings) for y in openings[i + 1 :])
 
 
-# --------------------------------------------------------------------------- 2. budgets
+# --------------------------------------------------------------------------- budgets
 
 
 @pytest.mark.parametrize("algorithm", ["auto", "alphabeta"])
-def test_2_an_iteration_budget_ends_or_is_refused(algorithm):
+def test_an_iteration_budget_ends_or_is_refused(algorithm):
     out = child(
         f"""
         import random
@@ -195,7 +195,7 @@ def test_2_an_iteration_budget_ends_or_is_refused(algorithm):
         assert "iteration" in out["message"], out
 
 
-def test_2_a_searcher_with_only_an_iteration_budget_ends_or_is_refused():
+def test_a_searcher_with_only_an_iteration_budget_ends_or_is_refused():
     out = child(
         """
         s = pv.Fish().new_state(seed=4)
@@ -209,14 +209,14 @@ def test_2_a_searcher_with_only_an_iteration_budget_ends_or_is_refused():
 
 @pytest.mark.parametrize("algorithm", ["alphabeta", "mcts"])
 @pytest.mark.parametrize("nodes", [1, 100, 5000, 50_000])
-def test_2_node_budgets_are_honoured(algorithm, nodes):
+def test_node_budgets_are_honoured(algorithm, nodes):
     s = movement_state()
     result = search(s, algorithm, nodes=nodes)
     assert result.move in s.legal_moves()
     assert result.nodes <= nodes + NODE_SLACK, (result.nodes, nodes)
 
 
-# --------------------------------------------------------------------------- 3. unreachable JSON
+# --------------------------------------------------------------------------- unreachable JSON
 
 
 def _placement_state():
@@ -248,7 +248,7 @@ def _refused_everywhere(state, data):
         pickle.loads(_pickled_from(state, text))
 
 
-def test_3_placement_json_with_a_penguin_on_a_three_fish_floe_is_refused():
+def test_placement_json_with_a_penguin_on_a_three_fish_floe_is_refused():
     s = _placement_state()
     data = json.loads(s.to_json())
     assert pv.FishState.from_json(json.dumps(data)) == s  # the untouched JSON loads
@@ -259,14 +259,14 @@ def test_3_placement_json_with_a_penguin_on_a_three_fish_floe_is_refused():
 
 
 @pytest.mark.parametrize("scores", [[[5, 2], [0, 0]], [[0, 0], [1, 1]], [[3, 0], [0, 0]]])
-def test_3_placement_json_with_scores_is_refused(scores):
+def test_placement_json_with_scores_is_refused(scores):
     s = _placement_state()  # nothing has been collected during placement
     data = json.loads(s.to_json())
     data["scores"] = scores
     _refused_everywhere(s, data)
 
 
-def test_3_movement_json_with_impossible_scores_is_refused():
+def test_movement_json_with_impossible_scores_is_refused():
     s = movement_state(seed=8)
     for _ in range(6):
         s.play(s.legal_actions()[0])
@@ -280,14 +280,14 @@ def test_3_movement_json_with_impossible_scores_is_refused():
         _refused_everywhere(s, {**data, "scores": scores})
 
 
-# --------------------------------------------------------------------------- 4. shared searchers
+# --------------------------------------------------------------------------- shared searchers
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "algorithm, budget", [("mcts", "iterations=20000"), ("alphabeta", "depth=5")]
 )
-def test_4_two_threads_on_one_searcher_neither_hang_nor_crash(algorithm, budget):
+def test_two_threads_on_one_searcher_neither_hang_nor_crash(algorithm, budget):
     out = child(
         f"""
         import threading
@@ -313,7 +313,7 @@ def test_4_two_threads_on_one_searcher_neither_hang_nor_crash(algorithm, budget)
     assert all("busy" in e for e in out["errors"]), out
 
 
-# --------------------------------------------------------------------------- 5. huge batch sizes
+# --------------------------------------------------------------------------- huge batch sizes
 
 
 @pytest.mark.parametrize(
@@ -325,18 +325,18 @@ def test_4_two_threads_on_one_searcher_neither_hang_nor_crash(algorithm, budget)
         ("pv.marathon.random_playouts", 2**64 - 1),
     ],
 )
-def test_5_absurd_playout_counts_raise_value_error_with_the_limit(call, n):
+def test_absurd_playout_counts_raise_value_error_with_the_limit(call, n):
     out = child(f"outcome(lambda: {call}({n}, seed=1))", timeout=60)
     assert out["error"] == "ValueError", out
     assert numbers_in(out["message"]) - {n}, f"no limit named in {out['message']!r}"
     assert out["seconds"] < 5
 
 
-# --------------------------------------------------------------------------- 6. table size
+# --------------------------------------------------------------------------- table size
 
 
 @pytest.mark.parametrize("tt_mb", [65536, 2**40])
-def test_6_a_huge_transposition_table_is_refused_or_capped(tt_mb):
+def test_a_huge_transposition_table_is_refused_or_capped(tt_mb):
     out = child(
         f"""
         s = pv.Fish().new_state(seed=2)
@@ -351,7 +351,7 @@ def test_6_a_huge_transposition_table_is_refused_or_capped(tt_mb):
         assert "tt_mb" in out["message"] or "table" in out["message"], out
 
 
-# --------------------------------------------------------------------------- 7. course maps
+# --------------------------------------------------------------------------- course maps
 
 
 @pytest.mark.parametrize(
@@ -366,7 +366,7 @@ def test_6_a_huge_transposition_table_is_refused_or_capped(tt_mb):
     ids=["Marathon", "from_config", "from_json", "pickle"],
 )
 @pytest.mark.parametrize("size", [46341, pytest.param(20000, marks=pytest.mark.slow)])
-def test_7_huge_course_maps_are_refused_before_allocating(how, size):
+def test_huge_course_maps_are_refused_before_allocating(how, size):
     out = child(
         f"""
         import pickle
@@ -389,7 +389,7 @@ def test_7_huge_course_maps_are_refused_before_allocating(how, size):
         assert out["maxrss_mb"] < 300, f"{out['maxrss_mb']:.0f} MB used to refuse a 90 KB map"
 
 
-# --------------------------------------------------------------------------- 8. Ctrl-C
+# --------------------------------------------------------------------------- Ctrl-C
 
 CTRL_C_CALLS = {
     "fish, 1 thread": "pv.fish.random_playouts(10_000_000, seed=1, threads=1)",
@@ -411,7 +411,7 @@ CTRL_C_CALLS = {
     ],
     ids=list(CTRL_C_CALLS),
 )
-def test_8_ctrl_c_stops_long_calls(call):
+def test_ctrl_c_stops_long_calls(call):
     code = textwrap.dedent(
         f"""
         import signal, sys
@@ -449,7 +449,7 @@ def test_8_ctrl_c_stops_long_calls(call):
     assert took < CTRL_C_LIMIT, f"{took:.2f} s from SIGINT to exit"
 
 
-# --------------------------------------------------------------------------- 9. thread counts
+# --------------------------------------------------------------------------- thread counts
 
 
 @pytest.mark.parametrize(
@@ -463,20 +463,20 @@ def test_8_ctrl_c_stops_long_calls(call):
         pytest.param("pv.marathon.random_playouts", 2**40, marks=pytest.mark.slow),
     ],
 )
-def test_9_absurd_thread_counts_are_refused_or_capped_quickly(call, threads):
+def test_absurd_thread_counts_are_refused_or_capped_quickly(call, threads):
     out = child(f"outcome(lambda: {call}(2000, seed=1, threads={threads})[0].shape)", timeout=20)
     assert out["error"] in (None, "ValueError"), out
     assert out["seconds"] < 5, out
 
 
-def test_9_threads_zero_means_all_cores_in_both_batch_calls():
+def test_threads_zero_means_all_cores_in_both_batch_calls():
     for call in (pv.fish.random_playouts, pv.marathon.random_playouts):
         first, _ = call(300, seed=4, threads=0)
         again, _ = call(300, seed=4, threads=1)
         assert np.array_equal(first, again)  # results do not depend on the thread count
 
 
-# --------------------------------------------------------------------------- 11. bools
+# --------------------------------------------------------------------------- bools
 
 
 def _states():
@@ -487,7 +487,7 @@ def _states():
 
 @pytest.mark.parametrize("flag", [True, False])
 @pytest.mark.parametrize("method", ["play", "after", "parse_move", "apply_action"])
-def test_11_bools_are_not_actions(method, flag):
+def test_bools_are_not_actions(method, flag):
     for s in _states():
         before = s.to_json()
         with pytest.raises(TypeError):
@@ -497,7 +497,7 @@ def test_11_bools_are_not_actions(method, flag):
 
 
 @pytest.mark.parametrize("flag", [True, False])
-def test_11_bools_are_not_players(flag):
+def test_bools_are_not_players(flag):
     for s in _states():
         with pytest.raises(TypeError):
             s.observation_tensor(flag)
@@ -509,11 +509,11 @@ def test_11_bools_are_not_players(flag):
         pv.Marathon().position(to_move=flag)
 
 
-# --------------------------------------------------------------------------- 12. invalid actions
+# --------------------------------------------------------------------------- invalid actions
 
 
 @pytest.mark.parametrize("game", [pv.Fish(), pv.Marathon()], ids=["fish", "marathon"])
-def test_12_out_of_range_actions_are_invalid_and_illegal_ones_illegal(game):
+def test_out_of_range_actions_are_invalid_and_illegal_ones_illegal(game):
     s = game.new_state(seed=1)
     n = s.num_actions
     for bad in (n, n + 1, -1, -n, 2**63, 2**64, 2**200, -(2**200)):
@@ -529,7 +529,7 @@ def test_12_out_of_range_actions_are_invalid_and_illegal_ones_illegal(game):
     )
 
 
-# --------------------------------------------------------------------------- 13. pickling
+# --------------------------------------------------------------------------- pickling
 
 
 def _value_objects():
@@ -554,7 +554,7 @@ def _value_objects():
 
 
 @pytest.mark.parametrize("index", range(13))
-def test_13_value_objects_pickle_and_copy(index):
+def test_value_objects_pickle_and_copy(index):
     value = _value_objects()[index]
     for twin in (
         pickle.loads(pickle.dumps(value)),
@@ -567,7 +567,7 @@ def test_13_value_objects_pickle_and_copy(index):
         assert str(twin) == str(value) and repr(twin) == repr(value)
 
 
-def test_13_search_results_pickle():
+def test_search_results_pickle():
     s = movement_state()
     result = search(s, "mcts", iterations=100)
     twin = pickle.loads(pickle.dumps(result))
@@ -576,28 +576,28 @@ def test_13_search_results_pickle():
 
 
 @pytest.mark.parametrize("make", [lambda: Searcher("mcts"), lambda: pv._core.Searcher("mcts")])
-def test_13_searchers_refuse_pickling_clearly(make):
+def test_searchers_refuse_pickling_clearly(make):
     searcher = make()
     for attempt in (pickle.dumps, copy.deepcopy):
         with pytest.raises(TypeError, match="Searcher"):
             attempt(searcher)
 
 
-# --------------------------------------------------------------------------- 15. seeds
+# --------------------------------------------------------------------------- seeds
 
 ANY_SEED = [-1, -(2**63), 2**63, 2**64 - 1, 2**64, 2**100, -(2**100)]
 
 
 @SETTINGS
 @given(st.one_of(st.integers(), st.sampled_from(ANY_SEED)))
-def test_15_new_state_takes_any_int_seed(seed):
+def test_new_state_takes_any_int_seed(seed):
     for game in (pv.Fish(), pv.Fish.variant("fish-3p"), pv.Marathon()):
         a, b = game.new_state(seed=seed), game.new_state(seed=seed)
         assert a == b
 
 
 @pytest.mark.parametrize("seed", ANY_SEED)
-def test_15_every_seed_parameter_takes_any_int(seed):
+def test_every_seed_parameter_takes_any_int(seed):
     s = movement_state()
     for call in (pv.fish.random_playouts, pv.marathon.random_playouts):
         first, second = call(20, seed=seed), call(20, seed=seed)
@@ -611,21 +611,21 @@ def test_15_every_seed_parameter_takes_any_int(seed):
     assert search(r, "mcts", iterations=50, seed=seed).move in r.legal_moves()
 
 
-def test_15_seeds_are_still_ints():
+def test_seeds_are_still_ints():
     with pytest.raises(TypeError):
         pv.Fish().new_state(seed=1.5)
     with pytest.raises(TypeError):
         pv.fish.random_playouts(5, seed="1")
 
 
-# --------------------------------------------------------------------------- 16. long inputs
+# --------------------------------------------------------------------------- long inputs
 
 MEGA = "x" * 1_000_000
 
 
 @pytest.mark.parametrize("game", [pv.Fish(), pv.Marathon()], ids=["fish", "marathon"])
 @pytest.mark.parametrize("text", [MEGA, "a1-" + MEGA, "B 0,1 S " + MEGA], ids=["x", "a1-x", "B-x"])
-def test_16_errors_quote_a_short_piece_of_a_long_move(game, text):
+def test_errors_quote_a_short_piece_of_a_long_move(game, text):
     s = game.new_state(seed=1)
     for method in ("play", "after", "parse_move"):
         with pytest.raises(ValueError) as caught:
@@ -656,7 +656,7 @@ def test_16_errors_quote_a_short_piece_of_a_long_move(game, text):
         "config",
     ],
 )
-def test_16_errors_quote_a_short_piece_of_any_long_input(call):
+def test_errors_quote_a_short_piece_of_any_long_input(call):
     with pytest.raises(ValueError) as caught:
         call()
     assert len(str(caught.value)) <= 400, len(str(caught.value))
@@ -666,7 +666,7 @@ LONG = "n" * 100_000
 
 
 @pytest.mark.parametrize("key", ["name", "description"])
-def test_16_long_names_and_descriptions_are_refused(key):
+def test_long_names_and_descriptions_are_refused(key):
     assert pv.Fish.from_config({"game": "fish", key: "a fine name"})  # short ones are fine
     with pytest.raises(ValueError):
         pv.Fish.from_config({"game": "fish", key: LONG})
@@ -681,12 +681,12 @@ def test_16_long_names_and_descriptions_are_refused(key):
         pv.MarathonState.from_json(json.dumps({**data, key: LONG}))
 
 
-# --------------------------------------------------------------------------- 10. memory
+# --------------------------------------------------------------------------- memory
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="a long search in a child process")
-def test_10_a_long_mcts_search_stays_within_a_memory_bound():
+def test_a_long_mcts_search_stays_within_a_memory_bound():
     out = child(
         """
         import random

@@ -37,7 +37,7 @@ def test_the_spec_names_a_net_by_a_path_that_may_hold_colons():
     assert (spec.algorithm, spec.iterations, spec.depth, spec.net) == ("puct", 24, None, "n.st")
     spec = AgentSpec("alphabeta:2+net:D:/x")
     assert (spec.algorithm, spec.depth, spec.net) == ("alphabeta", 2, "D:/x")
-    # The old specs read as before.
+    # Specs without a net read as they always did.
     assert AgentSpec("mcts:7").net is None and str(AgentSpec("ab:3")) == "alphabeta:3"
     for bad in ("net:", "greedy+net:x", "puct:0+net:x", "puct"):
         with pytest.raises(ValueError):

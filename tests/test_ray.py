@@ -29,10 +29,6 @@ from pingvinas.record import read_jsonl
 
 ray = pytest.importorskip("ray", reason='ray is not installed (pip install "pingvinas[ray]")')
 
-needs_selfplay = pytest.mark.skipif(
-    not hasattr(pv, "selfplay"), reason="pv.selfplay is not in this build"
-)
-
 
 @pytest.fixture(scope="module")
 def local_ray():
@@ -251,7 +247,6 @@ def same_data(a, b):
         assert x.dtype == y.dtype and np.array_equal(x, y), name
 
 
-@needs_selfplay
 def test_selfplay_on_ray_is_the_local_selfplay(local_ray):
     game = pv.Fish()
     settings = dict(simulations=16, seed=3, batch_size=4)
@@ -281,7 +276,6 @@ def test_selfplay_on_ray_is_the_local_selfplay(local_ray):
     assert np.array_equal(part.policies, local.policies[keep])
 
 
-@needs_selfplay
 def test_selfplay_on_ray_without_evaluator_and_with_a_shared_one(local_ray):
     game = pv.Fish(players=3)
     plain = dict(games=3, simulations=12, seed=1)

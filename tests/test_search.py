@@ -92,7 +92,7 @@ def test_auto_selects_marathon_children_by_priors():
     assert np.array_equal(
         visits("auto", exploration=0.7), visits("mcts", selection="puct", exploration=0.7)
     )
-    # More players: UCT with exploration 1, as before.
+    # More players: UCT with exploration 1.
     three = pv.Marathon(players=3).new_state()
     assert np.array_equal(
         search(three, "auto", iterations=300, seed=3).visits,

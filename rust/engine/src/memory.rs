@@ -45,9 +45,9 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// From [`HUGE_PAGE`] bytes on, the slice is aligned to a huge page and, on Linux, advised to
 /// be backed by transparent huge pages. With 4 KiB pages, each first store to a page that a
 /// probe had read (and so mapped to the shared zero page) faulted and interrupted every other
-/// search thread to flush its TLB (`perf`): alpha-beta from a fresh table on 2 threads reached
-/// its depth x1.30 faster than on one, and x1.73 with huge pages (`alphabeta_threads 20 2 2 0
-/// 3`, quiet). Random probes also miss the TLB less.
+/// search thread to flush its TLB (`perf`), which cost alpha-beta on 2 threads much of its
+/// speed-up over one (the `alphabeta_threads` example measures it). Random probes also miss the
+/// TLB less.
 pub struct Zeroed<T> {
     ptr: std::ptr::NonNull<u8>,
     offset: usize,

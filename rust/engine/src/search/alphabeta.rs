@@ -1312,7 +1312,7 @@ mod tests {
     fn futility_cuts_searches_without_a_depth_limit_only() {
         // Fish after placement with the Fish evaluation: at the same node budget, cutting off
         // nodes whose estimate beats the window completes deeper iterations; a depth budget
-        // is searched as before, node for node.
+        // is searched in full width, node for node as without the cut.
         use crate::fish::{FishGame, Phase, Rules};
         use crate::game::{ActionList, Game};
         use crate::rng::Rng;

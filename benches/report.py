@@ -326,7 +326,8 @@ def search_part(size: Size, cargo: bool) -> list[str]:
         if found:
             median, low, high = found.groups()
             lines.append(
-                f"Alpha-beta's time to the depth one thread completes in {size.ab_seconds} s, "
+                f"Alpha-beta's time to the depth one thread completes in {size.ab_seconds} s "
+                "in full width (no reductions or futility pruning, as a depth budget searches), "
                 f"on 2 threads against 1 (fresh tables and threads, {size.ab_positions} "
                 f"positions after placement, each pair of searches {size.ab_repeats} times in "
                 "turns, `cargo run --release -p pingvinas-engine --example alphabeta_threads`): "

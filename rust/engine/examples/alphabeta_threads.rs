@@ -3,6 +3,8 @@
 //!
 //! For each position: the depth that one thread completes in `secs` seconds, then the time one
 //! thread and `threads` threads take to complete that depth (fresh tables), and their ratio.
+//! Every search runs in full width (no late-move reductions or futility pruning), as a depth
+//! budget is searched, so the depth found in `secs` and the searches to it are the same search.
 //! With `repeats` above 1 the two searches run in turns that many times and each side's median
 //! time counts: the same search varies by tens of percent from run to run on a shared machine.
 //! Run it alone on a quiet machine:
@@ -39,6 +41,8 @@ fn search(game: &FishGame, s: &FishState, threads: usize, budget: Budget) -> Sea
                 let eval = FishEval::new(game, FishEvalConfig::default());
                 let mut ab = AlphaBeta::new(AlphaBetaConfig {
                     threads,
+                    reductions: false,
+                    futility: false,
                     ..Default::default()
                 });
                 ab.search(game, &eval, s, &budget, StopFlag::new()).unwrap()

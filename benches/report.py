@@ -3,7 +3,7 @@ matches run in one process, one after another, and the page is written with, at 
 commit, the date, the machine and its load, and the command; each table says what it is
 measured against, and every ratio is taken within this run.
 
-    python benches/report.py --out docs/performance.md     # about 15-20 minutes, 2 quiet cores
+    python benches/report.py --out docs/performance.md     # about 10 minutes, 2 quiet cores
     python benches/report.py --quick --out /tmp/perf.md    # every part at a tiny size (CI)
 
 Build the package in release mode first (``pip install .``) and run it on a quiet machine: the

@@ -3,9 +3,9 @@
 //! The net (`python/pingvinas/weights/fish-2p.safetensors`, the one copy: the Python package
 //! ships the same file, and `pingvinas train` remakes it, see `docs/training.md`) is an
 //! [`Nnue`] over the hand-written evaluation's terms for 2-player Fish with the standard rules
-//! on the standard board. There, alpha-beta with it beats alpha-beta with the hand-written
-//! evaluation alone at the same time a move (`benches/strength_learned.py`; the figure is on
-//! `docs/performance.md`), so `auto` plays it there ([`AutoEval`]) and nowhere else.
+//! on the standard board. There, alpha-beta with it is ahead of alpha-beta with the
+//! hand-written evaluation alone at equal depth and level at equal time (`docs/strength.md`),
+//! so `auto` plays it there ([`AutoEval`]) and nowhere else.
 
 use std::sync::{Arc, OnceLock};
 

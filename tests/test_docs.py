@@ -117,3 +117,44 @@ def test_api_reference_covers_every_public_name():
         if id(getattr(pv, name)) not in documented:
             missing.append(name)
     assert not missing, f"docs/api.md has no entry for pingvinas.{', '.join(missing)}"
+
+
+ROOT = DOCS.parent
+PACKAGE = ROOT / "python" / "pingvinas"
+
+
+@pytest.mark.skipif(not PACKAGE.is_dir(), reason="no source tree beside the tests")
+def test_docstring_sessions_are_fenced():
+    """A ``>>>`` session in a docstring sits in a fenced block: bare, Markdown reads ``>>>`` as
+    nested quotes and an output such as ``[-2.944, 2.944]`` as a reference link, which the site
+    build (autorefs, in strict mode) refuses or garbles, depending on the Markdown release."""
+    bare = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        fenced = False
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif line.lstrip().startswith(">>>") and not fenced:
+                bare.append(f"{path.relative_to(ROOT)}:{number}")
+    assert not bare, f"doctest lines outside a ``` fence: {bare}"
+
+
+@pytest.mark.skipif(not (ROOT / ".ci" / "docs-constraints.txt").is_file(), reason="no .ci/")
+def test_docs_pins_meet_the_extra():
+    """Every package the docs extra names is pinned in .ci/docs-constraints.txt, to a release
+    its bounds allow (so the pinned site build and `pip install ".[docs]"` agree)."""
+    tomllib = pytest.importorskip("tomllib")
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in (ROOT / ".ci" / "docs-constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[canonicalize_name(name)] = version.strip()
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for text in extra["docs"]:
+        req = Requirement(text)
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req.name} of the docs extra is not pinned"
+        assert req.specifier.contains(pins[name]), f"{req.name}=={pins[name]} is outside {text}"

@@ -1,5 +1,6 @@
 """pingvinas: fast, exact engines for the penguin games Fish and Penguin Marathon.
 
+```pycon
 >>> import pingvinas as pv
 >>> state = pv.Fish().new_state(seed=7)
 >>> state.phase, state.to_move
@@ -7,6 +8,8 @@
 >>> state.play(state.legal_moves()[0])
 >>> state.to_move
 1
+
+```
 """
 
 from . import fish, games, marathon, record, svg

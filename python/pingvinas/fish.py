@@ -39,9 +39,12 @@ def random_playouts(
         uniform over moves, and faster).
     :returns: ``(fish, floes)``, two int32 arrays of shape ``(n, players)``.
 
+    ```pycon
     >>> fish, floes = random_playouts(100, seed=1)
     >>> fish.shape
     (100, 2)
+
+    ```
     """
     return _core.fish_random_playouts(
         n, seed=seed, threads=threads, game=game, state=state, policy=policy

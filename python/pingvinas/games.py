@@ -1,9 +1,12 @@
 """The two games as one type: the aliases :data:`Game`, :data:`State`, :data:`Move` that the
 package's signatures use, and :func:`load_game`, either game by variant name or config path.
 
+```pycon
 >>> import pingvinas as pv
 >>> isinstance(pv.load_game("marathon-zigzag"), pv.Marathon)
 True
+
+```
 """
 
 from __future__ import annotations

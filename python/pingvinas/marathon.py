@@ -5,6 +5,7 @@ at once in Rust with the GIL released.
 The game itself is :class:`pingvinas.Marathon` (a variant: course, players, ply limit) and
 :class:`pingvinas.MarathonState` (a position); see their docstrings. In short:
 
+```pycon
 >>> import pingvinas as pv
 >>> game = pv.Marathon(players=2, course="standard")
 >>> state = game.new_state()
@@ -13,6 +14,8 @@ The game itself is :class:`pingvinas.Marathon` (a variant: course, players, ply 
 >>> state.play("B -1,1 S 2,1 SE")      # Baby enters straight, slides 3 cells, lies facing SE
 >>> state.pieces[2]
 MarathonPiece(owner=0, kind='baby', status='on course', cell=(2, 1), facing='SE')
+
+```
 
 **Notation** (one line, words separated by spaces, read case-insensitively): the piece letter
 (``M``, ``P``, ``B``; of the player to move), the cell it starts on (for a waiting piece: the
@@ -61,8 +64,11 @@ def random_playouts(
     :returns: ``(winners, plies)``: an int8 array of shape ``(n,)`` with each game's winner
         (``-1`` for a draw) and an int32 array with the plies each game lasted.
 
+    ```pycon
     >>> winners, plies = random_playouts(100, seed=1)
     >>> winners.shape, plies.dtype
     ((100,), dtype('int32'))
+
+    ```
     """
     return _core.marathon_random_playouts(n, seed=seed, threads=threads, game=game, state=state)

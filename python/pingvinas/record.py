@@ -1,5 +1,6 @@
 """Game records: one game of Fish or Penguin Marathon as versioned JSON, replayable exactly.
 
+```pycon
 >>> import pingvinas as pv
 >>> record = pv.GameRecord(pv.Fish(), seed=7, moves=["b1", "c1"], players=["me", "greedy"])
 >>> record.add("d1", value=0.25, nodes=900, time=0.1)   # notation, an action or a move
@@ -9,6 +10,8 @@
 >>> again = pv.GameRecord.from_json(record.to_json())
 >>> again == record, again.states()[-1] == record.final_state()
 (True, True)
+
+```
 
 The format (version 1) is documented in ``docs/records.md``: a JSON object with the format
 name and version, the game (``"fish"`` or ``"marathon"``) and its variant config inline (so a

@@ -1,9 +1,12 @@
 """The OpenSpiel adapter (``pip install "pingvinas[openspiel]"``): both games as Python games of
 ``pyspiel``, so that OpenSpiel's algorithms (MCTS, minimax, its RL environment, ...) play them.
 
+```pycon
 >>> import pingvinas.envs.openspiel, pyspiel                             # doctest: +SKIP
 >>> pingvinas.envs.openspiel.register()                                 # doctest: +SKIP
 >>> game = pyspiel.load_game("pingvinas_fish", {"variant": "fish-3p", "seed": 7})  # doctest: +SKIP
+
+```
 
 Two games, each with every bundled variant as a parameter:
 

@@ -1,11 +1,14 @@
 """A ``gymnasium.vector.VectorEnv`` backed by :class:`pingvinas.VectorEnv`: every game stepped
 in Rust, one call per batch (``pip install "pingvinas[gymnasium]"``).
 
+```pycon
 >>> import gymnasium, pingvinas.envs.vector
 >>> env = gymnasium.make_vec("pingvinas/Fish-v0", num_envs=64, opponent="greedy")
 >>> obs, info = env.reset(seed=0)
 >>> obs["observation"].shape, obs["action_mask"].shape
 ((64, 14, 8, 8), (64, 2752))
+
+```
 
 Importing this module registers the vector entry points of ``pingvinas/Fish-v0`` and
 ``pingvinas/Marathon-v0`` (the ids of the single-agent adapter), so ``gymnasium.make_vec`` builds

@@ -6,12 +6,15 @@ With an evaluator, every live game's PUCT tree adds its leaves to one evaluator 
 (so a network sees large batches); without one, plain MCTS with random playouts plays the
 games on ``threads`` threads. Either way the games run in Rust and come back as numpy arrays.
 
+```pycon
 >>> import pingvinas as pv
 >>> data = pv.selfplay(pv.Fish(), games=2, simulations=8, seed=1)
 >>> len(data) == len(data.policies) == len(data.observations)
 True
 >>> sorted(set(data.game_ids.tolist()))
 [0, 1]
+
+```
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Players with one interface: ``agent.choose(state) -> move``.
 
+```pycon
 >>> import pingvinas as pv
 >>> from pingvinas.play.agents import GreedyAgent, MCTSAgent
 >>> state = pv.Fish().new_state(seed=4)
@@ -7,6 +8,8 @@
 True
 >>> MCTSAgent(iterations=100).choose(state) in state.legal_moves()
 True
+
+```
 
 Every agent can :meth:`~Agent.spawn` a fresh copy of itself for another game (the match runner
 plays games in parallel, each with its own copies), and :meth:`~Agent.reset` between games.

@@ -1,6 +1,7 @@
 """Ready evaluators for the PUCT search and self-play: ``fn(observations, legal_mask) ->
 (policy_logits, values)``.
 
+```pycon
 >>> import numpy as np
 >>> import pingvinas as pv
 >>> from pingvinas import evaluators
@@ -10,6 +11,8 @@
 >>> logits, values = fn(state.observation_tensor()[None], state.legal_action_mask()[None])
 >>> logits.shape == (1, game.num_actions), values.shape == (1, game.players)
 (True, True)
+
+```
 
 The protocol (what the search passes and expects):
 
@@ -186,11 +189,14 @@ def native(path: Union[str, os.PathLike[str]]) -> Union[Net, NnueNet]:
     :class:`~pingvinas._core.NnueNet` (value only, for alpha-beta, MCTS and ``auto``), as the
     file's header says.
 
+    ```pycon
     >>> import pingvinas as pv
     >>> net = pv.evaluators.Net.random(pv.Fish(), [32], seed=1)
     >>> state = pv.Fish().new_state(seed=2)
     >>> pv.search(state, "puct", evaluator=net, iterations=16).move in state.legal_moves()
     True
+
+    ```
     """
     return load_net(path)
 
@@ -208,11 +214,14 @@ def learned() -> NnueNet:
     2-player Fish (the engine holds the same file). The same net every call.
     ``docs/training.md`` gives the command that makes it and how it plays.
 
+    ```pycon
     >>> import pingvinas as pv
     >>> state = pv.Fish().new_state(seed=2)
     >>> net = pv.evaluators.learned()
     >>> pv.search(state, "alphabeta", evaluator=net, depth=2).move in state.legal_moves()
     True
+
+    ```
     """
     net = load_net(LEARNED)
     assert isinstance(net, NnueNet)
@@ -615,12 +624,15 @@ def per_worker(factory: Callable[[], Any]) -> PerWorker:
     process builds it once and keeps it for all its tasks: for a model loaded from a path every
     node has, or a torch module built on the worker (its own device, its own threads).
 
+    ```pycon
     >>> import pingvinas as pv
     >>> from pingvinas import evaluators
     >>> fn = evaluators.per_worker(lambda: evaluators.uniform(pv.Fish()))
     >>> s = pv.Fish().new_state(seed=1)
     >>> fn(s.observation_tensor()[None], s.legal_action_mask()[None])[0].shape
     (1, 2752)
+
+    ```
     """
     return PerWorker(factory)
 
@@ -649,9 +661,12 @@ def shared(
     :param address: where Ray runs, as for :func:`pingvinas.play.ray.init`.
     :raises ImportError: ray is not installed.
 
+    ```pycon
     >>> from pingvinas import evaluators
     >>> fn = evaluators.shared(lambda: evaluators.onnx("net.onnx"), num_gpus=1)  # doctest: +SKIP
     >>> pv.selfplay(game, games=1000, evaluator=fn, backend="ray")  # doctest: +SKIP
+
+    ```
     """
     return shared_evaluator(
         evaluator, num_gpus=num_gpus, num_cpus=num_cpus, factory=factory, address=address

@@ -1,11 +1,14 @@
 """A rating ladder: many players on one Elo scale, with 95% intervals.
 
+```pycon
 >>> from pingvinas.play.ladder import Pairwise, fit
 >>> results = Pairwise(["random", "greedy"])
 >>> results.add("greedy", "random", wins=7, draws=2, losses=1)
 >>> ratings = fit(results, prior=0)
 >>> round(ratings.elo["greedy"], 1)   # 400 log10(8 / 2): it scored 8 of 10
 240.8
+
+```
 
 **The schedule** is a round robin: every table of as many players as the game seats (every
 pair, for a two-player game) plays ``games`` games, the players rotating through the seats on

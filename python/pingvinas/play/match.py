@@ -1,5 +1,6 @@
 """Matches between agents: many games, in parallel, with a results table.
 
+```pycon
 >>> import pingvinas as pv
 >>> from pingvinas.play.match import play_match
 >>> result = play_match(pv.Fish(), ["greedy", "random"], games=4, seed=1, progress=False)
@@ -8,6 +9,8 @@
 >>> print(result)  # doctest: +SKIP
 agent   games  wins  draws  losses  score  95% CI         seat 0  seat 1
 greedy      4     4      0       0  1.000  [1.000, 1.000]  ...
+
+```
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ helpers here check the shapes, naming the layer that does not fit, and hand the 
 engine (:meth:`Net.from_arrays`), which checks them again and alone reads and writes the
 ``safetensors`` files (:meth:`Net.load`, :meth:`Net.save`): one file format, one reader.
 
+```pycon
 >>> import numpy as np
 >>> import pingvinas as pv
 >>> from pingvinas import nets
@@ -20,6 +21,8 @@ engine (:meth:`Net.from_arrays`), which checks them again and alone reads and wr
 [32]
 >>> nets.from_numpy(game, **nets.to_numpy(net)).to_bytes() == net.to_bytes()
 True
+
+```
 """
 
 from __future__ import annotations

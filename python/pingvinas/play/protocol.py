@@ -4,10 +4,13 @@ Both sides are here: :func:`run_engine` makes any of the project's agents a prot
 (``pingvinas engine --agent auto``), and :class:`EngineAgent` plays an external engine process
 as an agent (``"cmd:./my-engine --flag"`` wherever agents are named), beside the built-in ones:
 
+```pycon
 >>> import pingvinas as pv
 >>> from pingvinas.play.protocol import EngineAgent
 >>> engine = EngineAgent("pingvinas engine --agent greedy", time=0.1)  # doctest: +SKIP
 >>> pv.play_match(pv.Fish(), [engine, "random"], games=2)               # doctest: +SKIP
+
+```
 
 An engine that faults (it exits, it misses its clock by more than the grace, it answers an
 illegal or unreadable move, or it writes something that is not the protocol) raises

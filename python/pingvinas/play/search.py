@@ -1,5 +1,6 @@
 """Search for both games: MCTS and alpha-beta written once in Rust, and the exact Fish solver.
 
+```pycon
 >>> import pingvinas as pv
 >>> from pingvinas.play.search import search
 >>> state = pv.Fish().new_state(seed=1)
@@ -8,6 +9,8 @@
 True
 >>> result.visits.shape == (state.num_actions,)
 True
+
+```
 
 The search itself runs in Rust with the GIL released; Ctrl-C stops it cleanly (and raises
 ``KeyboardInterrupt``).
@@ -33,11 +36,14 @@ and solved positions exactly without the evaluator, and backs values up per play
 player count works. :func:`search_many` searches many positions with one evaluator call per
 round for all their trees.
 
+```pycon
 >>> def uniform(obs, mask):
 ...     return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
 >>> r = search(state, "puct", evaluator=uniform, iterations=64, batch_size=8)
 >>> int(r.visits.sum()), r.algorithm
 (64, 'puct')
+
+```
 """
 
 from __future__ import annotations
@@ -219,6 +225,7 @@ class Searcher:
     """A search player that keeps its MCTS trees and transposition table between moves (use
     one per seat). Thread-safe: ``stop()`` may be called from another thread.
 
+    ```pycon
     >>> import pingvinas as pv
     >>> searcher = pv.Searcher("mcts", iterations=100, seed=1)   # the budget of every search
     >>> state = pv.Fish().new_state(seed=1)
@@ -226,6 +233,8 @@ class Searcher:
     100
     >>> searcher.search(state, iterations=50).iterations         # a call's budget replaces it
     50
+
+    ```
 
     :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players, with the
         shipped learned evaluation, :func:`pingvinas.play.evaluators.learned`, on standard 2-player
@@ -386,11 +395,14 @@ def search(
         ``dirichlet``, ``root`` and ``playout_mix``).
     :raises ValueError: for a finished game, a negative or absurd budget, or a bad option.
 
+    ```pycon
     >>> import pingvinas as pv
     >>> from pingvinas.play.search import search
     >>> s = pv.Fish().new_state(seed=2)
     >>> search(s, "alphabeta", depth=2).depth
     2
+
+    ```
     """
     searcher = Searcher(algorithm, threads=threads, seed=seed, reuse=False, **options)
     return searcher.search(state, time=time, iterations=iterations, depth=depth, nodes=nodes)
@@ -426,6 +438,7 @@ def search_many(
         evaluator runs on the calling thread.
     :raises ValueError: a finished game, a bad budget or option, or a bad evaluator output.
 
+    ```pycon
     >>> import pingvinas as pv
     >>> def uniform(obs, mask):
     ...     return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
@@ -433,6 +446,8 @@ def search_many(
     >>> results = search_many(states, evaluator=uniform, iterations=32)
     >>> len(results), {int(r.visits.sum()) for r in results}
     (3, {32})
+
+    ```
     """
     if algorithm != "puct":
         raise ValueError(f"search_many runs PUCT only, not algorithm = {algorithm!r}")

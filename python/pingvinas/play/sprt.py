@@ -1,5 +1,6 @@
 """The sequential probability ratio test of a two-player match, as fishtest runs it.
 
+```pycon
 >>> from pingvinas.play.sprt import SPRT
 >>> test = SPRT(elo0=0, elo1=10)               # alpha = beta = 0.05
 >>> [round(b, 3) for b in test.bounds]
@@ -7,6 +8,8 @@
 >>> report = test.report([2, 10, 30, 20, 8])  # game pairs: LL, LD+DL, LW+DD+WL, DW+WD, WW
 >>> report.decision, round(report.llr, 3)
 ('continue', 1.159)
+
+```
 
 **The test.** H0: the first player is ``elo0`` Elo stronger than the second; H1: ``elo1``
 (logistic Elo: a difference ``d`` means an expected score ``1 / (1 + 10 ** (-d / 400))``).

@@ -7,6 +7,7 @@ switches (players, penguins each, placement, order). Board 0 of each class is a 
 (``pv.load_game("fish-mini-4x4")``), so anyone can load a solved board by name; board ``k`` is
 :meth:`BoardClass.game` with ``seed=k``.
 
+```pycon
 >>> import pingvinas as pv
 >>> mini = board_class("fish-mini-4x4")
 >>> mini.board(0) == pv.load_game("fish-mini-4x4").new_state().board.tolist()
@@ -14,6 +15,8 @@ True
 >>> values = move_values(mini.game(0).new_state())
 >>> [values.values[m.action] for m in values.best] == [values.value] * len(values.best)
 True
+
+```
 
 Values are *margins*: the final ``(fish, floes)`` of the player to move minus the opponent's
 under optimal play from there on, compared fish first (two players; the solver's own objective).

@@ -1,11 +1,14 @@
 """Pictures of positions as SVG, for both games (in the manner of python-chess's ``chess.svg``).
 
+```pycon
 >>> import pingvinas as pv
 >>> state = pv.Fish().new_state(seed=7)
 >>> state.play("b1")
 >>> picture = state.svg(size=300)             # SVG text; Jupyter shows a state by itself
 >>> picture.startswith("<svg")
 True
+
+```
 
 Fish is drawn as pointy-topped hexes in the even-r layout (even rows shifted half a hex to the
 right), each floe with its fish as dots, penguins as discs with their player's letter, the

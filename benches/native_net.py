@@ -20,7 +20,7 @@ import os
 import time
 
 import pingvinas as pv
-from pingvinas.play.evaluators import Net, NnueNet
+from pingvinas.searching.evaluators import Net, NnueNet
 
 
 def main() -> None:

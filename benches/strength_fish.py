@@ -20,7 +20,7 @@ import sys
 import time
 
 import pingvinas as pv
-from pingvinas.play.agents import GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
+from pingvinas.playing.agents import GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
 
 
 def brute(state):

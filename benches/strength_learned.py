@@ -21,8 +21,8 @@ import sys
 
 import pingvinas as pv
 from pingvinas.learn.train import PLAYERS, learned_player
-from pingvinas.play.agents import GreedyAgent, SearchAgent
-from pingvinas.play.match import play_match
+from pingvinas.playing.agents import GreedyAgent, SearchAgent
+from pingvinas.playing.match import play_match
 
 #: The targets; greedy (most fish now) is a reference below them, without one.
 TARGETS = {"mcts": 0.70, "alphabeta": 0.55, "greedy": None}

@@ -13,7 +13,7 @@ import sys
 import time
 
 import pingvinas as pv
-from pingvinas.play.agents import GreedyAgent, RandomAgent, SearchAgent
+from pingvinas.playing.agents import GreedyAgent, RandomAgent, SearchAgent
 
 
 def matchups(t: float) -> list[tuple[str, list, float]]:

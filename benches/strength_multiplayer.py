@@ -13,7 +13,7 @@ import argparse
 import time
 
 import pingvinas as pv
-from pingvinas.play.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent
+from pingvinas.playing.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent
 
 
 def lineups(t: float) -> list[tuple[int, list]]:

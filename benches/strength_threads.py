@@ -16,8 +16,8 @@ import sys
 import time
 
 import pingvinas as pv
-from pingvinas.play.agents import SearchAgent
-from pingvinas.play.match import play_match
+from pingvinas.playing.agents import SearchAgent
+from pingvinas.playing.match import play_match
 
 
 def main() -> int:

@@ -17,7 +17,8 @@ needs ``pip install "pingvinas[onnx]" torch``. The loop:
 
 The net is a small residual tower over the observation planes with AlphaZero's two heads:
 a policy over the whole action space (masked to the legal actions by the search) and one value
-per seat, seat 0 being the player to move (the evaluator protocol of :mod:`pingvinas.play.search`).
+per seat, seat 0 being the player to move (the evaluator protocol of
+:mod:`pingvinas.searching.searcher`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from torch import nn
 
 import pingvinas as pv
 from pingvinas import evaluators
-from pingvinas.play.agents import MCTSAgent, SearchAgent
+from pingvinas.playing.agents import MCTSAgent, SearchAgent
 
 
 class Block(nn.Module):

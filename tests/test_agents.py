@@ -7,7 +7,7 @@ import random
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.agents import (
+from pingvinas.agents import (
     AlphaBetaAgent,
     CallableAgent,
     GreedyAgent,
@@ -16,7 +16,7 @@ from pingvinas.play.agents import (
     SearchAgent,
     as_agent,
 )
-from pingvinas.play.match import play_match
+from pingvinas.playing.match import play_match
 
 
 def some_states(n=6, seed=1):

@@ -11,7 +11,7 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import cli
-from pingvinas.play.search import ALGORITHMS
+from pingvinas.searching.searcher import ALGORITHMS
 
 
 def run(capsys, *argv):

@@ -1,11 +1,11 @@
-"""``pingvinas.play.ray._stream`` with a stand-in for Ray (no Ray needed): what a run does
+"""``pingvinas.cluster._stream`` with a stand-in for Ray (no Ray needed): what a run does
 with its other tasks when one fails, or on Ctrl-C. A finished task is never cancelled (a cancel
 that meets a task's reply can abort Ray's driver), and tasks under way are given time to
 finish after an error, not after Ctrl-C."""
 
 import pytest
 
-from pingvinas.play import ray as distributed
+from pingvinas import cluster as distributed
 
 
 class Failed(Exception):

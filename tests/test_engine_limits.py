@@ -7,7 +7,7 @@ import json
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.search import search
+from pingvinas.searching.searcher import search
 
 
 def test_a_course_map_too_large_is_a_value_error():

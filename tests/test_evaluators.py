@@ -1,4 +1,4 @@
-"""The ready evaluators (``pingvinas.play.evaluators``): uniform, ONNX on onnxruntime, torch.
+"""The ready evaluators (``pingvinas.searching.evaluators``): uniform, ONNX on onnxruntime, torch.
 
 The ONNX models are built here with the ``onnx`` package (no downloaded weights): Flatten, then
 MatMul + bias for the policy logits and MatMul + bias + Tanh for the values, so a numpy
@@ -16,7 +16,7 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import evaluators
-from pingvinas.play.search import ALGORITHMS
+from pingvinas.searching.searcher import ALGORITHMS
 
 GAMES = [pv.Fish(), pv.Fish(players=3), pv.Marathon(players=3)]
 

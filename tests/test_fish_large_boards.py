@@ -10,7 +10,7 @@ import pytest
 
 import pingvinas as pv
 from fish_reference import FishReference, move_name
-from pingvinas.play.search import search
+from pingvinas.searching.searcher import search
 
 SHAPES = [(20, 20), (32, 32), (50, 2), (2, 50), (9, 9), (64, 16)]
 

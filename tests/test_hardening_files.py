@@ -326,7 +326,7 @@ def test_match_stopped_before_the_first_game_leaves_no_file(tmp_path, force):
 
 
 def test_play_match_writes_the_save_file_whole(tmp_path):
-    from pingvinas.play.match import play_match
+    from pingvinas.playing.match import play_match
 
     save = tmp_path / "games.jsonl"
     save.write_text("old\n")

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pingvinas as pv
-from pingvinas.play.search import Searcher, search
+from pingvinas.searching.searcher import Searcher, search
 
 #: A node budget may be overrun by at most this many nodes: alpha-beta looks at the clock and
 #: the node count every 1,024 nodes, MCTS after each iteration (one expansion). The docs of

@@ -13,7 +13,7 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import cli
-from pingvinas.play.ladder import Ladder, Pairwise, fit, pairs_of_game, run_ladder
+from pingvinas.rating.ladder import Ladder, Pairwise, fit, pairs_of_game, run_ladder
 
 ELO = 400 / math.log(10)
 
@@ -180,7 +180,7 @@ def test_ladder_command_refuses_a_player_twice(capsys):
 def test_an_engine_that_faults_loses_its_ladder_games(tmp_path):
     import sys
 
-    from pingvinas.play.protocol import EngineAgent
+    from pingvinas.playing.protocol.driver import EngineAgent
 
     script = tmp_path / "crashing_engine.py"
     script.write_text("import sys\nsys.exit(1)\n")

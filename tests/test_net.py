@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.evaluators import Net, native
+from pingvinas.searching.evaluators import Net, native
 
 
 @pytest.fixture(params=["fish", "marathon"])

@@ -14,7 +14,7 @@ import pytest
 import pingvinas as pv
 from pingvinas import cli
 from pingvinas._core import AgentSpec, Net
-from pingvinas.play.agents import SearchAgent, as_agent
+from pingvinas.agents import SearchAgent, as_agent
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""The export helpers (pingvinas.play.nets): native nets from numpy arrays, JAX/flax parameters and
-torch state_dicts, checked against a forward pass written here in numpy."""
+"""The export helpers (pingvinas.searching.nets): native nets from numpy arrays, JAX/flax parameters
+and torch state_dicts, checked against a forward pass written here in numpy."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import nets
-from pingvinas.play.evaluators import Net
+from pingvinas.searching.evaluators import Net
 
 
 @pytest.fixture(params=["fish", "marathon"])

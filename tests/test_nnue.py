@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.evaluators import Net, NnueNet, native
+from pingvinas.searching.evaluators import Net, NnueNet, native
 
 
 def test_a_random_net_round_trips_through_files_bytes_arrays_and_pickle(tmp_path):
@@ -155,8 +155,8 @@ def test_a_residual_net_with_a_zero_head_plays_the_hand_written_estimate():
 
 
 def test_the_shipped_learned_net_plays_as_the_agent_spec_learned():
+    from pingvinas.agents import as_agent, expand_spec, timed_agent
     from pingvinas.cli._common import agent_spec as _agent
-    from pingvinas.play.agents import as_agent, expand_spec, timed_agent
 
     net = pv.evaluators.learned()
     assert isinstance(net, NnueNet) and net is pv.evaluators.learned()

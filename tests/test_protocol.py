@@ -19,18 +19,16 @@ from pathlib import Path
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.agents import as_agent
-from pingvinas.play.protocol import (
-    FAULTS,
-    EngineAgent,
-    EngineFault,
+from pingvinas.agents import as_agent
+from pingvinas.playing.protocol.driver import FAULTS, EngineAgent, EngineFault
+from pingvinas.playing.protocol.engine import run_engine
+from pingvinas.playing.protocol.grammar import (
     ProtocolError,
     format_go,
     format_newgame,
     format_position,
     parse_driver_line,
     parse_engine_line,
-    run_engine,
 )
 
 ENGINE = [sys.executable, "-m", "pingvinas", "engine"]
@@ -151,7 +149,7 @@ def test_unknown_driver_commands_are_for_the_engine_to_ignore():
     ],
 )
 def test_messages_carry_the_variant_and_the_position(game):
-    from pingvinas.play.protocol import _state_from
+    from pingvinas.playing.protocol.engine import _state_from
 
     newgame = parse_driver_line(format_newgame(game, 1))
     assert newgame.data["seat"] == 1 and newgame.data["players"] == game.players
@@ -398,7 +396,7 @@ def test_every_fault_loses_every_game_and_leaves_no_process(tmp_path):
     body = f"""
         import json, os, sys
         import pingvinas as pv
-        from pingvinas.play.protocol import EngineAgent
+        from pingvinas.playing.protocol.driver import EngineAgent
         sys.path.insert(0, {os.path.dirname(__file__)!r})
         from test_protocol import processes_running
         out = {{}}
@@ -460,7 +458,7 @@ def test_ctrl_c_leaves_no_engine_process(tmp_path):
     body = f"""
         import sys
         import pingvinas as pv
-        from pingvinas.play.protocol import EngineAgent
+        from pingvinas.playing.protocol.driver import EngineAgent
         engine = EngineAgent([sys.executable, {paths["hangs"]!r}], time=600, startup=30)
         print("playing", flush=True)
         pv.play_match(pv.Fish(), [engine, engine.spawn()], games=4, workers=2, progress=False)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.search import ALGORITHMS, Searcher, search, search_many, solve_fish
+from pingvinas.searching.searcher import ALGORITHMS, Searcher, search, search_many, solve_fish
 
 
 def uniform(players):

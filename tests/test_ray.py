@@ -1,4 +1,4 @@
-"""The Ray backend (``pingvinas.play.ray``): matches and self-play on a local Ray instance
+"""The Ray backend (``pingvinas.cluster``): matches and self-play on a local Ray instance
 (two CPUs), compared game for game with the local backend.
 
 Small on purpose: a local instance takes a few seconds to start, and the machine has two cores.
@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
+from pingvinas import cluster as ray_backend
 from pingvinas import evaluators
-from pingvinas.learn import selfplay as selfplay_module
-from pingvinas.play import ray as ray_backend
-from pingvinas.play.agents import (
+from pingvinas.agents import (
     AlphaBetaAgent,
     CallableAgent,
     GreedyAgent,
@@ -22,10 +21,11 @@ from pingvinas.play.agents import (
     RandomAgent,
     SearchAgent,
 )
-from pingvinas.play.game import game_seed
-from pingvinas.play.match import play_match
-from pingvinas.play.search import ALGORITHMS
+from pingvinas.learn import selfplay as selfplay_module
+from pingvinas.playing.match import play_match
+from pingvinas.playing.one_game import game_seed
 from pingvinas.record import read_jsonl
+from pingvinas.searching.searcher import ALGORITHMS
 
 ray = pytest.importorskip("ray", reason='ray is not installed (pip install "pingvinas[ray]")')
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.search import Searcher, search, solve_fish
+from pingvinas.searching.searcher import Searcher, search, solve_fish
 
 
 def movement_state(seed=3, players=2):

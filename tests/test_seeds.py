@@ -4,9 +4,9 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import _core
-from pingvinas.play.agents import GreedyAgent, RandomAgent
-from pingvinas.play.game import game_seed
-from pingvinas.play.match import play_match
+from pingvinas.agents import GreedyAgent, RandomAgent
+from pingvinas.playing.match import play_match
+from pingvinas.playing.one_game import game_seed
 
 M = 2**64 - 1
 

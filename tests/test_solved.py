@@ -13,8 +13,8 @@ import pytest
 import pingvinas as pv
 from pingvinas import solved
 from pingvinas._core import AgentSpec
-from pingvinas.play.agents import SearchAgent
-from pingvinas.play.search import ALGORITHMS
+from pingvinas.agents import SearchAgent
+from pingvinas.searching.searcher import ALGORITHMS
 from pingvinas.solved import BoardClass, Solver, margin, move_values
 from pingvinas.solved import table as _solved_table
 from pingvinas.solved.table import perfect_play, solve_class, value_map, write_table

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import pingvinas as pv
-from pingvinas.play.search import search, solve_fish
+from pingvinas.searching.searcher import search, solve_fish
 
 
 def brute_moves(state):

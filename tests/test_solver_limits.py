@@ -241,7 +241,7 @@ def test_stop_ends_a_solve_search_on_a_large_board():
 
 
 def test_a_solve_agent_keeps_the_clis_time():
-    from pingvinas.play.agents import timed_agent
+    from pingvinas.agents import timed_agent
 
     agent = timed_agent("solve", 0.1)
     assert agent.budget["time"] == 0.1

@@ -10,8 +10,8 @@ import pytest
 
 import pingvinas as pv
 from pingvinas import cli
-from pingvinas.play.game import GameResult
-from pingvinas.play.sprt import (
+from pingvinas.playing.one_game import GameResult
+from pingvinas.rating.sprt import (
     SPRT,
     elo_estimate,
     expected_score,

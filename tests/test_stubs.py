@@ -31,7 +31,7 @@ import numpy.typing as npt
 from typing_extensions import assert_type
 
 import pingvinas as pv
-from pingvinas.play.search import FishSolution, SearchResult
+from pingvinas.searching.searcher import FishSolution, SearchResult
 
 
 def play_fish() -> None:

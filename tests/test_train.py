@@ -219,7 +219,7 @@ def test_the_nnue_pipeline_trains_exports_and_searches_with_a_residual_net(tmp_p
     import jax
 
     from pingvinas.learn.train_nnue import NnueSettings, init_params, to_net, train_nnue
-    from pingvinas.play.evaluators import NnueNet, native
+    from pingvinas.searching.evaluators import NnueNet, native
 
     game = pv.Fish()
     # Before training the net is the hand-written estimate exactly (zero head, base weight 1).

@@ -29,11 +29,13 @@ from ._core import (
 )
 from .games import Game, Move, State, load_game
 from .learn.selfplay import SelfPlayData, selfplay
-from .play import agents, evaluators, match, nets
-from .play.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
-from .play.match import play_match
-from .play.search import Searcher, SearchResult, search, search_many
+from .playing.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, RandomAgent, SearchAgent
+from .playing.match import play_match
 from .record import GameRecord
+from .searching.searcher import Searcher, SearchResult, search, search_many
+
+# The packages by purpose, and short names for the modules users reach most.
+from . import agents, cluster, evaluators, learn, match, nets, play, playing, rating, searching  # isort: skip
 
 __all__ = [
     "AlphaBetaAgent",
@@ -60,6 +62,7 @@ __all__ = [
     "VectorEnv",
     "__version__",
     "agents",
+    "cluster",
     "evaluators",
     "fish",
     "games",
@@ -69,10 +72,13 @@ __all__ = [
     "match",
     "nets",
     "play",
+    "playing",
+    "rating",
     "play_match",
     "record",
     "search",
     "search_many",
+    "searching",
     "selfplay",
     "svg",
     "variants",

@@ -188,7 +188,7 @@ def play(
     move on ``out`` (default: stdout). Returns the exit status (0)."""
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
-    from .play.search import search
+    from .searching.searcher import search
 
     record = GameRecord(
         game,

@@ -8,10 +8,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-import pingvinas._core as _core
-
-from ._core import Fish, FishMove, FishState
-from .play.search import FishSolution, solve_fish
+from ._core import Fish, FishMove, FishState, fish_random_playouts
+from .searching.searcher import FishSolution, solve_fish
 
 __all__ = ["Fish", "FishMove", "FishSolution", "FishState", "random_playouts", "solve"]
 
@@ -21,8 +19,8 @@ def random_playouts(
     *,
     seed: int = 0,
     threads: int = 1,
-    game: Optional[_core.Fish] = None,
-    state: Optional[_core.FishState] = None,
+    game: Optional[Fish] = None,
+    state: Optional[FishState] = None,
     policy: str = "uniform",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n`` uniformly random games and return their final scores.
@@ -46,12 +44,12 @@ def random_playouts(
 
     ```
     """
-    return _core.fish_random_playouts(
+    return fish_random_playouts(
         n, seed=seed, threads=threads, game=game, state=state, policy=policy
     )
 
 
-def solve(state: _core.FishState, **options: Any) -> FishSolution:
+def solve(state: FishState, **options: Any) -> FishSolution:
     """The game-theoretic result of a small Fish position: see
-    :func:`pingvinas.play.search.solve_fish` (final scores and a best move)."""
+    :func:`pingvinas.searching.searcher.solve_fish` (final scores and a best move)."""
     return solve_fish(state, **options)

@@ -38,9 +38,7 @@ from typing import Optional
 
 import numpy as np
 
-import pingvinas._core as _core
-
-from ._core import Marathon, MarathonMove, MarathonPiece, MarathonState
+from ._core import Marathon, MarathonMove, MarathonPiece, MarathonState, marathon_random_playouts
 
 __all__ = ["Marathon", "MarathonMove", "MarathonPiece", "MarathonState", "random_playouts"]
 
@@ -50,8 +48,8 @@ def random_playouts(
     *,
     seed: int = 0,
     threads: int = 1,
-    game: Optional[_core.Marathon] = None,
-    state: Optional[_core.MarathonState] = None,
+    game: Optional[Marathon] = None,
+    state: Optional[MarathonState] = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n`` games of uniformly random legal moves to the end.
 
@@ -71,4 +69,4 @@ def random_playouts(
 
     ```
     """
-    return _core.marathon_random_playouts(n, seed=seed, threads=threads, game=game, state=state)
+    return marathon_random_playouts(n, seed=seed, threads=threads, game=game, state=state)

@@ -28,15 +28,29 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Optional, Union, cast
+from typing import Any, Optional, Protocol, Union, cast
 
 from ._args import is_int, is_number
 from ._core import Fish, FishState, Marathon, MarathonState
 from ._files import replacing, write_text
 from .games import Game, Move, MoveLike, State
 
-if TYPE_CHECKING:
-    from .play.search import SearchResult
+
+class SearchFacts(Protocol):
+    """What a record keeps of a search (a :class:`~pingvinas.searching.searcher.SearchResult`
+    has it all)."""
+
+    @property
+    def value(self) -> float: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def time(self) -> float: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def algorithm(self) -> str: ...
+
 
 __all__ = ["FORMAT", "VERSION", "GameRecord", "read_jsonl", "write_jsonl"]
 
@@ -248,8 +262,8 @@ class GameRecord:
         self._final = state
         return mv
 
-    def add_search(self, move: MoveLike, result: SearchResult) -> Move:
-        """:meth:`add` with the facts of a :class:`~pingvinas.play.search.SearchResult`."""
+    def add_search(self, move: MoveLike, result: SearchFacts) -> Move:
+        """:meth:`add` with the facts of a :class:`~pingvinas.searching.searcher.SearchResult`."""
         return self.add(
             move,
             value=result.value,

@@ -13,7 +13,7 @@ from pingvinas._core import AgentSpec
 from pingvinas._files import check_output
 
 if TYPE_CHECKING:
-    from pingvinas.play.agents import Agent
+    from pingvinas.playing.agents import Agent
 
 #: The agent names ``--agents`` takes: the engine's agent specs (``AgentSpec.NAMES``; PUCT
 #: plays a net file, ``net:PATH``), the same as the web server's engines.
@@ -64,7 +64,7 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
 seconds: Callable[[str], float] = ranged(Range(0, MAX_SECONDS, integer=False, above=True))
 #: A share, 0 to 1.
 fraction: Callable[[str], float] = ranged(Range(0, 1, integer=False))
-#: An Elo difference (``match --sprt``), as ``pingvinas.play.sprt.SPRT`` takes it.
+#: An Elo difference (``match --sprt``), as ``pingvinas.rating.sprt.SPRT`` takes it.
 elo: Callable[[str], float] = ranged(Range(-2000, 2000, integer=False))
 #: An error rate of ``--sprt`` (``--alpha``, ``--beta``).
 error_rate: Callable[[str], float] = ranged(Range(0, 0.5, integer=False, above=True, below=True))
@@ -74,7 +74,7 @@ def agent_spec(text: str) -> str:
     """An agent spec (``mcts:500`` and ``net:PATH`` too), an external engine
     (``cmd:COMMAND``), or ``human`` (refused later outside ``play``)."""
     if text.startswith("cmd:"):
-        from pingvinas.play.protocol import engine_agent
+        from pingvinas.playing.protocol.driver import engine_agent
 
         try:
             engine_agent(text)
@@ -142,7 +142,7 @@ if TYPE_CHECKING:
 
 
 def make_agent(name: str, seconds: float, seed: int) -> Agent:
-    from pingvinas.play.agents import timed_agent
+    from pingvinas.playing.specs import timed_agent
 
     return timed_agent(name, seconds, seed)
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> None:
-    from pingvinas.play.protocol import run_engine
+    from pingvinas.playing.protocol.engine import run_engine
 
     if args.agent == "human":
         raise ValueError("engine: an engine is one of the agents, not a person")

@@ -32,7 +32,7 @@ OUTPUTS = ("ladder.csv", "ladder.md", "ladder.svg")
 
 
 def run(args: argparse.Namespace) -> None:
-    from pingvinas.play.ladder import run_ladder
+    from pingvinas.rating.ladder import run_ladder
 
     # Before any game: --out can be made, and holds no earlier ladder unless --force.
     check_output_dir(args.out, writes=() if args.force else OUTPUTS, hint=": --force replaces them")

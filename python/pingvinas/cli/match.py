@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> None:
-    from pingvinas.play.match import play_match
+    from pingvinas.playing.match import play_match
 
     if args.save is None and (args.force or args.append):
         raise ValueError("--force and --append are for --save FILE")
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> None:
         raise
     print(result)
     if test is not None:
-        from pingvinas.play.sprt import outcome_counts
+        from pingvinas.rating.sprt import outcome_counts
 
         print(test.report(outcome_counts(result.records, pairs=not args.trinomial)))
     if args.save:
@@ -83,7 +83,7 @@ def _sprt(args: argparse.Namespace, agents: int) -> tuple[Any, Any]:
     """The test of ``--sprt``, and the match's stopping rule, or ``(None, None)``."""
     if args.sprt is None:
         return None, None
-    from pingvinas.play.sprt import SPRT, outcome_counts
+    from pingvinas.rating.sprt import SPRT, outcome_counts
 
     if agents != 2:
         raise ValueError("--sprt: a test of two players, for a two-player game")
@@ -150,7 +150,7 @@ def add_parser(sub: Subparsers) -> None:
         metavar=("ELO0", "ELO1"),
         help="a sequential test of H0: the first agent is ELO0 stronger, against H1: ELO1 "
         "(logistic Elo, each -2,000 to 2,000); stops when it accepts one (see "
-        "pingvinas.play.sprt)",
+        "pingvinas.rating.sprt)",
     )
     p.add_argument(
         "--alpha",

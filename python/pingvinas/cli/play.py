@@ -11,7 +11,7 @@ import pingvinas as pv
 from ._common import game_options, make_agent
 
 if TYPE_CHECKING:
-    from pingvinas.play.agents import Agent
+    from pingvinas.playing.agents import Agent
 
     from ._common import Subparsers
 

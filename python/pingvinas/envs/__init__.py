@@ -44,7 +44,7 @@ def gym_env(
     :param opponent: ``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"auto"`` (a
         ``pv.search`` with a small fixed budget per move, see ``OPPONENT_BUDGETS`` in
         ``pingvinas.envs._common``; ``opponent_budget`` overrides it), a
-        :class:`pingvinas.play.agents.Agent`, a callable ``f(state) -> move``, or a list with one
+        :class:`pingvinas.playing.agents.Agent`, a callable ``f(state) -> move``, or a list with one
         of these per other seat. Every random choice comes from the env's ``np_random``, so
         ``reset(seed=...)`` reproduces the whole episode.
     :param seat: the learner's player number.

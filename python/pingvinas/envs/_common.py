@@ -9,11 +9,12 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-from .. import _core
+from .._core import AgentSpec, Fish, Marathon
 from ..games import Game as Game
 from ..games import State as State
-from ..play.agents import Agent, as_agent, spec_options
-from ..play.search import search
+from ..playing.agents import Agent
+from ..playing.specs import as_agent, spec_options
+from ..searching.searcher import search
 
 #: The bounds of every observation plane (the planes are indicators and scaled counts).
 OBS_LOW, OBS_HIGH = 0.0, 1.0
@@ -21,10 +22,10 @@ OBS_LOW, OBS_HIGH = 0.0, 1.0
 
 def resolve_game(game: Union[str, Game]) -> Game:
     """A game object from a game object or a bundled variant's name (``"fish-3p"``)."""
-    if isinstance(game, (_core.Fish, _core.Marathon)):
+    if isinstance(game, (Fish, Marathon)):
         return game
     if isinstance(game, str):
-        from .. import load_game
+        from ..games import load_game
 
         return load_game(game)
     raise TypeError(
@@ -56,7 +57,7 @@ def action_mask(state: State) -> np.ndarray:
 #: no time limit), as the engine's agent spec gives it (``AgentSpec.budget``, the same budget
 #: as the vector env's opponents). ``"auto"`` is alpha-beta for Fish and MCTS for Marathon.
 OPPONENT_BUDGETS: dict[str, dict[str, Any]] = {
-    name: dict(_core.AgentSpec(name).budget) for name in ("greedy", "mcts", "alphabeta", "auto")
+    name: dict(AgentSpec(name).budget) for name in ("greedy", "mcts", "alphabeta", "auto")
 }
 
 
@@ -66,7 +67,7 @@ class Opponent:
     with the small fixed budget of ``OPPONENT_BUDGETS``, seeded from the env's generator;
     ``"mcts:N"`` and ``"alphabeta:D"`` set its iterations or depth; ``"net:PATH"`` and
     ``"SPEC+net:PATH"`` play a net file: an ``AgentSpec``), a
-    :class:`pingvinas.play.agents.Agent` (a fresh copy per episode, seeded from the env's
+    :class:`pingvinas.playing.agents.Agent` (a fresh copy per episode, seeded from the env's
     generator) or a callable ``f(state) -> move`` (a move, an int action or notation)."""
 
     def __init__(
@@ -76,7 +77,7 @@ class Opponent:
         self.agent: Optional[Agent] = None
         if isinstance(spec, str):
             try:
-                parsed = _core.AgentSpec(spec)
+                parsed = AgentSpec(spec)
             except ValueError as e:
                 raise ValueError(f"opponent: {e}; or an Agent or a callable") from None
             # The spec's budget (its count, mcts:N or alphabeta:D, or the engine's default),

@@ -33,9 +33,9 @@ through OpenSpiel's Python-game layer, so a Python algorithm over it pays that l
 call. OpenSpiel's Python ``MCTSBot`` playing a Marathon game through it ran about 13,500 plies a
 second against some 97,000 for the same loop over the pingvinas State API directly (7 times
 slower), and both are far behind the engine's own search. For strong or fast play use
-``pingvinas.play.search`` (``pv.search(state, algorithm="mcts", iterations=...)``, a ``pv.Searcher``
-per seat, or ``pv.search_many``), which runs in Rust off the GIL; for many games at once,
-``pv.VectorEnv``.
+``pingvinas.searching.searcher`` (``pv.search(state, algorithm="mcts", iterations=...)``, a
+``pv.Searcher`` per seat, or ``pv.search_many``), which runs in Rust off the GIL; for many games at
+once, ``pv.VectorEnv``.
 """
 
 from __future__ import annotations
@@ -52,14 +52,14 @@ except ImportError as e:  # pragma: no cover - depends on the environment
         '"openspiel": pip install ".[openspiel]" in a checkout)'
     ) from e
 
-from .. import _core
+from .._core import Fish, Marathon, variants
 from ..games import Game, State
 from ._common import max_game_length, observation_shape
 
 __all__ = ["FISH_VARIANTS", "MARATHON_VARIANTS", "register"]
 
-FISH_VARIANTS = tuple(n for n in _core.variants() if n.startswith("fish"))
-MARATHON_VARIANTS = tuple(n for n in _core.variants() if n.startswith("marathon"))
+FISH_VARIANTS = tuple(n for n in variants() if n.startswith("fish"))
+MARATHON_VARIANTS = tuple(n for n in variants() if n.startswith("marathon"))
 
 
 def _game_type(
@@ -100,7 +100,7 @@ class _PingvinasGame(pyspiel.Game):
         self.pingvinas_game = game
         self._seed = seed
         players = game.players
-        min_utility = -1.0 if isinstance(game, _core.Fish) else -1.0 / (players - 1)
+        min_utility = -1.0 if isinstance(game, Fish) else -1.0 / (players - 1)
         info = pyspiel.GameInfo(
             num_distinct_actions=game.num_actions,
             max_chance_outcomes=0,
@@ -127,7 +127,7 @@ class FishGame(_PingvinasGame):
         variant = str(params["variant"])
         if variant not in FISH_VARIANTS:
             raise ValueError(f"variant = {variant!r}: expected one of {', '.join(FISH_VARIANTS)}")
-        super().__init__(FISH_TYPE, _core.Fish.variant(variant), params, int(params["seed"]))
+        super().__init__(FISH_TYPE, Fish.variant(variant), params, int(params["seed"]))
 
 
 class MarathonGame(_PingvinasGame):
@@ -142,7 +142,7 @@ class MarathonGame(_PingvinasGame):
             )
         super().__init__(
             MARATHON_TYPE,
-            _core.Marathon(players=int(params["players"]), course=variant),
+            Marathon(players=int(params["players"]), course=variant),
             params,
             None,
         )

@@ -43,7 +43,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .. import _core
+from .._core import VectorEnv
 from ..games import Game
 from ._common import resolve_game
 
@@ -75,7 +75,7 @@ class PingvinasVectorEnv(gymnasium.vector.VectorEnv):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode = {render_mode!r}: expected None or 'ansi'")
         self.game = resolve_game(game)
-        self.env = _core.VectorEnv(
+        self.env = VectorEnv(
             self.game,
             num_envs,
             seed=seed,

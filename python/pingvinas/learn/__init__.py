@@ -2,5 +2,5 @@
 behind ``pingvinas train`` (:mod:`~pingvinas.learn.train`), the trainer of the alpha-beta
 evaluation net (:mod:`~pingvinas.learn.train_nnue`), and their learning-curve picture
 (:mod:`~pingvinas.learn.curve`). The nets themselves, and the evaluators that run them in the
-search, are in :mod:`pingvinas.play`.
+search, are in :mod:`pingvinas.searching`.
 """

@@ -30,13 +30,12 @@ from typing import IO, Any, Callable, Optional, Union
 
 import numpy as np
 
-import pingvinas._core as _core
-
 from .._args import is_int, is_number
+from .._core import selfplay as _engine_selfplay
 from .._progress import Progress
+from ..cluster import TASK_RETRIES, PerWorker, _cached, _cluster_cpus, _stream, init
 from ..games import Game
-from ..play.ray import TASK_RETRIES, PerWorker, _cached, _cluster_cpus, _stream, init
-from ..play.search import Evaluator
+from ..searching.searcher import Evaluator
 
 __all__ = [
     "DEFAULTS",
@@ -362,7 +361,7 @@ def selfplay_local(
         for _ in range(k):
             bar.tick()
 
-    raw = _core.selfplay(
+    raw = _engine_selfplay(
         game,
         ids,
         simulations=simulations,
@@ -411,15 +410,15 @@ def selfplay(
         any subset of indices, played anywhere, gives the same samples for those indices.
     :param simulations: search iterations per move (PUCT leaves, or MCTS playouts).
     :param evaluator: ``fn(observations, legal_mask) -> (policy_logits, values)`` (see
-        :mod:`pingvinas.play.search`): PUCT with it, all live games' leaves in one call per round.
-        ``None``: plain MCTS with random playouts.
+        :mod:`pingvinas.searching.searcher`): PUCT with it, all live games' leaves in one call per
+        round. ``None``: plain MCTS with random playouts.
     :param temperature: moves are drawn with probability proportional to
         ``visits ** (1 / temperature)``; 0 plays the most visited move.
     :param temperature_moves: plies played with the temperature (then the most visited
         move); ``None``: the whole game.
     :param dirichlet: ``(alpha, fraction)`` of root noise in full PUCT searches, or ``None``.
     :param batch_size: PUCT: the most leaves one game sends per round.
-    :param threads: MCTS, or PUCT with a native :class:`~pingvinas.play.evaluators.Net`: games
+    :param threads: MCTS, or PUCT with a native :class:`~pingvinas.searching.evaluators.Net`: games
         played at once on that many threads (``0``: every core); every game is the same as on
         one thread. A Python evaluator runs on the calling thread.
     :param resign: a player whose root value falls below this resigns (last place, the

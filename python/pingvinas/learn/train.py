@@ -6,8 +6,8 @@ a Gumbel search (:func:`pingvinas.learn.selfplay` with ``root="gumbel"`` and few
 AlphaZero improves the policy with as few as 16), trains the net on the samples of the last few
 generations, each sample under a random symmetry of the board (``game.symmetries()``), with the
 search's improved policy as the policy target and the game's outcome as the value target, then
-exports it (:func:`pingvinas.play.nets.from_jax`) for the next generation. Optionally it starts by
-distilling ``alphabeta`` (alpha-beta with the hand-written evaluation): games it plays at a
+exports it (:func:`pingvinas.searching.nets.from_jax`) for the next generation. Optionally it starts
+by distilling ``alphabeta`` (alpha-beta with the hand-written evaluation): games it plays at a
 fixed depth, its moves as policy targets and its search values mixed with the outcomes as value
 targets.
 
@@ -38,9 +38,9 @@ from .._args import Range
 from .._core import Net, NnueNet
 from .._files import check_output_dir, replacing_path
 from ..games import Game
-from ..play import nets
-from ..play.game import game_seed
-from ..play.match import play_match
+from ..playing.match import play_match
+from ..playing.one_game import game_seed
+from ..searching import nets
 from .selfplay import SelfPlayData, selfplay
 
 __all__ = ["OUTPUTS", "PLAYERS", "RANGES", "Settings", "learned_player", "strength", "train"]
@@ -207,7 +207,7 @@ def distill(game: Game, games: int, depth: int, mix: float, seed: int) -> Sample
     target, and as the value target the outcome mixed with its search value (weight ``mix``;
     two players: ``[v, -v]``, more: the mover's seat only). The first two moves of each game are
     random, so that the games differ."""
-    from ..play.search import Searcher
+    from ..searching.searcher import Searcher
 
     players = game.players
     obs, masks, policies, values, outcomes = [], [], [], [], []
@@ -382,7 +382,7 @@ def learned_player(
     """The search agent that plays ``net`` the way ``player`` names (a key of
     :data:`PLAYERS`), at ``seconds`` a move (or ``iterations``); the PUCT players value
     leaves with ``(1 - playout_mix) * net + playout_mix * playout`` (AlphaGo's lambda)."""
-    from ..play.agents import SearchAgent
+    from ..playing.agents import SearchAgent
 
     if player not in PLAYERS:
         raise ValueError(f"player = {player!r}: expected one of {', '.join(PLAYERS)}")
@@ -416,7 +416,7 @@ def strength(
     against ``alphabeta`` (the hand-written evaluation, what ``auto`` played before it played
     the learned net), at ``seconds`` a move each, seats swapped: score rates with Wilson 95%
     intervals."""
-    from ..play.agents import SearchAgent
+    from ..playing.agents import SearchAgent
 
     out: dict[str, Any] = {}
     for name, opponent in [

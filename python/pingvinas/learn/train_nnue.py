@@ -11,7 +11,7 @@ exactly (value head zero, ``base`` weight 1), so a search with it starts at the 
 evaluation and training can only move it from there. With ``terms`` its first dense layer also
 reads each seat's terms of the hand-written evaluation (``NnueNet.inputs``), which mean the same
 on every board; ``width`` 0 drops the cell features (the net that ships,
-:func:`pingvinas.play.evaluators.learned`, is such a net). The inputs are the engine's own
+:func:`pingvinas.searching.evaluators.learned`, is such a net). The inputs are the engine's own
 (:meth:`NnueNet.inputs`), so the trained net computes in the engine what it computed here.
 
 Everything is seeded: the same settings make the same net. Written to ``out``: ``net.safetensors``
@@ -34,7 +34,7 @@ from .._args import Range
 from .._core import Fish, NnueNet
 from .._files import check_output_dir, replacing_path, write_text
 from ..games import Game
-from ..play.game import game_seed
+from ..playing.one_game import game_seed
 
 __all__ = ["NNUE_RANGES", "NnueSettings", "nnue_samples", "split_by_game", "train_nnue"]
 
@@ -114,7 +114,7 @@ def nnue_samples(
 
     The games are numbers ``first`` on, their random moves drawn from ``rng`` (by default a
     fresh one of ``seed``): calls in turn with one ``rng`` make the rows of one call."""
-    from ..play.search import Searcher
+    from ..searching.searcher import Searcher
 
     if not isinstance(game, Fish):
         raise ValueError("an NnueNet reads Fish boards")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .._core import Fish, FishMove, FishState
-from ..play.search import FishSolution, solve_fish
+from ..searching.searcher import FishSolution, solve_fish
 
 __all__ = [
     "CLASSES",

@@ -21,7 +21,8 @@ from typing import Any, Callable, Optional
 from .. import fish
 from .._core import FishState, __version__
 from .._files import check_output, write_text
-from ..play.agents import Agent, timed_agent
+from ..playing.agents import Agent
+from ..playing.specs import timed_agent
 from .boards import CLASSES, BoardClass, MoveValues, Solver, margin, move_values
 
 #: The table's data (``table.json`` beside this module): the boards solved per class by default

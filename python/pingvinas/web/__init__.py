@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import pingvinas as pv
 from pingvinas._args import is_int, is_number
 from pingvinas._core import AgentSpec
-from pingvinas.play.agents import spec_options
+from pingvinas.playing.specs import spec_options
 
 if TYPE_CHECKING:
     from pingvinas.web.server import Server

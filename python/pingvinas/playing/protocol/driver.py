@@ -1,12 +1,10 @@
-"""The engine protocol: players in any language over stdin and stdout (``docs/protocol.md``).
-
-Both sides are here: :func:`run_engine` makes any of the project's agents a protocol engine
-(``pingvinas engine --agent auto``), and :class:`EngineAgent` plays an external engine process
-as an agent (``"cmd:./my-engine --flag"`` wherever agents are named), beside the built-in ones:
+"""The driver's side of the engine protocol (``docs/protocol.md``): :class:`EngineAgent` plays
+an external engine process as an agent (``"cmd:./my-engine --flag"`` wherever agents are
+named), beside the built-in ones:
 
 ```pycon
 >>> import pingvinas as pv
->>> from pingvinas.play.protocol import EngineAgent
+>>> from pingvinas.playing.protocol.driver import EngineAgent
 >>> engine = EngineAgent("pingvinas engine --agent greedy", time=0.1)  # doctest: +SKIP
 >>> pv.play_match(pv.Fish(), [engine, "random"], games=2)               # doctest: +SKIP
 
@@ -23,7 +21,6 @@ game, on errors and on Ctrl-C) and, at the latest, the interpreter's exit kill.
 from __future__ import annotations
 
 import atexit
-import json
 import math
 import os
 import queue
@@ -31,59 +28,42 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time as _time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import IO, Any, Optional, Union
+from typing import Any, Optional, Union
 
-from .._core import (
+from ..._core import (
     Fish,
-    FishState,
     IllegalMoveError,
     InvalidMoveError,
     Marathon,
-    MarathonState,
-    seed_for,
 )
-from ..games import Game, Move, State
-from .agents import Agent
+from ...games import Game, Move, State
+from ..agents import Agent
+from .grammar import (
+    MAX_LINE,
+    VERSION,
+    EngineMessage,
+    ProtocolError,
+    _clip,
+    format_go,
+    format_newgame,
+    format_position,
+    parse_engine_line,
+)
 
-__all__ = [
-    "FAULTS",
-    "VERSION",
-    "DriverMessage",
-    "EngineAgent",
-    "EngineFault",
-    "EngineMessage",
-    "ProtocolError",
-    "format_go",
-    "format_newgame",
-    "format_position",
-    "parse_driver_line",
-    "parse_engine_line",
-    "run_engine",
-]
+__all__ = ["FAULTS", "EngineAgent", "EngineFault", "engine_agent"]
 
-#: The protocol version this module speaks.
-VERSION = 1
 #: The reasons a game is lost to a fault, with what each means.
 FAULTS = {
     "crash": "the engine exited or closed its output",
     "time": "no answer within the clock and the grace",
     "illegal": "a move that is not legal, or not a move, in the position",
     "protocol": "a line that is not the protocol",
-}
-#: The longest line either side reads (a longer one is not the protocol).
-MAX_LINE = 1 << 20
-#: Seconds that ``close`` waits for an engine to quit before killing it.
+}  #: Seconds that ``close`` waits for an engine to quit before killing it.
 QUIT_WAIT = 0.5
-
-
-class ProtocolError(ValueError):
-    """A line that is not the protocol (the message says what is wrong with it)."""
 
 
 class EngineFault(Exception):
@@ -95,324 +75,6 @@ class EngineFault(Exception):
         self.reason = reason
         self.detail = detail
 
-
-# --- messages ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EngineMessage:
-    """A line from the engine: ``kind`` is ``"id"`` (``key``, ``text``), ``"pepok"``
-    (``version``), ``"readyok"``, ``"info"`` (``info``: the search facts given, and
-    ``text`` for ``info string ...``), ``"bestmove"`` (``text``: the move), or ``"empty"``."""
-
-    kind: str
-    key: str = ""
-    text: str = ""
-    version: int = 0
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class DriverMessage:
-    """A line from the driver: ``kind`` is ``"pep"`` (``version``), ``"newgame"`` (``data``:
-    ``game``, ``config``, ``players``, ``seat``), ``"isready"``, ``"position"`` (``data``:
-    ``start``, ``moves``), ``"go"`` (``movetime``, or ``timeleft`` and ``inc``, in
-    milliseconds), ``"quit"``, ``"empty"``, or ``"unknown"`` (which an engine ignores)."""
-
-    kind: str
-    version: int = 0
-    data: dict[str, Any] = field(default_factory=dict)
-    movetime: Optional[int] = None
-    timeleft: Optional[int] = None
-    inc: int = 0
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def _int_token(token: str, what: str, line: str) -> int:
-    if not token.isdigit() or not token.isascii():
-        raise ProtocolError(f"{_clip(line)}: {what} is {_clip(token)}, expected a whole number")
-    return int(token)
-
-
-#: ``info`` keys, the kind of value each takes, and the record's name for it.
-_INFO = {"depth": int, "nodes": int, "value": float}
-
-
-def _parse_info(rest: list[str]) -> tuple[dict[str, Any], str]:
-    """The search facts of an ``info`` line's tokens, and the text after ``string``. A fact
-    whose value does not read is left out: ``info`` never breaks the protocol."""
-    facts: dict[str, Any] = {}
-    i = 0
-    while i < len(rest):
-        key = rest[i]
-        if key == "string":
-            return facts, " ".join(rest[i + 1 :])
-        if i + 1 < len(rest) and key in _INFO:
-            token = rest[i + 1]
-            try:
-                value = _INFO[key](token)
-            except ValueError:
-                value = None
-            if key == "value" and value is not None and not -1.0 <= value <= 1.0:
-                value = None  # NaN too
-            if key in ("depth", "nodes") and value is not None and value < 0:
-                value = None
-            if value is not None:
-                facts[key] = value
-        i += 2
-    return facts, ""
-
-
-def parse_engine_line(line: str) -> EngineMessage:
-    """Reads a line an engine wrote. :raises ProtocolError: for anything else."""
-    line = line.rstrip("\r\n")
-    if len(line) > MAX_LINE:
-        raise ProtocolError(f"a line of {len(line):,} characters (the most is {MAX_LINE:,})")
-    if any(ord(c) < 32 and c != "\t" for c in line):
-        raise ProtocolError(f"{_clip(line)}: control characters in a line")
-    tokens = line.split()
-    if not tokens:
-        return EngineMessage("empty")
-    word, rest = tokens[0], tokens[1:]
-    if word == "id":
-        if len(rest) < 2:
-            raise ProtocolError(f"{_clip(line)}: expected 'id KEY TEXT' (id name My Engine)")
-        return EngineMessage("id", key=rest[0], text=" ".join(rest[1:]))
-    if word == "pepok":
-        if len(rest) != 1:
-            raise ProtocolError(f"{_clip(line)}: expected 'pepok VERSION'")
-        return EngineMessage("pepok", version=_int_token(rest[0], "the version", line))
-    if word == "readyok":
-        if rest:
-            raise ProtocolError(f"{_clip(line)}: 'readyok' takes nothing after it")
-        return EngineMessage("readyok")
-    if word == "info":
-        facts, text = _parse_info(rest)
-        return EngineMessage("info", text=text, info=facts)
-    if word == "bestmove":
-        if not rest:
-            raise ProtocolError(f"{_clip(line)}: 'bestmove' without a move")
-        return EngineMessage("bestmove", text=" ".join(rest))
-    raise ProtocolError(
-        f"{_clip(line)}: not a message of the protocol (id, pepok, readyok, info, bestmove)"
-    )
-
-
-def _json_object(text: str, what: str, line: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        raise ProtocolError(f"{_clip(line)}: {what} is not JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise ProtocolError(f"{_clip(line)}: {what} is not a JSON object")
-    return data
-
-
-def parse_driver_line(line: str) -> DriverMessage:
-    """Reads a line the driver wrote (an engine's side). A command the engine does not know is
-    ``"unknown"``, to be ignored. :raises ProtocolError: for a known command that is malformed
-    (naming what is wrong)."""
-    line = line.rstrip("\r\n")
-    if len(line) > MAX_LINE:
-        raise ProtocolError(f"a line of {len(line):,} characters (the most is {MAX_LINE:,})")
-    stripped = line.strip()
-    if not stripped:
-        return DriverMessage("empty")
-    word, _, rest = stripped.partition(" ")
-    rest = rest.strip()
-    if word == "pep":
-        return DriverMessage("pep", version=_int_token(rest, "the version", line))
-    if word in ("isready", "quit"):
-        return DriverMessage(word)
-    if word == "newgame":
-        data = _json_object(rest, "the game", line)
-        if data.get("game") not in ("fish", "marathon"):
-            raise ProtocolError(f"{_clip(line)}: 'game' is {data.get('game')!r}: fish or marathon")
-        if not isinstance(data.get("config"), dict):
-            raise ProtocolError(f"{_clip(line)}: 'config' is not a JSON object")
-        return DriverMessage("newgame", data=data)
-    if word == "position":
-        data = _json_object(rest, "the position", line)
-        if not isinstance(data.get("start"), dict):
-            raise ProtocolError(f"{_clip(line)}: 'start' is not a JSON object (a position)")
-        moves = data.get("moves", [])
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise ProtocolError(f"{_clip(line)}: 'moves' is not a list of moves in notation")
-        return DriverMessage("position", data={"start": data["start"], "moves": moves})
-    if word == "go":
-        tokens = rest.split()
-        if len(tokens) == 2 and tokens[0] == "movetime":
-            return DriverMessage("go", movetime=_int_token(tokens[1], "movetime", line))
-        if len(tokens) == 4 and tokens[0] == "timeleft" and tokens[2] == "inc":
-            return DriverMessage(
-                "go",
-                timeleft=_int_token(tokens[1], "timeleft", line),
-                inc=_int_token(tokens[3], "inc", line),
-            )
-        raise ProtocolError(f"{_clip(line)}: expected 'go movetime MS' or 'go timeleft MS inc MS'")
-    return DriverMessage("unknown")
-
-
-def _game_name(game: Any) -> str:
-    if isinstance(game, Fish):
-        return "fish"
-    if isinstance(game, Marathon):
-        return "marathon"
-    raise TypeError(f"an engine plays pingvinas.Fish or pingvinas.Marathon, not {type(game)}")
-
-
-def format_newgame(game: Game, seat: int) -> str:
-    """``newgame {...}``: the variant (its config, as ``to_config()`` gives it), the number of
-    players and the engine's seat."""
-    data = {
-        "game": _game_name(game),
-        "config": game.to_config(),
-        "players": game.players,
-        "seat": seat,
-    }
-    return "newgame " + json.dumps(data, separators=(",", ":"))
-
-
-def format_position(start: State, moves: Sequence[Any]) -> str:
-    """``position {"start": STATE, "moves": [...]}``: the position the moves start from (the
-    state's JSON) and the moves since, in notation."""
-    data = {"start": json.loads(start.to_json()), "moves": [str(m) for m in moves]}
-    return "position " + json.dumps(data, separators=(",", ":"))
-
-
-def format_go(
-    movetime: Optional[float] = None, timeleft: Optional[float] = None, inc: float = 0.0
-) -> str:
-    """``go movetime MS`` (seconds for this move) or ``go timeleft MS inc MS`` (the engine's
-    clock and what each move adds), in whole milliseconds, at least 1."""
-    if movetime is not None:
-        return f"go movetime {max(1, round(movetime * 1000))}"
-    if timeleft is None:
-        raise ValueError("go: give movetime or timeleft")
-    return f"go timeleft {max(1, round(timeleft * 1000))} inc {max(0, round(inc * 1000))}"
-
-
-# --- the engine's side -----------------------------------------------------------------------
-
-
-def _state_from(data: dict[str, Any], moves: Sequence[str]) -> State:
-    """The position of a ``position`` message (``ValueError`` naming what is wrong)."""
-    kind = data.get("game")
-    text = json.dumps(data)
-    state: State
-    if kind == "fish":
-        state = FishState.from_json(text)
-    elif kind == "marathon":
-        state = MarathonState.from_json(text)
-    else:
-        raise ValueError(f"the start position's 'game' is {kind!r}: fish or marathon")
-    for i, mv in enumerate(moves):
-        try:
-            state.play(mv)
-        except ValueError as e:
-            raise ValueError(f"move {i + 1} ({mv!r}): {e}") from None
-    return state
-
-
-def _seconds_for(msg: DriverMessage) -> float:
-    """The time to spend on this move: the move time, or with a clock a twentieth of what is
-    left plus most of the increment, never more than half of what is left."""
-    if msg.movetime is not None:
-        return max(msg.movetime / 1000, 0.001)
-    left, inc = (msg.timeleft or 0) / 1000, msg.inc / 1000
-    return max(min(left / 20 + 0.75 * inc, left / 2), 0.001)
-
-
-def _facts_line(found: Any) -> Optional[str]:
-    """``info depth D nodes N value V`` of a search result, if the agent searched."""
-    if found is None:
-        return None
-    parts = []
-    for key in ("depth", "nodes", "value"):
-        value = getattr(found, key, None)
-        if value is None or (isinstance(value, float) and not math.isfinite(value)):
-            continue
-        parts.append(f"{key} {value:.4f}" if key == "value" else f"{key} {int(value)}")
-    return "info " + " ".join(parts) if parts else None
-
-
-def run_engine(
-    agent: Agent,
-    *,
-    name: Optional[str] = None,
-    input: Optional[IO[str]] = None,
-    output: Optional[IO[str]] = None,
-    seed: int = 0,
-) -> None:
-    """Plays ``agent`` as a protocol engine on ``input`` and ``output`` (stdin and stdout by
-    default) until ``quit`` or the end of the input. Each ``newgame`` plays a fresh copy of
-    the agent (``agent.spawn``, seeded from ``seed`` and the game's number); a search agent
-    searches the time each ``go`` gives. A malformed line is answered with ``info string
-    error: ...`` and otherwise ignored, as are commands the engine does not know."""
-    src = sys.stdin if input is None else input
-    out = sys.stdout if output is None else output
-
-    def say(line: str) -> None:
-        out.write(line + "\n")
-        out.flush()
-
-    player = agent.spawn(seed)
-    games = 0
-    state: Optional[State] = None
-    while True:
-        raw = src.readline(MAX_LINE + 2)
-        if not raw:
-            return
-        try:
-            msg = parse_driver_line(raw)
-        except ProtocolError as e:
-            say(f"info string error: {' '.join(str(e).split())}")
-            continue
-        if msg.kind == "pep":
-            if msg.version != VERSION:
-                say(f"info string error: the driver speaks version {msg.version}, this engine 1")
-            say(f"id name {name or agent.name}")
-            say("id author pingvinas")
-            say(f"pepok {VERSION}")
-        elif msg.kind == "isready":
-            say("readyok")
-        elif msg.kind == "newgame":
-            try:
-                loader = Fish if msg.data["game"] == "fish" else Marathon
-                loader.from_config(msg.data["config"])
-            except ValueError as e:
-                say(f"info string error: the variant: {' '.join(str(e).split())}")
-            player = agent.spawn(seed_for(seed, games))
-            player.reset()
-            games += 1
-            state = None
-        elif msg.kind == "position":
-            try:
-                state = _state_from(msg.data["start"], msg.data["moves"])
-            except ValueError as e:
-                state = None
-                say(f"info string error: the position: {' '.join(str(e).split())}")
-        elif msg.kind == "go":
-            if state is None or state.is_over:
-                say("info string error: no position to move in")
-                say("bestmove none")
-                continue
-            budget = getattr(player, "budget", None)
-            if isinstance(budget, dict) and "time" in budget:
-                budget["time"] = _seconds_for(msg)
-            move = player.choose(state)
-            facts = _facts_line(getattr(player, "last", None))
-            if facts is not None:
-                say(facts)
-            say(f"bestmove {move}")
-        elif msg.kind == "quit":
-            return
-
-
-# --- the driver's side -----------------------------------------------------------------------
 
 #: Every engine process running, closed at the interpreter's exit at the latest.
 _RUNNING: weakref.WeakSet[_Process] = weakref.WeakSet()

@@ -1,7 +1,7 @@
 """A rating ladder: many players on one Elo scale, with 95% intervals.
 
 ```pycon
->>> from pingvinas.play.ladder import Pairwise, fit
+>>> from pingvinas.rating.ladder import Pairwise, fit
 >>> results = Pairwise(["random", "greedy"])
 >>> results.add("greedy", "random", wins=7, draws=2, losses=1)
 >>> ratings = fit(results, prior=0)
@@ -386,9 +386,9 @@ def run_ladder(
     result)`` is called after each table with its match result.
     """
     from .._core import seed_for
-    from .agents import as_agent
-    from .game import new_state
-    from .match import play_match
+    from ..playing.match import play_match
+    from ..playing.one_game import new_state
+    from ..playing.specs import as_agent
 
     players = [as_agent(a) for a in agents]
     raw = [p.name for p in players]

@@ -1,7 +1,7 @@
 """The sequential probability ratio test of a two-player match, as fishtest runs it.
 
 ```pycon
->>> from pingvinas.play.sprt import SPRT
+>>> from pingvinas.rating.sprt import SPRT
 >>> test = SPRT(elo0=0, elo1=10)               # alpha = beta = 0.05
 >>> [round(b, 3) for b in test.bounds]
 [-2.944, 2.944]

@@ -42,7 +42,7 @@ The adapters, each an optional extra:
 - :func:`per_worker`: an evaluator each process builds for itself from a factory (a model
   loaded on each Ray worker).
 - :func:`shared`: one evaluator in one Ray actor (for example on the one GPU), called by every
-  worker of a Ray run (``pip install "pingvinas[ray]"``; see :mod:`pingvinas.play.ray`).
+  worker of a Ray run (``pip install "pingvinas[ray]"``; see :mod:`pingvinas.cluster`).
 """
 
 from __future__ import annotations
@@ -62,11 +62,12 @@ import numpy.typing as npt
 
 from .._args import is_int
 from .._core import Net, NnueNet, load_net
+from ..cluster import PerWorker, shared_evaluator
 from ..games import Game
-from .ray import PerWorker, shared_evaluator
-from .search import Evaluator
+from .searcher import Evaluator
 
 __all__ = [
+    "LEARNED",
     "Evaluator",
     "Net",
     "NnueNet",
@@ -648,7 +649,7 @@ def shared(
     """One evaluator in one Ray actor, shared by every worker of a Ray run: for a single GPU,
     or a model too big to load in every worker. Returns a picklable evaluator that forwards each
     batch to the actor and waits for its answer (``pip install "pingvinas[ray]"``; starts or
-    joins Ray as :func:`pingvinas.play.ray.init` does). See :mod:`pingvinas.play.ray`.
+    joins Ray as :func:`pingvinas.cluster.init` does). See :mod:`pingvinas.cluster`.
 
     :param evaluator: an evaluator (picklable: it is sent to the actor), or a zero-argument
         factory that the actor calls once to build it (for example one that loads a model onto
@@ -658,7 +659,7 @@ def shared(
         answer leaves its own CPU idle meanwhile; reserve some for a busy CPU model).
     :param factory: whether ``evaluator`` is a factory; default: a plain function or class
         taking no argument is taken as one (evaluators take two).
-    :param address: where Ray runs, as for :func:`pingvinas.play.ray.init`.
+    :param address: where Ray runs, as for :func:`pingvinas.cluster.init`.
     :raises ImportError: ray is not installed.
 
     ```pycon

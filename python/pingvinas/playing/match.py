@@ -2,7 +2,7 @@
 
 ```pycon
 >>> import pingvinas as pv
->>> from pingvinas.play.match import play_match
+>>> from pingvinas.playing.match import play_match
 >>> result = play_match(pv.Fish(), ["greedy", "random"], games=4, seed=1, progress=False)
 >>> result.games
 4
@@ -27,10 +27,11 @@ from typing import IO, Any, Callable, Optional, Union
 from .._args import is_int
 from .._files import Output, check_output
 from .._progress import Progress
+from ..cluster import TASK_RETRIES, _cached, _cluster_cpus, _stream, init
 from ..record import GameRecord as _WholeGame
-from .agents import Agent, as_agent
-from .game import GameResult, Playable, Stop, Stopped, game_seed, new_state, play_one
-from .ray import TASK_RETRIES, _cached, _cluster_cpus, _stream, init
+from .agents import Agent
+from .one_game import GameResult, Playable, Stop, Stopped, game_seed, new_state, play_one
+from .specs import as_agent
 
 __all__ = ["AgentStats", "GameResult", "MatchResult", "play_match"]
 
@@ -239,7 +240,7 @@ def play_match(
 
     :param game: a game object with ``new_state(seed=...)`` (``pv.Fish(...)``,
         ``pv.Marathon(...)``) and as many players as ``agents``.
-    :param agents: one per seat: :class:`~pingvinas.play.agents.Agent` objects, names
+    :param agents: one per seat: :class:`~pingvinas.playing.agents.Agent` objects, names
         (``"random"``, ``"greedy"``, ``"mcts"``, ``"alphabeta"``, ``"auto"``) or callables.
     :param seed: seeds the deals and the agents; the same seed plays the same match (with
         iteration or depth budgets; time budgets depend on the machine). Game ``i``'s seeds
@@ -267,11 +268,11 @@ def play_match(
         reserving as many CPUs as its agents' most search ``threads``. The agents are pickled
         to the workers (a search agent as its settings), and each game is played exactly as
         locally: the same records for the same seed (with iteration or depth budgets; a
-        callable agent must not keep state between games). See :mod:`pingvinas.play.ray`.
+        callable agent must not keep state between games). See :mod:`pingvinas.cluster`.
     :param address: with ``backend="ray"``: ``None`` (Ray already started here, else
         ``RAY_ADDRESS``, else a new local instance), ``"auto"`` (the cluster this machine is a
         node of) or ``"ray://host:10001"``.
-    :param until: a stopping rule (an SPRT, :mod:`pingvinas.play.sprt`): called as each game
+    :param until: a stopping rule (an SPRT, :mod:`pingvinas.rating.sprt`): called as each game
         ends with the games finished so far, in game order; once it returns True no game
         starts any more, the games under way finish, and the match ends with fewer than
         ``games`` games.
@@ -517,7 +518,7 @@ def play_games(
     more: Callable[[], bool] = lambda: True,
 ) -> list[Any]:
     """Plays a match's games as Ray tasks, one task per game, and returns their
-    :class:`~pingvinas.play.match.GameRecord` in game order (``play_match`` calls this).
+    :class:`~pingvinas.playing.match.GameRecord` in game order (``play_match`` calls this).
 
     A game is played from its seeds alone, so a task lost with its worker (killed, out of
     memory, a node gone) is run again, up to :data:`TASK_RETRIES` times; an error raised by

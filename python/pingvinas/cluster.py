@@ -1,5 +1,5 @@
 """Ray (``pip install "pingvinas[ray]"``): joining a cluster, streaming tasks, and evaluators
-kept per worker or shared, for the matches (:mod:`pingvinas.play.match`) and the self-play
+kept per worker or shared, for the matches (:mod:`pingvinas.playing.match`) and the self-play
 (:mod:`pingvinas.learn.selfplay`) that run on a cluster.
 
 Nothing here but :func:`init` is needed directly: ``pv.play_match(..., backend="ray")`` and
@@ -157,7 +157,7 @@ def _cached(kind: str, box: Optional[list[Any]], build: Optional[Callable[[Any],
 class PerWorker:
     """An evaluator built by a factory at its first call, in each process that calls it: its
     pickle holds only the factory. Made by
-    :func:`pingvinas.play.evaluators.per_worker`."""
+    :func:`pingvinas.searching.evaluators.per_worker`."""
 
     def __init__(self, factory: Callable[[], Any]) -> None:
         if not callable(factory):
@@ -204,7 +204,7 @@ class _EvaluatorActor:
 
 class SharedEvaluator:
     """An evaluator forwarding each batch to one Ray actor (made by
-    :func:`pingvinas.play.evaluators.shared`). Picklable within a Ray job (it holds the actor's
+    :func:`pingvinas.searching.evaluators.shared`). Picklable within a Ray job (it holds the actor's
     handle), so it goes to workers like any evaluator; the actor lives while a copy does."""
 
     def __init__(self, actor: Any, description: str) -> None:
@@ -244,7 +244,7 @@ def shared_evaluator(
     factory: Optional[bool] = None,
     address: Optional[str] = None,
 ) -> SharedEvaluator:
-    """Starts the actor of :func:`pingvinas.play.evaluators.shared` (which documents it)."""
+    """Starts the actor of :func:`pingvinas.searching.evaluators.shared` (which documents it)."""
     if not callable(evaluator):
         raise TypeError(f"evaluator = {type(evaluator).__name__}: expected a callable")
     is_factory = _is_factory(evaluator) if factory is None else bool(factory)

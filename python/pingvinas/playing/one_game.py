@@ -1,5 +1,5 @@
 """One game of a match, played by its agents from its seeds alone (``play_match`` plays it
-locally or on threads, :mod:`pingvinas.play.ray` as a Ray task)."""
+locally or on threads, :mod:`pingvinas.cluster` as a Ray task)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, cast
 
-from .. import _core
+from .._core import seed_for
 from ..games import Game
 from ..record import GameRecord
 from .agents import Agent
-from .protocol import EngineFault
+from .protocol.driver import EngineFault
 
 __all__ = ["GameResult", "Playable", "Stop", "Stopped", "game_seed", "new_state", "play_one"]
 
@@ -21,7 +21,7 @@ def game_seed(seed: int, index: int, item: int) -> int:
     """Seed ``item`` of game ``index`` of a match seeded with ``seed``: item 0 is its deal,
     item ``1 + s`` the agent in seat ``s``. The engine's ``seed_for`` twice: game ``index``'s
     seeds depend on ``(seed, index)`` alone, whoever plays the other games, and wherever."""
-    return _core.seed_for(_core.seed_for(seed, index), item)
+    return seed_for(seed_for(seed, index), item)
 
 
 class Playable(Protocol):
@@ -46,7 +46,7 @@ class GameResult:
     #: The whole game (:class:`pingvinas.record.GameRecord`) when the match keeps it (``save``).
     game: Optional[GameRecord] = field(default=None, repr=False)
     #: How an external engine lost the game, if one faulted: ``seat``, ``reason`` (one of
-    #: ``pingvinas.play.protocol.FAULTS``) and ``detail``.
+    #: ``pingvinas.playing.protocol.driver.FAULTS``) and ``detail``.
     fault: Optional[dict[str, Any]] = None
 
 

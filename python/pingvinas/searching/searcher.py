@@ -2,7 +2,7 @@
 
 ```pycon
 >>> import pingvinas as pv
->>> from pingvinas.play.search import search
+>>> from pingvinas.searching.searcher import search
 >>> state = pv.Fish().new_state(seed=1)
 >>> result = search(state, algorithm="mcts", iterations=200, seed=3)
 >>> result.move in state.legal_moves()
@@ -54,10 +54,13 @@ from typing import Any, Callable, Optional, TypedDict, Union, cast
 
 import numpy as np
 
-import pingvinas._core as _core
 from pingvinas._core import FishMove, FishState, NnueNet
 
 from .._args import is_int, is_number
+from .._core import ALGORITHMS as _ALGORITHMS
+from .._core import Searcher as _EngineSearcher
+from .._core import fish_solve as _fish_solve
+from .._core import search_many as _engine_search_many
 from ..games import Move, State
 
 __all__ = [
@@ -76,7 +79,7 @@ __all__ = [
 Evaluator = Callable[[np.ndarray, np.ndarray], Any]
 
 #: The names ``algorithm`` accepts, ``"auto"`` first (defined once, in the engine binding).
-ALGORITHMS: tuple[str, ...] = tuple(_core.ALGORITHMS)
+ALGORITHMS: tuple[str, ...] = tuple(_ALGORITHMS)
 
 
 def _move_of(state: State, action: int) -> Move:
@@ -174,7 +177,7 @@ def _check_time(value: Any) -> Optional[float]:
 
 
 class _Options(TypedDict):
-    """The keyword settings of ``_core.Searcher`` (``Searcher.options``)."""
+    """The keyword settings of the engine's ``Searcher`` (``Searcher.options``)."""
 
     threads: int
     seed: int
@@ -237,9 +240,9 @@ class Searcher:
     ```
 
     :param algorithm: ``"auto"`` (Fish: alpha-beta, paranoid for 3 or 4 players, with the
-        shipped learned evaluation, :func:`pingvinas.play.evaluators.learned`, on standard 2-player
-        Fish; Marathon: MCTS, for 2 players with ``selection="puct"`` and ``exploration=2.0``;
-        both with the game's knowledge), ``"mcts"``, ``"alphabeta"``,
+        shipped learned evaluation, :func:`pingvinas.searching.evaluators.learned`, on standard
+        2-player Fish; Marathon: MCTS, for 2 players with ``selection="puct"`` and
+        ``exploration=2.0``; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``,
         ``"greedy"`` (the best-looking move now: most fish on the landing floe; most progress
         in Marathon), ``"random"`` or ``"solve"`` (Fish: perfect play by the exact solver,
         within ``nodes`` and ``time``; ``ValueError`` for a position too big for them).
@@ -249,8 +252,8 @@ class Searcher:
         gives any budget uses that budget alone; with none given here or there, one second.
     :param threads: threads searching at once: root-parallel MCTS; alpha-beta threads that
         share each iteration's work and one table (one thread is deterministic for a seed);
-        PUCT with a native :class:`~pingvinas.play.evaluators.Net` searches its tree with that many
-        threads at once (tree-parallel, virtual losses keeping them apart; not reproducible
+        PUCT with a native :class:`~pingvinas.searching.evaluators.Net` searches its tree with that
+        many threads at once (tree-parallel, virtual losses keeping them apart; not reproducible
         beyond one thread); PUCT with a Python evaluator searches on the calling thread and
         ignores it.
     :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
@@ -269,10 +272,10 @@ class Searcher:
     :param reuse: keep MCTS and PUCT trees between moves.
     :param evaluator: required by ``algorithm="puct"``: the evaluator
         ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module docs; a
-        :class:`~pingvinas.play.evaluators.Net` runs in Rust). The other algorithms take a ``Net``
-        or an :class:`~pingvinas.play.evaluators.NnueNet` only, as their estimate of positions:
-        alpha-beta's leaves, and MCTS's with ``playout="evaluate"`` (the game's exact endgame
-        values and move ordering stay).
+        :class:`~pingvinas.searching.evaluators.Net` runs in Rust). The other algorithms take a
+        ``Net`` or an :class:`~pingvinas.searching.evaluators.NnueNet` only, as their estimate of
+        positions: alpha-beta's leaves, and MCTS's with ``playout="evaluate"`` (the game's exact
+        endgame values and move ordering stay).
     :param batch_size: PUCT: the most leaves sent to the evaluator in one call.
     :param dirichlet: PUCT: ``(alpha, fraction)`` of Dirichlet noise mixed into the root's
         priors (for self-play), or ``None``.
@@ -329,7 +332,7 @@ class Searcher:
             root=root,
             playout_mix=float(playout_mix),
         )
-        self._core = _core.Searcher(algorithm, **self.options)
+        self._core = _EngineSearcher(algorithm, **self.options)
 
     def search(
         self,
@@ -397,7 +400,7 @@ def search(
 
     ```pycon
     >>> import pingvinas as pv
-    >>> from pingvinas.play.search import search
+    >>> from pingvinas.searching.searcher import search
     >>> s = pv.Fish().new_state(seed=2)
     >>> search(s, "alphabeta", depth=2).depth
     2
@@ -433,7 +436,7 @@ def search_many(
 
     :param states: states of one game (Fish boards may differ, their shapes may not).
     :param root: ``"puct"`` or ``"gumbel"``, as for :class:`Searcher`.
-    :param threads: with a native :class:`~pingvinas.play.evaluators.Net`, the trees are shared
+    :param threads: with a native :class:`~pingvinas.searching.evaluators.Net`, the trees are shared
         out between this many threads (each tree's result is the one of one thread); a Python
         evaluator runs on the calling thread.
     :raises ValueError: a finished game, a bad budget or option, or a bad evaluator output.
@@ -451,7 +454,7 @@ def search_many(
     """
     if algorithm != "puct":
         raise ValueError(f"search_many runs PUCT only, not algorithm = {algorithm!r}")
-    raws = _core.search_many(
+    raws = _engine_search_many(
         # One game's states, as the engine checks (a list of either game's, to the stubs).
         cast("list[FishState]", list(states)),
         evaluator=evaluator,
@@ -538,7 +541,7 @@ def solve_fish(
         raise TypeError(f"tt_mb must be an int, got {type(tt_mb).__name__}")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
-    raw = _core.fish_solve(
+    raw = _fish_solve(
         state,
         max_nodes=int(max_nodes),
         time=_check_time(time),

@@ -2,7 +2,7 @@
 
 ```pycon
 >>> import pingvinas as pv
->>> from pingvinas.play.agents import GreedyAgent, MCTSAgent
+>>> from pingvinas.playing.agents import GreedyAgent, MCTSAgent
 >>> state = pv.Fish().new_state(seed=4)
 >>> GreedyAgent(seed=1).choose(state) in state.legal_moves()
 True
@@ -24,9 +24,8 @@ import random
 from collections.abc import Sequence
 from typing import Any, Callable, Optional, TypedDict, Union
 
-from .._core import AgentSpec, load_net
 from ..games import Move, State
-from .search import Searcher, SearchResult
+from ..searching.searcher import Searcher, SearchResult
 
 __all__ = [
     "Agent",
@@ -36,10 +35,6 @@ __all__ = [
     "MCTSAgent",
     "RandomAgent",
     "SearchAgent",
-    "as_agent",
-    "expand_spec",
-    "timed_agent",
-    "spec_options",
 ]
 
 
@@ -97,13 +92,13 @@ class RandomAgent(Agent):
 
 
 class SearchAgent(Agent):
-    """A player backed by a :class:`~pingvinas.play.search.Searcher`, which keeps its trees and
-    transposition table from move to move within a game.
+    """A player backed by a :class:`~pingvinas.searching.searcher.Searcher`, which keeps its trees
+    and transposition table from move to move within a game.
 
-    :param algorithm: as for :func:`pingvinas.play.search.search`.
+    :param algorithm: as for :func:`pingvinas.searching.searcher.search`.
     :param time: seconds per move; ``iterations``, ``depth`` and ``nodes`` bound each move's
         search too (with none given: one second per move).
-    :param options: further :class:`~pingvinas.play.search.Searcher` settings (``threads``,
+    :param options: further :class:`~pingvinas.searching.searcher.Searcher` settings (``threads``,
         ``seed``, ``exploration``, ``selection``, ``playout``, ``knowledge``, ``tt_mb``,
         ``reuse``).
     """
@@ -175,8 +170,8 @@ class GreedyAgent(SearchAgent):
 
 
 class MCTSAgent(SearchAgent):
-    """Monte Carlo tree search (see :class:`~pingvinas.play.search.Searcher` for the settings).
-    ``knowledge=False`` gives plain MCTS with uniformly random playouts."""
+    """Monte Carlo tree search (see :class:`~pingvinas.searching.searcher.Searcher` for the
+    settings). ``knowledge=False`` gives plain MCTS with uniformly random playouts."""
 
     def __init__(
         self, *, time: Optional[float] = None, iterations: Optional[int] = None, **options: Any
@@ -215,95 +210,3 @@ class CallableAgent(Agent):
 
     def __repr__(self) -> str:
         return f"CallableAgent({self.name})"
-
-
-def expand_spec(text: str) -> str:
-    """``"learned"`` (``"learned:D"``) spelt out as ``"alphabeta+net:PATH"`` (``"alphabeta:D+..."``)
-    with the path of the learned evaluation that ships (:func:`pingvinas.play.evaluators.learned`);
-    any other text as it is. The engine's :class:`AgentSpec` reads ``"learned"`` itself now;
-    this stays for code that spelt it out."""
-    name, _, depth = text.partition(":")
-    if name != "learned":
-        return text
-    from .evaluators import LEARNED
-
-    return f"alphabeta{':' + depth if depth else ''}+net:{LEARNED}"
-
-
-def spec_options(spec: AgentSpec) -> dict[str, Any]:
-    """The :class:`~pingvinas.play.search.Searcher` settings that an agent spec's net brings, empty
-    without one: the net, read from its file here, once for the agent and its copies
-    (``ValueError`` naming the file when it cannot be read), and for ``"net:PATH"`` PUCT's
-    Gumbel root; for ``"learned"``, :func:`pingvinas.play.evaluators.learned`. The file may hold a
-    ``Net`` or, for ``"alphabeta+net:PATH"`` and the other non-PUCT specs, an ``NnueNet``. A net
-    made for another game is refused by the first search."""
-    if spec.learned:
-        from .evaluators import learned
-
-        return {"evaluator": learned()}
-    if spec.net is None:
-        return {}
-    options: dict[str, Any] = {"evaluator": load_net(spec.net)}
-    if spec.algorithm == "puct":
-        options["root"] = "gumbel"
-    return options
-
-
-def as_agent(x: Any) -> Agent:
-    """An :class:`Agent` from an agent, an agent spec (``"random"``, ``"greedy"``, ``"mcts"``,
-    ``"alphabeta"``, ``"auto"``, ``"learned"``, ``"net:PATH"``: one second per move;
-    ``"mcts:N"`` N iterations, ``"alphabeta:D"`` and ``"learned:D"`` depth D, ``"puct:N+net:PATH"``
-    N simulations; ``"SPEC+net:PATH"`` the net as SPEC's estimate; see ``AgentSpec``; an
-    external engine: ``"cmd:COMMAND"``, :class:`~pingvinas.play.protocol.EngineAgent`) or a
-    callable."""
-    if isinstance(x, Agent):
-        return x
-    if isinstance(x, str):
-        if x.startswith("cmd:"):
-            from .protocol import engine_agent
-
-            return engine_agent(x)
-        spec = AgentSpec(x)  # ValueError for anything else
-        if spec.algorithm == "random":
-            return RandomAgent()
-        if spec.algorithm == "greedy":
-            return GreedyAgent()
-        options = spec_options(spec)
-        if options:
-            options["name"] = str(spec)
-        if spec.iterations is None and spec.depth is None:
-            return SearchAgent(spec.algorithm, time=1.0, **options)
-        return SearchAgent(spec.algorithm, iterations=spec.iterations, depth=spec.depth, **options)
-    if callable(x):
-        return CallableAgent(x)
-    raise TypeError(
-        f"cannot make an agent of {type(x).__name__}: expected an Agent, a name or a callable"
-    )
-
-
-def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
-    """The agent of the spec ``name`` searching ``seconds`` a move (or its count, if it gives
-    one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` solves within
-    the time too: a position it cannot solve in time raises ``ValueError``. ``"cmd:COMMAND"``
-    is an external engine given ``seconds`` a move."""
-    if name.startswith("cmd:"):
-        from .protocol import engine_agent
-
-        return engine_agent(name, seconds)
-    spec = AgentSpec(name)  # ValueError for anything else
-    if spec.algorithm == "random":
-        return RandomAgent(seed=seed)
-    if spec.algorithm == "greedy":
-        return GreedyAgent(seed=seed)
-    if spec.algorithm == "solve":
-        return SearchAgent("solve", time=seconds, seed=seed)
-    options = spec_options(spec)
-    return SearchAgent(
-        spec.algorithm,
-        time=seconds,
-        iterations=spec.iterations,
-        depth=spec.depth,
-        seed=seed,
-        name=name if options else None,
-        **options,
-    )

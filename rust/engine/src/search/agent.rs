@@ -311,6 +311,17 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
     /// An agent playing `choice` within `budget` (MCTS needs an iteration budget to be
     /// deterministic, alpha-beta a depth or node budget).
     pub fn new(choice: Choice, budget: Budget, eval: Arc<E>, seed: u64) -> Self {
+        Self::with_mcts(choice, MctsConfig::default(), budget, eval, seed)
+    }
+
+    /// As [`SearchAgent::new`], MCTS selecting children with `mcts`'s rule and exploration.
+    fn with_mcts(
+        choice: Choice,
+        mcts: MctsConfig,
+        budget: Budget,
+        eval: Arc<E>,
+        seed: u64,
+    ) -> Self {
         SearchAgent {
             searcher: Searcher::new(
                 choice,
@@ -318,7 +329,7 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
                     threads: 1,
                     reuse: false,
                     seed,
-                    ..MctsConfig::default()
+                    ..mcts
                 },
                 AlphaBetaConfig {
                     tt_mb: TT_MB,
@@ -344,6 +355,28 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
     {
         Arc::new(move |game: &Arc<G>, seed: u64| {
             Box::new(SearchAgent::new(choice, budget, eval(game), seed)) as Box<dyn Agent<G>>
+        })
+    }
+
+    /// The maker of `"auto"`'s agents: the game's algorithm ([`Knowledge::auto_choice`]) and,
+    /// when that is MCTS, the game's selection rule and exploration constant, as the searcher
+    /// `"auto"` names ([`Knowledge::auto_selection`], [`Knowledge::auto_exploration`]).
+    pub fn auto_maker(
+        budget: Budget,
+        eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
+    ) -> AgentMaker<G>
+    where
+        G: Knowledge + 'static,
+        E: 'static,
+    {
+        Arc::new(move |game: &Arc<G>, seed: u64| {
+            let mcts = MctsConfig {
+                selection: game.auto_selection(),
+                exploration: game.auto_exploration(),
+                ..MctsConfig::default()
+            };
+            let agent = SearchAgent::with_mcts(game.auto_choice(), mcts, budget, eval(game), seed);
+            Box::new(agent) as Box<dyn Agent<G>>
         })
     }
 }
@@ -515,6 +548,55 @@ mod tests {
             assert!(e.starts_with("opponent_time = "), "{e}");
             assert!(e.len() < 100, "{e}");
         }
+    }
+
+    #[test]
+    fn the_auto_agent_searches_as_the_auto_searcher() {
+        use crate::game::Game;
+        use crate::io::GameIo;
+        use crate::search::mcts::Selection;
+        let game = Arc::new(crate::marathon::Marathon::standard());
+        assert_eq!(game.auto_selection(), Selection::Puct);
+        let eval = Arc::new(game.default_eval(true, super::super::Playout::Auto));
+        let budget = Budget::iterations(200);
+        let (seed, stop) = (11, StopFlag::new());
+        let maker = SearchAgent::auto_maker(budget, {
+            let eval = eval.clone();
+            move |_: &Arc<_>| eval.clone()
+        });
+        let mut auto = maker(&game, seed);
+        let mut uct = SearchAgent::new(Choice::Mcts, budget, eval.clone(), seed);
+        let mut state = game.initial_state();
+        let mut differ = 0;
+        for ply in 0..12 {
+            // The searcher "auto" names: the game's selection and exploration.
+            let mut searcher = Searcher::new(
+                game.auto_choice(),
+                MctsConfig {
+                    selection: game.auto_selection(),
+                    exploration: game.auto_exploration(),
+                    threads: 1,
+                    reuse: false,
+                    seed,
+                    ..MctsConfig::default()
+                },
+                AlphaBetaConfig::default(),
+            );
+            searcher.reseed(splitmix64(seed ^ game.hash(&state)));
+            let want = searcher
+                .search(&*game, &*eval, &state, &budget, stop.clone())
+                .unwrap()
+                .best;
+            assert_eq!(
+                auto.act(&game, &state, &stop).unwrap(),
+                Some(want),
+                "ply {ply}"
+            );
+            differ += usize::from(uct.act(&game, &state, &stop).unwrap() != Some(want));
+            game.apply(&mut state, want);
+        }
+        // Plain UCT is another player: the test would notice auto falling back to it.
+        assert!(differ > 0);
     }
 
     #[test]

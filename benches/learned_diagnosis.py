@@ -1,4 +1,4 @@
-"""How well a net distilled from ``auto`` generalises (docs/training.md, "What limits the net"):
+"""How well a net distilled from ``auto`` generalises (docs/training.md):
 top-1 agreement of its move with ``auto``'s on training and held-out positions, and how often its
 value head names the winner of held-out movement positions. Seeded; no timing.
 

@@ -37,6 +37,7 @@ from torch import nn
 import pingvinas as pv
 from pingvinas import evaluators
 from pingvinas.playing.agents import MCTSAgent, SearchAgent
+from pingvinas.playing.match import MatchResult
 
 
 class Block(nn.Module):
@@ -152,7 +153,7 @@ def train(
 
 def evaluate(
     game: Any, evaluator: Any, simulations: int, games: int, seed: int, batch_size: int
-) -> tuple[pv.MatchResult, pv.MatchResult, float]:
+) -> tuple[MatchResult, MatchResult, float]:
     """The net (PUCT) against plain MCTS at equal simulations, then at equal time."""
     puct = SearchAgent(
         "puct", iterations=simulations, evaluator=evaluator, batch_size=batch_size, name="net"
@@ -194,7 +195,7 @@ def _seconds_per_move(
     return spent / searches
 
 
-def rate(result: pv.MatchResult) -> str:
+def rate(result: MatchResult) -> str:
     """The net's score rate with its 95% interval."""
     net = result.agents[0]
     lo, hi = net.ci95

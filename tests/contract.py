@@ -42,7 +42,7 @@ def play_random(state: Any, rng: Any, plies: int = 10**9) -> Any:
 
 
 def denotes_a_move(state: Any, action: int) -> bool:
-    """Whether an action number names a move, legal or not (README, "Actions"): a number outside
+    """Whether an action number names a move, legal or not (docs/encodings.md): a number outside
     the action space, or a Fish slide that leaves the grid, names none (``InvalidMoveError``);
     any other illegal action is ``IllegalMoveError``."""
     if not 0 <= action < state.num_actions:

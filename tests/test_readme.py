@@ -35,6 +35,18 @@ def test_readme_is_a_front_door():
     assert "docs/performance.md" in text
 
 
+def test_the_player_table_says_what_auto_is_at_each_player_count():
+    """`auto` is a different player with two players and with more: README's row says what it
+    is in each case, and the strength page, not README, ranks the players."""
+    text = README.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `auto` |"))
+    two, more = row.split("3 or more")
+    assert "2 players" in two and "learned evaluation" in two and "PUCT" in two
+    assert "paranoid alpha-beta" in more and "UCT" in more and "stronger" not in more
+    table = text[text.index("## Which player should I use") :]
+    assert "(docs/strength.md)" in table[: table.index("| agent |")]
+
+
 def test_the_test_commands_are_the_ones_ci_runs():
     """README's quick test command is pytest's default run; `.ci/run` runs the same pytest with
     the slow tests as README says it does."""

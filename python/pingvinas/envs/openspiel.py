@@ -30,9 +30,9 @@ pickled Python attributes, where the pingvinas state pickles through its JSON (`
 
 **Speed.** The adapter is for OpenSpiel's algorithms and tools, not for speed: every step goes
 through OpenSpiel's Python-game layer, so a Python algorithm over it pays that layer on every
-call. OpenSpiel's Python ``MCTSBot`` playing a Marathon game through it ran about 13,500 plies a
-second against some 97,000 for the same loop over the pingvinas State API directly (7 times
-slower), and both are far behind the engine's own search. For strong or fast play use
+call: OpenSpiel's Python ``MCTSBot`` plays a game through it more slowly than the same loop
+over the pingvinas State API directly (``python benches/adapters.py`` measures both), and both
+are far behind the engine's own search. For strong or fast play use
 ``pingvinas.searching.searcher`` (``pv.search(state, algorithm="mcts", iterations=...)``, a
 ``pv.Searcher`` per seat, or ``pv.search_many``), which runs in Rust off the GIL; for many games at
 once, ``pv.VectorEnv``.

@@ -61,7 +61,7 @@ _CellLike = tuple[int, int] | Sequence[int]
 _Grid = Sequence[Sequence[int]] | npt.NDArray[np.integer[Any]]
 # A config: a path to a TOML file, or a dict with the same keys (a dict, not any mapping).
 _ConfigSource = str | PathLike[str] | dict[str, Any]
-# fn(observations, legal_mask) -> (policy_logits, values): see pingvinas.search.
+# fn(observations, legal_mask) -> (policy_logits, values): see pingvinas.searching.searcher.
 _Evaluator = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], tuple[Any, Any]]
 
 class IllegalMoveError(ValueError):
@@ -717,7 +717,7 @@ class AgentSpec:
 @final
 class Searcher:
     """A search engine for either game (MCTS, alpha-beta, greedy, random) that keeps its tree
-    and transposition table between searches; ``pingvinas.search.Searcher`` wraps it."""
+    and transposition table between searches; ``pingvinas.searching.searcher.Searcher`` wraps it."""
 
     def __new__(
         cls,
@@ -752,7 +752,7 @@ class Searcher:
         nodes: int | None = None,
         depth: int | None = None,
     ) -> tuple[Any, ...]:
-        """The fields of ``pingvinas.search.SearchResult``, in order (move, action, value, pv,
+        """The fields of ``pingvinas.searching.searcher.SearchResult``, in order (move, action, value, pv,
         nodes, iterations, depth, time, visits, exact, interrupted, algorithm). ``time``:
         seconds above 0, at most 604800 (a week); ``iterations`` and ``nodes``: 1 to 2**40;
         ``depth``: 1 to 1000; a value out of range raises ``ValueError`` naming it."""
@@ -778,7 +778,7 @@ def fish_solve(
     """The exact result of a small Fish position: a dict with scores, best (action, None when
     over), moves (every optimal action), values ([(action, (fish, floes))]), pv, value, nodes,
     time. ``max_nodes``: 1 to 2**40; ``time``: seconds above 0 (None: no limit); ``tt_mb``: 1
-    to 65536. Wrapped by ``pingvinas.search.solve_fish``."""
+    to 65536. Wrapped by ``pingvinas.searching.searcher.solve_fish``."""
 
 def search_many(
     states: Sequence[FishState] | Sequence[MarathonState],
@@ -798,7 +798,7 @@ def search_many(
 ) -> list[tuple[Any, ...]]:
     """PUCT searches of many states, one tree each, every round's leaves of all trees in one
     evaluator call; one result tuple per state. The ranges of ``Searcher`` and
-    ``Searcher.search``. Wrapped by ``pingvinas.search.search_many``."""
+    ``Searcher.search``. Wrapped by ``pingvinas.searching.searcher.search_many``."""
 
 def _search_many_native(
     states: Sequence[FishState] | Sequence[MarathonState],
@@ -832,12 +832,12 @@ def selfplay(
     root: str = "puct",
 ) -> dict[str, npt.NDArray[Any]]:
     """Self-play games as a dict of numpy arrays (the fields of
-    ``pingvinas.selfplay.SelfPlayData``, plus ``game_list``, ``game_lengths`` and
+    ``pingvinas.learn.selfplay.SelfPlayData``, plus ``game_list``, ``game_lengths`` and
     ``game_resigned`` per game). ``games``: at most 2**24 indices, none negative;
     ``simulations``: 1 to 2**40; ``temperature``: 0 to 100; ``temperature_moves``: 0 to
     2**32 - 1; ``batch_size``: 1 to 65536; ``threads``: 0 (every core) to 256; ``resign``: a
     root value from -1 to 1; ``playout_cap``: ``(p, fast)``, ``p`` 0 to 1 and ``fast`` 1 to
-    ``simulations``; ``max_live``: 1 to 2**20. Wrapped by ``pingvinas.selfplay.selfplay``."""
+    ``simulations``; ``max_live``: 1 to 2**20. Wrapped by ``pingvinas.learn.selfplay.selfplay``."""
 
 #: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
 ALGORITHMS: tuple[str, ...]

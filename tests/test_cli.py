@@ -345,3 +345,14 @@ def test_a_number_out_of_range_is_refused_naming_the_option(capsys, argv, tmp_pa
     option = next(a for a in reversed(argv) if a.startswith("--"))
     assert f"argument {option}" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_takes_the_vocabulary_of_the_other_commands():
+    """``--game`` and ``--agents`` as in match, ladder and play; the old ``--variant`` and
+    ``--engine`` still work and mean the same."""
+    from pingvinas.cli import build_parser
+
+    new = build_parser().parse_args(["serve", "--game", "marathon", "--agents", "mcts:5"])
+    old = build_parser().parse_args(["serve", "--variant", "marathon", "--engine", "mcts:5"])
+    assert new.engine == old.engine == "mcts:5"
+    assert str(new.variant) == str(old.variant) and "marathon" in str(new.variant).lower()

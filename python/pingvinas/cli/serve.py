@@ -48,18 +48,22 @@ def add_parser(sub: Subparsers) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
     p.add_argument(
-        "--variant",
         "--game",
+        "--variant",
         dest="variant",
         default="fish",
         type=variant,
         help="the first game's variant: a bundled name or a TOML config (default fish)",
     )
     p.add_argument(
+        "--agents",
+        "--agent",
         "--engine",
+        dest="engine",
+        metavar="AGENT",
         default="auto",
         type=_engine,
-        help=f"the engine: {', '.join(AGENTS)}, mcts:N, alphabeta:D or a net file: net:PATH "
+        help=f"the engine's agent (--engine is the same): {', '.join(AGENTS)}, mcts:N, alphabeta:D or a net file: net:PATH "
         "(PUCT), SPEC+net:PATH (default auto)",
     )
     p.add_argument(

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> None:
-    from pingvinas.play.match import check_agents, play_match
+    from pingvinas.play.match import check_agents, first_appended, play_match
 
     if args.save is None and (args.force or args.append):
         raise ValueError("--force and --append are for --save FILE")
@@ -43,6 +43,9 @@ def run(args: argparse.Namespace) -> None:
     except ValueError as e:
         raise UsageError(str(e)) from None
     what = f"{args.games} games" if test is None else f"SPRT, at most {args.games} games"
+    first = first_appended(args.save, len(agents)) if args.append else 0
+    if first:
+        what += f" (numbered from {first}, after the games in {args.save})"
     print(f"{what} of {args.game}, {args.time} s per move: {' vs '.join(a.name for a in agents)}")
     try:
         with sigterm_stops():
@@ -77,9 +80,7 @@ def run(args: argparse.Namespace) -> None:
 
         print(test.report(outcome_counts(result.records, pairs=not args.trinomial)))
     if args.save:
-        numbers = [r.index for r in result.records]
-        which = f" (games {min(numbers)} to {max(numbers)})" if args.append and numbers else ""
-        print(f"saved {result.games} game records to {args.save}{which}")
+        print(f"saved {result.games} game records to {args.save}")
 
 
 #: The most games of an SPRT match unless --games says otherwise.

@@ -188,8 +188,6 @@ class _Saver:
 
     def __init__(self, path: Union[str, os.PathLike[str]], append: bool = False) -> None:
         self.path = check_output(path)
-        #: The number of the first game to play: with ``append``, after the games in the file.
-        self.after = _games_in(self.path) if append else 0
         self.output = None if append else Output(self.path, binary=True)
         self.file: Optional[IO[bytes]] = None if self.output is None else self.output.file
         self.size = 0  # the bytes of whole records in the file
@@ -202,7 +200,9 @@ class _Saver:
             return
         self.waiting[index] = record
         while self.next in self.waiting:
-            self._write(self.waiting.pop(self.next))
+            # Waiting until written: one stopped halfway is written again by close().
+            self._write(self.waiting[self.next])
+            del self.waiting[self.next]
             self.next += 1
 
     def _write(self, record: _WholeGame) -> None:
@@ -228,7 +228,8 @@ class _Saver:
     def close(self) -> None:
         try:
             for index in sorted(self.waiting):
-                self._write(self.waiting.pop(index))
+                self._write(self.waiting[index])
+                del self.waiting[index]
         finally:
             if self.output is None:
                 if self.file is not None:
@@ -239,13 +240,15 @@ class _Saver:
                 self.output.discard()
 
 
-def _games_in(path: str) -> int:
-    """The number after the last game (``meta["game"]``) of the records in the JSON Lines file
-    ``path`` (0 for none, or no file): where appended games go on numbering, so that their
-    deals and seeds continue the sequence instead of repeating it.
+def first_appended(path: Union[str, os.PathLike[str]], players: int) -> int:
+    """The number of the first game that a match of ``players`` appends to the JSON Lines file
+    ``path``: after the last game of its records (``meta["game"]``), a whole rotation of the
+    seats on (0 for no file), so that the appended games' deals and seeds continue the
+    sequence instead of repeating it.
 
     :raises ValueError: ``path`` holds a line that is not JSON, or ends in a cut line.
     """
+    path = os.fspath(path)
     if not os.path.exists(path):
         return 0
     after = 0
@@ -268,7 +271,7 @@ def _games_in(path: str) -> int:
             game = meta.get("game") if isinstance(meta, dict) else None
             if is_int(game) and game >= 0:
                 after = max(after, game + 1)
-    return after
+    return -(-after // players) * players
 
 
 def play_match(
@@ -365,9 +368,8 @@ def play_match(
     if append and save is None:
         raise ValueError("append is for a save file: give save=PATH")
     check_agents(game, agents)
+    first = first_appended(check_output(save), n) if append and save is not None else 0
     saver = _Saver(save, append) if save is not None else None
-    # Appended games are numbered on from the file's last game (a whole rotation on).
-    first = -(-saver.after // n) * n if saver is not None else 0
 
     jobs = []
     for i in range(first, first + games):

@@ -695,7 +695,10 @@ def test_sigterm_stops_a_match_and_keeps_its_finished_games(tmp_path, append):
     argv = ["match", "--game", "fish-mini-4x4", "--agents", "greedy", "random", "--quiet"]
     argv += ["--games", "100000", "--save", str(save)] + (["--append"] if append else [])
     proc = subprocess.run(
-        [sys.executable, "-c", _TERMINATED_MATCH, *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _TERMINATED_MATCH, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 143, proc.stderr[-2000:]
     assert "pingvinas: stopped; kept the" in proc.stderr

@@ -62,8 +62,7 @@ def run(args: argparse.Namespace) -> None:
         agent.name = name[4:] if name.startswith("cmd:") else name
     if args.anchor is not None and args.anchor not in [a.name for a in agents]:
         raise UsageError(
-            f"--anchor {args.anchor}: no player of that name "
-            f"({', '.join(a.name for a in agents)})"
+            f"--anchor {args.anchor}: no player of that name ({', '.join(a.name for a in agents)})"
         )
     try:
         check_agents(game, agents)
@@ -96,7 +95,9 @@ def run(args: argparse.Namespace) -> None:
         partial = getattr(e, "ladder", None)
         if partial is not None:
             paths = _write(partial, args.out)
-            print(f"pingvinas: stopped; wrote the ladder so far: {', '.join(paths)}", file=sys.stderr)
+            print(
+                f"pingvinas: stopped; wrote the ladder so far: {', '.join(paths)}", file=sys.stderr
+            )
         raise
     print(ladder)
     print(f"wrote {', '.join(_write(ladder, args.out))}")

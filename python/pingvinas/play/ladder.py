@@ -465,9 +465,9 @@ def run_ladder(
     except BaseException as e:
         if played:
             stopped = f"stopped after {played} of {len(tables)} tables"
-            title = f"{title} ({stopped})" if title else stopped
+            partial = _so_far(results, anchor, prior, title, stopped, faults)
             try:
-                e.ladder = _so_far(results, anchor, prior, title, faults)  # type: ignore[attr-defined]
+                e.ladder = partial  # type: ignore[attr-defined]
             except Exception:  # an exception type without attributes
                 pass
         raise
@@ -480,10 +480,11 @@ def _so_far(
     anchor: Optional[str],
     prior: float,
     title: str,
+    stopped: str,
     faults: dict[str, dict[str, int]],
 ) -> Optional[Ladder]:
     """The ladder of the players that the games so far link to the anchor (``None`` when
-    they link nobody to it, or cannot be rated)."""
+    they link nobody to it, or cannot be rated), its title saying how far it got."""
     names = results.players
     if anchor is None:
         anchor = "random" if "random" in results.index else names[0]
@@ -495,7 +496,8 @@ def _so_far(
     part.draws = results.draws[np.ix_(linked, linked)]
     left = [n for i, n in enumerate(names) if i not in linked]
     if left:
-        title += f"; not rated yet: {', '.join(left)}"
+        stopped += f"; not rated yet: {', '.join(left)}"
+    title = f"{title} ({stopped})" if title else stopped.capitalize()
     try:
         ratings = fit(part, anchor=anchor, prior=prior)
     except ValueError:

@@ -274,11 +274,12 @@ class SPRT:
             return self.decide(self.llr(wins)) == "H1" or self.decide(self.llr(losses)) == "H0"
 
         # The LLR of a one-sided match grows with its length: find the first n by bisection.
+        top = most // per
+        if top < 1 or not decided(top):
+            return None
         low, high = 0, 1
         while not decided(high):
-            if high * per >= most:
-                return None
-            low, high = high, min(2 * high, -(-most // per))
+            low, high = high, min(2 * high, top)
         while high - low > 1:
             mid = (low + high) // 2
             low, high = (low, mid) if decided(mid) else (mid, high)

@@ -500,7 +500,7 @@ def _so_far(
     title = f"{title} ({stopped})" if title else stopped.capitalize()
     try:
         ratings = fit(part, anchor=anchor, prior=prior)
-    except ValueError:
+    except Exception:  # what stopped the ladder is the error to raise, not this
         return None
     kept = {p: f for p, f in faults.items() if p in part.index}
     return Ladder(results=part, ratings=ratings, title=title, faults=kept or None)

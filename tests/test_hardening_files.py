@@ -169,6 +169,7 @@ def _write_npz(path, arrays, compression=zipfile.ZIP_STORED):
         (zipfile.ZIP_DEFLATED, "a damaged .npz file"),
         (None, "an encrypted .npz file"),
     ],
+    ids=["lzma", "bzip2", "deflate", "encrypted"],
 )
 def test_load_refuses_damaged_compressed_and_encrypted_members(tmp_path, data, compression, words):
     path = tmp_path / "run.npz"

@@ -143,7 +143,7 @@ def add_parser(sub: Subparsers) -> None:
         type=int_in(1, MAX_MATCH_GAMES),
         default=None,
         help=f"games to play (1 to {MAX_MATCH_GAMES:,}; default 20); with --sprt, the most "
-        f"(default {SPRT_GAMES:,})",
+        f"(even, as it counts pairs, unless --trinomial; default {SPRT_GAMES:,})",
     )
     p.add_argument(
         "--workers",

@@ -3,8 +3,8 @@ matches run in one process, one after another, and the page is written with, at 
 commit, the date, the machine and its load, and the command; each table says what it is
 measured against, and every ratio is taken within this run.
 
-    python benches/report.py --out docs/performance.md     # about 10 minutes, 2 quiet cores
-    python benches/report.py --quick --out /tmp/perf.md    # every part at a tiny size (CI)
+    python benches/report.py --out docs/performance.md --force  # about 10 min, 2 quiet cores
+    python benches/report.py --quick --out /tmp/perf.md         # every part at a tiny size (CI)
 
 Build the package in release mode first (``pip install .``) and run it on a quiet machine: the
 figures of a debug build or a busy machine mean little. The rows of the Rust examples build them
@@ -42,6 +42,7 @@ import strength_multiplayer  # noqa: E402
 import vector_env  # noqa: E402
 
 import pingvinas as pv  # noqa: E402
+from pingvinas._files import check_output, write_text  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -411,10 +412,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--out", required=True, help="the page to write (docs/performance.md)")
+    ap.add_argument(
+        "--force", action="store_true", help="replace --out if it exists (default: refuse)"
+    )
     ap.add_argument("--quick", action="store_true", help="every part at a tiny size (CI)")
     ap.add_argument("--no-cargo", action="store_true", help="skip the Rust examples' rows")
     ap.add_argument("--seed", type=int, default=2026, help="the strength matches' seed")
     args = ap.parse_args(argv)
+    # Before the run: the page can be written there (and replaces one only with --force).
+    try:
+        check_output(args.out, replace=args.force, hint=": --force replaces it")
+    except ValueError as e:
+        ap.error(str(e))
     size = QUICK if args.quick else FULL
     cargo = not (args.quick or args.no_cargo)
     given = argv if argv is not None else sys.argv[1:]
@@ -469,7 +478,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         "",
     ]
     text = "\n".join(head + [line for section in sections for line in section + [""]])
-    Path(args.out).write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    write_text(args.out, text.rstrip("\n") + "\n")
     print(f"wrote {args.out} in {minutes:.1f} minutes", file=sys.stderr)
     return 0
 

@@ -122,3 +122,16 @@ def test_playouts_refuse_a_state_of_another_game():
         pv.marathon.random_playouts(4, game=pv.Marathon(players=3), state=marathon)
     winners, _ = pv.marathon.random_playouts(4, game=pv.Marathon(), state=marathon)
     assert winners.shape == (4,) and winners.dtype == np.int8
+
+
+def test_an_engine_agent_says_the_range_it_takes_and_refuses_bytes():
+    import sys
+
+    from pingvinas.playing.protocol.driver import EngineAgent
+
+    command = [sys.executable, "-c", "pass"]
+    assert EngineAgent(command, grace=0).grace == 0.0
+    expect(lambda: EngineAgent(command, grace=-1), "grace", "seconds, 0 or more")
+    expect(lambda: EngineAgent(command, time=0), "time", "seconds, above 0")
+    with pytest.raises(TypeError, match="b'ls'.*not bytes"):
+        EngineAgent(b"ls")

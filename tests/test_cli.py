@@ -105,6 +105,77 @@ def test_bad_arguments_from_a_shell(argv):
     assert proc.stdout == ""
 
 
+def _spec_errors():
+    """What each way of naming an agent says of the slip "mcst"."""
+    from pingvinas.envs import gym_env
+    from pingvinas.playing.match import play_match
+
+    def call(f):
+        try:
+            f()
+        except ValueError as e:
+            return str(e)
+        raise AssertionError("no error")
+
+    commands = [
+        ["match", "--agents", "mcst", "greedy"],
+        ["serve", "--engine", "mcst"],
+        ["engine", "--agent", "mcst"],
+    ]
+    for argv in commands:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pingvinas", *argv],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert_one_line_error(proc.returncode, proc.stderr)
+        yield argv[0], proc.stderr.split(" (see `")[0]
+    yield "play_match", call(lambda: play_match(pv.Fish(), ["mcst", "greedy"], progress=False))
+    yield "VectorEnv", call(lambda: pv.VectorEnv(pv.Fish(), 2, opponent="mcst"))
+    yield "gym_env", call(lambda: gym_env("fish", opponent="mcst"))
+
+
+def test_a_bad_agent_spec_is_said_whole_with_what_was_meant():
+    pytest.importorskip("gymnasium")
+    for where, message in _spec_errors():
+        # The whole list of specs, not cut mid-word, and the name most like the slip.
+        assert '"mcst": expected "random", "greedy", "mcts"' in message, (where, message)
+        assert '"SPEC+net:PATH" (the net as the estimate of mcts, alphabeta or auto)' in message
+        assert 'did you mean "mcts"?' in message and "characters)" not in message, message
+    with pytest.raises(ValueError) as caught:
+        pv.agents.as_agent("deep-blue")
+    assert "did you mean" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["match", "--game", "fish-3p", "--agents", "learned", "greedy", "random"], "learned"),
+        (["match", "--game", "marathon", "--agents", "solve", "greedy"], "exact solver"),
+        (["match", "--game", "fish-mini-4x4", "--agents", "greedy", "learned"], "[14, 4, 4]"),
+        (["ladder", "--game", "fish-3p", "--agents", "random", "greedy", "learned"], "learned"),
+        (["ladder", "--game", "marathon", "--agents", "random", "solve"], "exact solver"),
+    ],
+)
+def test_an_agent_that_cannot_play_the_game_is_an_argument_error(capsys, tmp_path, argv, words):
+    extra = ["--out", str(tmp_path / "l")] if argv[0] == "ladder" else []
+    code, out, err = run(capsys, *argv, "--games", "2", "--quiet", *extra)
+    assert_one_line_error(code, err)
+    assert "cannot play this game" in err and words in err
+    assert out == ""  # refused before the header, before any game
+
+
+def test_play_match_refuses_an_agent_that_cannot_play_before_any_game(tmp_path):
+    from pingvinas.playing.match import play_match
+
+    save = tmp_path / "games.jsonl"
+    with pytest.raises(ValueError, match="agent 'learned' cannot play this game: the net was"):
+        play_match(pv.load_game("fish-3p"), ["random", "learned", "greedy"], save=save)
+    assert not save.exists()
+
+
 def test_agent_names_are_the_search_algorithms():
     # and "learned": alpha-beta with the net that ships in the package.
     assert set(cli.AGENTS) == set(ALGORITHMS) - {"puct"} | {"learned"}

@@ -152,6 +152,109 @@ def test_load_does_not_trust_the_shape_a_header_declares(tmp_path, data):
         pv.SelfPlayData.load(path)
 
 
+def _write_npz(path, arrays, compression=zipfile.ZIP_STORED):
+    """``arrays`` as ``np.savez`` writes them, with another compression."""
+    with zipfile.ZipFile(path, "w", compression=compression) as z:
+        for name, array in arrays.items():
+            buf = io.BytesIO()
+            np.save(buf, array)
+            z.writestr(name + ".npy", buf.getvalue())
+
+
+@pytest.mark.parametrize(
+    "compression, words",
+    [
+        (zipfile.ZIP_LZMA, "a damaged .npz file"),
+        (zipfile.ZIP_BZIP2, "a damaged .npz file"),
+        (zipfile.ZIP_DEFLATED, "a damaged .npz file"),
+        (None, "an encrypted .npz file"),
+    ],
+    ids=["lzma", "bzip2", "deflate", "encrypted"],
+)
+def test_load_refuses_damaged_compressed_and_encrypted_members(tmp_path, data, compression, words):
+    path = tmp_path / "run.npz"
+    _write_npz(path, arrays_of(data), compression or zipfile.ZIP_STORED)
+    if compression is not None:
+        assert pv.SelfPlayData.load(path) == data
+    raw = bytearray(path.read_bytes())
+    if compression is None:  # the encryption flag, in the member's two headers
+        raw[raw.index(b"PK\x03\x04") + 6] |= 1
+        raw[raw.index(b"PK\x01\x02") + 8] |= 1
+    else:  # garbage inside the first member's compressed data
+        at = raw.index(b"observations.npy") + len("observations.npy") + 40
+        raw[at : at + 32] = b"\x55" * 32
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match=f"run.npz.*{words}"):
+        pv.SelfPlayData.load(path)
+
+
+def test_load_refuses_a_pipe_instead_of_waiting_for_it(tmp_path):
+    fifo = tmp_path / "run.npz"
+    os.mkfifo(fifo)
+    code = textwrap.dedent(_CHILD.format(call="pv.SelfPlayData.load(sys.argv[1])"))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60
+    )
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["error"] == "ValueError" and "not a regular file" in result["message"]
+    with pytest.raises(ValueError, match="not a regular file"):
+        pv.SelfPlayData.load(tmp_path)
+
+
+def _declaring(path, data, rows):
+    """``data`` saved with ``rows`` zero rows of observations instead (written in pieces,
+    compressed: a small file declaring much)."""
+    arrays = arrays_of(data)
+    obs = arrays.pop("observations")
+    row = np.zeros((1,) + obs.shape[1:], np.float32).tobytes()
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name, array in arrays.items():
+            buf = io.BytesIO()
+            np.save(buf, array)
+            z.writestr(name + ".npy", buf.getvalue())
+        with z.open("observations.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_1_0(
+                f, {"descr": "<f4", "fortran_order": False, "shape": (rows,) + obs.shape[1:]}
+            )
+            for _ in range(rows // 1024):
+                f.write(row * 1024)
+            f.write(row * (rows % 1024))
+    return len(row) * rows
+
+
+def test_load_finds_rows_that_differ_before_reading_any_data(tmp_path, data):
+    path = tmp_path / "claims.npz"
+    declared = _declaring(path, data, 1 << 14)  # 58 MB of zeros in a hundred kB
+    assert declared > 50 << 20 and path.stat().st_size < 1 << 20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=f"{len(data)} samples in to_move, but"):
+            pv.SelfPlayData.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+def test_load_holds_the_data_once(tmp_path, data):
+    # A file of many samples: reading it takes about the arrays' size, not twice that.
+    arrays = {k: np.repeat(v, 60, axis=0) for k, v in arrays_of(data).items()}
+    path = tmp_path / "big.npz"
+    np.savez_compressed(path, **arrays)
+    size = sum(a.nbytes for a in arrays.values())
+    largest = max(a.nbytes for a in arrays.values())
+    assert largest > 4 << 20
+    del arrays
+    tracemalloc.start()
+    try:
+        loaded = pv.SelfPlayData.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(loaded) == 60 * len(data)
+    assert peak < size + largest // 2
+
+
 # --------------------------------------------------------------------------- config files
 
 _CHILD = """
@@ -505,3 +608,217 @@ def test_a_device_is_no_net_file(call):
     result = json.loads(proc.stdout.splitlines()[-1])
     assert result["error"] == "ValueError", result
     assert "/dev/zero" in result["message"] and "not a regular file" in result["message"]
+
+
+# --------------------------------------------------------------------------- whole or not at all
+
+_LIMITED_MATCH = """
+import resource, sys
+from pingvinas import cli
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # as `ulimit -f` does
+cli.main(sys.argv[2:])
+"""
+
+
+def _limited_match(tmp_path, limit, *argv):
+    """``pingvinas match`` in a child whose files may grow to ``limit`` bytes: its run."""
+    return subprocess.run(
+        [sys.executable, "-c", _LIMITED_MATCH, str(limit), "match", "--game", "fish-mini-4x4"]
+        + ["--agents", "greedy", "random", "--quiet", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+
+
+def test_an_append_that_fails_halfway_leaves_the_file_as_it_was(tmp_path):
+    games = tmp_path / "games.jsonl"
+    pv.play_match(
+        pv.Fish.variant("fish-mini-4x4"), ["greedy", "random"], games=2, progress=False, save=games
+    )
+    before = games.read_bytes()
+    # Room for part of one more record, not all of it.
+    argv = ["--games", "4", "--save", "games.jsonl", "--append"]
+    run = _limited_match(tmp_path, len(before) + 500, *argv)
+    code, err = run.returncode, run.stderr
+    assert code == 1 and "cannot write games.jsonl: File too large" in err, err
+    assert games.read_bytes() == before
+    # A later append goes on after whole records.
+    pv.play_match(
+        pv.Fish.variant("fish-mini-4x4"),
+        ["greedy", "random"],
+        games=2,
+        progress=False,
+        save=games,
+        append=True,
+    )
+    assert len(pv.record.read_jsonl(games)) == 4 and os.listdir(tmp_path) == ["games.jsonl"]
+
+
+def test_a_save_that_fails_keeps_whole_games_and_no_temporary_file(tmp_path):
+    run = _limited_match(tmp_path, 3000, "--games", "4", "--save", "games.jsonl")
+    assert run.returncode == 1 and "cannot write games.jsonl: File too large" in run.stderr
+    assert "part" not in run.stderr  # the file asked for is named, not the temporary one
+    assert os.listdir(tmp_path) == ["games.jsonl"]
+    kept = pv.record.read_jsonl(tmp_path / "games.jsonl")
+    assert 1 <= len(kept) < 4 and (tmp_path / "games.jsonl").read_bytes().endswith(b"\n")
+
+
+def test_a_rename_that_fails_removes_the_temporary_file_and_names_the_file(tmp_path):
+    from pingvinas import _files
+
+    path = tmp_path / "out.txt"
+    with pytest.raises(IsADirectoryError) as caught:
+        with _files.replacing(path) as f:
+            f.write("text")
+            (path / "in the way").mkdir(parents=True)  # a directory takes the name meanwhile
+    assert caught.value.filename == str(path)
+    assert os.listdir(tmp_path) == ["out.txt"] and path.is_dir()
+
+
+_TERMINATED_MATCH = """
+import os, signal, sys, threading, time
+from pingvinas import cli
+
+def terminate():
+    # SIGTERM, as `kill` sends it, once the match handles it and some games have finished.
+    while signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        time.sleep(0.01)
+    time.sleep(1.5)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+threading.Thread(target=terminate, daemon=True).start()
+cli.main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("append", [False, True])
+def test_sigterm_stops_a_match_and_keeps_its_finished_games(tmp_path, append):
+    save = tmp_path / "games.jsonl"
+    if append:
+        game = pv.Fish.variant("fish-mini-4x4")
+        pv.play_match(game, ["greedy", "random"], games=2, progress=False, save=save)
+    argv = ["match", "--game", "fish-mini-4x4", "--agents", "greedy", "random", "--quiet"]
+    argv += ["--games", "100000", "--save", str(save)] + (["--append"] if append else [])
+    proc = subprocess.run(
+        [sys.executable, "-c", _TERMINATED_MATCH, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 143, proc.stderr[-2000:]
+    assert "pingvinas: stopped; kept the" in proc.stderr
+    assert os.listdir(tmp_path) == ["games.jsonl"]  # no temporary file
+    kept = pv.record.read_jsonl(save)
+    assert 2 + append * 2 <= len(kept) < 100000
+    assert f"kept the {len(kept) - 2 * append} finished game(s)" in proc.stderr
+
+
+def test_ladder_refuses_a_directory_where_a_file_goes_before_any_game(capsys, tmp_path):
+    (tmp_path / "l" / "ladder.svg").mkdir(parents=True)
+    argv = ["ladder", "--game", "fish-mini-4x4", "--agents", "random", "greedy", "--games", "2"]
+    code, stdout, err = cli_run(capsys, *argv, "--quiet", "--out", str(tmp_path / "l"), "--force")
+    assert code == 1 and "ladder.svg: a directory, not a file" in err and stdout == "", err
+    assert os.listdir(tmp_path / "l") == ["ladder.svg"]
+
+
+# --------------------------------------------------------------------------- appending
+
+
+def _meta_games(path):
+    return [json.loads(line)["meta"]["game"] for line in path.read_text().splitlines()]
+
+
+def test_appended_games_go_on_with_the_seed_sequence(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["match", "--game", "fish-mini-4x4", "--agents", "greedy", "random", "--quiet"]
+    code, out, err = cli_run(capsys, *argv, "--games", "6", "--save", "g.jsonl")
+    assert code == 0, err
+    code, out, err = cli_run(capsys, *argv, "--games", "3", "--save", "g.jsonl", "--append")
+    assert code == 0 and "3 games (numbered from 6, after the games in g.jsonl)" in out, err
+    code, out, err = cli_run(capsys, *argv, "--games", "2", "--save", "g.jsonl", "--append")
+    assert code == 0, err
+    # After game 8, a whole rotation on: 10 and 11 (game 9 would share game 8's deal).
+    games = tmp_path / "g.jsonl"
+    assert _meta_games(games) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11]
+    records = pv.record.read_jsonl(games)
+    deals = [r.seed for r in records]
+    # Each deal is played once from each seat (games 2k and 2k + 1), never again.
+    assert deals[6] == deals[7] and deals[9] == deals[10]
+    assert len(set(deals)) == 6 and deals[8] not in deals[:8]
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b'{"moves": []}\n{"mov', "line 2: cut short"),
+        (b"not json\n", "line 1: not JSON"),
+    ],
+)
+def test_append_refuses_a_file_that_is_not_whole_records(capsys, tmp_path, content, words):
+    games = tmp_path / "g.jsonl"
+    games.write_bytes(content)
+    argv = ["match", "--game", "fish-mini-4x4", "--agents", "greedy", "random", "--quiet"]
+    code, out, err = cli_run(capsys, *argv, "--games", "2", "--save", str(games), "--append")
+    assert code == 1 and words in err and "games" not in out, err
+    assert games.read_bytes() == content
+
+
+# --------------------------------------------------------------------------- benches/report.py
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPORT = os.path.join(ROOT, "benches", "report.py")
+needs_report = pytest.mark.skipif(
+    not os.path.exists(REPORT), reason="no benches/ beside the tests (an installed copy)"
+)
+
+
+@needs_report
+@pytest.mark.parametrize(
+    "out, force, words",
+    [
+        ("missing/perf.md", True, "missing does not exist"),
+        ("perf.md", False, "perf.md exists: --force replaces it"),
+        (".", True, "a directory, not a file"),
+    ],
+)
+def test_report_checks_its_page_before_the_run(tmp_path, out, force, words):
+    (tmp_path / "perf.md").write_text("precious")
+    run = subprocess.run(
+        [sys.executable, REPORT, "--quick", "--out", out] + (["--force"] if force else []),
+        capture_output=True,
+        text=True,
+        timeout=60,  # the run itself takes minutes: the refusal comes first
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr
+    assert "Fish playouts" not in run.stderr  # no part ran
+    assert sorted(os.listdir(tmp_path)) == ["perf.md"]
+    assert (tmp_path / "perf.md").read_text() == "precious"
+
+
+@needs_report
+def test_report_writes_its_page_whole_or_not_at_all(tmp_path, monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("report_under_test", REPORT)
+    report = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, report)  # where its dataclasses look
+    monkeypatch.setattr(sys, "path", list(sys.path))  # it adds benches/ to the path
+    spec.loader.exec_module(report)
+    page = tmp_path / "perf.md"
+    page.write_text("precious")
+    # The parts, instantly; one of them a line that cannot be written as UTF-8.
+    for part in ("marathon_part", "vector_part", "overhead_part"):
+        monkeypatch.setattr(report, part, lambda size: ["## Part", ""])
+    monkeypatch.setattr(report, "search_part", lambda size, cargo: ["## Search", ""])
+    monkeypatch.setattr(report, "strength_part", lambda size, seed: ["## Strength", "\ud800"])
+    monkeypatch.setattr(report, "fish_playouts_part", lambda size, cargo: ["## Fish", ""])
+    with pytest.raises(UnicodeEncodeError):
+        report.main(["--quick", "--out", str(page), "--force"])
+    assert page.read_text() == "precious" and os.listdir(tmp_path) == ["perf.md"]
+    monkeypatch.setattr(report, "strength_part", lambda size, seed: ["## Strength", ""])
+    assert report.main(["--quick", "--out", str(page), "--force"]) == 0
+    assert page.read_text().startswith("# Performance\n")

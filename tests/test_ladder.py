@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -174,7 +175,85 @@ def test_ladder_command(tmp_path, capsys):
 def test_ladder_command_refuses_a_player_twice(capsys):
     with pytest.raises(SystemExit) as caught:
         cli.main(["ladder", "--agents", "random", "random", "--out", "x", "--quiet"])
-    assert caught.value.code == 1 and "twice" in capsys.readouterr().err
+    assert caught.value.code == 2 and "twice" in capsys.readouterr().err
+
+
+def _ladder_run(capsys, *argv):
+    """``pingvinas ladder ARGV``: its exit code, stdout and stderr."""
+    try:
+        cli.main(["ladder", "--game", "fish-mini-4x4", "--quiet", "--games", "2", *argv])
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--agents", "random", "greedy", "--anchor", "gredy"], "--anchor gredy: no player"),
+        (["--agents", "random"], "1 player(s) for a 2-player game"),
+        (["--agents", "random", "greedy", "--prior", "0"], "--prior"),
+    ],
+)
+def test_ladder_arguments_are_refused_before_any_game(capsys, tmp_path, argv, words):
+    code, out, err = _ladder_run(capsys, *argv, "--out", str(tmp_path / "l"))
+    assert code == 2 and words in err and len(err.splitlines()) == 1, err
+    assert out == "" and not (tmp_path / "l").exists()
+
+
+def test_run_ladder_checks_its_settings_before_any_table():
+    tables = []
+    for settings, words in (({"anchor": "nobody"}, "anchor = 'nobody'"), ({"prior": -1}, "prior")):
+        with pytest.raises(ValueError, match=words):
+            run_ladder(
+                pv.Fish.variant("fish-mini-4x4"),
+                ["random", "greedy"],
+                games=2,
+                progress=False,
+                on_table=lambda names, result: tables.append(names),
+                **settings,
+            )
+    assert tables == []
+
+
+def test_a_stopped_ladder_writes_the_tables_played(capsys, tmp_path, monkeypatch):
+    from pingvinas.playing import match
+
+    tables = []
+    play = match.play_match
+
+    def stopped_at_the_third(*args, **kwargs):  # Ctrl-C during the third table
+        tables.append(args[1])
+        if len(tables) == 3:
+            raise KeyboardInterrupt
+        return play(*args, **kwargs)
+
+    monkeypatch.setattr(match, "play_match", stopped_at_the_third)
+    out = tmp_path / "l"
+    code, stdout, err = _ladder_run(
+        capsys, "--agents", "random", "greedy", "mcts:10", "alphabeta:1", "--out", str(out)
+    )
+    assert code == 130 and "stopped; wrote the ladder so far" in err, err
+    rows = list(csv.DictReader(io.StringIO((out / "ladder.csv").read_text())))
+    # Tables 1 and 2 (random against greedy, then mcts) rate those three.
+    assert sorted(r["player"] for r in rows) == ["greedy", "mcts:10", "random"]
+    assert all(r["games"] == "2" for r in rows if r["player"] != "random")
+    page = (out / "ladder.md").read_text()
+    assert "stopped after 2 of 6 tables; not rated yet: alphabeta:1" in page
+
+
+def test_the_markdown_table_shows_any_name_literally():
+    results = Pairwise(["random", "a|b", "<b>bold</b> & *em*"])
+    results.add("a|b", "random", wins=3, losses=1)
+    results.add("<b>bold</b> & *em*", "random", wins=2, losses=2)
+    md = Ladder(results, fit(results), title="names | <i>").to_markdown()
+    rows = [line for line in md.splitlines() if line.startswith("| ") and "rank" not in line]
+    # Six cells a row: seven bars that are not escaped.
+    assert [len(re.findall(r"(?<!\\)\|", row)) for row in rows] == [7, 7, 7]
+    assert "<b>" not in md and "<i>" not in md
+    assert "a\\|b" in md and "\\<b\\>bold\\</b\\> \\& \\*em\\*" in md
 
 
 def test_an_engine_that_faults_loses_its_ladder_games(tmp_path):

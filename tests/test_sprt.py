@@ -4,7 +4,9 @@ and Elo interval; and a match that stops as soon as the test decides."""
 
 from __future__ import annotations
 
+import io
 import math
+import sys
 
 import pytest
 
@@ -204,5 +206,87 @@ def test_match_sprt_needs_two_players(capsys):
             ["match", "--game", "fish-3p", "--agents", "greedy", "random", "random"]
             + ["--sprt", "0", "10", "--quiet"]
         )
-    assert caught.value.code == 1
+    assert caught.value.code == 2
     assert "two players" in capsys.readouterr().err
+
+
+def test_hypotheses_of_one_expected_score_are_refused():
+    # 1e-300 Elo is an expected score of exactly 1/2, as 0 is: the LLR stays 0 for ever.
+    with pytest.raises(ValueError, match="expected scores do not differ"):
+        SPRT(0, 1e-300)
+    SPRT(0, 1e-9)  # these differ, if hardly
+
+
+@pytest.mark.parametrize("elo0, elo1", [(0, 10), (0, 200), (-5, 5), (0, 0.5)])
+@pytest.mark.parametrize("pentanomial", [True, False])
+def test_fewest_games_is_where_a_one_sided_match_decides(elo0, elo1, pentanomial):
+    test = SPRT(elo0, elo1)
+    fewest = test.fewest_games(pentanomial=pentanomial)
+    per = 2 if pentanomial else 1
+    assert fewest % per == 0
+
+    def decides(n):
+        ones = [0] * (5 if pentanomial else 3)
+        wins, losses = ones[:-1] + [n], [n] + ones[1:]
+        return test.report(wins).decision == "H1" or test.report(losses).decision == "H0"
+
+    assert decides(fewest // per) and not decides(fewest // per - 1)
+    assert test.fewest_games(pentanomial=pentanomial, most=fewest - 1) is None
+    assert SPRT(0, 1e-9).fewest_games() is None
+
+
+def _match(capsys, *argv):
+    try:
+        cli.main(["match", "--game", "fish-mini-4x4", "--agents", "greedy", "random", *argv])
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--sprt", "0", "1e-300", "--games", "2"], "expected scores do not differ"),
+        (["--sprt", "0", "10", "--games", "100"], "needs 202 games"),
+        (["--sprt", "0", "1e-9"], f"needs more than {10**7:,} games"),
+        (["--sprt", "0", "200", "--games", "11"], "--games 11: --sprt counts game pairs"),
+        (["--games", "2", "--alpha", "0.1"], "--alpha: options of --sprt"),
+        (["--games", "2", "--beta", "0.1", "--trinomial"], "--beta, --trinomial: options of"),
+    ],
+)
+def test_an_sprt_that_cannot_work_is_refused_before_any_game(capsys, argv, words):
+    code, out, err = _match(capsys, "--quiet", *argv)
+    assert code == 2 and words in err and len(err.splitlines()) == 1, err
+    assert out == ""
+
+
+def test_an_odd_number_of_games_counts_every_game_with_trinomial(capsys):
+    code, out, err = _match(capsys, "--quiet", "--sprt", "0", "2000", "--games", "1", "--trinomial")
+    assert code == 0, err
+    assert "L-D-W:" in out and "(1 games)" in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_match_stopped_by_its_test_ends_the_progress_line(monkeypatch, terminal):
+    stderr = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    result = pv.play_match(
+        pv.Fish.variant("fish-mini-4x4"),
+        ["greedy", "random"],
+        games=10,
+        until=lambda done: len(done) >= 2,
+        progress=True,
+    )
+    assert result.games == 2
+    text = stderr.getvalue()
+    # The bar's last state on a line of its own: what is printed next starts a new line.
+    assert text.endswith("\n")
+    last = text.replace("\r", "\n").rstrip("\n").splitlines()[-1]
+    assert "2/10 games" in last and "stopped" in last

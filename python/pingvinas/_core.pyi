@@ -752,8 +752,8 @@ class Searcher:
         nodes: int | None = None,
         depth: int | None = None,
     ) -> tuple[Any, ...]:
-        """The fields of ``pingvinas.searching.searcher.SearchResult``, in order (move, action, value, pv,
-        nodes, iterations, depth, time, visits, exact, interrupted, algorithm). ``time``:
+        """The fields of ``pingvinas.searching.searcher.SearchResult``, in order (move, action,
+        value, pv, nodes, iterations, depth, time, visits, exact, interrupted, algorithm). ``time``:
         seconds above 0, at most 604800 (a week); ``iterations`` and ``nodes``: 1 to 2**40;
         ``depth``: 1 to 1000; a value out of range raises ``ValueError`` naming it."""
     def stop(self) -> None:

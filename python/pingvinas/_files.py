@@ -115,6 +115,14 @@ def _target(path: PathLike) -> str:
     return os.path.realpath(p) if os.path.islink(p) else p
 
 
+def named(error: OSError, path: str, temp: str) -> OSError:
+    """``error`` of writing ``temp`` (or of no file) as an error of ``path``: the file the user
+    named, not the temporary file the system reported."""
+    if error.errno is None or error.filename not in (None, temp):
+        return error
+    return type(error)(error.errno, error.strerror, path)
+
+
 class Output:
     """A file written through a temporary file beside it: :meth:`commit` renames it into place
     (keeping the permissions of the file it replaces), :meth:`discard` removes it."""
@@ -124,13 +132,23 @@ class Output:
         self.file, self.temp = _create_temp(self.path, binary)
 
     def commit(self) -> None:
-        self.file.close()
-        with contextlib.suppress(OSError):
-            os.chmod(self.temp, stat.S_IMODE(os.stat(self.path).st_mode))
-        os.replace(self.temp, self.path)
+        """Renames the temporary file into place; if that fails (or the last write before it),
+        removes it and raises ``OSError`` naming :attr:`path`."""
+        try:
+            self.file.close()
+            with contextlib.suppress(OSError):
+                os.chmod(self.temp, stat.S_IMODE(os.stat(self.path).st_mode))
+            os.replace(self.temp, self.path)
+        except OSError as e:
+            self.discard()
+            raise named(e, self.path, self.temp) from None
+        except BaseException:
+            self.discard()
+            raise
 
     def discard(self) -> None:
-        self.file.close()
+        with contextlib.suppress(OSError):  # a close that flushes a failed write fails again
+            self.file.close()
         with contextlib.suppress(OSError):
             os.unlink(self.temp)
 
@@ -138,10 +156,13 @@ class Output:
 @contextlib.contextmanager
 def replacing(path: PathLike, *, binary: bool = False) -> Iterator[IO[Any]]:
     """``with replacing(path) as f: f.write(...)``: ``path`` holds what was written once the
-    block ends, and is untouched if it raises."""
+    block ends, and is untouched if it raises (an ``OSError`` of a write names ``path``)."""
     out = Output(path, binary=binary)
     try:
         yield out.file
+    except OSError as e:
+        out.discard()
+        raise named(e, out.path, out.temp) from None
     except BaseException:
         out.discard()
         raise
@@ -160,6 +181,9 @@ def replacing_path(path: PathLike) -> Iterator[str]:
         os.replace(out.temp, temp)
         out.temp = temp
         yield temp
+    except OSError as e:
+        out.discard()
+        raise named(e, out.path, out.temp) from None
     except BaseException:
         out.discard()
         raise

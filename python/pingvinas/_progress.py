@@ -19,12 +19,27 @@ class Progress:
         self.lock = threading.Lock()
         self.tty = sys.stderr.isatty()
         self.every, self.last = every, float("-inf")
+        self.closed = False
         self._draw()
 
     def tick(self, games: int = 1) -> None:
         with self.lock:
             self.done += games
             self._draw()
+
+    def close(self) -> None:
+        """Ends a bar stopped short of its total (a match stopped early, by its test or
+        Ctrl-C): its last state is drawn and its line ended, so that what is printed next has
+        a line of its own."""
+        with self.lock:
+            if self.closed or self.done >= self.total:
+                return
+            self.closed = True
+            self.every = 0.0  # off a terminal: draw now, however recent the last line
+            self._draw()
+            if self.enabled and self.tty:
+                sys.stderr.write("\n")
+                sys.stderr.flush()
 
     def _draw(self) -> None:
         if not self.enabled:
@@ -34,7 +49,8 @@ class Progress:
         elapsed = time.monotonic() - self.start
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         bar = "#" * filled + "." * (width - filled)
-        line = f"[{bar}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, ~{eta:.0f}s left"
+        rest = "stopped" if self.closed else f"~{eta:.0f}s left"
+        line = f"[{bar}] {self.done}/{self.total} games  {elapsed:.0f}s elapsed, {rest}"
         if self.tty:
             sys.stderr.write(f"\r{line} " + ("\n" if self.done == self.total else ""))
         elif self.done == self.total or elapsed - self.last >= self.every:

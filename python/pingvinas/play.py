@@ -5,8 +5,8 @@ release."""
 
 import sys
 
-from . import cluster
-from .playing import agents, match, one_game
+from . import agents, cluster
+from .playing import match, one_game
 from .playing.protocol import driver
 from .rating import ladder, sprt
 from .searching import evaluators, nets, searcher

@@ -15,11 +15,12 @@ variants, exact solutions.
     pingvinas solve --table
 
 Every ``--game`` is a bundled variant or a path to a TOML config. A bad argument is reported
-on one line of stderr with exit code 2 (as argparse does); an error
-while running, on one line with exit code 1; Ctrl-C exits with 130. No command replaces an
-existing file unless asked (``--force``; ``match --save`` also takes ``--append``); output
-paths are checked before any work, and each file is written through a temporary file beside
-it, renamed into place once complete.
+on one line of stderr with exit code 2 (as argparse does); an error while running, on one
+line with exit code 1; Ctrl-C exits with 130 (SIGTERM stops ``match`` and ``ladder`` as Ctrl-C
+does, keeping what they finished, and exits with 143). No command replaces an existing file
+unless asked (``--force``; ``match --save`` also takes ``--append``); output paths are checked
+before any work, and each file is written through a temporary file beside it, renamed into
+place once complete.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import NoReturn, Optional
 import pingvinas as pv
 
 from . import bench, engine, ladder, match, play, serve, show, solve, train, variants
-from ._common import AGENTS, MAX_SEED, PLAY_AGENTS, Parser
+from ._common import AGENTS, MAX_SEED, PLAY_AGENTS, Parser, Terminated, UsageError
 
 __all__ = ["AGENTS", "MAX_SEED", "PLAY_AGENTS", "build_parser", "main"]
 
@@ -74,8 +75,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             parser.error(f"{args.command}: human players take part in `pingvinas play` only")
     try:
         args.run(args)
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except UsageError as e:
+        parser.error(f"{args.command}: {e}")
+    except KeyboardInterrupt as e:
+        sys.exit(143 if isinstance(e, Terminated) else 130)
     except (ValueError, TypeError, OverflowError, RuntimeError, OSError) as e:
         if isinstance(e, OSError) and e.strerror:  # a file: which, and what the system said
             text = f"{e.filename}: {e.strerror}" if e.filename else e.strerror

@@ -4,7 +4,11 @@ seat, and the one-line error parser."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional
 
 import pingvinas as pv
@@ -127,6 +131,36 @@ def force_option(p: argparse.ArgumentParser, what: str) -> None:
         action="store_true",
         help=f"replace {what} if it exists (default: refuse, and write nothing)",
     )
+
+
+class UsageError(ValueError):
+    """A bad argument that only the command itself can see (an agent that cannot play the
+    game, a name no player has): reported before any work, as argparse reports one (exit
+    code 2)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt``: the command stops as on
+    Ctrl-C, keeping what it finished (exit code 143)."""
+
+
+@contextlib.contextmanager
+def sigterm_stops() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (in the main thread; elsewhere it
+    keeps its handler), so that a command stopped by ``kill`` or a scheduler saves its finished
+    work as on Ctrl-C instead of dying with it unwritten."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 class Parser(argparse.ArgumentParser):

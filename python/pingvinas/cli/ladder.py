@@ -4,22 +4,26 @@ intervals; the table as CSV and Markdown and a picture of the Elo axis, in ``--o
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pingvinas as pv
 from pingvinas._args import Range
-from pingvinas._files import check_output_dir
+from pingvinas._files import check_output, check_output_dir
 
 from ._common import (
     MAX_MATCH_GAMES,
     MAX_SEED,
     MAX_WORKERS,
+    UsageError,
     agent_spec,
     force_option,
     int_in,
     make_agent,
     ranged,
     seconds,
+    sigterm_stops,
     variant,
 )
 
@@ -32,21 +36,38 @@ OUTPUTS = ("ladder.csv", "ladder.md", "ladder.svg")
 
 
 def run(args: argparse.Namespace) -> None:
+    from pingvinas.playing.match import check_agents
     from pingvinas.rating.ladder import run_ladder
 
-    # Before any game: --out can be made, and holds no earlier ladder unless --force.
+    # Before any game: --out can be made, and holds no earlier ladder unless --force, nor a
+    # directory or device where a file goes.
     check_output_dir(args.out, writes=() if args.force else OUTPUTS, hint=": --force replaces them")
+    for name in OUTPUTS:
+        check_output(os.path.join(args.out, name), make_dirs=True)
 
     game = pv.load_game(args.game)
     names = args.roster
     if "human" in names:
-        raise ValueError("ladder: human players take part in `pingvinas play` only")
+        raise UsageError("human players take part in `pingvinas play` only")
     if len(set(names)) != len(names):
-        raise ValueError(f"ladder: a player named twice: {' '.join(names)}")
+        raise UsageError(f"a player named twice: {' '.join(names)}")
+    if len(names) < max(game.players, 2):
+        raise UsageError(
+            f"{len(names)} player(s) for a {game.players}-player game: a ladder needs at least "
+            f"{max(game.players, 2)}"
+        )
     agents = [make_agent(n, args.time, args.seed + i) for i, n in enumerate(names)]
     # The spec as the player's name, so that mcts:500 and mcts differ in the table.
     for agent, name in zip(agents, names):
         agent.name = name[4:] if name.startswith("cmd:") else name
+    if args.anchor is not None and args.anchor not in [a.name for a in agents]:
+        raise UsageError(
+            f"--anchor {args.anchor}: no player of that name ({', '.join(a.name for a in agents)})"
+        )
+    try:
+        check_agents(game, agents)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     title = f"{args.game}: {args.time:g} s a move, {args.games} games a table"
     print(f"ladder of {len(agents)} players on {title}")
 
@@ -54,26 +75,40 @@ def run(args: argparse.Namespace) -> None:
         line = ", ".join(f"{a.name} {a.wins}-{a.draws}-{a.losses}" for a in result.agents)
         print(f"  {' vs '.join(here)}: {line} (wins-draws-losses)", flush=True)
 
-    ladder = run_ladder(
-        game,
-        agents,
-        games=args.games,
-        seed=args.seed,
-        workers=args.workers,
-        backend=args.backend,
-        address=args.address,
-        progress=not args.quiet,
-        anchor=args.anchor,
-        prior=args.prior,
-        title=title,
-        on_table=table,
-    )
-    print(ladder)
     try:
-        paths = ladder.write(args.out)
+        with sigterm_stops():
+            ladder = run_ladder(
+                game,
+                agents,
+                games=args.games,
+                seed=args.seed,
+                workers=args.workers,
+                backend=args.backend,
+                address=args.address,
+                progress=not args.quiet,
+                anchor=args.anchor,
+                prior=args.prior,
+                title=title,
+                on_table=table,
+            )
+    except BaseException as e:  # an error or Ctrl-C: write the tables played so far
+        partial = getattr(e, "ladder", None)
+        if partial is not None:
+            paths = _write(partial, args.out)
+            print(
+                f"pingvinas: stopped; wrote the ladder so far: {', '.join(paths)}", file=sys.stderr
+            )
+        raise
+    print(ladder)
+    print(f"wrote {', '.join(_write(ladder, args.out))}")
+
+
+def _write(ladder: Any, out: str) -> list[str]:
+    try:
+        paths: list[str] = ladder.write(out)
     except OSError as e:
-        raise ValueError(f"cannot write {e.filename or args.out}: {e.strerror or e}") from None
-    print(f"wrote {', '.join(paths)}")
+        raise ValueError(f"cannot write {e.filename or out}: {e.strerror or e}") from None
+    return paths
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -125,9 +160,10 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--anchor", default=None, help="the player rated 0 (default random)")
     p.add_argument(
         "--prior",
-        type=ranged(Range(0, 1000, integer=False)),
+        type=ranged(Range(0, 1000, integer=False, above=True)),
         default=2.0,
-        help="virtual draws between every two players who met (0 to 1,000; default 2, as BayesElo)",
+        help="virtual draws between every two players who met, which keep the rating of a player "
+        "who won or lost every game finite (above 0, at most 1,000; default 2, as BayesElo)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)

@@ -11,12 +11,14 @@ import pingvinas as pv
 from ._common import (
     MAX_MATCH_GAMES,
     MAX_WORKERS,
+    UsageError,
     check_outputs,
     elo,
     error_rate,
     game_options,
     int_in,
     make_agent,
+    sigterm_stops,
 )
 
 if TYPE_CHECKING:
@@ -24,10 +26,11 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> None:
-    from pingvinas.playing.match import play_match
+    from pingvinas.playing.match import check_agents, first_appended, play_match
 
     if args.save is None and (args.force or args.append):
         raise ValueError("--force and --append are for --save FILE")
+    test, until = _sprt(args)
     check_outputs(
         args.save,
         force=args.force or args.append,
@@ -35,26 +38,31 @@ def run(args: argparse.Namespace) -> None:
     )
     game = pv.load_game(args.game)
     agents = [make_agent(n, args.time, args.seed + i) for i, n in enumerate(args.agents)]
-    test, until = _sprt(args, len(agents))
-    if args.games is None:
-        args.games = 20 if test is None else SPRT_GAMES
+    try:
+        check_agents(game, agents)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     what = f"{args.games} games" if test is None else f"SPRT, at most {args.games} games"
+    first = first_appended(args.save, len(agents)) if args.append else 0
+    if first:
+        what += f" (numbered from {first}, after the games in {args.save})"
     print(f"{what} of {args.game}, {args.time} s per move: {' vs '.join(a.name for a in agents)}")
     try:
-        result = play_match(
-            game,
-            agents,
-            games=args.games,
-            seed=args.seed,
-            workers=args.workers,
-            progress=not args.quiet,
-            save=args.save,
-            append=args.append,
-            backend=args.backend,
-            address=args.address,
-            until=until,
-        )
-    except OSError as e:  # the save file (opened before the first game)
+        with sigterm_stops():
+            result = play_match(
+                game,
+                agents,
+                games=args.games,
+                seed=args.seed,
+                workers=args.workers,
+                progress=not args.quiet,
+                save=args.save,
+                append=args.append,
+                backend=args.backend,
+                address=args.address,
+                until=until,
+            )
+    except OSError as e:  # the save file
         raise ValueError(f"cannot write {e.filename or args.save}: {e.strerror or e}") from None
     except BaseException as e:  # an error or Ctrl-C: say what was kept
         partial = getattr(e, "match_result", None)
@@ -79,16 +87,46 @@ def run(args: argparse.Namespace) -> None:
 SPRT_GAMES = 10_000
 
 
-def _sprt(args: argparse.Namespace, agents: int) -> tuple[Any, Any]:
-    """The test of ``--sprt``, and the match's stopping rule, or ``(None, None)``."""
+def _sprt(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The test of ``--sprt``, and the match's stopping rule, or ``(None, None)``; sets the
+    default ``--games``. Refuses the test's options without it, and a test that cannot stop
+    within ``--games``."""
     if args.sprt is None:
+        given = [o for o in ("alpha", "beta", "trinomial") if getattr(args, o) not in (None, False)]
+        if given:
+            raise UsageError(f"{', '.join('--' + o for o in given)}: options of --sprt")
+        if args.games is None:
+            args.games = 20
         return None, None
     from pingvinas.rating.sprt import SPRT, outcome_counts
 
-    if agents != 2:
-        raise ValueError("--sprt: a test of two players, for a two-player game")
-    test = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+    if len(args.agents) != 2:
+        raise UsageError("--sprt: a test of two players, for a two-player game")
+    try:
+        test = SPRT(
+            args.sprt[0],
+            args.sprt[1],
+            0.05 if args.alpha is None else args.alpha,
+            0.05 if args.beta is None else args.beta,
+        )
+    except ValueError as e:
+        raise UsageError(f"--sprt: {e}") from None
     pairs = not args.trinomial
+    if args.games is None:
+        args.games = SPRT_GAMES
+    if pairs and args.games % 2:
+        raise UsageError(
+            f"--games {args.games}: --sprt counts game pairs, so an even number "
+            "(or --trinomial to count games)"
+        )
+    fewest = test.fewest_games(pentanomial=pairs)
+    if fewest is None or fewest > args.games:
+        need = f"{fewest:,} games" if fewest else f"more than {10**7:,} games"
+        raise UsageError(
+            f"--sprt {args.sprt[0]:g} {args.sprt[1]:g} cannot decide within --games "
+            f"{args.games}: even when one player scores every point it needs {need}; widen "
+            "ELO0 to ELO1, or give more --games"
+        )
 
     def until(done: list[Any]) -> bool:
         counts = outcome_counts(done, pairs=pairs)
@@ -105,7 +143,7 @@ def add_parser(sub: Subparsers) -> None:
         type=int_in(1, MAX_MATCH_GAMES),
         default=None,
         help=f"games to play (1 to {MAX_MATCH_GAMES:,}; default 20); with --sprt, the most "
-        f"(default {SPRT_GAMES:,})",
+        f"(even, as it counts pairs, unless --trinomial; default {SPRT_GAMES:,})",
     )
     p.add_argument(
         "--workers",
@@ -155,13 +193,13 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument(
         "--alpha",
         type=error_rate,
-        default=0.05,
+        default=None,
         help="--sprt: the false H1 rate (above 0, below 0.5; default 0.05)",
     )
     p.add_argument(
         "--beta",
         type=error_rate,
-        default=0.05,
+        default=None,
         help="--sprt: the false H0 rate (above 0, below 0.5; default 0.05)",
     )
     p.add_argument(

@@ -63,8 +63,8 @@ def add_parser(sub: Subparsers) -> None:
         metavar="AGENT",
         default="auto",
         type=_engine,
-        help=f"the engine's agent (--engine is the same): {', '.join(AGENTS)}, mcts:N, alphabeta:D or a net file: net:PATH "
-        "(PUCT), SPEC+net:PATH (default auto)",
+        help=f"the engine's agent (--engine is the same): {', '.join(AGENTS)}, mcts:N, "
+        "alphabeta:D or a net file: net:PATH (PUCT), SPEC+net:PATH (default auto)",
     )
     p.add_argument(
         "--time",

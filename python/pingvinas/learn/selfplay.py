@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import struct
 import zipfile
 import zlib
@@ -29,6 +30,11 @@ from dataclasses import dataclass, fields
 from typing import IO, Any, Callable, Optional, Union
 
 import numpy as np
+
+try:
+    import lzma
+except ImportError:  # a Python built without it (zipfile then reads no LZMA member either)
+    lzma = None  # type: ignore[assignment]
 
 from .._args import is_int, is_number
 from .._core import selfplay as _engine_selfplay
@@ -71,6 +77,16 @@ class SelfPlayDefaults:
 DEFAULTS = SelfPlayDefaults()
 
 
+#: What a damaged ``.npz`` file raises as it is read: zipfile's errors and its
+#: decompressors' (bz2 raises ``OSError``).
+_DAMAGED: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    struct.error,
+    OSError,
+) + ((lzma.LZMAError,) if lzma is not None else ())
+
 #: What :meth:`SelfPlayData.load` reads from one file by default: the arrays' bytes once read
 #: (1 GiB; its ``max_bytes`` raises it).
 MAX_LOAD_BYTES = 1 << 30
@@ -111,9 +127,41 @@ def _npy_header(f: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
         return reader(f)  # type: ignore[no-any-return,unused-ignore]
 
 
+#: The most bytes read from an array at once: reading a member whole would hold its
+#: decompressed bytes twice (zipfile's copy, then the array).
+_CHUNK = 1 << 20
+
+
+def _member_header(
+    z: zipfile.ZipFile, info: zipfile.ZipInfo, field: str, name: str
+) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """The shape, Fortran order and dtype of the array ``field``, checked against what
+    :class:`SelfPlayData` holds and against the member's size, before its data is read."""
+    want, ndim = _LAYOUT[field]
+    with z.open(info) as f:
+        try:
+            shape, fortran, dtype = _npy_header(f)
+        except ValueError as e:
+            raise ValueError(f"{name!r}: array {field}: {e}") from None
+        start = f.tell()
+    if dtype != want or len(shape) != ndim:
+        raise ValueError(
+            f"{name!r}: array {field} is {dtype} of shape {shape}, expected {want} "
+            f"with {ndim} dimensions"
+        )
+    # The header must say what the member holds: numpy would allocate the shape first.
+    if start + math.prod(shape) * dtype.itemsize != info.file_size:
+        raise ValueError(
+            f"{name!r}: array {field}: its shape {shape} does not match its "
+            f"{info.file_size:,} bytes"
+        )
+    return shape, fortran, dtype
+
+
 def _read_npz(z: zipfile.ZipFile, name: str, max_bytes: int) -> dict[str, np.ndarray]:
-    """The arrays of :class:`SelfPlayData` from an open ``.npz`` file, each checked against
-    what the file declares before a byte of it is decompressed."""
+    """The arrays of :class:`SelfPlayData` from an open ``.npz`` file: every array's size,
+    dtype and shape, and the shapes together, checked against what the file declares before a
+    byte of data is decompressed."""
     members = {}
     for field in _LAYOUT:
         try:
@@ -127,53 +175,44 @@ def _read_npz(z: zipfile.ZipFile, name: str, max_bytes: int) -> dict[str, np.nda
             f"{name!r}: its arrays take {declared:,} bytes once read, more than max_bytes "
             f"({max_bytes:,}); pass a larger max_bytes to load it"
         )
+    headers = {field: _member_header(z, info, field, name) for field, info in members.items()}
+    _check_shapes({field: h[0] for field, h in headers.items()}, name)
     arrays = {}
     for field, info in members.items():
-        want, ndim = _LAYOUT[field]
+        shape, fortran, dtype = headers[field]
+        flat = np.empty(math.prod(shape), dtype)
+        view = flat.view(np.uint8).data
         with z.open(info) as f:
-            try:
-                shape, fortran, dtype = _npy_header(f)
-            except ValueError as e:
-                raise ValueError(f"{name!r}: array {field}: {e}") from None
-            if dtype != want or len(shape) != ndim:
-                raise ValueError(
-                    f"{name!r}: array {field} is {dtype} of shape {shape}, expected {want} "
-                    f"with {ndim} dimensions"
-                )
-            count = math.prod(shape)
-            # The header must say what the member holds: numpy would allocate the shape first.
-            if f.tell() + count * dtype.itemsize != info.file_size:
-                raise ValueError(
-                    f"{name!r}: array {field}: its shape {shape} does not match its "
-                    f"{info.file_size:,} bytes"
-                )
-            flat = np.empty(count, dtype)
-            view = flat.view(np.uint8).data
+            _npy_header(f)
             done = 0
             while done < len(view):
-                n = f.readinto(view[done:])  # type: ignore[attr-defined]
+                n = f.readinto(view[done : done + _CHUNK])  # type: ignore[attr-defined]
                 if not n:
                     raise ValueError(f"{name!r}: array {field} is cut short")
                 done += n
-            arrays[field] = flat.reshape(shape, order="F" if fortran else "C")
+        arrays[field] = flat.reshape(shape, order="F" if fortran else "C")
     return arrays
 
 
-def _check_arrays(arrays: dict[str, np.ndarray], name: str) -> None:
-    """The arrays agree: one row per sample in each, one policy and mask entry per action, and
-    players to move within the returns' seats."""
-    n = len(arrays["to_move"])
-    lengths = {k: len(v) for k, v in arrays.items() if len(v) != n}
+def _check_shapes(shapes: dict[str, tuple[int, ...]], name: str) -> None:
+    """The arrays' shapes agree: one row per sample in each, one policy and mask entry per
+    action."""
+    n = shapes["to_move"][0]
+    lengths = {k: v[0] for k, v in shapes.items() if v[0] != n}
     if lengths:
         raise ValueError(f"{name!r}: {n} samples in to_move, but {lengths}")
-    if arrays["legal_masks"].shape != arrays["policies"].shape:
+    if shapes["legal_masks"] != shapes["policies"]:
         raise ValueError(
-            f"{name!r}: legal_masks {arrays['legal_masks'].shape} and policies "
-            f"{arrays['policies'].shape} differ in shape"
+            f"{name!r}: legal_masks {shapes['legal_masks']} and policies "
+            f"{shapes['policies']} differ in shape"
         )
+
+
+def _check_players(arrays: dict[str, np.ndarray], name: str) -> None:
+    """The players to move are within the returns' seats."""
     players = arrays["returns"].shape[1]
     to_move = arrays["to_move"]
-    if n and (to_move.min() < 0 or to_move.max() >= players):
+    if len(to_move) and (to_move.min() < 0 or to_move.max() >= players):
         raise ValueError(f"{name!r}: to_move holds players outside 0 to {players - 1}")
 
 
@@ -242,28 +281,39 @@ class SelfPlayData:
         arrays together may take at most ``max_bytes`` (default :data:`MAX_LOAD_BYTES`, 1 GiB)
         once read, so that a small compressed file cannot claim gigabytes.
 
-        :raises ValueError: a file that is not self-play data: not an ``.npz`` file, damaged or
-            cut short, without an array, or with an array of the wrong dtype, shape or length,
-            or larger than ``max_bytes`` in all.
+        :raises ValueError: a file that is not self-play data: not a regular file, not an
+            ``.npz`` file, damaged or cut short (its compressed data too), encrypted, without
+            an array, or with an array of the wrong dtype, shape or length, or larger than
+            ``max_bytes`` in all.
         :raises OSError: the file cannot be opened (``FileNotFoundError``: there is none).
         """
         if not is_int(max_bytes) or max_bytes < 0:
             raise ValueError(f"max_bytes = {max_bytes!r}: expected an int of 0 or more")
         name = _npz_name(path)
-        with open(name, "rb") as raw:
+        # Opened without waiting for a writer: a pipe is refused, not read for ever.
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ValueError(
+                f"{name!r} is no self-play data: not a regular file (a directory, device, "
+                "pipe or socket)"
+            )
+        with open(fd, "rb") as raw:
             if raw.read(6) == b"\x93NUMPY":
                 raise ValueError(f"{name!r} is one .npy array, not self-play data (an .npz file)")
             raw.seek(0)
             try:
                 with zipfile.ZipFile(raw) as z:
                     arrays = _read_npz(z, name, max_bytes)
-            except (zipfile.BadZipFile, zlib.error, EOFError, struct.error) as e:
+            except _DAMAGED as e:
                 raise ValueError(
                     f"{name!r} is no self-play data: a damaged .npz file ({e})"
                 ) from None
             except NotImplementedError as e:  # a compression zipfile cannot read
                 raise ValueError(f"{name!r} is no self-play data: {e}") from None
-        _check_arrays(arrays, name)
+            except RuntimeError:  # zipfile's only one: a member that needs a password
+                raise ValueError(f"{name!r} is no self-play data: an encrypted .npz file") from None
+        _check_players(arrays, name)
         return cls(**arrays)
 
     @classmethod

@@ -15,8 +15,11 @@ greedy      4     4      0       0  1.000  [1.000, 1.000]  ...
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import os
+import random
 import time as _time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
@@ -25,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Union
 
 from .._args import is_int
-from .._files import Output, check_output
+from .._files import Output, check_output, named
 from .._progress import Progress
 from ..cluster import TASK_RETRIES, _cached, _cluster_cpus, _stream, init
 from ..record import GameRecord as _WholeGame
-from .agents import Agent
+from .agents import Agent, SearchAgent
 from .one_game import GameResult, Playable, Stop, Stopped, game_seed, new_state, play_one
 from .specs import as_agent
 
@@ -180,12 +183,15 @@ class _Saver:
     The records go to a temporary file beside ``path``, made before the first game (so that a
     bad path fails at once) and renamed into place by ``close()``; with ``append``, to the end
     of ``path``, opened at the first record. Either way, until a game finishes nothing is
-    written: a match stopped before then leaves no file, or the one that was there."""
+    written: a match stopped before then leaves no file, or the one that was there. Each record
+    is written whole or not at all: a write that fails halfway (a full disk, a file size limit)
+    is cut off again, so the file never ends in part of a line."""
 
     def __init__(self, path: Union[str, os.PathLike[str]], append: bool = False) -> None:
         self.path = check_output(path)
-        self.output = None if append else Output(self.path)
-        self.file: Optional[IO[str]] = None if self.output is None else self.output.file
+        self.output = None if append else Output(self.path, binary=True)
+        self.file: Optional[IO[bytes]] = None if self.output is None else self.output.file
+        self.size = 0  # the bytes of whole records in the file
         self.waiting: dict[int, _WholeGame] = {}
         self.next = 0
         self.written = 0
@@ -195,21 +201,36 @@ class _Saver:
             return
         self.waiting[index] = record
         while self.next in self.waiting:
-            self._write(self.waiting.pop(self.next))
+            # Waiting until written: one stopped halfway is written again by close().
+            self._write(self.waiting[self.next])
+            del self.waiting[self.next]
             self.next += 1
-        if self.file is not None:
-            self.file.flush()
 
     def _write(self, record: _WholeGame) -> None:
         if self.file is None:
-            self.file = open(self.path, "a", encoding="utf-8")
-        self.file.write(record.to_json() + "\n")
+            self.file = open(self.path, "ab")
+            self.size = self.file.seek(0, os.SEEK_END)
+        fd = self.file.fileno()
+        line = (record.to_json() + "\n").encode("utf-8")
+        try:
+            done = 0
+            while done < len(line):
+                done += os.write(fd, line[done:])
+        except BaseException as e:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, self.size)
+                os.lseek(fd, self.size, os.SEEK_SET)
+            if isinstance(e, OSError):
+                raise named(e, self.path, "") from None
+            raise
+        self.size += len(line)
         self.written += 1
 
     def close(self) -> None:
         try:
             for index in sorted(self.waiting):
-                self._write(self.waiting.pop(index))
+                self._write(self.waiting[index])
+                del self.waiting[index]
         finally:
             if self.output is None:
                 if self.file is not None:
@@ -218,6 +239,40 @@ class _Saver:
                 self.output.commit()
             else:
                 self.output.discard()
+
+
+def first_appended(path: Union[str, os.PathLike[str]], players: int) -> int:
+    """The number of the first game that a match of ``players`` appends to the JSON Lines file
+    ``path``: after the last game of its records (``meta["game"]``), a whole rotation of the
+    seats on (0 for no file), so that the appended games' deals and seeds continue the
+    sequence instead of repeating it.
+
+    :raises ValueError: ``path`` holds a line that is not JSON, or ends in a cut line.
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        return 0
+    after = 0
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            if not line.endswith(b"\n"):
+                raise ValueError(
+                    f"{path}, line {number}: cut short (no newline at the end of the file): "
+                    "mend or remove it before appending"
+                )
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except ValueError:
+                raise ValueError(
+                    f"{path}, line {number}: not JSON, so no game record: cannot append to it"
+                ) from None
+            meta = data.get("meta") if isinstance(data, dict) else None
+            game = meta.get("game") if isinstance(meta, dict) else None
+            if is_int(game) and game >= 0:
+                after = max(after, game + 1)
+    return -(-after // players) * players
 
 
 def play_match(
@@ -262,7 +317,11 @@ def play_match(
         that finished, and a match stopped before any game finished writes no file (one that
         was there stays as it was).
     :param append: with ``save``: add the games after the records already in the file,
-        appended as they end (default: replace the file).
+        appended as they end, each whole or not at all (default: replace the file). The games
+        are numbered on from the last game the file holds (``meta["game"]`` of its records;
+        a whole rotation of the seats on), so that their deals and seeds continue the
+        sequence: a file grown by appending holds no deal twice. A file with a line that is
+        not JSON, or that ends in a cut line, is refused (``ValueError``) before any game.
     :param backend: ``"local"`` (this process) or ``"ray"`` (``pip install
         "pingvinas[ray]"``): every game a Ray task, on a local Ray instance or a cluster, each
         reserving as many CPUs as its agents' most search ``threads``. The agents are pickled
@@ -278,6 +337,8 @@ def play_match(
         ``games`` games.
     :returns: a :class:`MatchResult`: wins, draws, losses, score rate with its 95% confidence
         interval, and average scores per seat, for each agent.
+    :raises ValueError: before any game, for an agent that cannot play ``game`` (a net made
+        for another game, ``"solve"`` on a game without a solver; see :func:`check_agents`).
     :raises Exception: whatever an agent raises, and ``KeyboardInterrupt`` on Ctrl-C: the
         games in flight are then stopped (their searches too, within half a second with several
         workers), and the exception carries the games that finished as ``e.match_result`` (a
@@ -304,17 +365,20 @@ def play_match(
         f"{name}#{i}" if raw_names.count(name) > 1 else name for i, name in enumerate(raw_names)
     ]
 
+    # Checked before the first game: a path that cannot be written fails now, not at the end.
+    if append and save is None:
+        raise ValueError("append is for a save file: give save=PATH")
+    check_agents(game, agents)
+    first = first_appended(check_output(save), n) if append and save is not None else 0
+    saver = _Saver(save, append) if save is not None else None
+
     jobs = []
-    for i in range(games):
+    for i in range(first, first + games):
         r = i % n if swap_seats else 0
         seats = [(s - r) % n for s in range(n)]  # agent a sits in seat (a + r) mod n
         deal = game_seed(seed, i - r, 0)  # a rotation's games share its first game's deal
         jobs.append((seats, i, deal))
 
-    # Checked before the first game: a path that cannot be written fails now, not at the end.
-    if append and save is None:
-        raise ValueError("append is for a save file: give save=PATH")
-    saver = _Saver(save, append) if save is not None else None
     bar = Progress(games, progress)
     start = _time.monotonic()
     keep = names if save is not None else None
@@ -365,9 +429,35 @@ def play_match(
             pass
         raise
     finally:
+        bar.close()
         if saver is not None:
             saver.close()
     return result()
+
+
+def check_agents(game: Playable, agents: Sequence[Agent]) -> None:
+    """Refuses an agent that cannot play ``game``, before any game: each search agent plays
+    one move of a position near the end of a random game on a tiny budget, which fails at
+    once for a net made for another game, or ``"solve"`` on a game without a solver.
+
+    :raises ValueError: naming the agent and what is wrong.
+    """
+    searchers = [a for a in agents if isinstance(a, SearchAgent)]
+    if not searchers:
+        return
+    state = new_state(game, 0)
+    rng = random.Random(0)
+    near_end = state.copy()
+    while not state.is_over:
+        near_end = state.copy()
+        state.play(rng.choice(state.legal_actions()))
+    if near_end.is_over:  # a game over before its first move: nothing to search
+        return
+    for agent in searchers:
+        try:
+            agent.spawn(seed=0).searcher.search(near_end, iterations=1, depth=1, time=1.0)
+        except ValueError as e:
+            raise ValueError(f"agent {agent.name!r} cannot play this game: {e}") from None
 
 
 def _play_threads(

@@ -125,20 +125,13 @@ def fit(
     if anchor is None:
         anchor = "random" if "random" in results.index else names[0]
     a = results._at(anchor)
-    if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not prior >= 0:
-        raise ValueError(f"prior = {prior!r}: expected a number of virtual draws, 0 or more")
+    _check_prior(prior)
     games = results.wins + results.wins.T + results.draws  # games[i, j], symmetric
     met = games > 0
     points = results.wins + results.draws / 2 + np.where(met, prior / 2, 0.0)
     games = games + np.where(met, prior, 0.0)
     # Every player must be connected to the anchor.
-    reached, frontier = {a}, [a]
-    while frontier:
-        i = frontier.pop()
-        for j in np.flatnonzero(met[i]):
-            if int(j) not in reached:
-                reached.add(int(j))
-                frontier.append(int(j))
+    reached = _linked(results, a)
     if len(reached) != n:
         lost = [names[i] for i in range(n) if i not in reached]
         raise ValueError(f"no games link {', '.join(lost)} to {anchor!r}: cannot rate them")
@@ -183,6 +176,24 @@ def fit(
     )
 
 
+def _linked(results: Pairwise, a: int) -> set[int]:
+    """The players linked to player ``a`` by games (``a`` too)."""
+    met = (results.wins + results.wins.T + results.draws) > 0
+    reached, frontier = {a}, [a]
+    while frontier:
+        i = frontier.pop()
+        for j in np.flatnonzero(met[i]):
+            if int(j) not in reached:
+                reached.add(int(j))
+                frontier.append(int(j))
+    return reached
+
+
+def _check_prior(prior: object) -> None:
+    if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not prior >= 0:
+        raise ValueError(f"prior = {prior!r}: expected a number of virtual draws, 0 or more")
+
+
 def pairs_of_game(
     names: Sequence[str], seats: Sequence[int], ranking: Sequence[int]
 ) -> list[tuple[str, str, float]]:
@@ -199,6 +210,16 @@ def pairs_of_game(
         else:
             out.append((a, b, 0.5))
     return out
+
+
+#: What a name must not bring into Markdown raw: a table's cell separator, HTML, emphasis,
+#: links and code (a backslash before each, as CommonMark allows before any punctuation).
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|&"} | {"\n": " ", "\r": " "})
+
+
+def _markdown(text: str) -> str:
+    """``text`` as Markdown shows it, literally, on one line (inside a table cell too)."""
+    return text.translate(_MARKDOWN)
 
 
 def _nice_step(span: float) -> float:
@@ -264,17 +285,18 @@ class Ladder:
         lines = [head, rule]
         for r in rows:
             line = (
-                f"| {r['rank']} | {r['player']} | {r['elo']:+.0f} | "
+                f"| {r['rank']} | {_markdown(r['player'])} | {r['elo']:+.0f} | "
                 f"[{r['low']:+.0f}, {r['high']:+.0f}] | {r['games']} | {r['score']:.3f} |"
             )
             if self.faults:
                 line += f" {r['faults'] or '-'} |"
             lines.append(line)
         note = (
-            f"Logistic Elo, {self.ratings.anchor} = 0; Bradley-Terry by maximum likelihood, "
-            "95% intervals relative to the anchor."
+            f"Logistic Elo, {_markdown(self.ratings.anchor)} = 0; Bradley-Terry by maximum "
+            "likelihood, 95% intervals relative to the anchor."
         )
-        return "\n".join(([self.title, ""] if self.title else []) + lines + ["", note]) + "\n"
+        title = [_markdown(self.title), ""] if self.title else []
+        return "\n".join(title + lines + ["", note]) + "\n"
 
     def __str__(self) -> str:
         rows = self.rows()
@@ -384,9 +406,15 @@ def run_ladder(
     Each table is a :func:`pingvinas.match.play_match` (``workers``, ``backend`` and
     ``address`` as there), seeded from ``seed`` and the table's number. ``on_table(names,
     result)`` is called after each table with its match result.
+
+    :raises ValueError: before any game: an ``anchor`` no player is named, a bad ``prior``,
+        too few players, an agent that cannot play ``game``.
+    :raises Exception: whatever a table raises, and ``KeyboardInterrupt`` on Ctrl-C; after
+        a table has finished, the exception carries the ladder of the tables played so far
+        as ``e.ladder`` (the players they link to the anchor; ``None`` if they rate nobody).
     """
     from .._core import seed_for
-    from ..playing.match import play_match
+    from ..playing.match import check_agents, play_match
     from ..playing.one_game import new_state
     from ..playing.specs import as_agent
 
@@ -396,35 +424,83 @@ def run_ladder(
     seats = len(new_state(game, 0).returns())
     if len(players) < max(seats, 2):
         raise ValueError(f"{len(players)} players for a {seats}-player game: a ladder needs more")
+    if anchor is not None and anchor not in names:
+        raise ValueError(f"anchor = {anchor!r}: no player of that name ({', '.join(names)})")
+    _check_prior(prior)
+    check_agents(game, players)
     results = Pairwise(names)
     faults: dict[str, dict[str, int]] = {}
-    for t, table in enumerate(itertools.combinations(range(len(players)), seats)):
-        here = [names[i] for i in table]
-        result = play_match(
-            game,
-            [players[i] for i in table],
-            games=games,
-            seed=seed_for(seed, t),
-            workers=workers,
-            backend=backend,
-            address=address,
-            progress=progress,
-        )
-        for rec in result.records:
-            for a, b, outcome in pairs_of_game(here, rec.seats, rec.ranking):
-                results.add(
-                    a,
-                    b,
-                    wins=int(outcome == 1.0),
-                    draws=int(outcome == 0.5),
-                    losses=int(outcome == 0.0),
-                )
-            fault = getattr(rec, "fault", None)
-            if fault is not None:
-                who = here[rec.seats[fault["seat"]]]
-                count = faults.setdefault(who, {})
-                count[fault["reason"]] = count.get(fault["reason"], 0) + 1
-        if on_table is not None:
-            on_table(here, result)
+    tables = list(itertools.combinations(range(len(players)), seats))
+    played = 0
+    try:
+        for t, table in enumerate(tables):
+            here = [names[i] for i in table]
+            result = play_match(
+                game,
+                [players[i] for i in table],
+                games=games,
+                seed=seed_for(seed, t),
+                workers=workers,
+                backend=backend,
+                address=address,
+                progress=progress,
+            )
+            for rec in result.records:
+                for a, b, outcome in pairs_of_game(here, rec.seats, rec.ranking):
+                    results.add(
+                        a,
+                        b,
+                        wins=int(outcome == 1.0),
+                        draws=int(outcome == 0.5),
+                        losses=int(outcome == 0.0),
+                    )
+                fault = getattr(rec, "fault", None)
+                if fault is not None:
+                    who = here[rec.seats[fault["seat"]]]
+                    count = faults.setdefault(who, {})
+                    count[fault["reason"]] = count.get(fault["reason"], 0) + 1
+            played += 1
+            if on_table is not None:
+                on_table(here, result)
+    except BaseException as e:
+        if played:
+            stopped = f"stopped after {played} of {len(tables)} tables"
+            partial = _so_far(results, anchor, prior, title, stopped, faults)
+            try:
+                e.ladder = partial  # type: ignore[attr-defined]
+            except Exception:  # an exception type without attributes
+                pass
+        raise
     ratings = fit(results, anchor=anchor, prior=prior)
     return Ladder(results=results, ratings=ratings, title=title, faults=faults or None)
+
+
+def _so_far(
+    results: Pairwise,
+    anchor: Optional[str],
+    prior: float,
+    title: str,
+    stopped: str,
+    faults: dict[str, dict[str, int]],
+) -> Optional[Ladder]:
+    """The ladder of the players that the games so far link to the anchor (``None`` when
+    they link nobody to it, or cannot be rated), its title saying how far it got."""
+    names = results.players
+    if anchor is None:
+        anchor = "random" if "random" in results.index else names[0]
+    linked = sorted(_linked(results, results.index[anchor]))
+    if len(linked) < 2:
+        return None
+    part = Pairwise([names[i] for i in linked])
+    part.wins = results.wins[np.ix_(linked, linked)]
+    part.draws = results.draws[np.ix_(linked, linked)]
+    left = [n for i, n in enumerate(names) if i not in linked]
+    if left:
+        stopped += f"; not rated yet: {', '.join(left)}"
+    title = f"{title} ({stopped})" if title else stopped.capitalize()
+    try:
+        ratings = fit(part, anchor=anchor, prior=prior)
+    except Exception:  # what stopped the ladder is the error to raise, not this
+        return None
+    kept = {p: f for p, f in faults.items() if p in part.index}
+    return Ladder(results=part, ratings=ratings, title=title, faults=kept or None)

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 __all__ = [
     "SPRT",
@@ -242,6 +242,12 @@ class SPRT:
             value = getattr(self, name)
             if not 0 < value < 0.5:
                 raise ValueError(f"{name} = {value!r}: expected a probability above 0, below 0.5")
+        s0, s1 = expected_score(self.elo0), expected_score(self.elo1)
+        if not s0 < s1:
+            raise ValueError(
+                f"elo0 = {self.elo0!r}, elo1 = {self.elo1!r}: their expected scores do not "
+                f"differ ({s0!r}), so no result can tell H0 from H1"
+            )
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -253,6 +259,31 @@ class SPRT:
 
     def llr(self, counts: Sequence[float]) -> float:
         return llr_logistic(self.elo0, self.elo1, counts)
+
+    def fewest_games(self, pentanomial: bool = True, most: int = 10**7) -> Optional[int]:
+        """The fewest games after which the test can stop: those of a match in which one
+        player scores every point (accepting H1, or H0 when the other does), whichever
+        decides sooner; ``None`` if neither does within ``most`` games. Close hypotheses need
+        many: a pair moves the LLR by at most ``log(s1 / s0)``."""
+        size = 5 if pentanomial else 3
+        per = 2 if pentanomial else 1
+
+        def decided(n: int) -> bool:
+            ones = [0] * size
+            wins, losses = ones[:-1] + [n], [n] + ones[1:]
+            return self.decide(self.llr(wins)) == "H1" or self.decide(self.llr(losses)) == "H0"
+
+        # The LLR of a one-sided match grows with its length: find the first n by bisection.
+        top = most // per
+        if top < 1 or not decided(top):
+            return None
+        low, high = 0, 1
+        while not decided(high):
+            low, high = high, min(2 * high, top)
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (low, mid) if decided(mid) else (mid, high)
+        return high * per
 
     def decide(self, llr: float) -> str:
         lower, upper = self.bounds

@@ -946,8 +946,8 @@ pub struct PyAgentSpec {
 impl PyAgentSpec {
     #[new]
     fn new(text: &str) -> PyResult<Self> {
-        let spec = AgentSpec::parse(text)
-            .map_err(|e| PyValueError::new_err(format!("agent {}", args::cut(&e.to_string()))))?;
+        let spec =
+            AgentSpec::parse(text).map_err(|e| PyValueError::new_err(format!("agent {e}")))?;
         Ok(PyAgentSpec { spec })
     }
 

@@ -590,9 +590,10 @@ impl PyVectorEnv {
             _ => None,
         };
         let spec = match &opponent {
-            Some(text) => Some(AgentSpec::parse(text).map_err(|e| {
-                PyValueError::new_err(format!("opponent = {}", args::cut(&e.to_string())))
-            })?),
+            Some(text) => Some(
+                AgentSpec::parse(text)
+                    .map_err(|e| PyValueError::new_err(format!("opponent = {e}")))?,
+            ),
             None => None,
         };
         let learner_given = learner.is_some_and(|l| !l.is_none());

@@ -225,6 +225,8 @@ def _command(command: Union[str, Sequence[str]]) -> list[str]:
             args = shlex.split(command)
         except ValueError as e:
             raise ValueError(f"engine command {_clip(command)}: {e}") from None
+    elif isinstance(command, (bytes, bytearray)):  # else read as a list of its byte values
+        raise TypeError(f"engine command {command!r}: expected a str or a list of str, not bytes")
     else:
         args = [str(a) for a in command]
     if not args:
@@ -236,7 +238,8 @@ def _check_number(name: str, value: Any, positive: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{name} = {value!r}: expected a finite number of seconds")
     if value < 0 or (positive and value == 0):
-        raise ValueError(f"{name} = {value!r}: expected seconds above 0")
+        least = "above 0" if positive else "0 or more"
+        raise ValueError(f"{name} = {value!r}: expected seconds, {least}")
     return float(value)
 
 

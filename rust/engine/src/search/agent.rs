@@ -271,14 +271,64 @@ impl std::fmt::Display for AgentSpec {
 }
 
 fn bad<T>(text: &str) -> Result<T> {
+    let name = text.split([':', '+']).next().unwrap_or(text);
+    let hint = match near(name) {
+        Some(near) => format!("; did you mean \"{near}\"?"),
+        None => String::new(),
+    };
     invalid!(
         "{}: expected \"random\", \"greedy\", \"mcts\", \"mcts:N\" (N iterations a move, 1 \
          to {MAX_MCTS_ITERATIONS}), \"alphabeta\", \"alphabeta:D\" (depth D, 1 to \
          {MAX_ALPHABETA_DEPTH}), \"learned\", \"learned:D\", \"solve\", \"auto\", \
          \"net:PATH\" (PUCT with a net file), \"puct:N+net:PATH\" or \"SPEC+net:PATH\" (the \
-         net as the estimate of mcts, alphabeta or auto)",
+         net as the estimate of mcts, alphabeta or auto){hint}",
         quote(text)
     )
+}
+
+/// The agent name that `name` (not one) is likely a slip for: the same in other case, the
+/// start of a name, or the nearest within two edits (one for a name of four letters or
+/// fewer).
+fn near(name: &str) -> Option<&'static str> {
+    if AgentSpec::NAMES.contains(&name) {
+        return None; // its count or net is what is wrong
+    }
+    let name = name.to_ascii_lowercase();
+    let n = name.chars().count();
+    if !(2..=40).contains(&n) {
+        return None;
+    }
+    if let Some(full) = AgentSpec::NAMES.iter().find(|full| full.starts_with(&name)) {
+        return Some(full);
+    }
+    let most = if n <= 4 { 1 } else { 2 };
+    AgentSpec::NAMES
+        .iter()
+        .map(|full| (edits(&name, full), *full))
+        .filter(|&(d, _)| d <= most)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, full)| full)
+}
+
+/// The Levenshtein distance: the fewest insertions, deletions and substitutions (a swap of
+/// two neighbours counts one) that turn `a` into `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Three rows of the table: two back (for swaps), one back, and this one.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
+        }
+        before = std::mem::replace(&mut last, row);
+    }
+    last[b.len()]
 }
 
 /// A built-in player for the seats the learner does not play.
@@ -516,6 +566,33 @@ mod tests {
         }
         let e = AgentSpec::parse("puct").unwrap_err().to_string();
         assert!(e.contains("needs an evaluator"), "{e}");
+    }
+
+    #[test]
+    fn a_slip_of_the_keyboard_is_named() {
+        for (text, meant) in [
+            ("mcst", "mcts"),
+            ("MCTS:50", "mcts"),
+            ("alpha", "alphabeta"),
+            ("alphabetta:3", "alphabeta"),
+            ("gredy", "greedy"),
+            ("radnom", "random"),
+            ("lerned+net:x", "learned"),
+            ("aut", "auto"),
+        ] {
+            let e = AgentSpec::parse(text).unwrap_err().to_string();
+            assert!(
+                e.ends_with(&format!("; did you mean \"{meant}\"?")),
+                "{text}: {e}"
+            );
+        }
+        for text in ["deep-blue", "x", "mcts:0", "zzzz", "greedy:2"] {
+            let e = AgentSpec::parse(text).unwrap_err().to_string();
+            assert!(!e.contains("did you mean"), "{text}: {e}");
+        }
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(edits("mcst", "mcts"), 1);
+        assert_eq!(edits("", "auto"), 4);
     }
 
     #[test]

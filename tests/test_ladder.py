@@ -15,6 +15,7 @@ import pytest
 import pingvinas as pv
 from pingvinas import cli
 from pingvinas.rating.ladder import Ladder, Pairwise, fit, pairs_of_game, run_ladder
+from pingvinas.rating.plackett_luce import fit_rankings
 
 ELO = 400 / math.log(10)
 
@@ -151,6 +152,10 @@ def test_run_ladder_plays_every_table(game):
     else:  # one table of three: each game a result between every two players
         assert tables == [(["random", "greedy", "mcts"], 2)]
         assert all(ladder.results.games(p) == 4 for p in ("random", "greedy", "mcts"))
+    # The ratings are those of the games' finishing orders, each game counted once.
+    assert ladder.rankings is not None and ladder.rankings.games == len(tables) * 2
+    elo, low, high = fit_rankings(ladder.rankings, anchor="random", prior=2)
+    assert ladder.ratings.elo == pytest.approx(elo) and ladder.ratings.low == pytest.approx(low)
     assert ladder.ratings.elo["random"] == 0
     assert all(ladder.ratings.low[p] <= ladder.ratings.high[p] for p in ladder.ratings.players)
 

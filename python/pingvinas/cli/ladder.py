@@ -116,9 +116,9 @@ def add_parser(sub: Subparsers) -> None:
         "ladder",
         help="a round robin rated in Elo with 95%% intervals: a table (CSV, Markdown) and an SVG",
         description="Every table of players (every pair, for a two-player game) plays --games "
-        "games, seats rotating on shared deals; Bradley-Terry ratings by maximum likelihood, "
-        "random = 0 (or --anchor). Three or more players: each game's ranking counts as a "
-        "result between every two of its players.",
+        "games, seats rotating on shared deals; Plackett-Luce ratings of the games' finishing "
+        "orders by maximum likelihood (Bradley-Terry with two players), random = 0 (or "
+        "--anchor).",
     )
     p.add_argument(
         "--game", default="fish", type=variant, help="a bundled variant or a TOML config"

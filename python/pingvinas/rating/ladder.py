@@ -23,9 +23,11 @@ anchor (``random``, when it plays) is fixed at 0, and the 95% intervals are 1.96
 errors from the inverse of the observed information (the curvature of the log-likelihood at
 its maximum), so they are relative to the anchor, whose own interval is [0, 0].
 
-**Three or more players**: each game's ranking becomes a result of every pair of its players
-(the better placed wins, equal places draw). A game of ``n`` players gives ``n (n - 1) / 2``
-such results, which are not independent: the intervals are then somewhat too narrow.
+**A ladder's ratings** are those of its games' finishing orders
+(:mod:`~pingvinas.rating.plackett_luce`): Plackett-Luce, which is this fit with two players and
+counts a game of three or more players once, so its intervals hold at every player count. The
+table's games and score count pairwise results (a better place than another player at the
+table wins).
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from ..svg._draw import INK, PALETTE, SvgText, el, num, svg_root, tostring, write_text
+from .plackett_luce import Rankings, fit_rankings
 
-__all__ = ["Ladder", "Pairwise", "Ratings", "fit", "pairs_of_game", "run_ladder"]
+__all__ = ["Ladder", "Pairwise", "Ratings", "fit", "pairs_of_game", "rate", "run_ladder"]
 
 #: Logistic Elo per unit of the natural log-odds.
 ELO_PER_NAT = 400 / math.log(10)
@@ -242,6 +245,8 @@ class Ladder:
     title: str = ""
     #: Per player: games lost to faults of an external engine, by reason.
     faults: Optional[dict[str, dict[str, int]]] = None
+    #: The games' finishing orders, which the ratings are fitted to.
+    rankings: Optional[Rankings] = None
 
     def rows(self) -> list[dict[str, Any]]:
         """The table: rank, player, elo, low, high (the 95% interval), games, score."""
@@ -292,7 +297,7 @@ class Ladder:
                 line += f" {r['faults'] or '-'} |"
             lines.append(line)
         note = (
-            f"Logistic Elo, {_markdown(self.ratings.anchor)} = 0; Bradley-Terry by maximum "
+            f"Logistic Elo, {_markdown(self.ratings.anchor)} = 0; Plackett-Luce by maximum "
             "likelihood, 95% intervals relative to the anchor."
         )
         title = [_markdown(self.title), ""] if self.title else []
@@ -429,6 +434,7 @@ def run_ladder(
     _check_prior(prior)
     check_agents(game, players)
     results = Pairwise(names)
+    rankings = Rankings(names)
     faults: dict[str, dict[str, int]] = {}
     tables = list(itertools.combinations(range(len(players)), seats))
     played = 0
@@ -446,6 +452,7 @@ def run_ladder(
                 progress=progress,
             )
             for rec in result.records:
+                rankings.add([here[i] for i in rec.seats], rec.ranking)
                 for a, b, outcome in pairs_of_game(here, rec.seats, rec.ranking):
                     results.add(
                         a,
@@ -465,18 +472,31 @@ def run_ladder(
     except BaseException as e:
         if played:
             stopped = f"stopped after {played} of {len(tables)} tables"
-            partial = _so_far(results, anchor, prior, title, stopped, faults)
+            partial = _so_far(results, rankings, anchor, prior, title, stopped, faults)
             try:
                 e.ladder = partial  # type: ignore[attr-defined]
             except Exception:  # an exception type without attributes
                 pass
         raise
-    ratings = fit(results, anchor=anchor, prior=prior)
-    return Ladder(results=results, ratings=ratings, title=title, faults=faults or None)
+    ratings = rate(rankings, anchor=anchor, prior=prior)
+    return Ladder(
+        results=results, ratings=ratings, title=title, faults=faults or None, rankings=rankings
+    )
+
+
+def rate(rankings: Rankings, *, anchor: Optional[str] = None, prior: float = 2.0) -> Ratings:
+    """The Plackett-Luce ratings of finishing orders
+    (:func:`~pingvinas.rating.plackett_luce.fit_rankings`) as :class:`Ratings`."""
+    names = rankings.players
+    if anchor is None:
+        anchor = "random" if "random" in rankings.index else names[0]
+    elo, low, high = fit_rankings(rankings, anchor=anchor, prior=prior)
+    return Ratings(players=list(names), elo=elo, low=low, high=high, anchor=anchor)
 
 
 def _so_far(
     results: Pairwise,
+    rankings: Rankings,
     anchor: Optional[str],
     prior: float,
     title: str,
@@ -498,9 +518,13 @@ def _so_far(
     if left:
         stopped += f"; not rated yet: {', '.join(left)}"
     title = f"{title} ({stopped})" if title else stopped.capitalize()
+    ranked = Rankings(part.players)
+    for (seats, places), count in rankings.counts.items():
+        if all(i in linked for i in seats):
+            ranked.add([names[i] for i in seats], places, count=count)
     try:
-        ratings = fit(part, anchor=anchor, prior=prior)
+        ratings = rate(ranked, anchor=anchor, prior=prior)
     except Exception:  # what stopped the ladder is the error to raise, not this
         return None
     kept = {p: f for p, f in faults.items() if p in part.index}
-    return Ladder(results=part, ratings=ratings, title=title, faults=kept or None)
+    return Ladder(results=part, ratings=ratings, title=title, faults=kept or None, rankings=ranked)

@@ -247,25 +247,16 @@ impl crate::search::Knowledge for MarathonGame {
         crate::search::Choice::Mcts
     }
 
-    /// Two players: PUCT, each move's prior growing with the turns it saves its piece
-    /// ([`MarathonEval`]'s move ordering); it beat UCT selection with the same playouts
-    /// (`docs/strength.md`). More players: UCT (PUCT is not measured there).
+    /// PUCT, each move's prior growing with the turns it saves its piece ([`MarathonEval`]'s
+    /// move ordering): with the same playouts it played stronger than UCT selection with 2 to
+    /// 5 players.
     fn auto_selection(&self) -> crate::search::mcts::Selection {
-        if self.players() == 2 {
-            crate::search::mcts::Selection::Puct
-        } else {
-            crate::search::mcts::Selection::Uct
-        }
+        crate::search::mcts::Selection::Puct
     }
 
-    /// Two players: 2.0, which beat 0.5 and 1.0 with PUCT selection (`docs/strength.md`);
-    /// more players: MCTS's 1.0.
+    /// 2.0, which beat 0.5 and 1.0 with PUCT selection.
     fn auto_exploration(&self) -> f64 {
-        if self.players() == 2 {
-            2.0
-        } else {
-            1.0
-        }
+        2.0
     }
 }
 

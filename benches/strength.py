@@ -1,0 +1,292 @@
+"""Every figure of the strength page, made by one command: ladders of every shipped player for
+both games at every player count, the largest time a move of ``auto`` in them, and, given an
+earlier build, ``auto`` against that build's ``auto`` at every player count.
+
+    python benches/strength.py --out docs/strength.md --force               # the page
+    python benches/strength.py --out docs/strength.md --force --baseline DIR  # and the comparison
+    python benches/strength.py --quick --out /tmp/strength.md               # tiny, for CI
+
+``DIR`` is an earlier build installed with ``pip install --no-deps --target DIR WHEEL``;
+the comparison runs ``benches/versus_baseline.py`` (every seat a process of its own). Build
+this package in release mode first (``pip install .``) and run on a quiet machine: the players
+search for a time, so a slower or busier machine plays weaker moves. The page, its header (the
+commit, the date, the machine, its load, the command) and the ladders' pictures
+(``docs/img/strength-*.svg``, beside ``--out``'s folder) are rewritten whole.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import report  # noqa: E402
+
+import pingvinas as pv  # noqa: E402
+from pingvinas._files import check_output, write_text  # noqa: E402
+from pingvinas.agents import Agent, timed_agent  # noqa: E402
+from pingvinas.rating.ladder import run_ladder  # noqa: E402
+
+#: Every shipped algorithm an agent spec names, the weakest first.
+PLAYERS = ["random", "greedy", "mcts", "alphabeta", "auto"]
+#: Each game at every player count it supports.
+GAMES = [("fish", 2), ("fish", 3), ("fish", 4)] + [("marathon", n) for n in (2, 3, 4, 5)]
+
+
+@dataclass(frozen=True)
+class Size:
+    time: float  # seconds a move
+    games: int  # games per table of the ladders
+    baseline_games: int  # games per game and player count against the earlier build
+    workers: int
+
+
+FULL = Size(time=0.1, games=20, baseline_games=200, workers=2)
+QUICK = Size(time=0.01, games=2, baseline_games=4, workers=2)
+
+
+class Clocked(Agent):
+    """An agent whose moves are timed: the largest and the mean time of ``choose``."""
+
+    def __init__(self, inner: Agent, log: list[float], lock: threading.Lock) -> None:
+        self.inner, self.log, self.lock = inner, log, lock
+        self.name = inner.name
+
+    def choose(self, state: Any) -> Any:
+        t = time.perf_counter()
+        move = self.inner.choose(state)
+        elapsed = time.perf_counter() - t
+        with self.lock:
+            self.log.append(elapsed)
+        return move
+
+    def spawn(self, seed: Optional[int] = None) -> Clocked:
+        return Clocked(self.inner.spawn(seed), self.log, self.lock)
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def close(self) -> None:
+        getattr(self.inner, "close", lambda: None)()
+
+    def stop(self) -> None:
+        getattr(self.inner, "stop", lambda: None)()
+
+
+def make_game(name: str, players: int) -> Any:
+    return pv.Fish(players=players) if name == "fish" else pv.Marathon(players=players)
+
+
+def title(name: str, players: int) -> str:
+    return f"{'Fish' if name == 'fish' else 'Penguin Marathon'}, {players} players"
+
+
+def ladder_part(
+    name: str, players: int, size: Size, seed: int, img: Path, rel: str
+) -> tuple[list[str], list[float]]:
+    """One ladder: its table and picture, and the times of ``auto``'s moves in it."""
+    times: list[float] = []
+    lock = threading.Lock()
+    agents: list[Agent] = []
+    for spec in PLAYERS:
+        agent = timed_agent(spec, size.time, seed)
+        agents.append(Clocked(agent, times, lock) if spec == "auto" else agent)
+    # Whole rotations: every player sits in every seat of each deal.
+    games = -(-size.games // players) * players
+    t = time.perf_counter()
+    ladder = run_ladder(
+        make_game(name, players),
+        agents,
+        games=games,
+        seed=seed,
+        workers=size.workers,
+        progress=False,
+        title=title(name, players),
+    )
+    minutes = (time.perf_counter() - t) / 60
+    svg = img / f"strength-{name}-{players}p.svg"
+    write_text(svg, str(ladder.svg()) + "\n")
+    lines = [
+        f"### {title(name, players)}",
+        "",
+        f"Every table of {players} of the players plays {games} games "
+        f"({int(ladder.rankings.games)} games in all, {minutes:.1f} minutes).",
+        "",
+        ladder.to_markdown().split("\n\n", 1)[-1].rstrip()
+        if ladder.title
+        else ladder.to_markdown().rstrip(),
+        "",
+        f"![{title(name, players)}: each player's Elo with its 95% interval]({rel}/{svg.name})",
+    ]
+    return lines, times
+
+
+def baseline_part(name: str, players: int, size: Size, seed: int, baseline: str) -> dict[str, Any]:
+    """This build's ``auto`` in one seat against the earlier build's in the others."""
+    new = str(Path(pv.__file__).resolve().parent.parent)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [
+            sys.executable,
+            str(HERE / "versus_baseline.py"),
+            "--new", new, "--old", baseline,
+            "--game", name, "--players", str(players),
+            "--games", str(size.baseline_games), "--time", str(size.time),
+            "--workers", str(size.workers), "--seed", str(seed), "--json", out,
+        ]  # fmt: skip
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        return json.loads(Path(out).read_text(encoding="utf-8").splitlines()[-1])
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--out", required=True, help="the page to write (docs/strength.md)")
+    ap.add_argument("--force", action="store_true", help="replace --out if it exists")
+    ap.add_argument("--quick", action="store_true", help="every part at a tiny size (CI)")
+    ap.add_argument("--baseline", help="an earlier build, installed in this folder")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--time", type=float, help=f"seconds a move (default {FULL.time})")
+    ap.add_argument("--games", type=int, help=f"games a ladder table (default {FULL.games})")
+    ap.add_argument("--only", help="one game and player count, e.g. fish-3 (a partial page)")
+    args = ap.parse_args(argv)
+    try:
+        check_output(args.out, replace=args.force, hint=": --force replaces it")
+    except ValueError as e:
+        ap.error(str(e))
+    if args.baseline and not (Path(args.baseline) / "pingvinas" / "__init__.py").is_file():
+        ap.error(f"--baseline {args.baseline}: no installed pingvinas in that folder")
+    size = QUICK if args.quick else FULL
+    if args.time is not None or args.games is not None:
+        if not (args.time is None or 0 < args.time <= 60) or not (
+            args.games is None or 1 <= args.games <= 100_000
+        ):
+            ap.error("--time: seconds above 0, at most 60; --games: 1 to 100,000")
+        size = Size(
+            time=size.time if args.time is None else args.time,
+            games=size.games if args.games is None else args.games,
+            baseline_games=size.baseline_games,
+            workers=size.workers,
+        )
+    games = GAMES
+    if args.only:
+        games = [g for g in GAMES if f"{g[0]}-{g[1]}" == args.only]
+        if not games:
+            ap.error(f"--only {args.only}: one of {', '.join(f'{g}-{n}' for g, n in GAMES)}")
+    out = Path(args.out)
+    img = out.parent / "img"
+    img.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    ladders: list[str] = []
+    timing: list[list[str]] = []
+    for k, (name, players) in enumerate(games):
+        print(f"ladder: {title(name, players)}", file=sys.stderr, flush=True)
+        lines, times = ladder_part(name, players, size, args.seed + k, img, "img")
+        ladders += lines + [""]
+        timing.append(
+            [
+                title(name, players),
+                f"{size.time} s",
+                str(len(times)),
+                f"{sum(times) / len(times):.3f} s",
+                f"{max(times):.3f} s",
+            ]
+        )
+    versus: list[list[str]] = []
+    if args.baseline:
+        for k, (name, players) in enumerate(games):
+            print(f"against the baseline: {title(name, players)}", file=sys.stderr, flush=True)
+            r = baseline_part(name, players, size, args.seed + 100 + k, args.baseline)
+            lo, hi = r["ci95"]
+            elo = ""
+            if "elo" in r:
+                elo = f"{r['elo']:+.0f} [{r['elo95'][0]:+.0f}, {r['elo95'][1]:+.0f}]"
+            versus.append(
+                [
+                    title(name, players),
+                    f"{r['time']} s",
+                    str(r["games"]),
+                    f"{r['score']:.3f} [{lo:.3f}, {hi:.3f}]",
+                    f"{r['fair_share']:.3f}",
+                    elo,
+                    f"{r['new_move_max_s']:.3f} s",
+                ]
+            )
+    minutes = (time.perf_counter() - started) / 60
+    given = argv if argv is not None else sys.argv[1:]
+    commit = report.git("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = " (with uncommitted changes)" if report.git("status", "--porcelain", "-uno") else ""
+    page = [
+        "# Playing strength",
+        "",
+        "<!-- Written by benches/strength.py: edit that script, not this page. -->",
+        "",
+        f"Made by `python benches/strength.py {' '.join(given)}` at commit {commit}{dirty} on "
+        f"{datetime.date.today().isoformat()}, on {report.cpu_model()} "
+        f"({os.cpu_count()} cores, load {report.load()}), Python "
+        f"{sys.version.split()[0]}, pingvinas {pv.__version__}, in {minutes:.1f} minutes.",
+        "",
+        "## How it is measured",
+        "",
+        "**Ladders.** Every shipped player (`random`, `greedy`, `mcts`, `alphabeta`, `auto`: the "
+        "agent specs of the same names, [Search and players](search.md)) plays a round robin "
+        "for each game at each player count: every table of as many of them as the game seats "
+        "plays the same number of games, the players rotating through the seats on shared "
+        f"deals, {size.time} s a move, one search thread each, {size.workers} games at once. "
+        "The ratings are Plackett-Luce fits of every game's finishing order "
+        "(`pingvinas.rating.plackett_luce`; Bradley-Terry with two players) in logistic Elo, "
+        "`random` at 0, with 95% intervals: `pingvinas ladder` makes the same tables "
+        "([SPRT matches and rating ladders](ladder.md)). The score column is the share of "
+        "the pairwise results won (a better place than another player at the table).",
+        "",
+        "**Against an earlier build.** This build's `auto` in one seat, the earlier build's "
+        "`auto` in every other seat, the seat going round over each deal; every player a "
+        "process of its own (`benches/versus_baseline.py`). The score is 1 for a sole win, "
+        "1/k for a first place shared by k, 0 otherwise, with Wilson's 95% interval; the fair "
+        "share is one over the players.",
+        "",
+        "**Time a move.** The mean and the largest time `auto` took for a move in the ladders, "
+        "against the time it was given.",
+        "",
+        "## Ladders",
+        "",
+        *ladders,
+        "## Time a move",
+        "",
+        *report.table(["game", "given", "moves", "mean", "largest"], timing),
+        "",
+        "## Against an earlier build",
+        "",
+    ]
+    if versus:
+        page += [
+            f"The earlier build: `{args.baseline}`.",
+            "",
+            *report.table(
+                ["game", "time a move", "games", "score", "fair share", "Elo", "largest move"],
+                versus,
+            ),
+        ]
+    else:
+        page.append("Not part of this run: `--baseline DIR` adds it.")
+    write_text(out, "\n".join(page).rstrip("\n") + "\n")
+    print(f"wrote {out} in {minutes:.1f} minutes", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""``benches/strength.py --quick`` writes the whole strength page at a tiny size: the header,
+a ladder with its picture for each game at every player count, and the time a move. It checks
+that the command works, not the figures."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benches" / "strength.py"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SCRIPT.exists(), reason="no benches/ beside the tests (an installed copy)")
+def test_quick_strength_page(tmp_path):
+    out = tmp_path / "docs" / "strength.md"
+    out.parent.mkdir()
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("# Playing strength\n")
+    assert f"benches/strength.py --quick --out {out}" in page
+    ladders = re.findall(r"^### (Fish|Penguin Marathon), (\d) players$", page, re.M)
+    assert ladders == [("Fish", "2"), ("Fish", "3"), ("Fish", "4")] + [
+        ("Penguin Marathon", str(n)) for n in (2, 3, 4, 5)
+    ]
+    for game, n in ladders:
+        slug = "fish" if game == "Fish" else "marathon"
+        svg = out.parent / "img" / f"strength-{slug}-{n}p.svg"
+        assert svg.read_text().startswith("<svg") and f"img/{svg.name}" in page
+    # Every shipped player is in every ladder, ranked, with an interval.
+    rows = re.findall(r"^\| \d \| (\w+) \| [+-]\d+ \| \[[+-]\d+, [+-]\d+\] \|", page, re.M)
+    assert len(rows) == 5 * len(ladders) and set(rows) == {
+        "random",
+        "greedy",
+        "mcts",
+        "alphabeta",
+        "auto",
+    }
+    assert "## Time a move" in page and "Not part of this run: `--baseline DIR`" in page
+    # Again: an existing page is replaced only with --force.
+    again = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 2 and "--force" in again.stderr

@@ -231,8 +231,9 @@ def test_dotted_paths_resolve(group):
 
 # --- Measured figures live on the generated pages alone ------------------------------------------
 
-#: The pages a command writes, each with the command that made it: the only place for figures.
-GENERATED_PAGES = {"performance.md", "strength.md", "solved.md"}
+#: The pages a command writes, each with the command that made it: the only place for figures;
+#: and solver-records.md, which says it is a record of one-off runs, with their commands.
+GENERATED_PAGES = {"performance.md", "strength.md", "solved.md", "solver-records.md"}
 _NUM = r"(?<![\w.])[+-]?\d[\d,]*(?:\.\d+)?"
 #: What a measurement looks like: a time, a size or a rate with its unit, an interval of
 #: fractions or of signed numbers (a 95% interval, an Elo interval), Elo, a ratio (x2.8, 2.8x:

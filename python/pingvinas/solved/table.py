@@ -1,7 +1,8 @@
 """``docs/solved.md`` and its picture, made by ``pingvinas solve --table``: every board class of
 :mod:`pingvinas.solved.boards` solved from seeds, the value map of a bundled solved board, how
-far each player is from perfect play on solved boards (also ``benches/perfect_play.py``), and
-the sections measured apart, from ``table.json``."""
+far each player is from perfect play on solved boards (also ``benches/perfect_play.py``).
+What was measured apart, on boards too big for this command, is a record of its own page
+(``docs/solver-records.md``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from .. import fish
 from .._core import FishState, __version__
@@ -27,30 +28,13 @@ from .boards import CLASSES, BoardClass, MoveValues, Solver, margin, move_values
 
 #: The table's data (``table.json`` beside this module): the boards solved per class by default
 #: (sized so that the whole command takes about a minute on a small machine with a release
-#: build; a class past ``--max-nodes`` is left out, saying so in the table), the players of the
-#: perfect-play table with the time budgets they are measured at (``None``: no budget), and the
-#: sections measured apart by the engine examples they name (too long for the page's command).
+#: build; a class past ``--max-nodes`` is left out, saying so in the table), and the players of the
+#: perfect-play table with the time budgets they are measured at (``None``: no budget).
 DATA = json.loads(resources.files(__package__).joinpath("table.json").read_text("utf-8"))
 BOARDS: dict[str, int] = DATA["boards"]
 PLAYERS: tuple[tuple[str, Optional[float]], ...] = tuple(
     (name, seconds) for name, seconds in DATA["players"]
 )
-
-
-def measured_section(section: dict[str, Any]) -> list[str]:
-    """A section measured apart, as Markdown lines: its title, text, table and notes."""
-    columns = section["columns"]
-    return [
-        f"## {section['title']}",
-        "",
-        *section["before"].split("\n"),
-        "",
-        "| " + " | ".join(columns) + " |",
-        "|" + "---|" * len(columns),
-        *("| " + " | ".join(row) + " |" for row in section["rows"]),
-        "",
-        *section["after"].split("\n"),
-    ]
 
 
 @dataclass
@@ -340,8 +324,6 @@ def render(
             "its row counts the boards solved."
             for r in left
         ]
-    for section in DATA["measured"]:
-        out += ["", *measured_section(section)]
     out += ["", "## A solved board", ""]
     link, note = picture
     out += [f"![The value map of a solved board]({link})", "", note]

@@ -15,11 +15,14 @@ CARGO_TOML = Path(__file__).resolve().parent.parent / "Cargo.toml"
 
 def python_version(cargo_version: str) -> str:
     """A Cargo (semver) version as maturin writes it into Python metadata: ``1.2.0-alpha.3``
-    becomes ``1.2.0a3``, ``1.2.0-rc.1`` becomes ``1.2.0rc1``."""
-    m = re.fullmatch(r"(\d+\.\d+\.\d+)(?:-(alpha|beta|rc)\.?(\d+))?", cargo_version)
+    becomes ``1.2.0a3``, ``1.2.0-rc.1`` becomes ``1.2.0rc1``, ``1.2.0-dev0`` becomes
+    ``1.2.0.dev0``."""
+    m = re.fullmatch(r"(\d+\.\d+\.\d+)(?:-(alpha|beta|rc|dev)\.?(\d+))?", cargo_version)
     assert m, f"unexpected Cargo version {cargo_version!r}"
     release, pre, n = m.groups()
-    return release + ({"alpha": "a", "beta": "b", "rc": "rc"}[pre] + n if pre else "")
+    return release + (
+        {"alpha": "a", "beta": "b", "rc": "rc", "dev": ".dev"}[pre] + n if pre else ""
+    )
 
 
 def test_version_agrees_with_metadata():
@@ -40,3 +43,18 @@ def test_cli_version():
         [sys.executable, "-m", "pingvinas", "--version"], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == f"pingvinas {pv.__version__}"
+
+
+def test_the_version_says_what_it_is():
+    """A development version (``X.Y.Z-devN``) until a release is made; a release's version has
+    its dated section in the changelog."""
+    changelog = CARGO_TOML.parent / "CHANGELOG.md"
+    if not changelog.exists():
+        return
+    text = changelog.read_text(encoding="utf-8")
+    if "-dev" in pv.__version__:
+        assert "## [Unreleased]" in text
+    else:
+        assert re.search(
+            rf"^## \[{re.escape(pv.__version__)}\] - \d{{4}}-\d{{2}}-\d{{2}}$", text, re.M
+        ), f"CHANGELOG.md has no dated section for the release {pv.__version__}"

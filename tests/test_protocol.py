@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -97,7 +98,7 @@ def test_engine_line_fields():
         ("id name", "id KEY TEXT"),
         ("readyok now", "nothing after"),
         ("bestmove a1\x00", "control characters"),
-        ("x" * (1 << 20 | 1), "characters"),
+        ("x" * (1 << 20 | 1), "bytes"),
     ],
 )
 def test_malformed_engine_lines_are_refused(line, says):
@@ -242,6 +243,8 @@ def test_a_real_engine_plays_matches_of_both_games(tmp_path):
         assert result.agents[0].faults == {} and "faults" not in str(result)
         records = pv.record.read_jsonl(save)
         assert all(r.result["over"] for r in records)
+        # The engine's own name (its id name) beside the name the table gives it.
+        assert [p["engine"] for p in records[0].players if "engine" in p] == ["pingvinas greedy"]
         # Each move of the engine carries the time it took.
         seat = result.records[0].seats.index(0)
         mine = [
@@ -451,6 +454,23 @@ def test_an_engine_that_faults_raises_engine_fault_and_is_restarted(tmp_path):
         assert processes_running(paths["garbage"]) == []
 
 
+def test_a_saved_game_lost_to_a_fault_says_who_lost(tmp_path):
+    engine = EngineAgent([sys.executable, write_fakes(tmp_path)["illegal"]], time=0.05, grace=5)
+    save = tmp_path / "games.jsonl"
+    result = pv.play_match(pv.Fish(), [engine, "random"], games=2, save=save, progress=False)
+    for record, game in zip(pv.record.read_jsonl(save), result.records):
+        seat = game.fault["seat"]
+        assert record.fault_seat == seat and record.result["over"] is True
+        assert record.result["ranking"] == game.ranking and game.ranking[seat] == 2
+        assert record.result["returns"] == game.returns and game.returns[seat] == -1.0
+        # The position's own result, as a record may hold it, reads too.
+        data = record.to_dict()
+        data["result"] = dict(data["result"], over=False, ranking=[1, 1], returns=[0.0, 0.0])
+        assert pv.GameRecord.from_dict(data).result == record.result
+    lost = pv.GameRecord(pv.Marathon(), players=["a", "b"], meta={"fault": {"seat": 0}})
+    assert lost.result["winner"] == 1 and lost.result["ranking"] == [2, 1]
+
+
 @LINUX
 @pytest.mark.slow
 def test_ctrl_c_leaves_no_engine_process(tmp_path):
@@ -524,3 +544,378 @@ def test_pingvinas_engine_speaks_the_protocol():
     assert out[:4] == ["id name tester", "id author pingvinas", "pepok 1", "readyok"]
     assert out[-2].startswith("info depth") and out[-1].startswith("bestmove ")
     assert start.parse_move(out[-1][len("bestmove ") :]) in start.legal_moves()
+
+
+# --------------------------------------------------------------------------- hostile engines
+
+#: A fake engine that plays the first legal move. ``SETUP`` runs once at its start,
+#: ``POSITION`` after each position is read and ``GO`` at each ``go`` before the answer (with
+#: ``seat``, ``state``, ``say`` and ``helper`` at hand); ``PEPOK`` is its handshake's answer.
+PLAYER = '''
+import json, os, sys, threading, time
+import pingvinas as pv
+
+def say(text):  # UTF-8 whatever the locale, a whole line a write (threads may say too)
+    sys.stdout.buffer.write((text + "\\n").encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+def helper(keep):
+    """Leaves a process behind in a session of its own, nobody's child, that sleeps with the
+    descriptors of `keep` (of 0, 1, 2) still open and the others on /dev/null."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in {0, 1, 2} - set(keep):
+                os.dup2(null, fd)
+            time.sleep(3600)
+        os._exit(0)
+    os.wait()
+
+seat = state = None
+PEPOK = "pepok 1"
+SETUP
+for line in sys.stdin:
+    word, _, rest = line.strip().partition(" ")
+    if word == "pep":
+        say("id name fake\\n" + PEPOK)
+    elif word == "newgame":
+        seat = json.loads(rest)["seat"]
+    elif word == "isready":
+        say("readyok")
+    elif word == "position":
+        data = json.loads(rest)
+        kind = pv.FishState if data["start"]["game"] == "fish" else pv.MarathonState
+        state = kind.from_json(json.dumps(data["start"]))
+        for move in data["moves"]:
+            state.play(move)
+        POSITION
+    elif word == "go":
+        GO
+        say(f"bestmove {state.legal_moves()[0]}")
+    elif word == "quit":
+        break
+'''
+
+
+@pytest.fixture
+def fake_engine(tmp_path):
+    """``fake_engine(name, setup=..., position=..., go=...)`` writes a :data:`PLAYER` and
+    returns its path; whatever of its processes is left is killed after the test."""
+    paths = []
+
+    def write(name, setup="", position="pass", go="pass"):
+        code = PLAYER.replace("SETUP", textwrap.dedent(setup))
+        for key, snippet in (("POSITION", position), ("GO", go)):
+            snippet = textwrap.indent(textwrap.dedent(snippet).strip(), " " * 8)
+            code = code.replace(key, snippet.lstrip())
+        path = tmp_path / f"{name}.py"
+        path.write_text(code)
+        paths.append(str(path))
+        return str(path)
+
+    yield write
+    if os.path.isdir("/proc/self"):
+        for path in paths:
+            for pid in processes_running(path):
+                os.kill(pid, signal.SIGKILL)
+
+
+def in_child(body, timeout=60):
+    """Runs ``body`` in a fresh interpreter and returns its last line, read as JSON; a child
+    that does not end within ``timeout`` seconds fails the test."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(body)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"no end within {timeout} s: it hangs")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def faults_of(path, games=2, opponent='"random"', setup="", **engine):
+    """The faults of a match of ``games`` games of Fish between the engine at ``path`` and
+    ``opponent``, played in a child process (with ``setup`` run before it)."""
+    options = dict(time=0.05, grace=2, startup=30, **engine)
+    return in_child(f"""
+        import json, sys, threading, time
+        import pingvinas as pv
+        from pingvinas.playing.protocol.driver import EngineAgent
+        {textwrap.indent(textwrap.dedent(setup), " " * 8).strip()}
+        engine = EngineAgent([sys.executable, {path!r}], **{options!r})
+        result = pv.play_match(pv.Fish(), [engine, {opponent}], games={games}, progress=False)
+        print(json.dumps([r.fault for r in result.records]))
+    """)
+
+
+@LINUX
+@pytest.mark.parametrize("go", ["pass", "sys.exit(3)"], ids=["plays", "exits"])
+def test_a_helper_holding_the_pipes_neither_stalls_the_match_nor_outlives_the_game(fake_engine, go):
+    path = fake_engine("daemon", setup="helper((0, 1, 2))", go=go)
+    faults = faults_of(path)
+    if go == "pass":
+        assert faults == [None, None]
+    else:  # it exited: a crash, though its helper still holds its output open
+        assert [f["reason"] for f in faults] == ["crash", "crash"]
+        assert "exited with code 3" in faults[0]["detail"]
+    assert processes_running(path) == []
+
+
+@LINUX
+@pytest.mark.parametrize("workers, finished", [(1, [0]), (3, [0, 2, 4])])
+def test_ctrl_c_stops_a_match_whose_engines_left_helpers_and_keeps_the_finished_games(
+    fake_engine, tmp_path, workers, finished
+):
+    hanging = tmp_path / "hanging"
+    hanging.mkdir()
+    # It plays from seat 0 and hangs from seat 1: the even games finish, the odd ones hang.
+    go = f"""
+        if seat == 1:
+            open(os.path.join({str(hanging)!r}, str(os.getpid())), "w").close()
+            time.sleep(3600)
+    """
+    path = fake_engine("daemon_hangs", setup="helper((0, 1, 2))", go=go)
+    save = tmp_path / "games.jsonl"
+    command = [sys.executable, "-m", "pingvinas", "match", "--agents"]
+    command += [f"cmd:{shlex.join([sys.executable, path])}", "random", "--games", "6"]
+    command += ["--workers", str(workers), "--time", "600", "--save", str(save), "--quiet"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(os.listdir(hanging)) < workers and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            time.sleep(0.1)
+        assert len(os.listdir(hanging)) == workers, "the engines never hung"
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            pytest.fail("Ctrl-C did not stop the match")
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 130, err[-2000:]
+    assert f"kept the {len(finished)} finished game(s) in {save}" in err
+    assert [r.meta["game"] for r in pv.record.read_jsonl(save)] == finished
+    assert processes_running(path) == []
+
+
+@LINUX
+def test_a_helper_holding_only_stderr_leaves_no_thread_and_no_process(fake_engine):
+    path = fake_engine("stderr_daemon", setup="helper((2,))")
+    out = in_child(f"""
+        import json, sys, threading
+        import pingvinas as pv
+        from pingvinas.playing.protocol.driver import EngineAgent
+        engine = EngineAgent([sys.executable, {path!r}], time=0.05, grace=2, startup=30)
+        before = threading.active_count()
+        result = pv.play_match(pv.Fish(), [engine, "random"], games=4, progress=False)
+        print(json.dumps(dict(faults=[r.fault for r in result.records],
+                              threads=threading.active_count() - before)))
+    """)
+    assert out == {"faults": [None] * 4, "threads": 0}
+    assert processes_running(path) == []
+
+
+def test_pipes_read_by_threads_play_and_fault_alike(monkeypatch, tmp_path):
+    """Where ``poll`` does not take pipes (Windows), threads read them: the same games, and
+    the same faults."""
+    from pingvinas.playing.protocol import driver
+
+    monkeypatch.setattr(driver, "_THREADED", True)
+    board = pv.Fish(board=[[1, 2, 3, 1, 2], [3, 1, 1, 2, 2], [1, 1, 2, 3, 1]], penguins=2)
+    engine = EngineAgent(ENGINE + ["--agent", "greedy"], time=0.05, grace=5, startup=60)
+    result = pv.play_match(board, [engine, "random"], games=2, progress=False)
+    assert [r.fault for r in result.records] == [None, None]
+    garbage = write_fakes(tmp_path)["garbage"]
+    engine = EngineAgent([sys.executable, garbage], time=0.05, grace=5, startup=60)
+    result = pv.play_match(board, [engine, "random"], games=2, progress=False)
+    assert [r.fault["reason"] for r in result.records] == ["protocol", "protocol"]
+
+
+#: This process's peak resident memory in MB (Linux), for code run in a child.
+PEAK_MB = """
+def peak_mb():
+    with open("/proc/self/status") as f:
+        return next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmHWM:"))
+"""
+
+
+@LINUX
+def test_an_engine_that_writes_without_end_does_not_grow_the_driver(fake_engine):
+    """Info lines written non-stop, also while the other player thinks: the driver holds at
+    most a line of them, and the engine still plays."""
+    flood = """
+        def flood():
+            while True:
+                say("info string " + "x" * 1000)
+        threading.Thread(target=flood, daemon=True).start()
+    """
+    path = fake_engine("flood", setup=flood)
+    out = in_child(
+        PEAK_MB
+        + f"""
+import json, sys, time
+import pingvinas as pv
+from pingvinas.playing.agents import CallableAgent
+from pingvinas.playing.protocol.driver import EngineAgent
+
+def slow(state):
+    time.sleep(1.0)
+    return state.legal_moves()[0]
+
+engine = EngineAgent([sys.executable, {path!r}], time=0.2, grace=2, startup=30)
+before = peak_mb()
+result = pv.play_match(
+    pv.Fish(), [engine, CallableAgent(slow)], games=1, max_moves=5, progress=False
+)
+print(json.dumps(dict(fault=result.records[0].fault, grew=peak_mb() - before)))
+"""
+    )
+    assert out["grew"] < 50, f"the driver grew by {out['grew']:.0f} MB"
+    assert out["fault"] is None
+
+
+@pytest.mark.parametrize(
+    "hostile, reason, says",
+    [
+        # A version too long for int(): the engine's fault, not the match's end.
+        (dict(setup="PEPOK = 'pepok ' + '1' * 5000"), "protocol", "above the most"),
+        # Answers that answer no go: one before it, or a second one.
+        (dict(position="say(f'bestmove {state.legal_moves()[0]}')"), "protocol", "answers no go"),
+        (dict(go="say(f'bestmove {state.legal_moves()[0]}')"), "protocol", "answers no go"),
+        # Over 1 MiB in bytes, though not in characters.
+        (dict(go="say('info string ' + 'é' * 600_000)"), "protocol", "1,048,576 bytes"),
+        (dict(go="say('bestmove none')"), "illegal", "no move"),
+    ],
+    ids=["huge-version", "early-bestmove", "second-bestmove", "long-line", "none"],
+)
+def test_hostile_answers_lose_the_engine_its_games_with_the_reason(
+    fake_engine, hostile, reason, says
+):
+    faults = faults_of(fake_engine("hostile", **hostile))
+    assert [f["reason"] for f in faults] == [reason, reason], faults
+    assert says in faults[0]["detail"], faults
+
+
+# --------------------------------------------------------------------------- a hostile driver
+
+
+def engine_answers(data, agent="greedy", timeout=120, **env):
+    """``pingvinas engine --agent AGENT``'s exit code and lines for ``data`` (lines, or bytes)
+    written at once, with ``env`` added to its environment."""
+    if not isinstance(data, bytes):
+        data = "".join(line + "\n" for line in data).encode("utf-8")
+    proc = subprocess.run(
+        ENGINE + ["--agent", agent],
+        input=data,
+        capture_output=True,
+        timeout=timeout,
+        env=dict(os.environ, **env),
+    )
+    return proc.returncode, proc.stdout.decode("utf-8").splitlines()
+
+
+def a_game(*then, seed=1):
+    """The lines of a game of Fish up to its first position, then ``then``."""
+    game = pv.Fish()
+    start = game.new_state(seed=seed)
+    return ["pep 1", format_newgame(game, 0), "isready", format_position(start, []), *then]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "go movetime 604800001",  # a millisecond over 7 days
+        "go movetime " + "9" * 30,
+        "go timeleft 1000 inc " + "9" * 5000,
+        "pep " + "1" * 5000,
+    ],
+    ids=["over-7-days", "30-digits", "5000-digits", "pep-5000-digits"],
+)
+def test_the_engine_answers_numbers_out_of_range_and_goes_on(bad):
+    code, out = engine_answers(a_game(bad, "isready", "quit"))
+    assert code == 0, out
+    errors = [line for line in out if line.startswith("info string error")]
+    assert len(errors) == 1 and "above the most" in errors[0], out
+    assert ("bestmove none" in out) == bad.startswith("go")
+    assert out[-1] == "readyok"
+
+
+def test_the_engine_answers_a_position_it_cannot_solve_in_time():
+    code, out = engine_answers(a_game("go movetime 10", "isready", "quit"), agent="solve")
+    assert code == 0, out
+    assert out[-3].startswith("info string error") and out[-2:] == ["bestmove none", "readyok"]
+
+
+def test_the_engine_answers_a_line_that_is_not_utf8_and_the_lines_around_it():
+    # Strict decoding, as PYTHONIOENCODING or a UTF-8 locale would make the standard input's.
+    code, out = engine_answers(b"isready\n\xff\nisready\n", PYTHONIOENCODING="utf-8")
+    assert code == 0
+    assert out[0] == "readyok" and "UTF-8" in out[1] and out[2] == "readyok", out
+
+
+def test_the_engine_drops_a_line_over_1_mib_whole():
+    # Over 1 MiB in characters, with "quit" where the line would be cut; over 1 MiB in bytes.
+    long = "info " + "x" * ((1 << 20) + 2 - 5) + "quit"
+    wide = "info " + "é" * 600_000
+    code, out = engine_answers(["isready", long, wide, "isready", "quit"])
+    assert code == 0
+    assert out[0] == "readyok" and out[-1] == "readyok", out[:1] + out[-1:]
+    assert out[1:-1] == ["info string error: a line of more than 1,048,576 bytes"] * 2
+
+
+def test_the_engine_side_counts_a_text_line_in_bytes():
+    answers = converse(["info " + "é" * 600_000, "isready"])
+    assert answers == [
+        "info string error: a line of 1,200,005 bytes (the most is 1,048,576)",
+        "readyok",
+    ]
+
+
+def test_the_engine_searches_to_its_count_whatever_input_is_waiting():
+    """``position``, ``go`` and the lines after it written at once: the search is not cut
+    short (alpha-beta to depth 4 well within its time)."""
+    state = pv.Fish().new_state(seed=1)
+    while state.phase == "placement":
+        state.play(state.legal_moves()[0])
+    lines = a_game(format_position(state, []), "go movetime 60000", "isready", "quit")
+    code, out = engine_answers(lines, agent="alphabeta:4")
+    assert code == 0 and out[-1] == "readyok", out
+    facts = [line for line in out if line.startswith("info depth")]
+    assert facts and facts[-1].startswith("info depth 4 "), out
+
+
+@LINUX
+def test_an_engine_over_an_engine_that_faults_answers_and_goes_on(fake_engine):
+    inner = fake_engine("exits", go="sys.exit(3)")
+    agent = f"cmd:{shlex.join([sys.executable, inner])}"
+    code, out = engine_answers(a_game("go movetime 1000", "isready", "quit"), agent=agent)
+    assert code == 0, out
+    assert out[-3].startswith("info string error: crash: exited with code 3"), out
+    assert out[-2:] == ["bestmove none", "readyok"]
+
+
+@LINUX
+@pytest.mark.parametrize("go", ["sys.exit(3)", "say('bestmove z99')"], ids=["exits", "illegal"])
+def test_a_person_keeps_the_game_an_engine_lost(fake_engine, tmp_path, go):
+    engine = f"cmd:{shlex.join([sys.executable, fake_engine('faults', go=go)])}"
+    first = str(pv.Fish().new_state(seed=0).legal_moves()[0])
+    saved = tmp_path / "game.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pingvinas", "play", "--agents", "human", engine],
+        input=f"{first}\nhello\nsave {saved}\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "B (player 1) loses, its engine faulted" in proc.stdout
+    assert "the game is over" in proc.stdout and "bye" in proc.stdout
+    record = pv.GameRecord.read(saved)
+    assert [str(m) for m in record.moves] == [first]
+    assert record.fault_seat == 1 and record.result["ranking"] == [1, 2]

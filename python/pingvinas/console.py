@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Optional, TextIO
 
 from ._core import FishState, MarathonState
 from ._files import check_output, write_text
 from .games import Game, State
+from .playing.protocol.driver import EngineFault
 from .record import FORMAT, GameRecord
 
 __all__ = ["load_shown", "play", "show"]
@@ -205,6 +206,24 @@ def play(
         print(*parts, file=out)
         out.flush()
 
+    def save(command: str, path: str) -> None:
+        if not path:
+            say("save needs a file name: save FILE")
+            return
+        # A file this game did not write is replaced only when asked (save!).
+        replace = command == "save!" or path in saved
+        try:
+            check_output(path, replace=replace, hint=f": save! {path} replaces it")
+            record.write(path)
+        except ValueError as e:
+            say(f"not saved: {e}")
+            return
+        except OSError as e:
+            say(f"cannot save to {path}: {e.strerror or e}")
+            return
+        saved.add(path)
+        say(f"saved the game ({len(record)} moves) to {path}")
+
     def board() -> None:
         state = record.final_state()
         say()
@@ -222,7 +241,19 @@ def play(
         assert player is not None
         agent = seats[player]
         if agent is not None:
-            mv = agent.choose(state)
+            try:
+                mv = agent.choose(state)
+            except EngineFault as e:  # an external engine lost the game: the person keeps it
+                name = record.players[player]["name"] if record.players else _who(player)
+                record.meta["fault"] = {
+                    "seat": player,
+                    "reason": e.reason,
+                    "detail": e.detail,
+                    "player": name,
+                }
+                say()
+                say(f"game over: {_who(player)} loses, its engine faulted ({e})")
+                return _after_game(humans, save, say, stdin, out)
             found = getattr(agent, "last", None)
             mv = record.add_search(mv, found) if found is not None else record.add(mv)
             value = f" (value {_value(found.value)})" if found is not None else ""
@@ -275,23 +306,7 @@ def play(
             board()
             continue
         if command in ("save", "save!"):
-            path = rest.strip()
-            if not path:
-                say("save needs a file name: save FILE")
-                continue
-            # A file this game did not write is replaced only when asked (save!).
-            replace = command == "save!" or path in saved
-            try:
-                check_output(path, replace=replace, hint=f": save! {path} replaces it")
-                record.write(path)
-            except ValueError as e:
-                say(f"not saved: {e}")
-                continue
-            except OSError as e:
-                say(f"cannot save to {path}: {e.strerror or e}")
-                continue
-            saved.add(path)
-            say(f"saved the game ({len(record)} moves) to {path}")
+            save(command, rest.strip())
             continue
         try:
             mv = record.add(text)
@@ -307,6 +322,38 @@ def play(
     say()
     say("game over: " + _result(state))
     return 0
+
+
+def _after_game(
+    humans: list[int],
+    save: Callable[[str, str], None],
+    say: Callable[..., None],
+    stdin: TextIO,
+    out: TextIO,
+) -> int:
+    """The prompt after a game that an engine's fault ended: ``save FILE`` keeps the game,
+    ``quit`` (or the end of the input) ends. Nothing to ask with no person at the table."""
+    if not humans:
+        return 0
+    say("save FILE keeps the game record; quit ends")
+    while True:
+        out.write("game over> ")
+        out.flush()
+        line = stdin.readline()
+        if not line:
+            say()
+            return 0
+        if not _isatty(stdin):
+            out.write(line if line.endswith("\n") else line + "\n")
+        command, _, rest = line.strip().partition(" ")
+        command = command.lower()
+        if command in ("quit", "exit", "q"):
+            say("bye")
+            return 0
+        if command in ("save", "save!"):
+            save(command, rest.strip())
+        elif command:
+            say("the game is over: save FILE keeps it, quit ends")
 
 
 def _result(state: State) -> str:

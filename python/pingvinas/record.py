@@ -52,7 +52,7 @@ class SearchFacts(Protocol):
     def algorithm(self) -> str: ...
 
 
-__all__ = ["FORMAT", "VERSION", "GameRecord", "read_jsonl", "write_jsonl"]
+__all__ = ["FORMAT", "VERSION", "GameRecord", "fault_outcome", "read_jsonl", "write_jsonl"]
 
 #: The value of the ``format`` field.
 FORMAT = "pingvinas game record"
@@ -139,6 +139,15 @@ def _info(value: Any, where: str) -> dict[str, Any]:
                 raise _err(f"{where}.{key}", f"{x!r}: expected seconds, finite and not negative")
         out[key] = x
     return out
+
+
+def fault_outcome(players: int, seat: int) -> tuple[list[int], list[float]]:
+    """The ranking and returns of a game lost by a fault of ``seat`` (an external engine that
+    crashed, ran out of time, or broke the rules or the protocol): it is last, and the others
+    share first place and what it loses (-1 for it, ``1 / (players - 1)`` for each other)."""
+    ranking = [players if s == seat else 1 for s in range(players)]
+    returns = [-1.0 if s == seat else 1.0 / (players - 1) for s in range(players)]
+    return ranking, returns
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -308,10 +317,33 @@ class GameRecord:
         return out
 
     @property
+    def fault_seat(self) -> Optional[int]:
+        """The seat that lost the game by a fault, as ``meta["fault"]["seat"]`` says (a match
+        writes ``meta.fault`` for a game an external engine lost), or None."""
+        fault = self.meta.get("fault")
+        seat = fault.get("seat") if isinstance(fault, dict) else None
+        players = len(self._final.returns())
+        return seat if is_int(seat) and 0 <= seat < players else None
+
+    @property
     def result(self) -> dict[str, Any]:
-        """How the game stands after the last move: ``over``, ``plies``, ``ranking``,
+        """How the game ended, or stands after the last move: ``over``, ``plies``, ``ranking``,
         ``returns``, and ``scores`` (Fish: fish and floes per player) or ``winner``
-        (Marathon)."""
+        (Marathon). A game lost by a fault (:attr:`fault_seat`) is over: its seat last, the others
+        first, the returns of :func:`fault_outcome`; the scores are those when it ended, the
+        winner the other player of two (else None)."""
+        out = self._position_result()
+        seat = self.fault_seat
+        if seat is not None:
+            players = len(out["ranking"])
+            out["over"] = True
+            out["ranking"], out["returns"] = fault_outcome(players, seat)
+            if "winner" in out:
+                out["winner"] = 1 - seat if players == 2 else None
+        return out
+
+    def _position_result(self) -> dict[str, Any]:
+        """The result of the position after the last move, by the rules alone."""
         s = self._final
         out: dict[str, Any] = {
             "over": bool(s.is_over),
@@ -456,6 +488,8 @@ class GameRecord:
             if not isinstance(result, dict):
                 raise _err("result", f"expected an object, got {result!r}")
             replayed = record.result
+            if record.fault_seat is not None and not _same(result.get("over"), True):
+                replayed = record._position_result()  # a fault's record with the position's
             for key, value in result.items():
                 if key not in replayed:
                     raise _err(f"result.{key}", f"unknown key (the keys: {', '.join(replayed)})")

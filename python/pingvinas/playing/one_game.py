@@ -10,7 +10,7 @@ from typing import Any, Optional, Protocol, cast
 
 from .._core import seed_for
 from ..games import Game
-from ..record import GameRecord
+from ..record import GameRecord, fault_outcome
 from .agents import Agent
 from .protocol.driver import EngineFault
 
@@ -179,11 +179,14 @@ def _play_seated(
         moves += 1
     ranking = list(state.ranking())
     returns = [float(x) for x in state.returns()]
+    if full is not None:  # an external engine's own name, from its handshake
+        for s, player in enumerate(players):
+            engine = getattr(player, "engine_name", None)
+            if isinstance(engine, str):
+                full.players[s]["engine"] = engine
     if fault is not None:
         # The engine that faulted is last; the others share first place and its loss.
-        n = len(ranking)
-        ranking = [n if s == fault["seat"] else 1 for s in range(n)]
-        returns = [-1.0 if s == fault["seat"] else 1.0 / (n - 1) for s in range(n)]
+        ranking, returns = fault_outcome(len(ranking), fault["seat"])
         if full is not None:
             full.meta["fault"] = dict(fault, player=full.players[fault["seat"]]["name"])
     try:

@@ -7,7 +7,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from typing import IO, Any, Optional
+from typing import IO, Any, Optional, Union
 
 from ..._core import (
     Fish,
@@ -18,7 +18,14 @@ from ..._core import (
 )
 from ...games import State
 from ..agents import Agent
-from .grammar import MAX_LINE, VERSION, DriverMessage, ProtocolError, parse_driver_line
+from .grammar import (
+    MAX_LINE,
+    VERSION,
+    DriverMessage,
+    EngineFault,
+    ProtocolError,
+    parse_driver_line,
+)
 
 __all__ = ["run_engine"]
 
@@ -64,6 +71,28 @@ def _facts_line(found: Any) -> Optional[str]:
     return "info " + " ".join(parts) if parts else None
 
 
+def _read_line(src: Any) -> Union[str, ProtocolError, None]:
+    """The next line of ``src`` (a binary or a text stream), or ``None`` at the end of the input.
+    A line of more than :data:`MAX_LINE` bytes (read to its end and dropped: no piece of it is
+    read as a line) or not UTF-8 is a :class:`ProtocolError` instead."""
+    raw = src.readline(MAX_LINE + 2)
+    if not raw:
+        return None
+    newline: Any = b"\n" if isinstance(raw, bytes) else "\n"
+    if len(raw) >= MAX_LINE + 2 and not raw.endswith(newline):
+        while True:
+            rest = src.readline(1 << 16)
+            if not rest or rest.endswith(newline):
+                break
+        return ProtocolError(f"a line of more than {MAX_LINE:,} bytes")
+    if isinstance(raw, bytes):
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return ProtocolError(f"a line that is not UTF-8 (byte {e.start + 1})")
+    return str(raw)
+
+
 def run_engine(
     agent: Agent,
     *,
@@ -73,65 +102,97 @@ def run_engine(
     seed: int = 0,
 ) -> None:
     """Plays ``agent`` as a protocol engine on ``input`` and ``output`` (stdin and stdout by
-    default) until ``quit`` or the end of the input. Each ``newgame`` plays a fresh copy of
-    the agent (``agent.spawn``, seeded from ``seed`` and the game's number); a search agent
-    searches the time each ``go`` gives. A malformed line is answered with ``info string
-    error: ...`` and otherwise ignored, as are commands the engine does not know."""
-    src = sys.stdin if input is None else input
-    out = sys.stdout if output is None else output
+    default, read and written as UTF-8 bytes whatever their encoding) until ``quit`` or the end
+    of the input. Each ``newgame`` plays a fresh copy of the agent (``agent.spawn``, seeded from
+    ``seed`` and the game's number); a search agent searches the time each ``go`` gives (with
+    a count of its own, ``alphabeta:D`` or ``mcts:N``, the count or the time, whichever ends
+    first), whatever input is waiting. A malformed line is answered with ``info string error:
+    ...`` and otherwise ignored, as are commands the engine does not know; a ``go`` it cannot
+    answer with a move (no position, a malformed ``go``, an agent that fails) with ``info
+    string error: ...`` and ``bestmove none``."""
+    src: Any = input if input is not None else getattr(sys.stdin, "buffer", sys.stdin)
+    out: Any = output if output is not None else getattr(sys.stdout, "buffer", sys.stdout)
+    binary = output is None and out is not sys.stdout
 
     def say(line: str) -> None:
-        out.write(line + "\n")
+        out.write((line + "\n").encode("utf-8") if binary else line + "\n")
         out.flush()
 
+    def error(what: Any) -> None:
+        say(f"info string error: {' '.join(str(what).split())}")
+
     player = agent.spawn(seed)
-    games = 0
-    state: Optional[State] = None
-    while True:
-        raw = src.readline(MAX_LINE + 2)
-        if not raw:
-            return
-        try:
-            msg = parse_driver_line(raw)
-        except ProtocolError as e:
-            say(f"info string error: {' '.join(str(e).split())}")
-            continue
-        if msg.kind == "pep":
-            if msg.version != VERSION:
-                say(f"info string error: the driver speaks version {msg.version}, this engine 1")
-            say(f"id name {name or agent.name}")
-            say("id author pingvinas")
-            say(f"pepok {VERSION}")
-        elif msg.kind == "isready":
-            say("readyok")
-        elif msg.kind == "newgame":
+
+    def converse() -> None:
+        nonlocal player
+        games = 0
+        state: Optional[State] = None
+        while True:
+            line = _read_line(src)
+            if line is None:
+                return
             try:
-                loader = Fish if msg.data["game"] == "fish" else Marathon
-                loader.from_config(msg.data["config"])
-            except ValueError as e:
-                say(f"info string error: the variant: {' '.join(str(e).split())}")
-            player = agent.spawn(seed_for(seed, games))
-            player.reset()
-            games += 1
-            state = None
-        elif msg.kind == "position":
-            try:
-                state = _state_from(msg.data["start"], msg.data["moves"])
-            except ValueError as e:
-                state = None
-                say(f"info string error: the position: {' '.join(str(e).split())}")
-        elif msg.kind == "go":
-            if state is None or state.is_over:
-                say("info string error: no position to move in")
-                say("bestmove none")
+                if isinstance(line, ProtocolError):
+                    raise line
+                msg = parse_driver_line(line)
+            except ProtocolError as e:
+                error(e)
+                if not isinstance(line, ProtocolError) and line.split()[:1] == ["go"]:
+                    say("bestmove none")  # the driver waits for an answer
                 continue
-            budget = getattr(player, "budget", None)
-            if isinstance(budget, dict) and "time" in budget:
-                budget["time"] = _seconds_for(msg)
-            move = player.choose(state)
-            facts = _facts_line(getattr(player, "last", None))
-            if facts is not None:
-                say(facts)
-            say(f"bestmove {move}")
-        elif msg.kind == "quit":
-            return
+            if msg.kind == "pep":
+                if msg.version != VERSION:
+                    error(f"the driver speaks version {msg.version}, this engine 1")
+                say(f"id name {name or agent.name}")
+                say("id author pingvinas")
+                say(f"pepok {VERSION}")
+            elif msg.kind == "isready":
+                say("readyok")
+            elif msg.kind == "newgame":
+                try:
+                    loader = Fish if msg.data["game"] == "fish" else Marathon
+                    loader.from_config(msg.data["config"])
+                except ValueError as e:
+                    error(f"the variant: {e}")
+                _close(player)
+                player = agent.spawn(seed_for(seed, games))
+                player.reset()
+                games += 1
+                state = None
+            elif msg.kind == "position":
+                try:
+                    state = _state_from(msg.data["start"], msg.data["moves"])
+                except ValueError as e:
+                    state = None
+                    error(f"the position: {e}")
+            elif msg.kind == "go":
+                if state is None or state.is_over:
+                    error("no position to move in")
+                    say("bestmove none")
+                    continue
+                budget = getattr(player, "budget", None)
+                if isinstance(budget, dict) and "time" in budget:
+                    budget["time"] = _seconds_for(msg)
+                try:
+                    move = player.choose(state)
+                except (ValueError, EngineFault) as e:  # a position it cannot solve in time, ...
+                    error(e)
+                    say("bestmove none")
+                    continue
+                facts = _facts_line(getattr(player, "last", None))
+                if facts is not None:
+                    say(facts)
+                say(f"bestmove {move}")
+            elif msg.kind == "quit":
+                return
+
+    try:
+        converse()
+    finally:  # an agent holding a process (an external engine) ends it with this one
+        _close(player)
+
+
+def _close(player: Agent) -> None:
+    close = getattr(player, "close", None)
+    if callable(close):
+        close()

@@ -17,8 +17,10 @@ from ...games import Game, State
 
 __all__ = [
     "MAX_LINE",
+    "MAX_MS",
     "VERSION",
     "DriverMessage",
+    "EngineFault",
     "EngineMessage",
     "ProtocolError",
     "format_go",
@@ -30,12 +32,27 @@ __all__ = [
 
 #: The protocol version this module speaks.
 VERSION = 1
-#: The longest line either side reads (a longer one is not the protocol).
+#: The longest line either side reads, in bytes (a longer one is not the protocol).
 MAX_LINE = 1 << 20
+#: The most milliseconds a ``go`` gives (7 days, the searches' own limit).
+MAX_MS = 7 * 24 * 3600 * 1000
+#: The most digits of a number in a line (more is not a number the protocol has).
+_MAX_DIGITS = 18
 
 
 class ProtocolError(ValueError):
     """A line that is not the protocol (the message says what is wrong with it)."""
+
+
+class EngineFault(Exception):
+    """An external engine lost its game (the driver's
+    :data:`~pingvinas.playing.protocol.driver.FAULTS`): ``reason`` is ``"crash"``,
+    ``"time"``, ``"illegal"`` or ``"protocol"``, ``detail`` says what happened."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -70,10 +87,19 @@ def _clip(text: str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def _int_token(token: str, what: str, line: str) -> int:
+def _int_token(token: str, what: str, line: str, most: Optional[int] = None) -> int:
     if not token.isdigit() or not token.isascii():
         raise ProtocolError(f"{_clip(line)}: {what} is {_clip(token)}, expected a whole number")
+    if len(token) > _MAX_DIGITS or (most is not None and int(token) > most):
+        limit = f"{most:,}" if most is not None else f"{_MAX_DIGITS} digits"
+        raise ProtocolError(f"{_clip(line)}: {what} is {_clip(token)}, above the most ({limit})")
     return int(token)
+
+
+def _check_length(line: str) -> None:
+    size = len(line) if len(line) * 4 <= MAX_LINE else len(line.encode("utf-8", "surrogatepass"))
+    if size > MAX_LINE:
+        raise ProtocolError(f"a line of {size:,} bytes (the most is {MAX_LINE:,})")
 
 
 #: ``info`` keys, the kind of value each takes, and the record's name for it.
@@ -108,8 +134,7 @@ def _parse_info(rest: list[str]) -> tuple[dict[str, Any], str]:
 def parse_engine_line(line: str) -> EngineMessage:
     """Reads a line an engine wrote. :raises ProtocolError: for anything else."""
     line = line.rstrip("\r\n")
-    if len(line) > MAX_LINE:
-        raise ProtocolError(f"a line of {len(line):,} characters (the most is {MAX_LINE:,})")
+    _check_length(line)
     if any(ord(c) < 32 and c != "\t" for c in line):
         raise ProtocolError(f"{_clip(line)}: control characters in a line")
     tokens = line.split()
@@ -155,8 +180,7 @@ def parse_driver_line(line: str) -> DriverMessage:
     ``"unknown"``, to be ignored. :raises ProtocolError: for a known command that is malformed
     (naming what is wrong)."""
     line = line.rstrip("\r\n")
-    if len(line) > MAX_LINE:
-        raise ProtocolError(f"a line of {len(line):,} characters (the most is {MAX_LINE:,})")
+    _check_length(line)
     stripped = line.strip()
     if not stripped:
         return DriverMessage("empty")
@@ -184,12 +208,12 @@ def parse_driver_line(line: str) -> DriverMessage:
     if word == "go":
         tokens = rest.split()
         if len(tokens) == 2 and tokens[0] == "movetime":
-            return DriverMessage("go", movetime=_int_token(tokens[1], "movetime", line))
+            return DriverMessage("go", movetime=_int_token(tokens[1], "movetime", line, MAX_MS))
         if len(tokens) == 4 and tokens[0] == "timeleft" and tokens[2] == "inc":
             return DriverMessage(
                 "go",
-                timeleft=_int_token(tokens[1], "timeleft", line),
-                inc=_int_token(tokens[3], "inc", line),
+                timeleft=_int_token(tokens[1], "timeleft", line, MAX_MS),
+                inc=_int_token(tokens[3], "inc", line, MAX_MS),
             )
         raise ProtocolError(f"{_clip(line)}: expected 'go movetime MS' or 'go timeleft MS inc MS'")
     return DriverMessage("unknown")
@@ -226,9 +250,14 @@ def format_go(
     movetime: Optional[float] = None, timeleft: Optional[float] = None, inc: float = 0.0
 ) -> str:
     """``go movetime MS`` (seconds for this move) or ``go timeleft MS inc MS`` (the engine's
-    clock and what each move adds), in whole milliseconds, at least 1."""
+    clock and what each move adds), in whole milliseconds, at least 1 and at most
+    :data:`MAX_MS`."""
+
+    def ms(seconds: float, least: int) -> int:
+        return min(max(least, round(seconds * 1000)), MAX_MS)
+
     if movetime is not None:
-        return f"go movetime {max(1, round(movetime * 1000))}"
+        return f"go movetime {ms(movetime, 1)}"
     if timeleft is None:
         raise ValueError("go: give movetime or timeleft")
-    return f"go timeleft {max(1, round(timeleft * 1000))} inc {max(0, round(inc * 1000))}"
+    return f"go timeleft {ms(timeleft, 1)} inc {ms(inc, 0)}"

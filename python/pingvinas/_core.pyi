@@ -1,4 +1,4 @@
-"""Type stubs of the compiled core, ``pingvinas._core`` (``rust/python/src``).
+"""Type stubs of the compiled core, ``pingvinas._core`` (``rust/bindings/src``).
 
 Checked against the built module by ``python -m mypy.stubtest pingvinas._core``
 (``tests/test_stubs.py``). Notes for editing:

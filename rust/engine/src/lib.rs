@@ -1,5 +1,5 @@
 //! Rules engines and search for two penguin board games: **Fish** ("Hey, That's My Fish!") and
-//! **Penguin Marathon**. Pure Rust, no Python: the `pingvinas-python` crate binds it.
+//! **Penguin Marathon**. Pure Rust, no Python: the `pingvinas-bindings` crate binds it.
 //!
 //! Both games implement [`game::Game`]: a game value (rules, board, course) plus a small `Copy`
 //! state, so search copies states freely and is written once for both games.

@@ -2,16 +2,16 @@
 
 mod args;
 mod arrays;
-mod detached;
+mod dispatch;
 mod errors;
 mod evaluator;
 mod fish;
 mod game_class;
-mod games;
 mod ints;
 mod marathon;
 mod moves;
 mod net;
+mod off_gil;
 mod playouts;
 mod search;
 mod seeds;

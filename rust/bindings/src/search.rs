@@ -7,15 +7,15 @@ use std::any::Any;
 use std::sync::{Arc, Mutex, TryLockError};
 
 use numpy::{PyArray1, PyArrayMethods};
-use pingvinas_engine::any::cached_eval;
+use pingvinas_engine::every_game::cached_eval;
 use pingvinas_engine::fish::solver as fish_solver;
 use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
 use pingvinas_engine::rng::Rng;
 use pingvinas_engine::search::agent::AgentSpec;
+use pingvinas_engine::search::algorithms::{default_budget, Algorithm, Settings};
 use pingvinas_engine::search::forest::SharedTree;
 use pingvinas_engine::search::forest::{Forest, Stepped};
 use pingvinas_engine::search::mcts::{self, Selection};
-use pingvinas_engine::search::menu::{default_budget, Algorithm, Settings};
 use pingvinas_engine::search::puct::{PuctTree, RootRule, MAX_BATCH};
 use pingvinas_engine::search::tt;
 use pingvinas_engine::search::{
@@ -204,7 +204,7 @@ fn states_of(states: &Bound<'_, PyAny>) -> PyResult<Vec<(AnyGame, AnyState)>> {
     let mut list: Vec<(AnyGame, AnyState)> = Vec::new();
     for (i, item) in states.try_iter()?.enumerate() {
         let item = item?;
-        let Some((game, state)) = crate::games::state_of(&item) else {
+        let Some((game, state)) = crate::dispatch::state_of(&item) else {
             return Err(PyTypeError::new_err(format!(
                 "states[{i}]: expected a FishState or a MarathonState, got {}",
                 item.get_type().name()?
@@ -416,7 +416,7 @@ impl PySearcher {
                 let stop = self.stop.clone();
                 py.detach(move || search(&stop))
             } else {
-                crate::detached::run(py, &self.stop, search)?
+                crate::off_gil::run(py, &self.stop, search)?
             }
             .py()?;
         result_tuple(
@@ -575,7 +575,7 @@ impl PySearcher {
         depth: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let budget = budget_arg(time, iterations, nodes, depth)?;
-        let (game, s) = crate::games::state_arg(state, "a FishState or a MarathonState")?;
+        let (game, s) = crate::dispatch::state_arg(state, "a FishState or a MarathonState")?;
         // Searched on the concrete game (a Fish board's own word, small states): one dispatch.
         with_game_state!(
             &game,
@@ -914,7 +914,7 @@ pub fn fish_solve<'py>(
         let _ = py;
         Ok(())
     };
-    let sol = crate::detached::run_reporting(py, &StopFlag::new(), work, report)?.py()?;
+    let sol = crate::off_gil::run_reporting(py, &StopFlag::new(), work, report)?.py()?;
     let d = PyDict::new(py);
     d.set_item("scores", sol.scores)?;
     d.set_item("best", sol.best)?;

@@ -36,7 +36,7 @@ fn from_object<G: Concrete + Bind>(
     obj: &Bound<'_, PyAny>,
     env: &G,
 ) -> PyResult<(Arc<G>, G::State)> {
-    let Some((game, state)) = crate::games::state_of(obj).filter(|(g, _)| g.name() == G::NAME)
+    let Some((game, state)) = crate::dispatch::state_of(obj).filter(|(g, _)| g.name() == G::NAME)
     else {
         let got = obj
             .get_type()
@@ -116,7 +116,7 @@ impl<G: Concrete + Bind> Envs for vector::VectorEnv<G> {
         with_out!(out, o => vector::VectorEnv::step_or_stop(self, actions, o, stop))
     }
     fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
-        crate::games::state_object(py, self.game(i).clone(), *self.state(i))
+        crate::dispatch::state_object(py, self.game(i).clone(), *self.state(i))
     }
     fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()> {
         let (game, state) = from_object(obj, &**self.game(i))?;
@@ -413,7 +413,7 @@ fn env_on<G: Concrete + Bind + CellFeatures>(
             None => SearchAgent::maker(choice, budget, move |g| evals(g)),
         });
     }
-    let env = crate::detached::run_if_long(py, long, move |stop| {
+    let env = crate::off_gil::run_if_long(py, long, move |stop| {
         vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
     })?;
     Ok(Box::new(env))
@@ -636,7 +636,7 @@ impl PyVectorEnv {
             || spec
                 .as_ref()
                 .is_some_and(|s| !matches!(s.choice, Some(Choice::Greedy | Choice::Random)));
-        let source = crate::games::source_of(game)?;
+        let source = crate::dispatch::source_of(game)?;
         let inner = with_game!(&source.sample(), |g| env_on(
             py,
             typed(g, &source),
@@ -666,7 +666,7 @@ impl PyVectorEnv {
         // SAFETY: see `Buffers::outputs`.
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
-        crate::detached::run_if_long(py, false, move |_| inner.observe(out))?;
+        crate::off_gil::run_if_long(py, false, move |_| inner.observe(out))?;
         let shown = core.bufs.shown(py)?;
         Ok(PyVectorEnv {
             core: Mutex::new(core),
@@ -707,7 +707,7 @@ impl PyVectorEnv {
         // SAFETY: see `Buffers::outputs`.
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
-        crate::detached::run_if_long(py, self.long, move |stop| inner.reset(seed, out, stop))?;
+        crate::off_gil::run_if_long(py, self.long, move |stop| inner.reset(seed, out, stop))?;
         PyTuple::new(
             py,
             [
@@ -741,7 +741,7 @@ impl PyVectorEnv {
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
         let actions = &core.actions;
-        crate::detached::run_if_long(py, self.long, move |stop| inner.step(actions, out, stop))?;
+        crate::off_gil::run_if_long(py, self.long, move |stop| inner.step(actions, out, stop))?;
         let b = &self.shown;
         PyTuple::new(
             py,

@@ -6,10 +6,10 @@
 
 #![warn(missing_docs)]
 
-pub mod any;
 pub mod batch;
 pub mod config;
 pub mod error;
+pub mod every_game;
 pub mod fish;
 pub mod game;
 pub mod io;
@@ -26,7 +26,7 @@ pub mod threads;
 pub mod variants;
 pub mod vector;
 
-pub use any::{AnyGame, AnySource, AnyState, Concrete};
 pub use error::{Error, Result};
+pub use every_game::{AnyGame, AnySource, AnyState, Concrete};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 pub use io::GameIo;

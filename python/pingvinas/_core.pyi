@@ -47,7 +47,6 @@ __all__ = [
     "AgentSpec",
     "fish_solve",
     "search_many",
-    "_search_many_native",
     "selfplay",
     "ALGORITHMS",
 ]
@@ -799,18 +798,6 @@ def search_many(
     """PUCT searches of many states, one tree each, every round's leaves of all trees in one
     evaluator call; one result tuple per state. The ranges of ``Searcher`` and
     ``Searcher.search``. Wrapped by ``pingvinas.search.search_many``."""
-
-def _search_many_native(
-    states: Sequence[FishState] | Sequence[MarathonState],
-    *,
-    iterations: int,
-    batch_size: int,
-    seed: int = 0,
-    knowledge: bool = True,
-) -> float:
-    """For benchmarks: ``search_many`` driven by a Rust evaluator (zero logits and values);
-    returns the seconds the searches took. ``iterations``: 1 to 2**40; ``batch_size``: 1 to
-    65536; ``seed``: any int (modulo 2**64)."""
 
 def selfplay(
     game: Fish | Marathon,

@@ -10,8 +10,9 @@
 2. PUCT iterations per second with a small torch net (two 3x3 convolutions and two linear
    heads) on the CPU, one search and 16 searches at once; skipped when torch is absent.
 
-Build with ``maturin develop --release`` for figures worth quoting (the script builds the
-example with ``cargo build --release``, the same optimisation).
+Build with ``maturin develop --release`` for figures worth quoting: the script builds the
+example with ``cargo build --release``, and against a dev build of the extension the protocol
+column means nothing.
 
     python benches/evaluator_protocol.py [--leaves 200000] [--game fish|marathon|both]
     PYTHONPATH=/work/pylibs python benches/evaluator_protocol.py   # with torch

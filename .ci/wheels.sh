@@ -73,7 +73,7 @@ sdist=$(ls "$work"/dist/*.tar.gz)
 # hold an old extension: clean them (and only them) first, and never take pip's cached wheel.
 clean_ours() {  # clean_ours TARGET_DIR [TRIPLE]
     # shellcheck disable=SC2086
-    CARGO_TARGET_DIR="$1" cargo clean --quiet --release -p pingvinas-engine -p pingvinas-python \
+    CARGO_TARGET_DIR="$1" cargo clean --quiet --release -p pingvinas-engine -p pingvinas-bindings \
         ${2:+--target "$2"}
 }
 if [ "$manylinux" = 1 ]; then

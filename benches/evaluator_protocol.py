@@ -4,13 +4,15 @@
    16 and 256 (one tree with ``batch_size`` 1 and 16; 16 trees of 16 in ``search_many`` for
    256): evaluator calls per second, leaves per second, the time per leaf spent outside the
    evaluator (total time minus the time inside it), and of that the protocol's own share: the
-   same searches driven by a Rust evaluator that writes zeros (no Python at all) take the
-   search's own time; the difference is what crossing into Python adds per leaf (the call,
-   the read-only views, reading and checking the answers).
+   same searches run by the engine alone with answers of zeros (the example ``puct_zeros``,
+   no Python at all) take the search's own time; the difference is what crossing into Python
+   adds per leaf (the call, the read-only views, reading and checking the answers).
 2. PUCT iterations per second with a small torch net (two 3x3 convolutions and two linear
    heads) on the CPU, one search and 16 searches at once; skipped when torch is absent.
 
-Build with ``maturin develop --release`` for figures worth quoting.
+Build with ``maturin develop --release`` for figures worth quoting: the script builds the
+example with ``cargo build --release``, and against a dev build of the extension the protocol
+column means nothing.
 
     python benches/evaluator_protocol.py [--leaves 200000] [--game fish|marathon|both]
     PYTHONPATH=/work/pylibs python benches/evaluator_protocol.py   # with torch
@@ -19,12 +21,16 @@ Build with ``maturin develop --release`` for figures worth quoting.
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 
 import pingvinas as pv
-from pingvinas import _core
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def fish_position():
@@ -65,7 +71,29 @@ class Trivial:
 clock = time.thread_time
 
 
-def protocol(state, batch: int, leaves: int, knowledge: bool, repeats: int) -> dict:
+def search_alone_program() -> str:
+    """The engine example that times PUCT alone, its leaves answered with zeros: built now."""
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "pingvinas-engine", "--example", "puct_zeros"],
+        cwd=ROOT,
+        check=True,
+    )
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    return str(target / "release" / "examples" / "puct_zeros")
+
+
+def search_alone(
+    program: str, state, trees: int, iterations: int, batch: int, knowledge: bool
+) -> float:
+    """The CPU seconds of ``trees`` searches of ``state`` in the engine alone, as
+    ``search_many`` runs them (seed 0)."""
+    args = [program, str(trees), str(iterations), str(batch)]
+    args += [] if knowledge else ["--no-knowledge"]
+    run = subprocess.run(args, input=state.to_json(), capture_output=True, text=True, check=True)
+    return float(run.stdout)
+
+
+def protocol(program: str, state, batch: int, leaves: int, knowledge: bool, repeats: int) -> dict:
     trees, per_tree = (16, batch // 16) if batch >= 256 else (1, batch)
     players = len(state.returns())
     ev = Trivial(state.num_actions, players)
@@ -73,7 +101,7 @@ def protocol(state, batch: int, leaves: int, knowledge: bool, repeats: int) -> d
     states = [state] * trees
     opts = dict(batch_size=per_tree, knowledge=knowledge)
     pv.search_many(states, evaluator=ev, iterations=min(iterations, 500), **opts)
-    # The Python-driven and the Rust-driven searches alternate; the least of each is kept.
+    # The Python-driven searches and the engine's alone alternate; the least of each is kept.
     best: dict = {}
     native = float("inf")
     for _ in range(repeats):
@@ -90,9 +118,8 @@ def protocol(state, batch: int, leaves: int, knowledge: bool, repeats: int) -> d
                 inside=ev.inside,
                 mean_batch=ev.rows / max(ev.calls, 1),
             )
-        t = clock()
-        _core._search_many_native(states, iterations=iterations, **opts)
-        native = min(native, clock() - t)
+        alone = search_alone(program, state, trees, iterations, per_tree, knowledge)
+        native = min(native, alone)
     best["native"] = native
     return best
 
@@ -167,6 +194,7 @@ def main() -> None:
         games.append(("Fish", fish_position()))
     if args.game in ("marathon", "both"):
         games.append(("Marathon", marathon_position()))
+    program = search_alone_program()
     print(f"Trivial numpy evaluator (CPU time of the calling thread, least of {args.repeats}):")
     head = (
         f"{'game':<9} {'batch':>5} {'mean B':>7} {'calls/s':>10} {'leaves/s':>11} "
@@ -176,7 +204,7 @@ def main() -> None:
     for name, state in games:
         for batch in (1, 16, 256):
             leaves = args.leaves if batch > 1 else args.leaves // 4
-            r = protocol(state, batch, leaves, not args.no_knowledge, args.repeats)
+            r = protocol(program, state, batch, leaves, not args.no_knowledge, args.repeats)
             print(
                 f"{name:<9} {batch:>5} {r['mean_batch']:>7.1f} {r['calls'] / r['total']:>10.0f} "
                 f"{r['leaves'] / r['total']:>11.0f} {r['total'] / r['leaves'] * 1e6:>14.2f} "

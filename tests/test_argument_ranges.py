@@ -57,13 +57,12 @@ def test_the_solver_names_its_node_limit_and_table_size(state, value):
 
 def test_native_calls_name_their_integer_arguments(state):
     expect(lambda: _core.fish_solve(state, max_nodes=2**64), "max_nodes", "1 to")
+    net = Net.random(state.game, [1])
     expect(
-        lambda: _core._search_many_native([state], iterations=2**64, batch_size=8),
-        "iterations",
-        "1 to",
+        lambda: _core.search_many([state], evaluator=net, iterations=2**64), "iterations", "1 to"
     )
     expect(
-        lambda: _core._search_many_native([state], iterations=4, batch_size=2**64),
+        lambda: _core.search_many([state], evaluator=net, iterations=4, batch_size=2**64),
         "batch_size",
         "1 to 65536",
     )

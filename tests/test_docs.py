@@ -278,6 +278,9 @@ NOT_MEASURED = [
     ("python/pingvinas/learn/selfplay.py", "10% of the games never", "a setting of self-play"),
     ("python/pingvinas/learn/selfplay.py", "`MAX_LOAD_BYTES`, 1 GiB", "the default `max_bytes`"),
     ("python/pingvinas/playing/match.py", "at 0% or 100%", "the ends of a score rate"),
+    ("docs/protocol.md", "buffer, 64 KiB on Linux", "the system's pipe buffer"),
+    ("docs/protocol.md", "a line over 1 MiB", "the protocol's limit on a line"),
+    ("python/pingvinas/playing/protocol/engine.py", "as UTF-8 bytes", "an encoding"),
 ]
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CRATES = {"engine": ROOT / "rust/engine/src", "python": ROOT / "rust/python/src"}
+CRATES = {"engine": ROOT / "rust/engine/src", "bindings": ROOT / "rust/bindings/src"}
 
 Module = tuple[str, ...]
 

@@ -154,6 +154,27 @@ def test_an_auto_opponent_plays_the_learned_net_on_standard_two_player_fish() ->
         pv.VectorEnv(three, 2, opponent="learned")
 
 
+def test_an_auto_opponent_is_the_auto_player_on_penguin_marathon() -> None:
+    # The auto agent's MCTS selects children by PUCT at every player count; the vector env's
+    # auto opponent too (both at the opponents' fixed iterations), so it is not plain MCTS.
+    def play(game: Game, opponent: str) -> list[np.ndarray]:
+        env = pv.VectorEnv(game, 8, seed=5, opponent=opponent, learner=0)
+        obs, info = env.reset()
+        rng = np.random.default_rng(5)
+        seen = []
+        for _ in range(6):
+            obs, *_, info = env.step(random_actions(info, rng))
+            seen.append(obs.copy())
+        return seen
+
+    for players in (2, 3):
+        game = pv.Marathon(players=players)
+        auto, plain = play(game, "auto"), play(game, "mcts")
+        assert not all(np.array_equal(x, y) for x, y in zip(auto, plain)), players
+        again = play(game, "auto")
+        assert all(np.array_equal(x, y) for x, y in zip(auto, again)), players
+
+
 def _steps(env: pv.VectorEnv, info: dict[str, Any], seed: int) -> list[float]:
     rng = np.random.default_rng(seed)
     sums = []

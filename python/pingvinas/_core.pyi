@@ -1,4 +1,4 @@
-"""Type stubs of the compiled core, ``pingvinas._core`` (``rust/python/src``).
+"""Type stubs of the compiled core, ``pingvinas._core`` (``rust/bindings/src``).
 
 Checked against the built module by ``python -m mypy.stubtest pingvinas._core``
 (``tests/test_stubs.py``). Notes for editing:
@@ -47,7 +47,6 @@ __all__ = [
     "AgentSpec",
     "fish_solve",
     "search_many",
-    "_search_many_native",
     "selfplay",
     "ALGORITHMS",
 ]
@@ -800,18 +799,6 @@ def search_many(
     evaluator call; one result tuple per state. The ranges of ``Searcher`` and
     ``Searcher.search``. Wrapped by ``pingvinas.searching.searcher.search_many``."""
 
-def _search_many_native(
-    states: Sequence[FishState] | Sequence[MarathonState],
-    *,
-    iterations: int,
-    batch_size: int,
-    seed: int = 0,
-    knowledge: bool = True,
-) -> float:
-    """For benchmarks: ``search_many`` driven by a Rust evaluator (zero logits and values);
-    returns the seconds the searches took. ``iterations``: 1 to 2**40; ``batch_size``: 1 to
-    65536; ``seed``: any int (modulo 2**64)."""
-
 def selfplay(
     game: Fish | Marathon,
     games: npt.NDArray[np.int64],
@@ -865,8 +852,8 @@ class VectorEnv:
         reward: str = "returns",
         copy: bool = False,
     ) -> VectorEnv:
-        """``num_envs``: 1 to 2**24; ``seed``: any int (modulo 2**64); ``threads``: 0 (every
-        core) to 256; ``learner``: a seat of the game or ``"random"``, and ``opponent_time``:
+        """``num_envs``: 1 to 2**24; ``seed``: any int (modulo 2**64); ``threads``: one
+        thread by default (None), 0 (every core) to 256; ``learner``: a seat of the game or ``"random"``, and ``opponent_time``:
         seconds above 0, at most 3600, bounding each opponent move (None: 1.0), both with an
         ``opponent`` only."""
     def reset(

@@ -1,15 +1,15 @@
 //! Rules engines and search for two penguin board games: **Fish** ("Hey, That's My Fish!") and
-//! **Penguin Marathon**. Pure Rust, no Python: the `pingvinas-python` crate binds it.
+//! **Penguin Marathon**. Pure Rust, no Python: the `pingvinas-bindings` crate binds it.
 //!
 //! Both games implement [`game::Game`]: a game value (rules, board, course) plus a small `Copy`
 //! state, so search copies states freely and is written once for both games.
 
 #![warn(missing_docs)]
 
-pub mod any;
 pub mod batch;
 pub mod config;
 pub mod error;
+pub mod every_game;
 pub mod fish;
 pub mod game;
 pub mod io;
@@ -26,7 +26,7 @@ pub mod threads;
 pub mod variants;
 pub mod vector;
 
-pub use any::{AnyGame, AnySource, AnyState, Concrete};
 pub use error::{Error, Result};
+pub use every_game::{AnyGame, AnySource, AnyState, Concrete};
 pub use game::{Action, ActionList, Game, Returns, MAX_PLAYERS};
 pub use io::GameIo;

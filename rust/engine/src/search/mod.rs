@@ -6,12 +6,12 @@
 //! Values are *returns* as [`Game::returns`] defines them: per player, in `[-1, 1]`, zero-sum.
 
 pub mod agent;
+pub mod algorithms;
 pub mod alphabeta;
 pub mod budget;
 pub mod forest;
 pub mod gumbel;
 pub mod mcts;
-pub mod menu;
 pub mod puct;
 mod tree;
 pub mod tt;

@@ -1,262 +1,26 @@
 //! `VectorEnv`: many games of either game stepped in Rust (`pingvinas_engine::vector`), with
-//! the GIL released, into numpy buffers the env owns and reuses. The engine env is held behind
-//! the object-safe [`Envs`], so one Python class serves both games.
+//! the GIL released, into numpy buffers the env owns and reuses (`buffers.rs`). The engine env
+//! is held behind the object-safe [`Envs`] (`envs.rs`), so one Python class serves both games.
+
+mod buffers;
+mod envs;
 
 use std::sync::{Arc, Mutex, TryLockError};
 
-use numpy::{
-    PyArray1, PyArray2, PyArray4, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
-    PyUntypedArrayMethods,
-};
-use pingvinas_engine::net::{AutoEval, CellFeatures, WithNet};
-use pingvinas_engine::search::agent::{self, AgentSpec, NetAgent, SearchAgent};
-use pingvinas_engine::search::gumbel::GumbelConfig;
-use pingvinas_engine::search::puct::{PuctConfig, RootRule};
-use pingvinas_engine::search::{Choice, StopFlag};
-use pingvinas_engine::vector::{self, Dims, Learner, Options, Outputs, Reward, Source};
+use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pingvinas_engine::search::agent::{self, AgentSpec};
+use pingvinas_engine::search::Choice;
+use pingvinas_engine::vector::{self, Dims, Learner, Options, Reward, Source};
 use pingvinas_engine::{with_game, AnySource, Concrete};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
+use buffers::{Buffers, Shown};
+use envs::{env_on, Envs};
+
 use crate::args;
-use crate::arrays::{read_only, zeros};
-use crate::errors::{InvalidMoveError, ToPyResult};
-use crate::net::Estimate;
-use crate::state::Bind;
-
-/// Where one call writes: the engine's outputs with the compact actions' integer type.
-enum Out<'a> {
-    I16(Outputs<'a, i16>),
-    I32(Outputs<'a, i32>),
-}
-
-/// The game and state of a state object for an env of `env`'s game, or what is wrong with it.
-fn from_object<G: Concrete + Bind>(
-    obj: &Bound<'_, PyAny>,
-    env: &G,
-) -> PyResult<(Arc<G>, G::State)> {
-    let Some((game, state)) = crate::games::state_of(obj).filter(|(g, _)| g.name() == G::NAME)
-    else {
-        let got = obj
-            .get_type()
-            .name()
-            .map_or_else(|_| "another object".to_string(), |n| n.to_string());
-        return Err(PyTypeError::new_err(format!(
-            "set_state: expected a {} (this env plays {}), got {got}",
-            G::STATE_CLASS,
-            G::NAME,
-        )));
-    };
-    match (G::game_of(&game), G::state_of(&state)) {
-        (Some(game), Some(state)) => Ok((game.clone(), *state)),
-        // A Fish board on another word: a board of another size.
-        _ => {
-            let ([_, r, c], [_, er, ec]) = (game.observation_shape(), env.observation_shape());
-            Err(PyValueError::new_err(format!(
-                "set_state: the state's board is {r}x{c}, this env's is {er}x{ec}"
-            )))
-        }
-    }
-}
-
-/// The engine env of either game, object-safe.
-trait Envs: Send + Sync {
-    fn dims(&self) -> Dims;
-    fn reset(
-        &mut self,
-        seed: Option<u64>,
-        out: Out<'_>,
-        stop: &StopFlag,
-    ) -> pingvinas_engine::Result<()>;
-    fn observe(&mut self, out: Out<'_>) -> pingvinas_engine::Result<()>;
-    fn step(
-        &mut self,
-        actions: &[i64],
-        out: Out<'_>,
-        stop: &StopFlag,
-    ) -> pingvinas_engine::Result<()>;
-    fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>>;
-    fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()>;
-    fn seed(&self) -> u64;
-    fn game_index(&self, i: usize) -> u64;
-    fn learner(&self, i: usize) -> usize;
-}
-
-macro_rules! with_out {
-    ($out:expr, $o:ident => $body:expr) => {
-        match $out {
-            Out::I16($o) => $body,
-            Out::I32($o) => $body,
-        }
-    };
-}
-
-impl<G: Concrete + Bind> Envs for vector::VectorEnv<G> {
-    fn dims(&self) -> Dims {
-        *vector::VectorEnv::dims(self)
-    }
-    fn reset(
-        &mut self,
-        seed: Option<u64>,
-        out: Out<'_>,
-        stop: &StopFlag,
-    ) -> pingvinas_engine::Result<()> {
-        with_out!(out, o => vector::VectorEnv::reset_or_stop(self, seed, o, stop))
-    }
-    fn observe(&mut self, out: Out<'_>) -> pingvinas_engine::Result<()> {
-        with_out!(out, o => vector::VectorEnv::observe(self, o))
-    }
-    fn step(
-        &mut self,
-        actions: &[i64],
-        out: Out<'_>,
-        stop: &StopFlag,
-    ) -> pingvinas_engine::Result<()> {
-        with_out!(out, o => vector::VectorEnv::step_or_stop(self, actions, o, stop))
-    }
-    fn state_object(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
-        crate::games::state_object(py, self.game(i).clone(), *self.state(i))
-    }
-    fn set_state(&mut self, i: usize, obj: &Bound<'_, PyAny>, out: Out<'_>) -> PyResult<()> {
-        let (game, state) = from_object(obj, &**self.game(i))?;
-        with_out!(out, o => vector::VectorEnv::set_state(self, i, game, state, o)).py()
-    }
-    fn seed(&self) -> u64 {
-        vector::VectorEnv::seed(self)
-    }
-    fn game_index(&self, i: usize) -> u64 {
-        vector::VectorEnv::game_index(self, i)
-    }
-    fn learner(&self, i: usize) -> usize {
-        vector::VectorEnv::learner(self, i)
-    }
-}
-
-/// The compact legal actions and their counts, in the smallest type that holds every action.
-enum Legal {
-    I16(Py<PyArray2<i16>>, Py<PyArray1<i16>>),
-    I32(Py<PyArray2<i32>>, Py<PyArray1<i32>>),
-}
-
-/// The numpy arrays every call writes into (made once per env). Python never sees them: it gets
-/// read-only views of them ([`Shown`]), so nothing but the env writes into them (a step clears
-/// only the mask entries it set).
-struct Buffers {
-    observations: Py<PyArray4<f32>>,
-    mask: Py<PyArray2<bool>>,
-    legal: Legal,
-    to_move: Py<PyArray1<i32>>,
-    rewards: Py<PyArrayDyn<f32>>,
-    terminated: Py<PyArray1<bool>>,
-    truncated: Py<PyArray1<bool>>,
-    ended: Py<PyArray1<bool>>,
-    final_observations: Py<PyArray4<f32>>,
-    final_returns: Py<PyArray2<f32>>,
-}
-
-/// The read-only views of the buffers that every call returns.
-struct Shown {
-    observations: Py<PyAny>,
-    mask: Py<PyAny>,
-    legal: Py<PyAny>,
-    count: Py<PyAny>,
-    to_move: Py<PyAny>,
-    rewards: Py<PyAny>,
-    terminated: Py<PyAny>,
-    truncated: Py<PyAny>,
-    ended: Py<PyAny>,
-    final_observations: Py<PyAny>,
-    final_returns: Py<PyAny>,
-}
-
-impl Buffers {
-    fn new(py: Python<'_>, d: &Dims, single_agent: bool) -> PyResult<Buffers> {
-        let n = d.num_envs;
-        let [p, r, c] = d.observation_shape;
-        let legal = if d.num_actions <= i16::MAX as usize + 1 {
-            Legal::I16(zeros(py, &[n, d.legal_width])?, zeros(py, &[n])?)
-        } else {
-            Legal::I32(zeros(py, &[n, d.legal_width])?, zeros(py, &[n])?)
-        };
-        let rewards = if single_agent {
-            vec![n]
-        } else {
-            vec![n, d.players]
-        };
-        Ok(Buffers {
-            observations: zeros(py, &[n, p, r, c])?,
-            mask: zeros(py, &[n, d.num_actions])?,
-            legal,
-            to_move: zeros(py, &[n])?,
-            rewards: zeros(py, &rewards)?,
-            terminated: zeros(py, &[n])?,
-            truncated: zeros(py, &[n])?,
-            ended: zeros(py, &[n])?,
-            final_observations: zeros(py, &[n, p, r, c])?,
-            final_returns: zeros(py, &[n, d.players])?,
-        })
-    }
-
-    /// The read-only views handed to Python.
-    fn shown(&self, py: Python<'_>) -> PyResult<Shown> {
-        let (legal, count) = match &self.legal {
-            Legal::I16(l, c) => (read_only(py, l)?, read_only(py, c)?),
-            Legal::I32(l, c) => (read_only(py, l)?, read_only(py, c)?),
-        };
-        Ok(Shown {
-            observations: read_only(py, &self.observations)?,
-            mask: read_only(py, &self.mask)?,
-            legal,
-            count,
-            to_move: read_only(py, &self.to_move)?,
-            rewards: read_only(py, &self.rewards)?,
-            terminated: read_only(py, &self.terminated)?,
-            truncated: read_only(py, &self.truncated)?,
-            ended: read_only(py, &self.ended)?,
-            final_observations: read_only(py, &self.final_observations)?,
-            final_returns: read_only(py, &self.final_returns)?,
-        })
-    }
-
-    /// Mutable views of every buffer for one call.
-    ///
-    /// # Safety
-    /// The arrays were made by [`Buffers::new`], are C-contiguous and never resized (numpy
-    /// refuses to resize an array something else refers to, and the env always does); Python
-    /// holds only read-only views of them; the views live for one call while the env's lock is
-    /// held, so no other call of this env writes them meanwhile.
-    unsafe fn outputs<'a>(&'a self, py: Python<'a>) -> Out<'a> {
-        fn slice<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
-            py: Python<'a>,
-            a: &'a Py<numpy::PyArray<T, D>>,
-        ) -> &'a mut [T] {
-            // SAFETY: see `outputs`.
-            unsafe { a.bind(py).as_slice_mut() }.expect("the env's buffers are contiguous")
-        }
-        macro_rules! outputs {
-            ($legal:expr, $count:expr) => {
-                Outputs {
-                    observations: slice(py, &self.observations),
-                    legal_mask: slice(py, &self.mask),
-                    legal_actions: slice(py, $legal),
-                    legal_count: slice(py, $count),
-                    to_move: slice(py, &self.to_move),
-                    rewards: slice(py, &self.rewards),
-                    terminated: slice(py, &self.terminated),
-                    truncated: slice(py, &self.truncated),
-                    ended: slice(py, &self.ended),
-                    final_observations: slice(py, &self.final_observations),
-                    final_returns: slice(py, &self.final_returns),
-                }
-            };
-        }
-        match &self.legal {
-            Legal::I16(legal, count) => Out::I16(outputs!(legal, count)),
-            Legal::I32(legal, count) => Out::I32(outputs!(legal, count)),
-        }
-    }
-}
+use crate::errors::InvalidMoveError;
 
 /// Many games of Fish or Penguin Marathon stepped together in Rust.
 ///
@@ -342,82 +106,6 @@ struct Core {
 
 /// Envs from which a step always runs on a worker thread that Ctrl-C stops.
 const LONG_ENVS: usize = 1 << 14;
-
-/// The engine env of the games of `source`, its opponent (if any) with the game's knowledge.
-#[allow(clippy::too_many_arguments)]
-fn env_on<G: Concrete + Bind + CellFeatures>(
-    py: Python<'_>,
-    source: Source<G>,
-    num_envs: usize,
-    seed: u64,
-    mut options: Options<G>,
-    opponent: Option<AgentSpec>,
-    opponent_time: Option<f64>,
-    long: bool,
-) -> PyResult<Box<dyn Envs>> {
-    if let Some(spec) = opponent {
-        let (sample, evals) = (source.game(0), source.default_evals(true));
-        let budget = spec.opponent_budget(&*sample, opponent_time).py()?;
-        // The net of a spec is read once, for every env's games: a policy-and-value net for
-        // PUCT or as an estimate, or an NNUE net as an estimate (`learned`).
-        let net = match &spec.net {
-            Some(path) => Some(
-                py.detach(|| Estimate::read(std::path::Path::new(path)))
-                    .py()?,
-            ),
-            None if spec.learned => Some(Estimate::Nnue(pingvinas_engine::net::learned())),
-            None => None,
-        };
-        let choice = spec.choice_for(&*sample);
-        let unfit = |e: pingvinas_engine::error::Error| {
-            PyValueError::new_err(format!("opponent \"{spec}\": {e}"))
-        };
-        options.opponent = Some(match net {
-            Some(Estimate::Mlp(net)) => {
-                net.fits().check(&*sample).map_err(unfit)?;
-                if spec.puct {
-                    let config = PuctConfig {
-                        root: RootRule::Gumbel(GumbelConfig::default()),
-                        reuse: false,
-                        ..PuctConfig::default()
-                    };
-                    NetAgent::maker(net, config, budget, move |g| evals(g))
-                } else {
-                    SearchAgent::maker(choice, budget, move |g| {
-                        Arc::new(WithNet {
-                            base: evals(g),
-                            net: net.clone(),
-                        })
-                    })
-                }
-            }
-            Some(Estimate::Nnue(_)) if spec.puct => {
-                return Err(PyValueError::new_err(format!(
-                    "opponent \"{spec}\": PUCT needs a policy-and-value net (pingvinas-mlp), \
-                     this file holds an NNUE net: use \"alphabeta+net:PATH\""
-                )));
-            }
-            Some(Estimate::Nnue(net)) => {
-                net.check(&*sample).map_err(unfit)?;
-                SearchAgent::maker(choice, budget, move |g| {
-                    Arc::new(WithNet {
-                        base: evals(g),
-                        net: net.clone(),
-                    })
-                })
-            }
-            // `auto`: with the learned net on the games that have one.
-            None if spec.choice.is_none() => SearchAgent::maker(choice, budget, move |g| {
-                Arc::new(AutoEval::new(&**g, evals(g)))
-            }),
-            None => SearchAgent::maker(choice, budget, move |g| evals(g)),
-        });
-    }
-    let env = crate::detached::run_if_long(py, long, move |stop| {
-        vector::VectorEnv::new_or_stop(source, num_envs, seed, options, stop)
-    })?;
-    Ok(Box::new(env))
-}
 
 /// The concrete source of the type of `_sample`, a game of `source`.
 fn typed<G: Concrete>(_sample: &Arc<G>, source: &AnySource) -> Source<G> {
@@ -637,7 +325,7 @@ impl PyVectorEnv {
             || spec
                 .as_ref()
                 .is_some_and(|s| !matches!(s.choice, Some(Choice::Greedy | Choice::Random)));
-        let source = crate::games::source_of(game)?;
+        let source = crate::dispatch::source_of(game)?;
         let inner = with_game!(&source.sample(), |g| env_on(
             py,
             typed(g, &source),
@@ -667,7 +355,7 @@ impl PyVectorEnv {
         // SAFETY: see `Buffers::outputs`.
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
-        crate::detached::run_if_long(py, false, move |_| inner.observe(out))?;
+        crate::off_gil::run_if_long(py, false, move |_| inner.observe(out))?;
         let shown = core.bufs.shown(py)?;
         Ok(PyVectorEnv {
             core: Mutex::new(core),
@@ -708,7 +396,7 @@ impl PyVectorEnv {
         // SAFETY: see `Buffers::outputs`.
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
-        crate::detached::run_if_long(py, self.long, move |stop| inner.reset(seed, out, stop))?;
+        crate::off_gil::run_if_long(py, self.long, move |stop| inner.reset(seed, out, stop))?;
         PyTuple::new(
             py,
             [
@@ -742,7 +430,7 @@ impl PyVectorEnv {
         let out = unsafe { core.bufs.outputs(py) };
         let inner = &mut core.inner;
         let actions = &core.actions;
-        crate::detached::run_if_long(py, self.long, move |stop| inner.step(actions, out, stop))?;
+        crate::off_gil::run_if_long(py, self.long, move |stop| inner.step(actions, out, stop))?;
         let b = &self.shown;
         PyTuple::new(
             py,

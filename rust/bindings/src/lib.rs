@@ -2,16 +2,16 @@
 
 mod args;
 mod arrays;
-mod detached;
+mod dispatch;
 mod errors;
 mod evaluator;
 mod fish;
 mod game_class;
-mod games;
 mod ints;
 mod marathon;
 mod moves;
 mod net;
+mod off_gil;
 mod playouts;
 mod search;
 mod seeds;
@@ -19,7 +19,7 @@ mod selfplay;
 mod state;
 mod symmetry;
 mod variants;
-mod vector_env;
+mod vector;
 
 use pyo3::prelude::*;
 
@@ -43,7 +43,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     search::register(m)?;
     seeds::register(m)?;
     selfplay::register(m)?;
-    vector_env::register(m)?;
+    vector::register(m)?;
     symmetry::register(m)?;
     net::register(m)?;
     Ok(())

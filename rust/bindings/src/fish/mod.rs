@@ -1,6 +1,9 @@
 //! Bindings of the Fish engine: `Fish` (a variant) and `FishState`; `FishMove` is in
 //! `moves.rs` and the batch playouts in `playouts.rs`. The methods both games share come from
-//! `game_class!` and `state_class!`; this file holds what only Fish has.
+//! `game_class!` and `state_class!`; this file holds what only Fish has, and `solver.rs` the
+//! exact solver (`fish_solve`).
+
+mod solver;
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
@@ -396,5 +399,6 @@ impl PyFishState {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFish>()?;
     m.add_class::<PyFishState>()?;
+    m.add_function(wrap_pyfunction!(solver::fish_solve, m)?)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The algorithm menu, after lc0's `register.h`: every name a front end's `algorithm` takes,
+//! The algorithms by name, after lc0's `register.h`: every name a front end's `algorithm` takes,
 //! the budget a search gets when none is given, and the default settings. The engine owns
 //! them, so the bindings (and through them `pingvinas.search.ALGORITHMS`) only ask.
 

@@ -39,10 +39,10 @@ pub enum AnyState {
 macro_rules! with_game {
     ($game:expr, |$g:ident| $body:expr) => {
         match $game {
-            $crate::any::AnyGame::Fish($crate::fish::AnyFish::Narrow($g)) => $body,
-            $crate::any::AnyGame::Fish($crate::fish::AnyFish::Wide($g)) => $body,
-            $crate::any::AnyGame::Fish($crate::fish::AnyFish::Huge($g)) => $body,
-            $crate::any::AnyGame::Marathon($g) => $body,
+            $crate::every_game::AnyGame::Fish($crate::fish::AnyFish::Narrow($g)) => $body,
+            $crate::every_game::AnyGame::Fish($crate::fish::AnyFish::Wide($g)) => $body,
+            $crate::every_game::AnyGame::Fish($crate::fish::AnyFish::Huge($g)) => $body,
+            $crate::every_game::AnyGame::Marathon($g) => $body,
         }
     };
 }
@@ -52,7 +52,7 @@ macro_rules! with_game {
 #[macro_export]
 macro_rules! with_game_state {
     ($game:expr, $state:expr, |$g:ident, $s:ident| $body:expr, $other:expr) => {{
-        use $crate::any::{AnyGame as G, AnyState as S};
+        use $crate::every_game::{AnyGame as G, AnyState as S};
         use $crate::fish::{AnyFish as F, AnyFishState as FS};
         match ($game, $state) {
             (G::Fish(F::Narrow($g)), S::Fish(FS::Narrow($s))) => $body,

@@ -82,7 +82,7 @@ pub fn fish_random_playouts<'py>(
         (Some((g, _)), _) | (None, Some(g)) => g.num_players(),
         (None, None) => rules.players(),
     };
-    let scores = crate::detached::run(py, &StopFlag::new(), |stop| match (&position, &fixed) {
+    let scores = crate::off_gil::run(py, &StopFlag::new(), |stop| match (&position, &fixed) {
         // One dispatch on the board's word, then the whole batch on the concrete game.
         (Some((g, s)), _) => with_fish_state!(
             &**g,
@@ -133,7 +133,7 @@ pub fn marathon_random_playouts<'py>(
         (None, Some(g)) => (g.game.clone(), None),
         (None, None) => (Arc::new(Marathon::standard()), None),
     };
-    let out = crate::detached::run(py, &StopFlag::new(), |stop| {
+    let out = crate::off_gil::run(py, &StopFlag::new(), |stop| {
         marathon_playouts(&game, start.as_ref(), n, seed, threads, stop)
     })?
     .py()?;

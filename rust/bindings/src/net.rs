@@ -67,7 +67,7 @@ impl PyNet {
             Some(s) if !s.is_none() => crate::args::seed(s)?,
             _ => 0,
         };
-        let sample = crate::games::source_of(game)?.sample();
+        let sample = crate::dispatch::source_of(game)?.sample();
         let fits = with_game!(&sample, |g| Fits::of(&**g, sample.name()));
         let mlp = Mlp::random(fits, &hidden, seed).py()?;
         Ok(PyNet { mlp: Arc::new(mlp) })
@@ -83,7 +83,7 @@ impl PyNet {
         policy: Layer<'_>,
         value: Layer<'_>,
     ) -> PyResult<PyNet> {
-        let sample = crate::games::source_of(game)?.sample();
+        let sample = crate::dispatch::source_of(game)?.sample();
         let fits = with_game!(&sample, |g| Fits::of(&**g, sample.name()));
         let trunk = trunk
             .iter()
@@ -264,7 +264,7 @@ pub fn drive_parts<G: Game, W: Stepped<G> + Send>(
                 !flag.is_set() && start.elapsed() < ROUNDS_FOR
             })
         };
-        if let Err(e) = crate::detached::run(py, &stop, stretch).and_then(|r| r.py()) {
+        if let Err(e) = crate::off_gil::run(py, &stop, stretch).and_then(|r| r.py()) {
             for w in parts.iter_mut() {
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.abort()));
             }
@@ -490,7 +490,7 @@ impl PyNnueNet {
     /// what a search given the net uses at a leaf. ``ValueError`` for a state of a game the
     /// net was not made for.
     fn value(&self, state: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
-        let (game, s) = crate::games::state_arg(state, "a FishState")?;
+        let (game, s) = crate::dispatch::state_arg(state, "a FishState")?;
         with_game_state!(
             &game,
             &s,
@@ -530,7 +530,7 @@ impl PyNnueNet {
         let t = pingvinas_engine::fish::eval::TERMS;
         let mut terms = vec![0f32; states.len() * n * t];
         for (k, state) in states.iter().enumerate() {
-            let (game, s) = crate::games::state_arg(state, "FishStates")?;
+            let (game, s) = crate::dispatch::state_arg(state, "FishStates")?;
             with_game_state!(
                 &game,
                 &s,
@@ -592,7 +592,7 @@ impl PyNnueNet {
 
 /// The sizes of `game`, which must have cell features (a Fish board).
 fn fish_fits(game: &Bound<'_, PyAny>) -> PyResult<Fits> {
-    let sample = crate::games::source_of(game)?.sample();
+    let sample = crate::dispatch::source_of(game)?.sample();
     with_game!(&sample, |g| {
         if !pingvinas_engine::net::CellFeatures::has_cell_features(&**g) {
             return Err(PyValueError::new_err(

@@ -153,7 +153,7 @@ fn run<'py, G: Concrete>(
         None => {
             config.check().py()?;
             let finished = AtomicUsize::new(0);
-            crate::detached::run_reporting(
+            crate::off_gil::run_reporting(
                 py,
                 &StopFlag::new(),
                 |stop| play_many_mcts(&config, &mcts_maker, ids, threads, stop, &finished),
@@ -293,7 +293,7 @@ pub fn selfplay<'py>(
     };
     config.check().py()?;
     let evaluator = evaluator.as_ref();
-    let source = crate::games::source_of(game)?;
+    let source = crate::dispatch::source_of(game)?;
     with_game!(&source.sample(), |g| run(
         py,
         config,

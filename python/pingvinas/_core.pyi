@@ -853,9 +853,9 @@ class VectorEnv:
         copy: bool = False,
     ) -> VectorEnv:
         """``num_envs``: 1 to 2**24; ``seed``: any int (modulo 2**64); ``threads``: one
-        thread by default (None), 0 (every core) to 256; ``learner``: a seat of the game or ``"random"``, and ``opponent_time``:
-        seconds above 0, at most 3600, bounding each opponent move (None: 1.0), both with an
-        ``opponent`` only."""
+        thread by default (None), 0 (every core) to 256; ``learner``: a seat of the game or
+        ``"random"``, and ``opponent_time``: seconds above 0, at most 3600, bounding each
+        opponent move (None: 1.0), both with an ``opponent`` only."""
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[Any]]]:

@@ -16,8 +16,18 @@ ray = cluster
 game = one_game
 protocol = driver
 
-__all__ = ["agents", "evaluators", "game", "ladder", "match", "nets", "protocol", "ray", "search"]
-__all__ += ["sprt"]
+__all__ = [
+    "agents",
+    "evaluators",
+    "game",
+    "ladder",
+    "match",
+    "nets",
+    "protocol",
+    "ray",
+    "search",
+    "sprt",
+]
 
 for _name in __all__:
     sys.modules[f"{__name__}.{_name}"] = getattr(sys.modules[__name__], _name)

@@ -72,6 +72,9 @@ BAD_ARGUMENTS = [
     ["serve", "--port", "http"],
     ["serve", "--time", "-1"],
     ["serve", "--time", "nan"],
+    ["solve", "--time", "0", "fish-mini-4x4"],
+    ["solve", "--time", "inf", "fish-mini-4x4"],
+    ["solve", "--time", "3601", "fish-mini-4x4"],
     ["serve", "--variant", "no-such-variant"],
     ["serve", "--engine", "deep-blue"],
 ]

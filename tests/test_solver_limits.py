@@ -4,14 +4,19 @@ The solver's search, and the region solver's below it, go a whole game deep (a t
 a 32x32 board), and on large boards one position takes milliseconds. A solve must still keep its
 ``time`` plus 10 ms, end at its ``max_nodes`` and stop within 200 ms of Ctrl-C, through
 ``pv.fish.solve``, ``pv.search(..., "solve")`` and an agent's time budget, on every board shape
-up to 32x32 (and 16x64, the other 1,024-cell board). Calls that could crash the interpreter or
-the server run in a child process with a timeout.
+up to 32x32 (and 16x64, the other 1,024-cell board). A position far beyond the node limit (the
+start of a large open board) is refused at once, and a node limit bounds a solve's memory as
+well as its work (``pingvinas solve`` on the largest board asked for 4.4 GB and aborted). Calls
+that could crash the interpreter or the server run in a child process with a timeout, those
+that could take much memory under a limit on it.
 """
 
 from __future__ import annotations
 
 import _thread
 import json
+import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -58,6 +63,17 @@ def board(rows: int, cols: int, penguins: int = 1) -> pv.FishState:
     return pv.Fish.from_config(config).new_state()
 
 
+def block(rows: int, cols: int) -> pv.FishState:
+    """A long solve on a rows x cols board, which the solver takes on: an 8x9 block of floes
+    (the whole board on 6x12 and 12x6), the rest water, one penguin each to place. The start of
+    a large open board is refused at once (far beyond any node limit), so the budgets are put to
+    the test on this: the default limit lets it run, and it does not finish."""
+    height, width = (8, 9) if rows >= 8 and cols >= 9 else (rows, cols)
+    grid = [[int(r < height and c < width) for c in range(cols)] for r in range(rows)]
+    config = {"game": "fish", "players": 2, "penguins": 1, "board": grid}
+    return pv.Fish.from_config(config).new_state()
+
+
 def toml_board(path: Path, rows: int, cols: int, penguins: int, name: str) -> Path:
     grid = json.dumps(ones(rows, cols))  # a TOML array of arrays too
     path.write_text(
@@ -75,9 +91,28 @@ def timed(f):
     return out, time.perf_counter() - t0
 
 
-def child(body: str, timeout: float = 60.0) -> dict:
+#: The address space a child under a memory limit may take (the interpreter and the libraries
+#: take about 200 MB of it).
+MEMORY_LIMIT = 1536 << 20
+
+
+#: A child's first lines under a memory limit: at most :data:`MEMORY_LIMIT` of address space
+#: (an allocation past it fails, and an allocation failure the engine does not handle aborts).
+#: Set by the child itself (a ``preexec_fn`` is not safe in a process with threads).
+LIMIT_MEMORY = f"""
+import resource
+resource.setrlimit(resource.RLIMIT_AS, ({MEMORY_LIMIT}, {MEMORY_LIMIT}))
+"""
+
+
+def unix_only() -> None:
+    if sys.platform != "linux":
+        pytest.skip("a limit on the address space (RLIMIT_AS) and /proc: Linux")
+
+
+def child(body: str, timeout: float = 60.0, memory: bool = False) -> dict:
     """Runs ``body`` in a fresh interpreter that reports one JSON line; fails the test if it
-    hangs or dies (a segfault, an abort)."""
+    hangs or dies (a segfault, an abort). With ``memory``, under :data:`MEMORY_LIMIT`."""
     prelude = textwrap.dedent(
         """
         import json, time
@@ -100,7 +135,11 @@ def child(body: str, timeout: float = 60.0) -> dict:
     )
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", prelude + textwrap.dedent(body)],
+            [
+                sys.executable,
+                "-c",
+                (LIMIT_MEMORY if memory else "") + prelude + textwrap.dedent(body),
+            ],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -139,9 +178,9 @@ def test_the_solve_command_on_a_32x32_config_ends_with_one_line(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-1000:])
-    assert proc.stderr.strip().splitlines()[-1] == (
-        "pingvinas: the position is too large to solve exactly (more than 2000 positions)"
-    )
+    # Refused at once (far beyond the limit), the reason on the same line.
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("pingvinas: the position is too large to solve exactly (more than 2000 ")
 
 
 def test_the_server_survives_a_solve_engine_on_a_32x32_board(tmp_path):
@@ -173,13 +212,142 @@ def test_the_server_survives_a_solve_engine_on_a_32x32_board(tmp_path):
         proc.wait(timeout=30)
 
 
+# ------------------------------------------------------------------- memory, refusal at once
+
+
+def limited_cli(argv: list[str], timeout: float = 60.0) -> tuple[int, str, float]:
+    """``pingvinas ARGV`` in a child under :data:`MEMORY_LIMIT`: its exit code (negative when a
+    signal ended it: an abort), its stderr and the seconds it took; fails the test if it hangs."""
+    run = LIMIT_MEMORY + f"import runpy, sys\nsys.argv = {['pingvinas', *argv]!r}\n"
+    run += "runpy.run_module('pingvinas', run_name='__main__', alter_sys=True)\n"
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", run], capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"pingvinas {' '.join(argv)}: no answer within {timeout} s")
+    return proc.returncode, proc.stderr, time.perf_counter() - t0
+
+
+def fish_board(path: Path, rows: int, cols: int, penguins: int, seed: int) -> Path:
+    """A config of 2 players, ``penguins`` each placed on any floe, and 1-3 fish on every cell
+    (seeded)."""
+    rng = random.Random(seed)
+    grid = [[rng.randint(1, 3) for _ in range(cols)] for _ in range(rows)]
+    path.write_text(
+        f'game = "fish"\nname = "{path.stem}"\nplayers = 2\npenguins = {penguins}\n'
+        f'placement = "any"\nboard = {json.dumps(grid)}\n'
+    )
+    return path
+
+
+@pytest.mark.parametrize("max_nodes", [None, 1_000_000])
+def test_the_solve_command_refuses_the_largest_board_at_once(tmp_path, max_nodes):
+    # The largest board, 2 players with 4 penguins each placed anywhere, 1-3 fish. Before: the
+    # default limit ran 171 s into an abort (a 4.4 GB allocation, the region solver's memo
+    # growing), and 1,000,000 positions took a minute and 864 MB before the refusal.
+    unix_only()
+    config = fish_board(tmp_path / "b32.toml", 32, 32, 4, seed=46)
+    argv = ["solve", str(config)] + ([] if max_nodes is None else ["--max-nodes", str(max_nodes)])
+    code, err, seconds = limited_cli(argv)
+    assert code == 1, (code, err[-2000:])
+    last = err.strip().splitlines()[-1]
+    limit = max_nodes or 50_000_000
+    assert last.startswith(
+        f"pingvinas: the position is too large to solve exactly (more than {limit} positions): "
+        "an estimate from its lines of play puts its search at "
+    ), last
+    assert "(1024 floes in play, 8 placements to come)" in last, last
+    assert seconds < 15, seconds
+
+
+def test_the_solve_command_refuses_the_standard_board_at_once():
+    # Before: 107 s (silent off a terminal) and 826 MB before the refusal.
+    unix_only()
+    code, err, seconds = limited_cli(["solve", "fish"])
+    assert code == 1, (code, err[-2000:])
+    last = err.strip().splitlines()[-1]
+    assert "more than 50000000 positions): an estimate" in last, last
+    assert "(60 floes in play, 8 placements to come)" in last, last
+    assert seconds < 15, seconds
+
+
+def test_a_node_limit_bounds_the_memory_of_a_solve(tmp_path):
+    # The largest board cut in two by a column of water, a penguin on each side: each side is
+    # the region solver's, which searches as far as the node limit lets it. Before, its memo
+    # grew without bound within one search of a region (a table entry of 265 bytes a split).
+    # Now: at most 48 bytes a position for the solver's table, and the region solver's memos
+    # at most 1.5 times their 36 MiB (docs/solved.md).
+    unix_only()
+    rng = random.Random(7)
+    grid = [[0 if c == 1 else rng.randint(1, 3) for c in range(32)] for _ in range(32)]
+    config = {"game": "fish", "players": 2, "penguins": 1, "placement": "any", "board": grid}
+    state = pv.Fish.from_config(config).position(penguins=[[(0, 0)], [(16, 16)]])
+    path = tmp_path / "split.json"
+    path.write_text(state.to_json())
+    nodes = 300_000
+    out = child(
+        f"""
+        from pingvinas import cli
+
+        def peak():
+            status = open("/proc/self/status").read()
+            return int(status.split("VmHWM:")[1].split()[0]) * 1024
+
+        def run():
+            before = peak()
+            try:
+                cli.main(["solve", {str(path)!r}, "--max-nodes", "{nodes}", "--quiet"])
+            except SystemExit as e:
+                return e.code, peak() - before
+            return 0, peak() - before
+
+        outcome(run)
+        """,
+        timeout=120,
+        memory=True,
+    )
+    code, grown = eval(out["value"])
+    assert code == 1, out
+    bound = 48 * nodes + int(1.5 * (36 << 20)) + (24 << 20)  # and stacks, allocator slack
+    assert grown <= bound, (grown, bound)
+
+
+def test_the_solve_command_keeps_its_time_and_reports_progress_off_a_terminal(
+    tmp_path, capsys, monkeypatch
+):
+    # Before: no --time, and off a terminal nothing until the end (107 s on the standard
+    # board). A line every PROGRESS_EVERY seconds (10), here every 0.3 s.
+    from pingvinas import cli
+    from pingvinas.cli import solve as solve_command
+
+    monkeypatch.setattr(solve_command, "PROGRESS_EVERY", 0.3)
+    path = tmp_path / "block.json"
+    path.write_text(block(8, 9).to_json())
+    for quiet in (False, True):
+        t0 = time.perf_counter()
+        with pytest.raises(SystemExit) as e:
+            cli.main(["solve", str(path), "--time", "1.5"] + ["--quiet"] * quiet)
+        wall = time.perf_counter() - t0
+        assert e.value.code == 1
+        err = capsys.readouterr().err.splitlines()
+        assert err[-1].startswith("pingvinas: the position was not solved within 1.500 s ("), err
+        assert wall < 1.5 + 0.5, wall
+        lines = [line for line in err if line.startswith("solving: ")]
+        assert len(lines) == (0 if quiet else len(err) - 1), err
+        if not quiet:
+            assert len(lines) >= 2, err
+            assert all(re.fullmatch(r"solving: [\d,]+ nodes, \d+\.\d s", x) for x in lines)
+
+
 # --------------------------------------------------------------------------- budgets
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("how", ["fish.solve", "search"])
 def test_time_is_a_time_budget(shape, how):
-    s = board(*shape)
+    s = block(*shape)
     for budget in (0.05, 0.2):
         if how == "fish.solve":
             out, wall = timed(lambda budget=budget: pv.fish.solve(s, time=budget))
@@ -192,7 +360,7 @@ def test_time_is_a_time_budget(shape, how):
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_a_node_limit_is_a_small_solve(shape):
-    s = board(*shape)
+    s = block(*shape)
     seen = []
     out, wall = timed(
         lambda: pv.fish.solve(s, max_nodes=1000, progress=lambda n, _: seen.append(n))
@@ -205,7 +373,7 @@ def test_a_node_limit_is_a_small_solve(shape):
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_ctrl_c_ends_a_solve_and_progress_counts_positions(python_sigint, shape):
-    s = board(*shape)
+    s = block(*shape)
     seen = []
     sent = []
 
@@ -223,7 +391,7 @@ def test_ctrl_c_ends_a_solve_and_progress_counts_positions(python_sigint, shape)
 
 
 def test_stop_ends_a_solve_search_on_a_large_board():
-    s = board(16, 16)
+    s = block(16, 16)
     searcher = pv.Searcher("solve")
     stopped_at = []
 

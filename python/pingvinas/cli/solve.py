@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pingvinas as pv
 
-from ._common import MAX_INDEX, MAX_SEED, check_outputs, force_option, int_in, quote
+from ._common import MAX_INDEX, MAX_SEED, check_outputs, force_option, int_in, quote, seconds
 
 if TYPE_CHECKING:
     from ._common import Subparsers
@@ -54,8 +54,14 @@ def _signed(value: tuple[int, int]) -> str:
     return f"{value[0]:+d} fish, {value[1]:+d} floes"
 
 
+#: Seconds between two progress lines off a terminal (a log, CI), as a match's bar has them.
+PROGRESS_EVERY = 10.0
+
+
 def run(args: argparse.Namespace) -> None:
     if args.table:
+        if args.time is not None:
+            raise ValueError("--time limits the solve of one position, not --table")
         from pingvinas.solved.table import write_table
 
         # Before any solving: neither file exists unasked, and both can be written.
@@ -97,21 +103,28 @@ def run(args: argparse.Namespace) -> None:
     print(state)
     letter = "ABCD"[state.to_move or 0]
     who = f"player {state.to_move} ({letter})"
-    tty = sys.stderr.isatty() and not args.quiet
+    tty = sys.stderr.isatty()
+    shown = [0.0]  # when the last line off a terminal was printed
 
     def progress(nodes: int, seconds: float) -> None:
-        # The solver's own report, about every 0.25 s of a long solve.
+        # The solver's own report, about every 0.25 s of a long solve: on a terminal one line
+        # redrawn, elsewhere a line every PROGRESS_EVERY seconds.
+        if args.quiet:
+            return
         if tty:
             print(f"\rsolving: {nodes:,} nodes, {seconds:.1f} s   ", end="", file=sys.stderr)
+        elif seconds - shown[0] >= PROGRESS_EVERY:
+            shown[0] = seconds
+            print(f"solving: {nodes:,} nodes, {seconds:.1f} s", file=sys.stderr, flush=True)
 
     def done() -> None:
-        if tty:
+        if tty and not args.quiet:
             print("\r" + " " * 50 + "\r", end="", file=sys.stderr)
 
     start = time.perf_counter()
     if state.players != 2:  # paranoid: one best move, no comparison of children
         try:
-            sol = pv.fish.solve(state, max_nodes=args.max_nodes, progress=progress)
+            sol = pv.fish.solve(state, max_nodes=args.max_nodes, time=args.time, progress=progress)
         finally:
             done()
         print(f"value for {who} (paranoid: against all the others): {_signed(sol.value)} to come")
@@ -119,7 +132,7 @@ def run(args: argparse.Namespace) -> None:
         print(f"nodes: {sol.nodes:,}; time: {time.perf_counter() - start:.3f} s")
         return
 
-    solver = solved.Solver(args.max_nodes)
+    solver = solved.Solver(args.max_nodes, time=args.time)
     try:
         values = solved.move_values(state, solver=solver, progress=progress)
     finally:
@@ -127,7 +140,15 @@ def run(args: argparse.Namespace) -> None:
     seconds = time.perf_counter() - start
     best = values.best
     after = state.after(best[0])
-    final = after.scores if after.is_over else solver.solve(after).scores
+    line = solver.solve(state, all_values=True)  # the solve above, kept
+    if line.move is not None and line.move.action == best[0].action:
+        final = line.scores
+    elif after.is_over:
+        final = after.scores
+    else:
+        if args.time is not None:  # what is left of it
+            solver.time = max(args.time - (time.perf_counter() - start), 0.001)
+        final = solver.solve(after).scores
     scores = ", ".join(f"{'ABCD'[p]} {f} fish {n} floes" for p, (f, n) in enumerate(final))
     print(f"value for {who}: {_signed(values.value)} at the end ({scores})")
     print(f"optimal moves ({len(best)} of {len(values.values)}): {', '.join(map(str, best))}")
@@ -191,8 +212,18 @@ def add_parser(sub: Subparsers) -> None:
         help="give up on a solve past this many positions (1 to 1,000,000,000,000; default "
         "50,000,000)",
     )
+    p.add_argument(
+        "--time",
+        type=seconds,
+        help="give up on a solve past this many seconds (above 0, at most 3,600; default: no "
+        "limit)",
+    )
     p.add_argument("--all", action="store_true", help="also print the value of every move")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (on a terminal a line redrawn, elsewhere a line every 10 s)",
+    )
     p.add_argument(
         "--table",
         action="store_true",

@@ -165,10 +165,13 @@ class Solver:
     again, pay for each once. Counts the nodes and seconds of the solves it ran.
 
     :param max_nodes: the limit of one solve (:func:`pingvinas.fish.solve`).
+    :param time: the time limit of one solve in seconds (None: none); an attribute, so that a
+        caller can give each solve what is left of its own time.
     """
 
-    def __init__(self, max_nodes: int = MAX_NODES) -> None:
+    def __init__(self, max_nodes: int = MAX_NODES, time: Optional[float] = None) -> None:
         self.max_nodes = max_nodes
+        self.time = time
         self.nodes = 0
         self.seconds = 0.0
         self._memo: dict[str, tuple[FishSolution, float]] = {}
@@ -184,7 +187,7 @@ class Solver:
         every move (a solution of its own, memoized apart).
 
         :param progress: passed to :func:`pingvinas.fish.solve` when the solve runs.
-        :raises ValueError: a finished game, or one too big for ``max_nodes``.
+        :raises ValueError: a finished game, or one too big for ``max_nodes`` (or ``time``).
         """
         return self.timed(state, all_values=all_values, progress=progress)[0]
 
@@ -201,7 +204,11 @@ class Solver:
         if found is None:
             start = time.perf_counter()
             solution = solve_fish(
-                state, max_nodes=self.max_nodes, all_values=all_values, progress=progress
+                state,
+                max_nodes=self.max_nodes,
+                time=self.time,
+                all_values=all_values,
+                progress=progress,
             )
             seconds = time.perf_counter() - start
             self.nodes += solution.nodes

@@ -40,9 +40,17 @@
 //! At the root every move is searched far enough to know whether it is optimal: the solution
 //! lists every optimal move with its value ([`SolveOptions::all_values`] gives the exact value of
 //! every legal move instead).
+//!
+//! A solve's node limit ([`SolveOptions::max_nodes`]) bounds its memory as well as its work:
+//! the table grows to at most [`TABLE_BYTES_PER_NODE`] bytes a position of the limit (within
+//! [`SolveOptions::tt_mb`]), and the region solver ([`regions`]) does at most
+//! [`SOLVER_WORK_PER_NODE`] region splits a position, each adding at most one entry to memos of
+//! a fixed size. A position far beyond the limit is refused before any search: [`estimate`].
 
+pub mod estimate;
 #[cfg(test)]
 mod reference;
+pub mod regions;
 mod table;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,7 +58,6 @@ use std::time::{Duration, Instant};
 
 use crate::error::{invalid, Error, Result};
 use crate::fish::any::with_fish_state;
-use crate::fish::eval::{exact_scores, with_haul_solver, FishPlanes};
 use crate::fish::symmetry::{fish_symmetries, map_state};
 use crate::fish::{AnyFish, AnyFishState, Bitboard, FishGame, FishState, Phase, Word};
 use arrayvec::ArrayVec;
@@ -60,8 +67,9 @@ use crate::rng::splitmix64;
 use crate::search::budget::SOLVER_WORK_PER_NODE;
 use crate::search::{Budget, Clock, Pacer, StopFlag};
 use crate::symmetry::Symmetry;
+use regions::{exact_scores, with_haul_solver, FishPlanes};
 use table::Table;
-pub use table::MAX_TABLE_MB;
+pub use table::{BYTES_PER_NODE as TABLE_BYTES_PER_NODE, MAX_TABLE_MB};
 
 /// What the solver found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,7 +219,45 @@ impl<'a, W: Word> SolveCache<'a, W> {
         stop: Option<&StopFlag>,
         progress: Option<&AtomicU64>,
     ) -> Result<Solution> {
-        self.solve_from(Instant::now(), state, options, stop, progress)
+        let started = Instant::now();
+        self.refuse_far_beyond(started, state, &options, stop)?;
+        self.solve_from(started, state, options, stop, progress)
+    }
+
+    /// An error when [`estimate`] puts the search of `state` far beyond `options.max_nodes`
+    /// (more than [`estimate::MARGIN`] times): refused at once, not after the whole limit. The
+    /// estimate reads the solve's clock (its time counted from `started`, and `stop`).
+    ///
+    /// # Errors
+    /// `Error::Invalid`, the error of a search past its node limit, saying why.
+    fn refuse_far_beyond(
+        &self,
+        started: Instant,
+        state: &FishState<W>,
+        options: &SolveOptions,
+        stop: Option<&StopFlag>,
+    ) -> Result<()> {
+        let limit = (options.max_nodes as f64 * estimate::MARGIN).log2();
+        let expired = || {
+            stop.is_some_and(StopFlag::is_set)
+                || options.time.is_some_and(|t| started.elapsed() >= t)
+        };
+        // Lines go on a little past the limit, so that the message's figure says how far.
+        let guess =
+            estimate::estimate(self.game, state, self.syms.len() + 1, limit + 16.0, expired);
+        if guess.log2 <= limit {
+            return Ok(());
+        }
+        invalid!(
+            "the position is too large to solve exactly (more than {} positions): an estimate \
+             from its lines of play puts its search at {:.1e} positions or more, over {} times \
+             the limit ({} floes in play, {} placements to come)",
+            options.max_nodes,
+            guess.positions(),
+            estimate::MARGIN,
+            guess.contested,
+            guess.placements
+        )
     }
 
     /// [`SolveCache::solve`], its time counted from `started`.
@@ -810,7 +856,9 @@ pub fn solve_with_progress<W: Word>(
     // The time is the call's: what building the cache takes (the symmetries of a large board)
     // is spent.
     let started = Instant::now();
-    SolveCache::new(game, &options)?.solve_from(started, state, options, stop, progress)
+    let mut cache = SolveCache::new(game, &options)?;
+    cache.refuse_far_beyond(started, state, &options, stop)?;
+    cache.solve_from(started, state, options, stop, progress)
 }
 
 /// [`SolveCache::solve`], its time counted from `started`.
@@ -833,6 +881,8 @@ fn solve_in<W: Word>(
     let clock = Clock::start(&budget, stop.cloned().unwrap_or_default());
     // The region solver reads it too: a region too large to solve gives up with the solve.
     let _scope = clock.enter();
+    // The node limit bounds the table as well as the work.
+    cache.tt.allow(options.max_nodes);
     let players = game.rules().players();
     let mut solver = Solver {
         game,
@@ -879,7 +929,11 @@ fn solve_in<W: Word>(
     // The line's final scores: exact regions (found above, unless the clock stops their solve
     // now), or the scores of the game's end.
     let final_exact = match solver.halt {
-        None => exact_scores(game, solver.planes, &s, u64::MAX),
+        None => {
+            // Within what is left of the region solver's allowance, as every solve of it here.
+            let _scope = solver.clock.with_solver_work(solver.haul_left).enter();
+            exact_scores(game, solver.planes, &s, u64::MAX)
+        }
         Some(_) => None,
     };
     if final_exact.is_none() && s.to_move().is_some() && solver.clock.expired() {
@@ -1623,6 +1677,58 @@ mod tests {
         assert!(sol.nodes > CHECK_INTERVAL);
     }
 
+    /// [`solve`] without the estimate that refuses a position far beyond `max_nodes` at once:
+    /// the search itself, as [`solve`] runs it otherwise.
+    fn search_past_estimate<W: Word>(
+        game: &FishGame<W>,
+        s: &FishState<W>,
+        max_nodes: u64,
+    ) -> Result<Solution> {
+        let options = SolveOptions {
+            max_nodes,
+            ..SolveOptions::default()
+        };
+        SolveCache::new(game, &options)?.solve_from(Instant::now(), s, options, None, None)
+    }
+
+    #[test]
+    fn a_node_limit_bounds_the_solvers_memory() {
+        // The largest board (the widest word), cut in two: each player's region is the region
+        // solver's, which searches as far as the node limit lets it. Its memos before: one
+        // search of a region filled them without bound (4.4 GB asked for on 32x32, an abort).
+        use crate::fish::bitboard::W1024;
+        use crate::search::budget::SOLVER_WORK_PER_NODE;
+        let big = std::thread::Builder::new().stack_size(256 << 20);
+        big.spawn(|| {
+            let (game, s) = placed::<W1024>(32, 32, true);
+            let entry = std::mem::size_of::<((W1024, W1024), u32)>() + 1;
+            for nodes in [500u64, 50_000] {
+                let options = SolveOptions {
+                    max_nodes: nodes,
+                    ..SolveOptions::default()
+                };
+                let mut cache = SolveCache::new(&game, &options).unwrap();
+                let before = with_haul_solver::<W1024, _>(|h| h.spent());
+                let e = solve_in(&mut cache, Instant::now(), &s, options, None, None);
+                assert!(e.is_err());
+                let table = cache.tt.bytes();
+                assert!(table <= (nodes as usize * TABLE_BYTES_PER_NODE).max(16 << 10));
+                let (memos, work) =
+                    with_haul_solver::<W1024, _>(|h| (h.memory(), h.spent() - before));
+                assert!(work <= nodes * SOLVER_WORK_PER_NODE, "{work}");
+                // At most an entry a region split, in maps at most half full.
+                let by_work = (2 * work as usize + 64) * entry * 8 / 7;
+                assert!(memos <= by_work, "{nodes}: {memos} > {by_work}");
+                let most = regions::MEMO_BYTES + regions::TOO_BIG_BYTES;
+                assert!(memos <= most, "{nodes}: {memos} > {most}");
+                eprintln!("{nodes} positions: table {table} B, memos {memos} B, {work} splits");
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    }
+
     /// The deepest the solver's recursions went on the stack in a solve of `s` within `nodes`
     /// positions (on this thread): bytes below the solve's start, and frames deep.
     fn stack_reach<W: Word>(game: &FishGame<W>, s: &FishState<W>, nodes: u64) -> (usize, usize) {
@@ -1702,8 +1808,11 @@ mod tests {
         std::thread::Builder::new()
             .stack_size(256 << 10)
             .spawn(move || {
-                let e = solve(&game, &s, 3_000).unwrap_err();
+                // The search itself (`solve` refuses the position at once: `estimate`).
+                let e = search_past_estimate(&game, &s, 3_000).unwrap_err();
                 assert!(e.to_string().contains("3000 positions"), "{e}");
+                let e = solve(&game, &s, 3_000).unwrap_err();
+                assert!(e.to_string().contains("an estimate"), "{e}");
             })
             .unwrap()
             .join()
@@ -1720,7 +1829,7 @@ mod tests {
         std::thread::Builder::new()
             .stack_size(1 << 20)
             .spawn(move || {
-                let e = solve(&game, &s, 5_000).unwrap_err();
+                let e = search_past_estimate(&game, &s, 5_000).unwrap_err();
                 assert!(e.to_string().contains("5000 positions"), "{e}");
             })
             .unwrap()

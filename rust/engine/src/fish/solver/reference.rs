@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
+use super::regions::{exact_scores, FishPlanes, FxBuild};
 use super::{split_value, value_of, SolveOptions, INF};
 use crate::error::invalid;
 use crate::error::Result;
-use crate::fish::eval::{exact_scores, FishPlanes, FxBuild};
 use crate::fish::symmetry::{fish_symmetries, map_state};
 use crate::fish::{FishGame, FishState, Word};
 use crate::game::{Action, ActionList, Game};

@@ -1,9 +1,11 @@
 //! The solver's transposition table: buckets of three 20-byte entries (one cache line), each
 //! holding a lower and an upper bound of one position, keyed by the whole 64-bit position key
-//! (a false hit needs two positions of one hash, as with a map), the entry to replace in a full bucket the one of the fewest floes (the cheapest to
-//! find again). It starts small and doubles when a bucket overflows in a table a quarter full,
-//! up to the size it was given, so small solves stay cheap; memory is checked before every
-//! allocation (never an abort). The buckets are zeroed memory (an empty entry is all zeros),
+//! (a false hit needs two positions of one hash, as with a map), the entry to replace in a full
+//! bucket the one of the fewest floes (the cheapest to find again). It starts small and doubles
+//! when a bucket overflows in a table a quarter full, up to the size it was given and to what
+//! the solve's node limit allows ([`BYTES_PER_NODE`] a position: [`Table::allow`]), so small
+//! solves stay cheap and a node limit bounds the memory as well as the work; memory is checked
+//! before every allocation (never an abort). The buckets are zeroed memory (an empty entry is all zeros),
 //! which the system hands out as pages are first touched; from 2 MiB on they are aligned to
 //! 2 MiB and, on Linux, advised to be backed by transparent huge pages, as alpha-beta's table
 //! ([`crate::search::tt`]) is: the solver's probes are random over the whole table, and with
@@ -15,6 +17,12 @@ use crate::memory::{available_bytes, Zeroed};
 
 /// The most MiB a table may be given (64 GiB).
 pub const MAX_TABLE_MB: usize = 64 << 10;
+
+/// The most bytes of table a position of a solve's node limit allows (the table is a power of
+/// two of buckets: between half this and this; while it doubles, the old half is held too, so
+/// at the peak 1.5 times as much). A solve stores at most one entry per position it counts,
+/// and 32 bytes are 1.5 entries.
+pub const BYTES_PER_NODE: usize = 32;
 
 const BUCKET: usize = 3;
 /// Buckets of a fresh table (16 KiB).
@@ -74,6 +82,9 @@ pub struct Table {
     buckets: Buckets,
     /// The most buckets the table may grow to (a power of two).
     max_buckets: usize,
+    /// The most buckets it may grow to in the running solve ([`Table::allow`]): at most
+    /// `max_buckets`.
+    limit: usize,
     /// Entries in use.
     used: usize,
 }
@@ -109,8 +120,21 @@ impl Table {
         Ok(Table {
             buckets,
             max_buckets,
+            limit: max_buckets,
             used: 0,
         })
+    }
+
+    /// Lets the table grow to what a solve of at most `max_nodes` positions may fill
+    /// ([`BYTES_PER_NODE`] each, at least the table's first size), within the size it was
+    /// given; it never shrinks (a table kept from an earlier solve keeps its entries).
+    pub fn allow(&mut self, max_nodes: u64) {
+        let bytes = max_nodes.saturating_mul(BYTES_PER_NODE as u64);
+        let fit = usize::try_from(bytes / std::mem::size_of::<Bucket>() as u64)
+            .unwrap_or(usize::MAX)
+            .max(FIRST_BUCKETS);
+        let fit = 1usize << (usize::BITS - 1 - fit.leading_zeros());
+        self.limit = fit.max(self.buckets.len()).min(self.max_buckets);
     }
 
     /// The memory the table holds now, in bytes.
@@ -178,8 +202,7 @@ impl Table {
                     // A full bucket: the table doubles if it may and is a quarter full (below
                     // that, a full bucket is bad luck), else the entry of the fewest floes goes.
                     let slots = self.buckets.len() * BUCKET;
-                    if self.buckets.len() < self.max_buckets && self.used * 4 > slots && self.grow()
-                    {
+                    if self.buckets.len() < self.limit && self.used * 4 > slots && self.grow() {
                         continue;
                     }
                     (0..BUCKET).min_by_key(|&j| b[j].depth()).unwrap_or(0)
@@ -214,6 +237,7 @@ impl Table {
         };
         let Some(fresh) = fresh else {
             self.max_buckets = self.buckets.len();
+            self.limit = self.max_buckets;
             return false;
         };
         let old = std::mem::replace(&mut self.buckets, fresh);
@@ -294,6 +318,45 @@ mod tests {
         assert!(kept > 290_000, "{kept}");
         // Fresh buckets are empty: no key of the table's own makes a false hit.
         assert_eq!(Table::new(64).unwrap().probe(0), None);
+    }
+
+    #[test]
+    fn a_node_limit_bounds_the_table() {
+        // A solve stores at most one entry a position; even four times as many stay within
+        // the bytes the limit allows.
+        for nodes in [100u64, 1_000, 10_000, 100_000] {
+            let mut t = Table::new(512).unwrap();
+            t.allow(nodes);
+            for i in 0..4 * nodes {
+                t.store(splitmix64(i), -INF, i as i32, 1, (i % 60) as u32, true);
+            }
+            let allowed = (nodes as usize * BYTES_PER_NODE).max(FIRST_BUCKETS * 64);
+            assert!(t.bytes() <= allowed, "{nodes}: {} > {allowed}", t.bytes());
+            assert!(2 * t.bytes() > allowed, "{nodes}: it grew to the limit");
+            // A larger limit (a later solve of a kept table) lets it grow on; a smaller one
+            // keeps what it holds.
+            let before = t.bytes();
+            t.allow(nodes / 10);
+            t.store(splitmix64(u64::MAX), 0, 0, 1, 1, true);
+            assert_eq!(t.bytes(), before);
+            t.allow(nodes * 4);
+            for i in 0..16 * nodes {
+                t.store(splitmix64(i + (1 << 40)), 0, 0, 1, 1, true);
+            }
+            let allowed = (4 * nodes as usize * BYTES_PER_NODE).max(FIRST_BUCKETS * 64);
+            assert!(t.bytes() <= allowed && t.bytes() >= before);
+            assert!(
+                t.bytes() > before || allowed < 2 * before,
+                "{nodes}: it grew on"
+            );
+        }
+        // The size given bounds it too.
+        let mut t = Table::new(1).unwrap();
+        t.allow(u64::MAX);
+        for i in 0..200_000u64 {
+            t.store(splitmix64(i), 0, 0, 1, 1, true);
+        }
+        assert_eq!(t.bytes(), 1 << 20);
     }
 
     #[test]

@@ -365,6 +365,8 @@ def test_solve_table_and_the_perfect_agent_run(capsys, tmp_path):
         "greedy",
         "--games",
         "2",
+        "--time",
+        "1",
         "--quiet",
     )
     assert code == 0, err and "solve" in out

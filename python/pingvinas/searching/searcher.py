@@ -519,9 +519,9 @@ def solve_fish(
 
     It runs off the GIL; Ctrl-C stops it (``KeyboardInterrupt``) within a few milliseconds.
 
-    :param max_nodes: give up after this many positions; it bounds the memory too (the table at
-        most 48 bytes a position, the region solver's memos at most 54 MiB), and a position
-        whose search an estimate puts at more than 1,000 times as many is refused at once
+    :param max_nodes: give up after this many positions; it bounds the memory too (the table
+        takes at most 48 bytes a position, the region solver's memos at most 54 MiB), and a
+        position whose search an estimate puts past a thousandfold of it is refused at once
         (docs/search.md).
     :param time: give up after this many seconds (None: no limit).
     :param tt_mb: the most memory the transposition table may take, in MiB (it grows only as

@@ -13,13 +13,15 @@ import pingvinas as pv
 here = Path(pv.__file__).resolve().parent
 assert "site-packages" in here.parts, f"pingvinas imported from {here}, not an installed copy"
 meta = importlib.metadata.version("pingvinas")
-assert (
-    pv.__version__.replace("-", "")
+# Cargo's spelling in PEP 440's: 0.1.0-dev0 is 0.1.0.dev0, 0.2.0-rc.1 is 0.2.0rc1.
+python_spelling = (
+    pv.__version__.replace("-dev", ".dev")
+    .replace("-", "")
     .replace("alpha.", "a")
     .replace("beta.", "b")
     .replace("rc.", "rc")
-    == meta
-), (pv.__version__, meta)
+)
+assert python_spelling == meta, (pv.__version__, meta)
 cli = subprocess.run(
     [sys.executable, "-m", "pingvinas", "--version"], capture_output=True, text=True, check=True
 )

@@ -8,7 +8,6 @@ import random
 import numpy as np
 import pytest
 
-from pingvinas.rating.ladder import Pairwise, fit
 from pingvinas.rating.plackett_luce import Rankings, fit_rankings, log_likelihood
 
 
@@ -60,22 +59,30 @@ def test_the_likelihood_is_the_model_written_out():
 
 
 def test_two_players_is_bradley_terry():
+    """With two-player games the fit is Bradley-Terry's maximum: each player's expected score
+    over its games (virtual draws of the prior included) equals the points it made, a draw
+    counting half; and one pair's rating difference is 400 log10 of its points ratio."""
     rng = random.Random(3)
     names = ["random", "greedy", "mcts", "auto"]
-    pairs = Pairwise(names)
     ranks = Rankings(names)
-    for a, b in itertools.combinations(names, 2):
+    points = np.zeros((4, 4))
+    games = np.zeros((4, 4))
+    for (i, a), (j, b) in itertools.combinations(enumerate(names), 2):
         w, d, l_ = rng.randint(0, 9), rng.randint(0, 3), rng.randint(1, 9)
-        pairs.add(a, b, wins=w, draws=d, losses=l_)
         for places, count in (([1, 2], w), ([1, 1], d), ([2, 1], l_)):
             if count:
                 ranks.add([a, b], places, count=count)
-    bt = fit(pairs, prior=2)
-    elo, low, high = fit_rankings(ranks, prior=2)
-    for p in names:
-        assert elo[p] == pytest.approx(bt.elo[p], abs=1e-6)
-        assert low[p] == pytest.approx(bt.low[p], abs=1e-6)
-        assert high[p] == pytest.approx(bt.high[p], abs=1e-6)
+        points[i, j], points[j, i] = w + d / 2 + 1, l_ + d / 2 + 1  # prior = 2 draws
+        games[i, j] = games[j, i] = w + d + l_ + 2
+    elo, _, _ = fit_rankings(ranks, prior=2)
+    r = np.array([elo[p] for p in names])
+    expected = games / (1 + 10 ** ((r[None, :] - r[:, None]) / 400))
+    assert expected.sum(axis=1) == pytest.approx(points.sum(axis=1), abs=1e-6)
+    pair = Rankings(["random", "greedy"])
+    pair.add(["greedy", "random"], [1, 2], count=7)
+    pair.add(["greedy", "random"], [1, 1], count=2)
+    pair.add(["random", "greedy"], [1, 2], count=1)
+    assert fit_rankings(pair, prior=0)[0]["greedy"] == pytest.approx(400 * math.log10(8 / 2))
 
 
 def simulate(strengths, players, games, seed):

@@ -48,10 +48,6 @@ from .plackett_luce import Rankings, fit_rankings
 
 __all__ = ["Ladder", "Pairwise", "Ratings", "fit", "pairs_of_game", "rate", "run_ladder"]
 
-#: Logistic Elo per unit of the natural log-odds.
-ELO_PER_NAT = 400 / math.log(10)
-Z975 = 1.959963984540054
-
 
 class Pairwise:
     """Wins, draws and losses between every two players (``wins[i, j]``: games ``i`` won
@@ -116,7 +112,8 @@ class Ratings:
 def fit(
     results: Pairwise, *, anchor: Optional[str] = None, prior: float = 2.0, steps: int = 100
 ) -> Ratings:
-    """Bradley-Terry ratings by maximum likelihood (Newton's method on the log-odds).
+    """Bradley-Terry ratings by maximum likelihood: the Plackett-Luce fit
+    (:func:`~pingvinas.rating.plackett_luce.fit_rankings`) of the results as two-player games.
 
     :param anchor: the player rated 0 (default ``"random"`` if it plays, else the first).
     :param prior: virtual draws added between every two players who met.
@@ -124,59 +121,20 @@ def fit(
         player won or lost every game with ``prior = 0`` (its rating has no finite maximum).
     """
     names = results.players
-    n = len(names)
+    rankings = Rankings(names)
+    for i, j in itertools.combinations(range(len(names)), 2):
+        for places, count in (
+            ([1, 2], results.wins[i, j]),
+            ([2, 1], results.wins[j, i]),
+            ([1, 1], results.draws[i, j]),
+        ):
+            if count:
+                rankings.add([names[i], names[j]], places, count=float(count))
     if anchor is None:
         anchor = "random" if "random" in results.index else names[0]
-    a = results._at(anchor)
-    _check_prior(prior)
-    games = results.wins + results.wins.T + results.draws  # games[i, j], symmetric
-    met = games > 0
-    points = results.wins + results.draws / 2 + np.where(met, prior / 2, 0.0)
-    games = games + np.where(met, prior, 0.0)
-    # Every player must be connected to the anchor.
-    reached = _linked(results, a)
-    if len(reached) != n:
-        lost = [names[i] for i in range(n) if i not in reached]
-        raise ValueError(f"no games link {', '.join(lost)} to {anchor!r}: cannot rate them")
-    free = [i for i in range(n) if i != a]
-    theta = np.zeros(n)
-
-    def curvature(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = 1.0 / (1.0 + np.exp(t[None, :] - t[:, None]))  # p[i, j]: i scores against j
-        grad = (points - games * p).sum(axis=1)
-        w = games * p * (1 - p)
-        hess = w - np.diag(w.sum(axis=1))  # the Hessian of the log-likelihood
-        return grad, hess
-
-    for _ in range(steps):
-        grad, hess = curvature(theta)
-        g, h = grad[free], hess[np.ix_(free, free)]
-        try:
-            step = np.linalg.solve(h, -g)
-        except np.linalg.LinAlgError:
-            raise ValueError("the ratings have no maximum: give prior > 0") from None
-        # Long steps are cut: the likelihood is concave, Newton from 0 can overshoot.
-        biggest = float(np.max(np.abs(step))) if step.size else 0.0
-        if biggest > 2.0:
-            step *= 2.0 / biggest
-        theta[free] += step
-        if biggest < 1e-10:
-            break
-    if not np.all(np.isfinite(theta)) or float(np.max(np.abs(theta))) > 50:
-        raise ValueError("a player won or lost every game: give prior > 0 to rate it")
-    _, hess = curvature(theta)
-    cov = np.linalg.inv(-hess[np.ix_(free, free)])
-    sd = np.zeros(n)
-    sd[free] = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    elo = theta * ELO_PER_NAT
-    half = Z975 * sd * ELO_PER_NAT
-    return Ratings(
-        players=list(names),
-        elo={p: float(elo[i]) for i, p in enumerate(names)},
-        low={p: float(elo[i] - half[i]) for i, p in enumerate(names)},
-        high={p: float(elo[i] + half[i]) for i, p in enumerate(names)},
-        anchor=anchor,
-    )
+    results._at(anchor)
+    elo, low, high = fit_rankings(rankings, anchor=anchor, prior=prior, steps=steps)
+    return Ratings(players=list(names), elo=elo, low=low, high=high, anchor=anchor)
 
 
 def _linked(results: Pairwise, a: int) -> set[int]:

@@ -4,8 +4,20 @@
 //! A process forked from the one that built a pool has a copy of the pool but not its threads
 //! (a fork copies only the forking thread), so work sent there would wait forever: the pool is
 //! built again in the new process.
+//!
+//! [`Team`] is for work cut into many small pieces that a call hands out and waits for (a
+//! vector env's step, a round of many search trees): the calling thread takes pieces too, and
+//! its helpers spin a little after each job before they sleep, so that a job that follows soon
+//! finds them awake. A helper that wakes late finds the pieces taken and costs the call nothing:
+//! the caller waits only for the helpers that took a piece.
 
-use std::sync::Arc;
+use std::any::Any;
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 
@@ -49,9 +61,315 @@ impl KeptPool {
     }
 }
 
+
+/// How long an idle helper watches for the next job before it sleeps: a step of a vector env
+/// in a learning loop follows the last one within tens of microseconds of Python.
+const WATCH: Duration = Duration::from_micros(200);
+
+/// One call's pieces, on the calling thread's stack while helpers may read it.
+struct Job<'a> {
+    work: &'a (dyn Fn(usize) + Sync),
+    pieces: usize,
+    next: AtomicUsize,
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+}
+
+impl Job<'_> {
+    /// Takes pieces until none is left; returns how many this thread ran.
+    fn take(&self) -> usize {
+        let mut ran = 0;
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= self.pieces {
+                return ran;
+            }
+            ran += 1;
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| (self.work)(i))) {
+                // The other pieces are skipped; the caller passes the panic on.
+                self.next.store(self.pieces, Ordering::Relaxed);
+                self.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+            }
+        }
+    }
+}
+
+/// What the helpers share with the caller.
+struct Crew {
+    /// The job on offer (null when none): set and cleared under `door`.
+    job: AtomicPtr<Job<'static>>,
+    /// Counts the jobs offered, for the helpers that watch without the lock.
+    offered: AtomicU64,
+    /// Helpers inside the job on offer: the caller returns when none is left.
+    inside: AtomicUsize,
+    door: Mutex<Door>,
+    bell: Condvar,
+}
+
+#[derive(Default)]
+struct Door {
+    sleepers: usize,
+    closed: bool,
+}
+
+impl Crew {
+    fn lock(&self) -> MutexGuard<'_, Door> {
+        self.door.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A helper's life: wait for a job, take pieces of it, again until the team is dropped.
+    fn serve(&self) {
+        let mut seen = self.offered.load(Ordering::Acquire);
+        loop {
+            let start = Instant::now();
+            let mut spins = 0u32;
+            while self.offered.load(Ordering::Acquire) == seen {
+                spins += 1;
+                if spins % 64 == 0 {
+                    if start.elapsed() > WATCH {
+                        let mut door = self.lock();
+                        while self.offered.load(Ordering::Acquire) == seen && !door.closed {
+                            door.sleepers += 1;
+                            door = self.bell.wait(door).unwrap_or_else(|e| e.into_inner());
+                            door.sleepers -= 1;
+                        }
+                        if door.closed {
+                            return;
+                        }
+                        break;
+                    }
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+            seen = self.offered.load(Ordering::Acquire);
+            let job = {
+                let door = self.lock();
+                if door.closed {
+                    return;
+                }
+                let job = self.job.load(Ordering::Acquire);
+                if !job.is_null() {
+                    self.inside.fetch_add(1, Ordering::AcqRel);
+                }
+                job
+            };
+            if !job.is_null() {
+                // SAFETY: the caller keeps the job alive until `inside` is back to 0.
+                unsafe { &*job }.take();
+                self.inside.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
+}
+
+/// Threads kept between calls that share pieces of work with the calling thread (see the
+/// module docs). Results are those of the pieces, whoever runs them.
+pub struct Team {
+    name: &'static str,
+    /// The crew, the process that started it and its helpers' count.
+    crew: Option<(u32, usize, Arc<Crew>)>,
+}
+
+impl Team {
+    /// No helpers yet; their threads will be named `"{name}-{i}"`.
+    pub const fn new(name: &'static str) -> Team {
+        Team { name, crew: None }
+    }
+
+    /// The crew of `helpers` threads, started if there is none of that size in this process;
+    /// none when threads cannot be started.
+    fn crew(&mut self, helpers: usize) -> Option<Arc<Crew>> {
+        let pid = std::process::id();
+        let kept = matches!(&self.crew, Some((p, h, _)) if *p == pid && *h == helpers);
+        if !kept {
+            self.stop();
+            let crew = Arc::new(Crew {
+                job: AtomicPtr::new(std::ptr::null_mut()),
+                offered: AtomicU64::new(0),
+                inside: AtomicUsize::new(0),
+                door: Mutex::new(Door::default()),
+                bell: Condvar::new(),
+            });
+            for i in 0..helpers {
+                let c = crew.clone();
+                let started = std::thread::Builder::new()
+                    .name(format!("{}-{i}", self.name))
+                    .spawn(move || c.serve());
+                if started.is_err() {
+                    self.crew = Some((pid, helpers, crew));
+                    self.stop();
+                    return None;
+                }
+            }
+            self.crew = Some((pid, helpers, crew));
+        }
+        self.crew.as_ref().map(|(_, _, c)| c.clone())
+    }
+
+    /// Sends the helpers away (a copy made by a fork has none: it is only forgotten).
+    fn stop(&mut self) {
+        if let Some((pid, _, crew)) = self.crew.take() {
+            if pid == std::process::id() {
+                crew.lock().closed = true;
+                crew.bell.notify_all();
+            } else {
+                // Its lock may have been held by a thread that is not in this process.
+                std::mem::forget(crew);
+            }
+        }
+    }
+
+    /// Runs `work(i)` for every piece `i` in `0..pieces` on this thread and up to
+    /// `threads - 1` helpers, and returns when every piece is done: the number of pieces this
+    /// thread ran, and how long it took. One thread or one piece runs here alone; so does
+    /// everything when helpers cannot be started.
+    ///
+    /// # Panics
+    /// Passes on a panic of `work` (after every helper has left the job).
+    pub fn run(
+        &mut self,
+        threads: usize,
+        pieces: usize,
+        work: &(dyn Fn(usize) + Sync),
+    ) -> (usize, Duration) {
+        let start = Instant::now();
+        let crew = if threads > 1 && pieces > 1 {
+            self.crew(threads - 1)
+        } else {
+            None
+        };
+        let Some(crew) = crew else {
+            (0..pieces).for_each(work);
+            return (pieces, start.elapsed());
+        };
+        let job = Job {
+            work,
+            pieces,
+            next: AtomicUsize::new(0),
+            panic: Mutex::new(None),
+        };
+        {
+            let door = crew.lock();
+            // SAFETY: the job outlives its offer: `Offer` withdraws it and waits for the
+            // helpers inside before `job` goes out of scope, even when `work` panics here.
+            let ptr = &job as *const Job<'_> as *mut Job<'static>;
+            crew.job.store(ptr, Ordering::Release);
+            crew.offered.fetch_add(1, Ordering::AcqRel);
+            if door.sleepers > 0 {
+                crew.bell.notify_all();
+            }
+        }
+        struct Offer<'c>(&'c Crew);
+        impl Drop for Offer<'_> {
+            fn drop(&mut self) {
+                let crew = self.0;
+                // Under the lock: a helper then either is inside already or finds no job.
+                let door = crew.lock();
+                crew.job.store(std::ptr::null_mut(), Ordering::Release);
+                drop(door);
+                let mut spins = 0u32;
+                while crew.inside.load(Ordering::Acquire) > 0 {
+                    spins += 1;
+                    if spins % 64 == 0 {
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+        }
+        let offer = Offer(&crew);
+        let ran = job.take();
+        let busy = start.elapsed();
+        drop(offer);
+        if let Some(p) = job.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            resume_unwind(p);
+        }
+        (ran, busy)
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A slice handed out in ranges that do not overlap, one to each piece of a [`Team`] job.
+pub struct Disjoint<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: it gives out `&mut` to ranges of `T`s, which may go to other threads when `T: Send`.
+unsafe impl<T: Send> Sync for Disjoint<'_, T> {}
+unsafe impl<T: Send> Send for Disjoint<'_, T> {}
+
+impl<'a, T> Disjoint<'a, T> {
+    /// Hands out `slice`.
+    pub fn new(slice: &'a mut [T]) -> Self {
+        Disjoint {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: PhantomData,
+        }
+    }
+
+    /// The elements in `range`.
+    ///
+    /// # Safety
+    /// No two ranges taken from one `Disjoint` and alive at once may overlap.
+    ///
+    /// # Panics
+    /// When `range` is not within the slice.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn range(&self, range: Range<usize>) -> &'a mut [T] {
+        assert!(range.start <= range.end && range.end <= self.len, "range out of the slice");
+        // SAFETY: within the slice (checked), and not aliased (the caller's promise).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_team_runs_every_piece_once_and_passes_panics_on() {
+        let mut team = Team::new("test");
+        for threads in [1, 2, 3] {
+            for pieces in [0, 1, 2, 7, 100] {
+                let done: Vec<AtomicUsize> = (0..pieces).map(|_| AtomicUsize::new(0)).collect();
+                let (ran, _) = team.run(threads, pieces, &|i| {
+                    done[i].fetch_add(1, Ordering::Relaxed);
+                });
+                assert!(ran <= pieces);
+                assert!(done.iter().all(|d| d.load(Ordering::Relaxed) == 1));
+            }
+        }
+        // Helpers asleep are woken for the next job.
+        std::thread::sleep(WATCH * 3);
+        let sum = AtomicUsize::new(0);
+        team.run(2, 50, &|i| {
+            sum.fetch_add(i, Ordering::Relaxed);
+        });
+        assert_eq!(sum.into_inner(), 49 * 50 / 2);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            team.run(2, 10, &|i| assert!(i != 3, "piece 3"));
+        }));
+        assert!(caught.is_err());
+        let mut data = vec![0usize; 40];
+        let parts = Disjoint::new(&mut data);
+        team.run(2, 4, &|k| {
+            // SAFETY: piece k takes rows 10k to 10k + 9 alone.
+            for (j, x) in unsafe { parts.range(10 * k..10 * k + 10) }.iter_mut().enumerate() {
+                *x = 10 * k + j;
+            }
+        });
+        assert!(data.iter().enumerate().all(|(i, &x)| i == x));
+    }
 
     #[test]
     fn a_pool_is_kept_until_its_size_changes() {

@@ -1,19 +1,102 @@
 //! The batch: one game (its rules, position and seats) per env, what every thread of a step
 //! shares, and the pool that steps the envs.
 
+use std::ops::Range;
 use std::sync::Arc;
-
-use rayon::prelude::*;
+use std::time::Duration;
 
 use super::options::{Options, Source};
 use crate::error::Result;
 use crate::game::Game;
 use crate::io::GameIo;
 use crate::search::agent::Agent;
-use crate::threads::KeptPool;
+use crate::threads::Team;
 
-/// Fewer envs than this are stepped on the calling thread: waking the pool costs more.
-pub(super) const PARALLEL_MIN: usize = 64;
+/// Work that takes less than this on one thread is done there: waking a helper and sharing
+/// the envs with it would cost about as much as it saves.
+const SPLIT_NS: f64 = 20_000.0;
+
+/// The least work in one piece handed out (envs are taken a piece at a time).
+const PIECE_NS: f64 = 4_000.0;
+
+/// The cost of one env's share of one kind of work (a bare step, opponents' moves, a new
+/// game), measured on the calling thread at each call: it decides how a call is split.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pace {
+    /// Nanoseconds per env.
+    ns: f64,
+}
+
+impl Pace {
+    /// A first guess, until a call has been measured.
+    pub(super) const fn guess(ns: f64) -> Pace {
+        Pace { ns }
+    }
+
+    /// Envs per piece for `n` envs on `threads`: all of them (nothing handed out) when the
+    /// work is too small to split, else pieces of at least [`PIECE_NS`], two per thread or
+    /// more so that a thread that starts late or is held up by another process leaves its
+    /// share to the others.
+    fn piece(&self, n: usize, threads: usize) -> usize {
+        if threads <= 1 || n as f64 * self.ns < SPLIT_NS {
+            return n.max(1);
+        }
+        let least = (PIECE_NS / self.ns).ceil() as usize;
+        least.clamp(1, n.div_ceil(2 * threads).max(1))
+    }
+
+    /// Learns from `envs` done in `busy` by the calling thread.
+    fn learn(&mut self, envs: usize, busy: Duration) {
+        if envs > 0 {
+            let ns = busy.as_nanos() as f64 / envs as f64;
+            self.ns = 0.5 * self.ns + 0.5 * ns;
+        }
+    }
+}
+
+/// The kinds of work a vector env measures apart.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Work {
+    /// A step without opponents, or the rows of a step with them, or observations.
+    Step = 0,
+    /// The opponents' moves of a step.
+    Opponents = 1,
+    /// New games, the opponents played up to the learner's first move.
+    Begin = 2,
+}
+
+/// How a vector env shares its envs out: the kept helpers and the measured paces.
+pub(super) struct Crew {
+    /// The threads a call uses (0 resolved to every core).
+    threads: usize,
+    team: Team,
+    paces: [Pace; 3],
+}
+
+impl Crew {
+    pub(super) fn new(threads: usize, opponents: bool) -> Crew {
+        // A searching opponent costs far more than a bare step: its moves are split at once.
+        let heavy = Pace::guess(if opponents { 50_000.0 } else { 500.0 });
+        Crew {
+            threads,
+            team: Team::new("pingvinas-vector"),
+            paces: [Pace::guess(300.0), heavy, heavy],
+        }
+    }
+
+    /// Runs `f` over ranges that cover `0..n`, on this thread and the helpers when the work
+    /// is worth sharing (by the pace of `work`, which learns from the call). Each env's work
+    /// depends on that env alone, so the results do not depend on the threads.
+    pub(super) fn share(&mut self, work: Work, n: usize, f: impl Fn(Range<usize>) + Sync) {
+        let pace = &mut self.paces[work as usize];
+        let size = pace.piece(n, self.threads);
+        let pieces = n.div_ceil(size);
+        let (ran, busy) = self
+            .team
+            .run(self.threads, pieces, &|k| f(k * size..((k + 1) * size).min(n)));
+        pace.learn((ran * size).min(n), busy);
+    }
+}
 
 /// The sizes of one env's rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,8 +175,8 @@ pub(super) struct Shared<G: Game> {
 pub struct VectorEnv<G: GameIo> {
     pub(super) shared: Shared<G>,
     pub(super) slots: Vec<Slot<G>>,
-    /// The pool of `options.threads` threads (none for one), kept and built again after a fork.
-    pub(super) pool: KeptPool,
+    /// The threads a call shares its envs with.
+    pub(super) crew: Crew,
     /// The worked-out steps of a step call (kept for its allocation).
     pub(super) pending: Vec<Option<Result<Advance<G>>>>,
 }
@@ -147,33 +230,5 @@ impl<G: GameIo> VectorEnv<G> {
     /// The learner's seat in env `i` (single-agent mode).
     pub fn learner(&self, i: usize) -> usize {
         self.slots[i].play.learner
-    }
-
-    /// The pool, or none for one thread. A pool that cannot be started again (in a forked
-    /// process) leaves the work to the calling thread rather than failing the call.
-    pub(super) fn pool(&mut self) -> Option<Arc<rayon::ThreadPool>> {
-        let threads = self.shared.options.threads;
-        (threads > 1).then(|| self.pool.get(threads).ok()).flatten()
-    }
-}
-
-/// Runs `f` on every slot and its entry of `pending` (on the pool when there is one and the
-/// envs are many).
-pub(super) fn each_slot<G: Game, T: Send>(
-    pool: Option<&rayon::ThreadPool>,
-    slots: &mut [Slot<G>],
-    pending: &mut [T],
-    f: impl Fn(usize, &mut Slot<G>, &mut T) + Sync,
-) {
-    let work = |(i, (slot, p)): (usize, (&mut Slot<G>, &mut T))| f(i, slot, p);
-    match pool.filter(|_| slots.len() >= PARALLEL_MIN) {
-        None => slots.iter_mut().zip(pending).enumerate().for_each(work),
-        Some(pool) => pool.install(|| {
-            slots
-                .par_iter_mut()
-                .zip(pending.par_iter_mut())
-                .enumerate()
-                .for_each(work)
-        }),
     }
 }

@@ -2,11 +2,14 @@
 //! of each env's row: its observation, legal actions and player to move, its rewards and
 //! flags, and the final observation and returns of a game that ended.
 
+use std::ops::Range;
+
 use super::batch::{Dims, Play, Shared, Slot};
 use crate::error::invalid;
 use crate::error::Result;
 use crate::game::ActionList;
 use crate::io::GameIo;
+use crate::threads::Disjoint;
 
 /// An integer type for the compact legal actions (`i16` when the action space allows, else
 /// `i32`); rows are padded with -1.
@@ -121,6 +124,63 @@ impl<'a, A> Outputs<'a, A> {
             final_observations: d.observation,
             final_returns: d.players
         )
+    }
+}
+
+/// [`Outputs`] handed out by rows to the threads of a call.
+pub(super) struct Rows<'a, A> {
+    observations: Disjoint<'a, f32>,
+    legal_mask: Disjoint<'a, bool>,
+    legal_actions: Disjoint<'a, A>,
+    legal_count: Disjoint<'a, A>,
+    to_move: Disjoint<'a, i32>,
+    rewards: Disjoint<'a, f32>,
+    terminated: Disjoint<'a, bool>,
+    truncated: Disjoint<'a, bool>,
+    ended: Disjoint<'a, bool>,
+    final_observations: Disjoint<'a, f32>,
+    final_returns: Disjoint<'a, f32>,
+}
+
+impl<'a, A: Send> Rows<'a, A> {
+    pub(super) fn new(out: Outputs<'a, A>) -> Rows<'a, A> {
+        Rows {
+            observations: Disjoint::new(out.observations),
+            legal_mask: Disjoint::new(out.legal_mask),
+            legal_actions: Disjoint::new(out.legal_actions),
+            legal_count: Disjoint::new(out.legal_count),
+            to_move: Disjoint::new(out.to_move),
+            rewards: Disjoint::new(out.rewards),
+            terminated: Disjoint::new(out.terminated),
+            truncated: Disjoint::new(out.truncated),
+            ended: Disjoint::new(out.ended),
+            final_observations: Disjoint::new(out.final_observations),
+            final_returns: Disjoint::new(out.final_returns),
+        }
+    }
+
+    /// The rows of envs `envs`.
+    ///
+    /// # Safety
+    /// No two ranges of envs taken at once may overlap.
+    pub(super) unsafe fn take(&self, envs: Range<usize>, d: &Dims) -> Outputs<'a, A> {
+        let rows = |per: usize| envs.start * per..envs.end * per;
+        // SAFETY: rows of envs that do not overlap do not overlap (the caller's promise).
+        unsafe {
+            Outputs {
+                observations: self.observations.range(rows(d.observation)),
+                legal_mask: self.legal_mask.range(rows(d.num_actions)),
+                legal_actions: self.legal_actions.range(rows(d.legal_width)),
+                legal_count: self.legal_count.range(rows(1)),
+                to_move: self.to_move.range(rows(1)),
+                rewards: self.rewards.range(rows(d.rewards)),
+                terminated: self.terminated.range(rows(1)),
+                truncated: self.truncated.range(rows(1)),
+                ended: self.ended.range(rows(1)),
+                final_observations: self.final_observations.range(rows(d.observation)),
+                final_returns: self.final_returns.range(rows(d.players)),
+            }
+        }
     }
 }
 

@@ -4,12 +4,10 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
-use super::batch::{each_slot, Advance, Dims, Play, Shared, Slot, VectorEnv, PARALLEL_MIN};
+use super::batch::{Advance, Crew, Dims, Play, Shared, Slot, VectorEnv, Work};
 use super::opponents::{failed, interrupted, play_opponents};
 use super::options::{Learner, Options, Reward, Source};
-use super::outputs::{ActionInt, Outputs};
+use super::outputs::{ActionInt, Outputs, Rows};
 use super::{game_seed, MAX_ENVS, MAX_THREADS};
 use crate::error::invalid;
 use crate::error::{Error, Result};
@@ -17,7 +15,7 @@ use crate::game::Action;
 use crate::io::GameIo;
 use crate::rng::splitmix64;
 use crate::search::StopFlag;
-use crate::threads::KeptPool;
+use crate::threads::Disjoint;
 
 /// Whether every env's work is done and the call may take effect (its flag then committed):
 /// else the error of the first env that failed, or `Error::Interrupted` when stopped.
@@ -139,7 +137,7 @@ impl<G: GameIo> VectorEnv<G> {
     /// # Errors
     /// `Error::Invalid` for a bad number of envs or threads, a learner seat the game does not
     /// have, a score reward for a game without scores, a game that is over before its first
-    /// move, or threads that cannot be started; `Error::Memory` when the envs and their
+    /// move; `Error::Memory` when the envs and their
     /// outputs ([`Dims::bytes_per_env`]) need more memory than is available.
     pub fn new(source: Source<G>, num_envs: usize, seed: u64, options: Options<G>) -> Result<Self> {
         Self::new_or_stop(source, num_envs, seed, options, &StopFlag::new())
@@ -183,10 +181,10 @@ impl<G: GameIo> VectorEnv<G> {
                 G::NAME
             );
         }
-        let mut pool = KeptPool::new("pingvinas-vector");
-        if options.threads > 1 {
-            pool.get(options.threads)?;
-        }
+        let crew = Crew::new(
+            crate::batch::resolve_threads(options.threads)?,
+            options.opponent.is_some(),
+        );
         let dims = Dims {
             num_envs,
             observation: sample.observation_len(),
@@ -229,61 +227,11 @@ impl<G: GameIo> VectorEnv<G> {
                 incremental: dims.num_actions <= 1 << 16,
             },
             slots,
-            pool,
+            crew,
             pending: Vec::new(),
         };
         env.restart(Some(seed), stop)?;
         Ok(env)
-    }
-
-    /// Runs `f(first env, slots, their entries of extra, outputs)` over chunks of envs, on the
-    /// pool when there is one.
-    fn chunks<A: ActionInt, T: Send>(
-        &mut self,
-        out: Outputs<'_, A>,
-        extra: &mut [T],
-        f: impl Fn(&Shared<G>, usize, &mut [Slot<G>], &mut [T], Outputs<'_, A>) + Sync,
-    ) {
-        let n = self.slots.len();
-        let pool = self.pool().filter(|_| n >= PARALLEL_MIN);
-        let threads = pool.as_ref().map_or(1, |p| p.current_num_threads()).max(1);
-        // Several chunks per thread balance the load; each is big enough to be worth a task.
-        let size = if threads == 1 {
-            n
-        } else {
-            n.div_ceil(threads * 4).max(8)
-        };
-        let shared = &self.shared;
-        let mut outs = Vec::with_capacity(n.div_ceil(size));
-        let mut rest = out;
-        let mut start = 0;
-        while start < n {
-            let k = size.min(n - start);
-            let (head, tail) = rest.split(k, &shared.dims);
-            outs.push((start, head));
-            rest = tail;
-            start += k;
-        }
-        match pool {
-            None => {
-                let chunks = self.slots.chunks_mut(size).zip(extra.chunks_mut(size));
-                for ((slots, extra), (first, out)) in chunks.zip(outs) {
-                    f(shared, first, slots, extra, out);
-                }
-            }
-            Some(pool) => {
-                let slots = &mut self.slots;
-                pool.install(|| {
-                    slots
-                        .par_chunks_mut(size)
-                        .zip(extra.par_chunks_mut(size))
-                        .zip(outs.into_par_iter())
-                        .for_each(|((slots, extra), (first, out))| {
-                            f(shared, first, slots, extra, out)
-                        });
-                });
-            }
-        }
     }
 
     /// Starts a new game in every env: from `seed` (game 0 of each env's stream) when given,
@@ -291,23 +239,24 @@ impl<G: GameIo> VectorEnv<G> {
     fn restart(&mut self, seed: Option<u64>, stop: &StopFlag) -> Result<()> {
         let before = self.shared.seed;
         self.shared.seed = seed.unwrap_or(before);
+        let n = self.slots.len();
         let mut next: Vec<Option<Result<Play<G>>>> = Vec::new();
-        next.resize_with(self.slots.len(), || None);
-        let pool = self.pool();
+        next.resize_with(n, || None);
         let shared = &self.shared;
-        each_slot(
-            pool.as_deref(),
-            &mut self.slots,
-            &mut next,
-            |i, slot, next| {
+        let slots = Disjoint::new(&mut self.slots);
+        let cells = Disjoint::new(&mut next);
+        self.crew.share(Work::Begin, n, |envs| {
+            // SAFETY: the ranges of one call do not overlap.
+            let (slots, next) = unsafe { (slots.range(envs.clone()), cells.range(envs.clone())) };
+            for ((i, slot), next) in envs.zip(slots).zip(next) {
                 let index = if seed.is_some() {
                     0
                 } else {
                     slot.play.index + 1
                 };
                 *next = Some(shared.begin(i, index, stop));
-            },
-        );
+            }
+        });
         if let Err(e) = settle(&mut next, stop) {
             self.shared.seed = before;
             return Err(e);
@@ -353,8 +302,14 @@ impl<G: GameIo> VectorEnv<G> {
     pub fn observe<A: ActionInt>(&mut self, out: Outputs<'_, A>) -> Result<()> {
         out.check(&self.shared.dims)?;
         self.check_width::<A>()?;
-        let mut none = vec![(); self.slots.len()];
-        self.chunks(out, &mut none, |shared, _first, slots, _, mut out| {
+        let n = self.slots.len();
+        let shared = &self.shared;
+        let slots = Disjoint::new(&mut self.slots);
+        let rows = Rows::new(out);
+        self.crew.share(Work::Step, n, |envs| {
+            // SAFETY: the ranges of one call do not overlap.
+            let (slots, mut out) =
+                unsafe { (slots.range(envs.clone()), rows.take(envs, &shared.dims)) };
             for (j, slot) in slots.iter_mut().enumerate() {
                 shared.quiet(slot, &mut out, j);
                 shared.observe(slot, &mut out, j, true);
@@ -376,7 +331,6 @@ impl<G: GameIo> VectorEnv<G> {
     /// The first env whose action is not legal, with the engine's error prefixed by the env.
     fn check_actions(&mut self, actions: &[i64]) -> Result<()> {
         let n = self.slots.len();
-        let pool = self.pool().filter(|_| n >= PARALLEL_MIN);
         if actions.len() != n {
             return invalid!("expected {n} actions (one per env), got {}", actions.len());
         }
@@ -388,11 +342,8 @@ impl<G: GameIo> VectorEnv<G> {
                 play.game.is_legal(&play.state, a as Action)
             }
         };
-        let bad = match pool {
-            None => (0..n).find(|&i| !legal(i)),
-            Some(pool) => pool.install(|| (0..n).into_par_iter().find_first(|&i| !legal(i))),
-        };
-        let Some(i) = bad else {
+        // On this thread: a check costs nanoseconds, less than handing it out.
+        let Some(i) = (0..n).find(|&i| !legal(i)) else {
             return Ok(());
         };
         let a = actions[i];
@@ -442,36 +393,61 @@ impl<G: GameIo> VectorEnv<G> {
         out.check(&self.shared.dims)?;
         self.check_width::<A>()?;
         self.check_actions(actions)?;
+        let n = self.slots.len();
+        let shared = &self.shared;
+        let slots = Disjoint::new(&mut self.slots);
+        let rows = Rows::new(out);
+        let commit = |envs: std::ops::Range<usize>, steps: &mut [Option<Result<Advance<G>>>]| {
+            // SAFETY: the ranges of one call do not overlap.
+            let (slots, mut out) =
+                unsafe { (slots.range(envs.clone()), rows.take(envs, &shared.dims)) };
+            for (j, (slot, step)) in slots.iter_mut().zip(steps).enumerate() {
+                // Every step was worked out (`settle`).
+                if let Some(Ok(step)) = step.take() {
+                    shared.commit(slot, step, &mut out, j);
+                }
+            }
+        };
+        if !shared.single_agent() {
+            // Without opponents nothing can stop or fail a step once its actions are checked:
+            // each env is worked out and applied at once, in one hand-out to the threads.
+            if !stop.commit() {
+                return Err(interrupted());
+            }
+            self.crew.share(Work::Step, n, |envs| {
+                // SAFETY: the ranges of one call do not overlap.
+                let (slots, mut out) =
+                    unsafe { (slots.range(envs.clone()), rows.take(envs.clone(), &shared.dims)) };
+                for (j, (i, slot)) in envs.zip(slots).enumerate() {
+                    // The flag is committed and no opponent can fail: this is always `Ok`.
+                    if let Ok(step) = shared.advance(i, slot, actions[i] as Action, stop) {
+                        shared.commit(slot, step, &mut out, j);
+                    }
+                }
+            });
+            return Ok(());
+        }
         let mut pending = std::mem::take(&mut self.pending);
         pending.clear();
-        pending.resize_with(self.slots.len(), || None);
-        let pool = self.pool();
-        let shared = &self.shared;
-        each_slot(
-            pool.as_deref(),
-            &mut self.slots,
-            &mut pending,
-            |i, slot, p| {
+        pending.resize_with(n, || None);
+        let cells = Disjoint::new(&mut pending);
+        self.crew.share(Work::Opponents, n, |envs| {
+            // SAFETY: the ranges of one call do not overlap.
+            let (slots, cells) = unsafe { (slots.range(envs.clone()), cells.range(envs.clone())) };
+            for ((i, slot), p) in envs.zip(slots).zip(cells) {
                 *p = Some(shared.advance(i, slot, actions[i] as Action, stop));
-            },
-        );
+            }
+        });
         if let Err(e) = settle(&mut pending, stop) {
             pending.clear();
             self.pending = pending;
             return Err(e);
         }
-        self.chunks(
-            out,
-            &mut pending,
-            |shared, _first, slots, steps, mut out| {
-                for (j, (slot, step)) in slots.iter_mut().zip(steps).enumerate() {
-                    // Every step was worked out (`settle`).
-                    if let Some(Ok(step)) = step.take() {
-                        shared.commit(slot, step, &mut out, j);
-                    }
-                }
-            },
-        );
+        let cells = Disjoint::new(&mut pending);
+        self.crew.share(Work::Step, n, |envs| {
+            // SAFETY: the ranges of one call do not overlap.
+            commit(envs.clone(), unsafe { cells.range(envs) });
+        });
         self.pending = pending;
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! checked and handed back to the engine, again without the GIL. Ctrl-C is seen between rounds.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 use numpy::{PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pingvinas_engine::search::forest::Stepped;
@@ -115,12 +116,14 @@ fn output<'py>(
 
 /// Checks a round's answers: values finite; the logits of legal actions without NaN or +inf,
 /// and a finite one in every row (illegal entries are ignored, as the search ignores them).
+/// The logits are checked on `threads` threads, in pieces of rows: the error named is the
+/// first bad value's, else the first bad row's.
 fn check_answers(
     policy: &[f32],
     values: &[f32],
     mask: &[bool],
-    a_len: usize,
-    n: usize,
+    (a_len, n): (usize, usize),
+    threads: usize,
 ) -> Result<(), String> {
     // A branch-free scan first (it vectorises); the loop that names the culprit runs only
     // when it fails.
@@ -132,11 +135,32 @@ fn check_answers(
             values[i]
         ));
     }
+    let rows = mask.len() / a_len.max(1);
+    // Pieces of 64 rows: microseconds each.
+    let size = if threads > 1 { 64 } else { rows.max(1) };
+    let pieces = rows.div_ceil(size);
+    let errors: Vec<OnceLock<String>> = (0..pieces).map(|_| OnceLock::new()).collect();
+    pingvinas_engine::threads::share(threads, pieces, &|k| {
+        let r = k * size..((k + 1) * size).min(rows);
+        let cells = r.start * a_len..r.end * a_len;
+        if let Err(e) = check_logits(&policy[cells.clone()], &mask[cells], a_len, r.start) {
+            let _ = errors[k].set(e);
+        }
+    });
+    match errors.into_iter().find_map(OnceLock::into_inner) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The logits part of [`check_answers`] for rows from `first`.
+fn check_logits(policy: &[f32], mask: &[bool], a_len: usize, first: usize) -> Result<(), String> {
     for (row, (logits, legal)) in policy
         .chunks_exact(a_len)
         .zip(mask.chunks_exact(a_len))
         .enumerate()
     {
+        let row = first + row;
         let mut finite = false;
         // Legal actions are few: skip the mask eight entries at a time.
         let mut check = |a: usize| -> Result<(), String> {
@@ -276,7 +300,7 @@ pub fn drive<G: Game, W: Stepped<G> + Send>(
             let (p, v) = (p.as_slice()?, v.as_slice()?);
             let m = &mask[..rows * a_len];
             let step = py.detach(|| {
-                check_answers(p, v, m, a_len, n)?;
+                check_answers(p, v, m, (a_len, n), work.threads())?;
                 catch_unwind(AssertUnwindSafe(|| work.backup(p, v))).map_err(|_| String::new())
             });
             match step {

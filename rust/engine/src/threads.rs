@@ -61,7 +61,6 @@ impl KeptPool {
     }
 }
 
-
 /// How long an idle helper watches for the next job before it sleeps: a step of a vector env
 /// in a learning loop follows the last one within tens of microseconds of Python.
 const WATCH: Duration = Duration::from_micros(200);
@@ -87,7 +86,10 @@ impl Job<'_> {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| (self.work)(i))) {
                 // The other pieces are skipped; the caller passes the panic on.
                 self.next.store(self.pieces, Ordering::Relaxed);
-                self.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+                self.panic
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(p);
             }
         }
     }
@@ -296,6 +298,20 @@ impl Drop for Team {
     }
 }
 
+/// [`Team::run`] on a team the process keeps for short calls that come in rounds (the
+/// rounds of many search trees, the checks of their evaluations); on this thread alone while
+/// another call holds it.
+pub fn share(threads: usize, pieces: usize, work: &(dyn Fn(usize) + Sync)) {
+    static TEAM: Mutex<Team> = Mutex::new(Team::new("pingvinas-rounds"));
+    match TEAM.try_lock() {
+        Ok(mut team) => drop(team.run(threads, pieces, work)),
+        Err(std::sync::TryLockError::Poisoned(e)) => {
+            drop(e.into_inner().run(threads, pieces, work))
+        }
+        Err(std::sync::TryLockError::WouldBlock) => (0..pieces).for_each(work),
+    }
+}
+
 /// A slice handed out in ranges that do not overlap, one to each piece of a [`Team`] job.
 pub struct Disjoint<'a, T> {
     ptr: *mut T,
@@ -326,7 +342,10 @@ impl<'a, T> Disjoint<'a, T> {
     /// When `range` is not within the slice.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn range(&self, range: Range<usize>) -> &'a mut [T] {
-        assert!(range.start <= range.end && range.end <= self.len, "range out of the slice");
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "range out of the slice"
+        );
         // SAFETY: within the slice (checked), and not aliased (the caller's promise).
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
     }
@@ -364,7 +383,10 @@ mod tests {
         let parts = Disjoint::new(&mut data);
         team.run(2, 4, &|k| {
             // SAFETY: piece k takes rows 10k to 10k + 9 alone.
-            for (j, x) in unsafe { parts.range(10 * k..10 * k + 10) }.iter_mut().enumerate() {
+            for (j, x) in unsafe { parts.range(10 * k..10 * k + 10) }
+                .iter_mut()
+                .enumerate()
+            {
                 *x = 10 * k + j;
             }
         });

@@ -154,6 +154,7 @@ where
             Ok((results, parts.into_iter().flat_map(|f| f.trees).collect()))
         }
         None => {
+            forest.set_threads(threads);
             crate::evaluator::drive(py, &mut forest, shape, evaluator, |_| Ok(()))?;
             let results = forest.results();
             Ok((results, forest.trees))

@@ -18,6 +18,7 @@ use crate::rng::Rng;
 use crate::search::budget::{Budget, Clock, StopFlag};
 use crate::search::puct::{Batch, PuctTree};
 use crate::search::{Evaluate, SearchResult};
+use crate::threads::Disjoint;
 
 /// Values a batch of leaves: called by [`run`] with `n` rows.
 pub trait BatchEvaluator<G: Game> {
@@ -44,6 +45,8 @@ pub struct Forest<G: Game, E> {
     pub trees: Vec<PuctTree<G, E>>,
     rows: Vec<usize>,
     clock: Option<Clock>,
+    /// Threads a round's selections, rows and backups are shared out to.
+    threads: usize,
 }
 
 impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
@@ -71,6 +74,7 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
             trees,
             rows: vec![0; n],
             clock: None,
+            threads: 1,
         })
     }
 
@@ -97,6 +101,24 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         }
         self.clock = Some(Clock::start(budget, stop));
         Ok(())
+    }
+
+    /// Shares each round's work on the trees (not the evaluator's) out to `threads` threads
+    /// (one by default): each tree's result is the same whatever `threads` is.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// The trees in pieces for the threads: `(pieces, trees per piece)`, one piece for one
+    /// thread.
+    fn pieces(&self) -> (usize, usize) {
+        let n = self.trees.len();
+        if self.threads <= 1 {
+            return (1, n.max(1));
+        }
+        // Several pieces a thread: one held up by another process leaves its share to others.
+        let size = n.div_ceil(8 * self.threads).max(1);
+        (n.div_ceil(size), size)
     }
 
     /// Rows one round may need: the sum of the trees' batch sizes.
@@ -131,12 +153,52 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         let _clock = self.clock.as_ref().map(Clock::enter);
         let obs_len = first.game().observation_len();
         let a_len = first.game().num_actions();
-        let mut total = 0;
-        for (t, rows) in self.trees.iter_mut().zip(self.rows.iter_mut()) {
-            *rows = t.gather(&mut obs[total * obs_len..], &mut mask[total * a_len..]);
-            total += *rows;
+        let room = (obs.len() / obs_len.max(1)).min(mask.len() / a_len.max(1));
+        let (pieces, size) = self.pieces();
+        if pieces == 1 || room < self.capacity() {
+            let mut total = 0;
+            for (t, rows) in self.trees.iter_mut().zip(self.rows.iter_mut()) {
+                *rows = t.gather(&mut obs[total * obs_len..], &mut mask[total * a_len..]);
+                total += *rows;
+            }
+            return total;
         }
-        total
+        // Each tree selects on its own (the buffers have room for every tree's batch), then
+        // writes its rows after those of the trees before it.
+        let n = self.trees.len();
+        let clock = self.clock.as_ref();
+        let trees = Disjoint::new(&mut self.trees);
+        let rows = Disjoint::new(&mut self.rows);
+        let cut = |k: usize| k * size..((k + 1) * size).min(n);
+        crate::threads::share(self.threads, pieces, &|k| {
+            let _clock = clock.map(Clock::enter);
+            // SAFETY: the pieces of one call do not overlap.
+            let (trees, rows) = unsafe { (trees.range(cut(k)), rows.range(cut(k))) };
+            for (t, rows) in trees.iter_mut().zip(rows) {
+                *rows = t.select_rows(t.config().batch_size);
+            }
+        });
+        let mut starts = Vec::with_capacity(n + 1);
+        starts.push(0);
+        for r in &self.rows {
+            starts.push(starts[starts.len() - 1] + r);
+        }
+        let (obs, mask) = (Disjoint::new(obs), Disjoint::new(mask));
+        crate::threads::share(self.threads, pieces, &|k| {
+            // SAFETY: as above; tree i's rows are rows starts[i] to starts[i + 1].
+            let trees = unsafe { trees.range(cut(k)) };
+            for (i, t) in cut(k).zip(trees) {
+                let (a, b) = (starts[i], starts[i + 1]);
+                let (o, m) = unsafe {
+                    (
+                        obs.range(a * obs_len..b * obs_len),
+                        mask.range(a * a_len..b * a_len),
+                    )
+                };
+                t.write_rows(o, m);
+            }
+        });
+        starts[n]
     }
 
     /// The positions of the rows of the last gather.
@@ -154,12 +216,35 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         };
         let a_len = first.game().num_actions();
         let n = first.game().num_players();
-        let _clock = self.clock.as_ref().map(Clock::enter);
+        let (pieces, size) = self.pieces();
+        if pieces == 1 {
+            let _clock = self.clock.as_ref().map(Clock::enter);
+            let mut row = 0;
+            for (t, &rows) in self.trees.iter_mut().zip(&self.rows) {
+                t.backup(&policy[row * a_len..], &values[row * n..]);
+                row += rows;
+            }
+            return;
+        }
+        let count = self.trees.len();
+        let mut starts = Vec::with_capacity(count);
         let mut row = 0;
-        for (t, &rows) in self.trees.iter_mut().zip(&self.rows) {
-            t.backup(&policy[row * a_len..], &values[row * n..]);
+        for &rows in &self.rows {
+            starts.push(row);
             row += rows;
         }
+        let clock = self.clock.as_ref();
+        let trees = Disjoint::new(&mut self.trees);
+        crate::threads::share(self.threads, pieces, &|k| {
+            let _clock = clock.map(Clock::enter);
+            let cut = k * size..((k + 1) * size).min(count);
+            // SAFETY: the pieces of one call do not overlap.
+            let trees = unsafe { trees.range(cut.clone()) };
+            for (i, t) in cut.zip(trees) {
+                let row = starts[i];
+                t.backup(&policy[row * a_len..], &values[row * n..]);
+            }
+        });
     }
 
     /// Stops every tree (an error in the evaluator, an interrupt); their pending leaves are
@@ -184,6 +269,7 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
                     trees: trees.by_ref().take(size).collect(),
                     rows: vec![0; size],
                     clock: self.clock.clone(),
+                    threads: 1,
                 }
             })
             .collect()
@@ -218,6 +304,10 @@ pub trait Stepped<G: Game>: Send {
     fn is_done(&self) -> bool;
     /// Drops the pending rows and stops (after an evaluator error).
     fn abort(&mut self);
+    /// Threads the work's rounds are shared out to; a caller may check answers on as many.
+    fn threads(&self) -> usize {
+        1
+    }
 }
 
 impl<G: GameIo, E: Evaluate<G>> Stepped<G> for Forest<G, E> {
@@ -247,6 +337,9 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for Forest<G, E> {
     }
     fn abort(&mut self) {
         Forest::abort(self)
+    }
+    fn threads(&self) -> usize {
+        self.threads
     }
 }
 

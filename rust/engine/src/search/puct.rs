@@ -608,14 +608,26 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
             self.batch.pending.is_empty(),
             "gather twice without a backup"
         );
-        let game = self.game.clone();
+        let game = &self.game;
         let room =
             (obs.len() / game.observation_len().max(1)).min(mask.len() / game.num_actions().max(1));
+        let rows = self.select_rows(room);
+        self.write_rows(obs, mask);
+        rows
+    }
+
+    /// The selection of [`PuctTree::gather`] alone: its rows are written by
+    /// [`PuctTree::write_rows`] (once the caller knows where they go).
+    pub fn select_rows(&mut self, room: usize) -> usize {
         let mut batch = std::mem::take(&mut self.batch);
         let rows = self.select_into(&mut batch, room);
-        batch.write_rows(&*game, obs, mask);
         self.batch = batch;
         rows
+    }
+
+    /// Writes the rows of the leaves [`PuctTree::select_rows`] selected.
+    pub fn write_rows(&self, obs: &mut [f32], mask: &mut [bool]) {
+        self.batch.write_rows(&*self.game, obs, mask);
     }
 
     /// The selection of [`PuctTree::gather`] into a batch of the caller's (which must be

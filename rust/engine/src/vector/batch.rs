@@ -91,9 +91,9 @@ impl Crew {
         let pace = &mut self.paces[work as usize];
         let size = pace.piece(n, self.threads);
         let pieces = n.div_ceil(size);
-        let (ran, busy) = self
-            .team
-            .run(self.threads, pieces, &|k| f(k * size..((k + 1) * size).min(n)));
+        let (ran, busy) = self.team.run(self.threads, pieces, &|k| {
+            f(k * size..((k + 1) * size).min(n))
+        });
         pace.learn((ran * size).min(n), busy);
     }
 }

@@ -416,8 +416,12 @@ impl<G: GameIo> VectorEnv<G> {
             }
             self.crew.share(Work::Step, n, |envs| {
                 // SAFETY: the ranges of one call do not overlap.
-                let (slots, mut out) =
-                    unsafe { (slots.range(envs.clone()), rows.take(envs.clone(), &shared.dims)) };
+                let (slots, mut out) = unsafe {
+                    (
+                        slots.range(envs.clone()),
+                        rows.take(envs.clone(), &shared.dims),
+                    )
+                };
                 for (j, (i, slot)) in envs.zip(slots).enumerate() {
                     // The flag is committed and no opponent can fail: this is always `Ok`.
                     if let Ok(step) = shared.advance(i, slot, actions[i] as Action, stop) {

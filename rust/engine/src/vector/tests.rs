@@ -191,8 +191,20 @@ fn trace(threads: usize, seed: u64, steps: usize) -> Vec<u64> {
             env.step(&actions, bufs.out()).unwrap();
             let mut h = std::collections::hash_map::DefaultHasher::new();
             let bits = |x: &[f32]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-            (bits(&bufs.obs), &bufs.mask, bits(&bufs.rewards), &bufs.legal).hash(&mut h);
-            (bits(&bufs.final_obs), &bufs.term, &bufs.count, &bufs.to_move).hash(&mut h);
+            (
+                bits(&bufs.obs),
+                &bufs.mask,
+                bits(&bufs.rewards),
+                &bufs.legal,
+            )
+                .hash(&mut h);
+            (
+                bits(&bufs.final_obs),
+                &bufs.term,
+                &bufs.count,
+                &bufs.to_move,
+            )
+                .hash(&mut h);
             h.finish()
         })
         .collect()

@@ -10,7 +10,7 @@ Build the package in release mode first (``pip install .``) and run it on a quie
 figures of a debug build or a busy machine mean little. The rows of the Rust examples build them
 with ``cargo build --release`` (skipped with ``--quick`` or ``--no-cargo``). The parts are the
 scripts beside this one, imported as modules: ``fish_playouts``, ``marathon_playouts``,
-``vector_env``, ``search_overhead``, ``strength_fish``, ``strength_marathon`` and
+``vector_env``, ``search_overhead``, ``search_many``, ``strength_fish``, ``strength_marathon`` and
 ``strength_multiplayer``.
 """
 
@@ -35,6 +35,7 @@ sys.path.insert(0, str(HERE))
 
 import fish_playouts  # noqa: E402
 import marathon_playouts  # noqa: E402
+import search_many  # noqa: E402
 import search_overhead  # noqa: E402
 import strength_fish  # noqa: E402
 import strength_marathon  # noqa: E402
@@ -58,6 +59,7 @@ class Size:
     vector_envs: tuple[int, ...]
     overhead_calls: int
     search_seconds: float  # per search-speed measurement
+    many_states: int  # trees of the search_many row
     ab_positions: int  # alpha-beta's time to depth (Rust example)
     ab_seconds: float
     ab_repeats: int
@@ -76,9 +78,10 @@ FULL = Size(
     marathon_games=10,
     marathon_batch_games=20_000,
     vector_seconds=1.0,
-    vector_envs=(1, 64, 1024),
+    vector_envs=(16, 64, 256, 1024),
     overhead_calls=3_000,
     search_seconds=2.0,
+    many_states=256,
     ab_positions=8,
     ab_seconds=1.0,
     ab_repeats=3,
@@ -97,9 +100,10 @@ QUICK = Size(
     marathon_games=1,
     marathon_batch_games=200,
     vector_seconds=0.05,
-    vector_envs=(1, 64),
+    vector_envs=(16, 64),
     overhead_calls=20,
     search_seconds=0.05,
+    many_states=8,
     ab_positions=1,
     ab_seconds=0.05,
     ab_repeats=1,
@@ -244,30 +248,42 @@ def vector_part(size: Size) -> list[str]:
         game = make()
         loop, loop_cpu = vector_env.python_loop(game, 64, size.vector_seconds * 2)
         for envs in size.vector_envs:
-            for threads in (1, 2):
-                inside, whole, _ = vector_env.vector(game, envs, threads, size.vector_seconds)
-                rows.append(
-                    [
-                        name,
-                        f"`VectorEnv`, {envs} env{'s' * (envs > 1)}, "
-                        f"{threads} thread{'s' * (threads > 1)}",
-                        fmt(inside),
-                        fmt(whole),
-                        ratio(whole / loop),
-                    ]
-                )
-        rows.append([name, "Python loop over 64 states", "", fmt(loop), ratio(1.0)])
+            one = vector_env.vector(game, envs, 1, size.vector_seconds)
+            two = vector_env.vector(game, envs, 2, size.vector_seconds)
+            rows.append(
+                [
+                    name,
+                    f"`VectorEnv`, {envs} envs",
+                    fmt(one[0]),
+                    fmt(two[0]),
+                    ratio(two[0] / one[0]),
+                    fmt(one[1]),
+                    ratio(one[1] / loop),
+                ]
+            )
+        rows.append([name, "Python loop over 64 states", "", "", "", fmt(loop), ratio(1.0)])
     return [
         "## Vector env",
         "",
         "Env-steps per second with random legal actions, observations, masks and compact legal "
         'actions every step, and autoreset; standard 2-player games. "In `step`" counts the '
-        'time inside `env.step`, "loop" the whole loop (the actions drawn in numpy included). '
-        "Measured against a Python loop over 64 separate states doing the same work "
-        "(`apply_action`, `observation_tensor`, `legal_action_mask`, `legal_actions`) "
-        "(`benches/vector_env.py`).",
+        'time inside `env.step` (on 1 and 2 threads, and their ratio), "loop" the whole loop '
+        "(the actions drawn in numpy included) on 1 thread. Measured against a Python loop over "
+        "64 separate states doing the same work (`apply_action`, `observation_tensor`, "
+        "`legal_action_mask`, `legal_actions`) (`benches/vector_env.py`).",
         "",
-        *table(["game", "", "in `step`", "loop", "loop per the Python loop"], rows),
+        *table(
+            [
+                "game",
+                "",
+                "in `step`, 1 thread",
+                "2 threads",
+                "2 threads per 1",
+                "loop, 1 thread",
+                "loop per the Python loop",
+            ],
+            rows,
+        ),
     ]
 
 
@@ -310,11 +326,21 @@ def search_part(size: Size, cargo: bool) -> list[str]:
             rates[threads] = count(r) / r.time
         rows.append([f"{label}, 1 thread", unit, fmt(rates[1]), ratio(1.0)])
         rows.append([f"{label}, 2 threads", unit, fmt(rates[2]), ratio(rates[2] / rates[1])])
+    many = {
+        t: search_many.leaves_per_second(pv.Fish(), size.many_states, t, size.search_seconds)
+        for t in (1, 2)
+    }
+    label = f"`search_many`, {size.many_states} openings, trivial Python evaluator"
+    rows.append([f"{label}, 1 thread", "leaves/s", fmt(many[1]), ratio(1.0)])
+    rows.append([f"{label}, 2 threads", "leaves/s", fmt(many[2]), ratio(many[2] / many[1])])
     lines = [
         "## Search",
         "",
         f"`pv.search` for {size.search_seconds} s on a standard 2-player Fish position after "
-        "placement, measured against the same search on one thread.",
+        "placement, measured against the same search on one thread; `pv.search_many` for as "
+        "long on standard 2-player Fish openings, one leaf per tree and round (so the evaluator "
+        "gets one batch of a row per tree), against itself on one thread "
+        "(`benches/search_many.py`).",
         "",
         *table(["", "unit", "rate", "per 1 thread"], rows),
         "",

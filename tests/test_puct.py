@@ -262,6 +262,39 @@ def test_settings_are_checked():
     assert "puct" in ALGORITHMS
 
 
+@pytest.mark.parametrize("game", [pv.Fish(), pv.Marathon()], ids=["fish", "marathon"])
+def test_search_many_with_a_python_evaluator_does_not_depend_on_threads(game):
+    # The trees' rounds are shared out to threads between evaluator calls; each tree's
+    # result must stay its own.
+    states = [game.new_state(seed=k) for k in range(40)]
+    players = game.players
+
+    def fn(obs, mask):
+        h = obs.reshape(len(obs), -1).sum(axis=1)
+        p = np.where(mask, np.sin(np.arange(mask.shape[1]) * h[:, None]), 0).astype(np.float32)
+        v = np.tanh(np.cos(h[:, None] + np.arange(players))).astype(np.float32)
+        return p, v
+
+    opts = dict(evaluator=fn, iterations=40, batch_size=4, seed=3)
+    # (Searches take 1 to 256 threads; 3 leaves pieces of uneven shares.)
+    runs = {t: search_many(states, threads=t, **opts) for t in (1, 2, 3)}
+    for t in (2, 3):
+        assert [(r.action, r.value, r.visits.tolist(), r.pv) for r in runs[t]] == [
+            (r.action, r.value, r.visits.tolist(), r.pv) for r in runs[1]
+        ]
+
+    # A bad answer is named by its row, whichever thread checks it.
+    def nan_at_row_100(obs, mask):
+        p, v = fn(obs, mask)
+        if len(obs) > 100:
+            p[100, np.flatnonzero(mask[100])[0]] = np.nan
+        return p, v
+
+    for t in (1, 2):
+        with pytest.raises(ValueError, match="row 100, action"):
+            search_many(states, **{**opts, "evaluator": nan_at_row_100, "threads": t})
+
+
 def test_search_many_equals_separate_searches():
     game = pv.Fish()
     states = [movement_state(game, seed=k, extra=k) for k in range(5)]

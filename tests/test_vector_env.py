@@ -95,14 +95,16 @@ def test_envs_agree_with_states_stepped_alone(name: str) -> None:
 def trace(
     game: Game, threads: int, seed: int, steps: int = 60, **kw: Any
 ) -> list[tuple[np.ndarray, ...]]:
-    env = pv.VectorEnv(game, 150, seed=seed, threads=threads, **kw)  # enough envs for the pool
+    # Enough envs that a step is shared out to the threads.
+    env = pv.VectorEnv(game, 150, seed=seed, threads=threads, **kw)
     obs, info = env.reset()
     rng = np.random.default_rng(seed)
     out = []
+    keys = ("legal_action_mask", "legal_actions", "to_move", "final_observation", "final_returns")
     for _ in range(steps):
         obs, rewards, terminations, _, info = env.step(random_actions(info, rng))
         out.append(
-            (obs.copy(), rewards.copy(), terminations.copy(), info["legal_action_mask"].copy())
+            (obs.copy(), rewards.copy(), terminations.copy(), *(info[k].copy() for k in keys))
         )
     return out
 
@@ -120,10 +122,14 @@ def test_threads_give_identical_results_and_seeds_reproduce(name: str) -> None:
     assert not same(one, trace(game, 1, seed=6))
 
 
-def test_opponent_games_reproduce_whatever_the_threads() -> None:
-    game = pv.Fish(players=3)
-    one = trace(game, 1, seed=2, opponent="greedy", learner="random")
-    assert same(one, trace(game, 2, seed=2, opponent="greedy", learner="random"))
+@pytest.mark.parametrize("name", ["fish-3", "marathon-2"])
+@pytest.mark.parametrize("opponent", ["greedy", "mcts:4"])
+def test_opponent_games_reproduce_whatever_the_threads(name: str, opponent: str) -> None:
+    game = GAMES[name]()
+    kw: dict[str, Any] = dict(opponent=opponent, learner="random", steps=15)
+    one = trace(game, 1, seed=2, **kw)
+    assert same(one, trace(game, 2, seed=2, **kw))
+    assert same(one, trace(game, 0, seed=2, **kw))
 
 
 def test_an_auto_opponent_plays_the_learned_net_on_standard_two_player_fish() -> None:

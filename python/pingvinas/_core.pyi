@@ -852,8 +852,11 @@ class VectorEnv:
         reward: str = "returns",
         copy: bool = False,
     ) -> VectorEnv:
-        """``num_envs``: 1 to 2**24; ``seed``: any int (modulo 2**64); ``threads``: one
-        thread by default (None), 0 (every core) to 256; ``learner``: a seat of the game or
+        """``num_envs``: 1 to 2**24; ``seed``: any int (modulo 2**64); ``threads``: the most
+        threads a call shares its envs out to (the calling thread and helpers kept between
+        calls; a batch too small to pay for it stays on the calling thread), one by default
+        (None), 0 (every core) to 256; results do not depend on it (docs/performance.md
+        measures it); ``learner``: a seat of the game or
         ``"random"``, and ``opponent_time``: seconds above 0, at most 3600, bounding each
         opponent move (None: 1.0), both with an ``opponent`` only."""
     def reset(

@@ -304,9 +304,11 @@ impl Drop for Team {
 pub fn share(threads: usize, pieces: usize, work: &(dyn Fn(usize) + Sync)) {
     static TEAM: Mutex<Team> = Mutex::new(Team::new("pingvinas-rounds"));
     match TEAM.try_lock() {
-        Ok(mut team) => drop(team.run(threads, pieces, work)),
+        Ok(mut team) => {
+            team.run(threads, pieces, work);
+        }
         Err(std::sync::TryLockError::Poisoned(e)) => {
-            drop(e.into_inner().run(threads, pieces, work))
+            e.into_inner().run(threads, pieces, work);
         }
         Err(std::sync::TryLockError::WouldBlock) => (0..pieces).for_each(work),
     }

@@ -27,8 +27,11 @@ use crate::errors::InvalidMoveError;
 /// ``VectorEnv(game, num_envs, *, seed=None, threads=1, opponent=None, learner=0,
 /// opponent_time=1.0, reward="returns", copy=False)`` holds ``num_envs`` games of ``game`` (a ``Fish`` or
 /// ``Marathon``, any variant; a Fish variant without a fixed board deals a new standard board
-/// for every game). ``reset`` and ``step`` run with the GIL released, over ``threads`` threads
-/// (0: every core); the results do not depend on ``threads``.
+/// for every game). ``reset`` and ``step`` run with the GIL released on up to ``threads``
+/// threads (1 by default; 0: every core): the calling thread and helpers kept between calls
+/// share the envs out when the batch is large enough to pay for it (the env measures what one
+/// env's step costs), else the calling thread steps them alone. The results do not depend on
+/// ``threads``; docs/performance.md measures one and two threads at several batch sizes.
 ///
 /// - ``obs, info = env.reset(seed=None)``; ``obs, rewards, terminations, truncations, info =
 ///   env.step(actions)`` with ``actions`` an int array of shape ``(num_envs,)``.

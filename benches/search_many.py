@@ -1,0 +1,71 @@
+"""Leaves per second of ``pv.search_many`` with a trivial Python evaluator (zero logits and
+values, the same arrays every round), on one and two threads: what the engine adds to an
+evaluator per leaf (selection, the observation and mask rows, the checks of the answers, the
+backups), and how it shares that out to threads between evaluator calls.
+
+    python benches/search_many.py [--states 256] [--batch-size 1] [--seconds 2.0]
+
+``--states`` trees each add ``--batch-size`` leaves a round, so the evaluator sees batches of
+``states * batch_size`` rows; the search runs for ``--seconds`` (all trees together).
+
+Build the package in release mode first (``pip install .`` or ``maturin develop --release``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable
+
+import numpy as np
+
+import pingvinas as pv
+
+GAMES: dict[str, Callable[[], Any]] = {"Fish": pv.Fish, "Marathon": pv.Marathon}
+
+
+def trivial_evaluator(num_actions: int, players: int) -> Callable[..., Any]:
+    """Zero logits and values, from arrays made once per batch size."""
+    made: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def evaluate(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = len(obs)
+        if n not in made:
+            made[n] = (np.zeros((n, num_actions), np.float32), np.zeros((n, players), np.float32))
+        return made[n]
+
+    return evaluate
+
+
+def leaves_per_second(
+    game: Any, states: int, threads: int, seconds: float, batch_size: int = 1
+) -> float:
+    """Leaves valued per second by ``search_many`` over ``states`` opening positions."""
+    positions = [game.new_state(seed=k) for k in range(states)]
+    evaluate = trivial_evaluator(game.num_actions, game.players)
+    results = pv.search_many(
+        positions, evaluator=evaluate, time=seconds, batch_size=batch_size, threads=threads
+    )
+    return sum(r.iterations for r in results) / max(r.time for r in results)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--states", type=int, default=256, help="trees searched together")
+    parser.add_argument("--batch-size", type=int, default=1, help="leaves per tree and round")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    args = parser.parse_args()
+    for name, make in GAMES.items():
+        rates = {
+            t: leaves_per_second(make(), args.states, t, args.seconds, args.batch_size)
+            for t in (1, 2)
+        }
+        print(
+            f"{name}: {rates[1]:,.0f} leaves/s on 1 thread, {rates[2]:,.0f} on 2 "
+            f"(x{rates[2] / rates[1]:.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,5 @@
 //! The batch: one game (its rules, position and seats) per env, what every thread of a step
-//! shares, and the pool that steps the envs.
+//! shares, and the threads that step the envs.
 
 use std::ops::Range;
 use std::sync::Arc;

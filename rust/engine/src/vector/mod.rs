@@ -5,8 +5,10 @@
 //! steps them all in one call: each env plays its action, games that end are reset at once, and
 //! every output (observations, legal-action masks, compact legal actions, the player to move,
 //! rewards, terminations, final observations and returns) is written into slices the caller
-//! owns and passes in again on the next call ([`Outputs`]). The work is split over a rayon pool
-//! of `threads` built once per env; the results do not depend on `threads`.
+//! owns and passes in again on the next call ([`Outputs`]). The envs are shared out to up to
+//! `threads` threads (the calling thread and helpers kept by the env, a
+//! [`Team`](crate::threads::Team)) when the work of a call, measured per env, is large enough
+//! to pay for it; the results do not depend on `threads`.
 //!
 //! # Autoreset: Gymnasium's "same-step" mode
 //!

@@ -38,6 +38,9 @@ pub trait BatchEvaluator<G: Game> {
     ) -> Result<()>;
 }
 
+/// Rounds of fewer leaves than this (the trees' batch sizes together) stay on one thread.
+const SHARED_LEAVES: usize = 32;
+
 /// Many trees searched together: each round every tree that is not done gathers up to its
 /// `batch_size` leaves into one shared batch (see [`PuctTree::gather`]).
 pub struct Forest<G: Game, E> {
@@ -113,7 +116,8 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
     /// thread.
     fn pieces(&self) -> (usize, usize) {
         let n = self.trees.len();
-        if self.threads <= 1 {
+        // A leaf costs microseconds: a round of few leaves is over before a helper wakes.
+        if self.threads <= 1 || self.capacity() < SHARED_LEAVES {
             return (1, n.max(1));
         }
         // Several pieces a thread: one held up by another process leaves its share to others.

@@ -49,6 +49,7 @@ __all__ = [
     "search_many",
     "selfplay",
     "ALGORITHMS",
+    "MAX_TIME",
 ]
 
 __version__: str
@@ -828,6 +829,8 @@ def selfplay(
 
 #: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
 ALGORITHMS: tuple[str, ...]
+#: The longest time budget, in seconds (a week), wherever one is given.
+MAX_TIME: float
 
 # --- Vector environment -------------------------------------------------------------------------
 
@@ -854,8 +857,8 @@ class VectorEnv:
     ) -> VectorEnv:
         """``num_envs``: 1 to 2**24; ``seed``: any int (modulo 2**64); ``threads``: one
         thread by default (None), 0 (every core) to 256; ``learner``: a seat of the game or
-        ``"random"``, and ``opponent_time``: seconds above 0, at most 3600, bounding each
-        opponent move (None: 1.0), both with an ``opponent`` only."""
+        ``"random"``, and ``opponent_time``: seconds above 0, at most ``MAX_TIME`` (a week),
+        bounding each opponent move (None: 1.0), both with an ``opponent`` only."""
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[Any]]]:

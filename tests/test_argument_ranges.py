@@ -49,6 +49,39 @@ def test_zero_and_absurd_times_are_short_and_say_the_range(state):
     expect(lambda: pv.search(state, "mcts", iterations=0), "iterations", "1 to")
 
 
+def test_every_time_budget_has_the_one_bound(state):
+    """A search's ``time``, a vector env's ``opponent_time``, an engine's ``time``, the web
+    board's ``time`` and every command's ``--time`` take up to ``MAX_TIME`` (a week), and refuse
+    the next float above it."""
+    from pingvinas.cli import main
+    from pingvinas.playing.protocol.driver import EngineAgent
+    from pingvinas.playing.protocol.grammar import MAX_MS
+    from pingvinas.searching import searcher
+    from pingvinas.web import App
+
+    most = searcher.MAX_TIME
+    over = float(np.nextafter(most, np.inf))
+    assert most == 7 * 24 * 3600 and MAX_MS == most * 1000
+    assert pv.Searcher("mcts", time=most).budget["time"] == most
+    expect(lambda: pv.search(state, "mcts", time=over), "time", "at most 604800")
+    assert pv.VectorEnv(pv.Fish(), 1, opponent="random", opponent_time=most).opponent_time == most
+    expect(
+        lambda: pv.VectorEnv(pv.Fish(), 1, opponent="random", opponent_time=over),
+        "opponent_time",
+        "at most 604800",
+    )
+    assert App("fish", time=most).time == most
+    expect(lambda: App("fish", time=over), "time", "at most 604,800")
+    import sys
+
+    assert EngineAgent([sys.executable, "-c", "pass"], time=most).time == most
+    expect(lambda: EngineAgent([sys.executable, "-c", "pass"], time=over), "time", "604800")
+    for command in (["match"], ["solve", "fish"], ["ladder", "random", "greedy"], ["serve"]):
+        with pytest.raises(SystemExit) as e:
+            main([*command, "--time", repr(over)])
+        assert e.value.code == 2
+
+
 @pytest.mark.parametrize("value", HUGE + [0])
 def test_the_solver_names_its_node_limit_and_table_size(state, value):
     expect(lambda: pv.fish.solve(state, max_nodes=value), "max_nodes", "1 to 1099511627776")

@@ -74,7 +74,7 @@ BAD_ARGUMENTS = [
     ["serve", "--time", "nan"],
     ["solve", "--time", "0", "fish-mini-4x4"],
     ["solve", "--time", "inf", "fish-mini-4x4"],
-    ["solve", "--time", "3601", "fish-mini-4x4"],
+    ["solve", "--time", "604801", "fish-mini-4x4"],
     ["serve", "--variant", "no-such-variant"],
     ["serve", "--engine", "deep-blue"],
 ]

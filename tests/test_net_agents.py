@@ -120,7 +120,7 @@ def test_serve_plays_a_net(nets, tmp_path):
     from pingvinas.web import App, make_server
 
     fish, _ = nets
-    app = App(pv.Fish(), engine=f"puct:8+net:{fish}", seconds=0.05)
+    app = App(pv.Fish(), engine=f"puct:8+net:{fish}", time=0.05)
     assert app.engine_options["root"] == "gumbel"
     httpd = make_server(app, "127.0.0.1", 0, quiet=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -140,7 +140,7 @@ def test_serve_plays_a_net(nets, tmp_path):
     with pytest.raises(ValueError, match="cannot read"):
         App(pv.Fish(), engine=f"net:{tmp_path / 'none.st'}")
     # A net of another game: the new game is refused with the reason, not a server error.
-    app = App(pv.Marathon(), engine=f"puct:8+net:{fish}", seconds=0.05)
+    app = App(pv.Marathon(), engine=f"puct:8+net:{fish}", time=0.05)
     httpd = make_server(app, "127.0.0.1", 0, quiet=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:

@@ -177,7 +177,7 @@ def test_the_shipped_learned_net_plays_as_the_agent_spec_learned():
     assert _agent("learned:3") == "learned:3"
     from pingvinas.web import App
 
-    status, _ = App("fish", engine="learned:1", seconds=0.01).handle("POST", "/api/games", b"{}")
+    status, _ = App("fish", engine="learned:1", time=0.01).handle("POST", "/api/games", b"{}")
     assert status == 200
     # The learned search differs from the hand-written one somewhere.
     states = [pv.Fish().new_state(seed=k) for k in range(6)]

@@ -78,7 +78,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server():
-    app = App(pv.Fish.from_config(BOARD), engine="auto", seconds=0.02)
+    app = App(pv.Fish.from_config(BOARD), engine="auto", time=0.02)
     httpd = make_server(app, "127.0.0.1", 0, quiet=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"

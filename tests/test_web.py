@@ -36,7 +36,7 @@ TIMEOUT = 1.0
 @pytest.fixture(scope="module")
 def site():
     """A server on a free loopback port: ``url``, ``port`` and its ``app``."""
-    app = App(pv.Fish.from_config(TINY), engine="greedy", seconds=0.05)
+    app = App(pv.Fish.from_config(TINY), engine="greedy", time=0.05)
     httpd = make_server(app, "127.0.0.1", 0, quiet=True, request_timeout=TIMEOUT)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -246,8 +246,8 @@ def test_serve_refuses_a_bad_engine_time_or_variant():
 
     with pytest.raises(SystemExit):
         main(["serve", "--engine", "chess"])
-    with pytest.raises(ValueError, match="time per engine move"):
-        App("fish", seconds=0)
+    with pytest.raises(ValueError, match="time = 0: expected a number, above 0, at most 604,800"):
+        App("fish", time=0)
     with pytest.raises(ValueError, match="unknown variant"):
         App("no-such-variant")
 
@@ -298,7 +298,7 @@ def test_serve_refuses_a_taken_port():
     import subprocess
     import sys
 
-    app = App("fish", engine="greedy", seconds=0.05)
+    app = App("fish", engine="greedy", time=0.05)
     httpd = make_server(app, "127.0.0.1", 0, quiet=True)
     try:
         port = httpd.server_address[1]
@@ -538,7 +538,7 @@ def test_other_pages_may_not_change_games(site):
 def test_a_server_bound_to_another_host_serves_any_name():
     """Started with --host on purpose (here 0.0.0.0), the server answers to the names the
     network knows it by; other pages still may not change games."""
-    app = App(pv.Fish.from_config(TINY), engine="greedy", seconds=0.05)
+    app = App(pv.Fish.from_config(TINY), engine="greedy", time=0.05)
     httpd = make_server(app, "0.0.0.0", 0, quiet=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
@@ -586,7 +586,7 @@ def test_games_are_bounded_fairly_between_clients():
     """The cap on all games together takes from the client holding the most, least recently
     used first; a client's own cap takes from itself."""
     app = App(
-        pv.Fish.from_config(TINY), engine="greedy", seconds=0.05, max_games=4, games_per_client=2
+        pv.Fish.from_config(TINY), engine="greedy", time=0.05, max_games=4, games_per_client=2
     )
 
     def new(client):
@@ -727,7 +727,7 @@ def test_load_fifty_clients_a_hundred_requests_each():
     state, the record, the variants and the page's script), all at once: every answer right."""
     import http.client
 
-    app = App(pv.Fish.from_config(TINY), engine="greedy", seconds=0.01)
+    app = App(pv.Fish.from_config(TINY), engine="greedy", time=0.01)
     httpd = make_server(app, "127.0.0.1", 0, quiet=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     port = httpd.server_address[1]

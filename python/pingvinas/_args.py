@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._core import MAX_TIME
+
 if TYPE_CHECKING:
     from typing_extensions import TypeGuard
 
-__all__ = ["Range", "is_int", "is_number"]
+__all__ = ["TIME", "Range", "is_int", "is_number"]
 
 
 def is_int(value: object, *, numpy: bool = False) -> TypeGuard[int]:
@@ -74,3 +76,8 @@ class Range:
         if not self.holds(value):  # type: ignore[arg-type]
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
             raise ValueError(f"{name} = {shown}: expected {kind}, {self}")
+
+
+#: Every time budget a user gives (``time=``, ``--time``, ``opponent_time``, an engine's
+#: ``movetime``): seconds above 0, at most ``MAX_TIME`` (a week), the engine's own bound.
+TIME = Range(0, MAX_TIME, integer=False, above=True)

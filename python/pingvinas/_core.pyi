@@ -49,6 +49,7 @@ __all__ = [
     "search_many",
     "selfplay",
     "ALGORITHMS",
+    "MAX_TIME",
 ]
 
 __version__: str
@@ -828,6 +829,8 @@ def selfplay(
 
 #: The names ``Searcher(algorithm=...)`` accepts, ``"auto"`` first.
 ALGORITHMS: tuple[str, ...]
+#: The longest time budget, in seconds (a week), wherever one is given.
+MAX_TIME: float
 
 # --- Vector environment -------------------------------------------------------------------------
 
@@ -856,9 +859,9 @@ class VectorEnv:
         threads a call shares its envs out to (the calling thread and helpers kept between
         calls; a batch too small to pay for it stays on the calling thread), one by default
         (None), 0 (every core) to 256; results do not depend on it (docs/performance.md
-        measures it); ``learner``: a seat of the game or
-        ``"random"``, and ``opponent_time``: seconds above 0, at most 3600, bounding each
-        opponent move (None: 1.0), both with an ``opponent`` only."""
+        measures it); ``learner``: a seat of the game or ``"random"``, and ``opponent_time``:
+        seconds above 0, at most ``MAX_TIME`` (a week), bounding each opponent move (None:
+        1.0), both with an ``opponent`` only."""
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[Any]]]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional
 
 import pingvinas as pv
-from pingvinas._args import Range
+from pingvinas._args import TIME, Range
 from pingvinas._core import AgentSpec
 from pingvinas._files import check_output
 
@@ -30,7 +30,6 @@ MAX_SEED = 2**63 - 1
 MAX_MATCH_GAMES = 1_000_000
 MAX_BENCH_GAMES = 10_000_000
 MAX_WORKERS = 256
-MAX_SECONDS = 3600.0
 #: ``--move`` and ``--index`` (of a record, of a JSON Lines file): negative ones count back.
 MAX_INDEX = 10**9
 
@@ -64,8 +63,8 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
     return ranged(Range(low, high))
 
 
-#: Seconds a move: above 0, at most :data:`MAX_SECONDS`.
-seconds: Callable[[str], float] = ranged(Range(0, MAX_SECONDS, integer=False, above=True))
+#: A time budget in seconds (``--time``): the range of every time budget, ``pingvinas._args.TIME``.
+time_budget: Callable[[str], float] = ranged(TIME)
 #: A share, 0 to 1.
 fraction: Callable[[str], float] = ranged(Range(0, 1, integer=False))
 #: An Elo difference (``match --sprt``), as ``pingvinas.rating.sprt.SPRT`` takes it.
@@ -175,10 +174,10 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Parser]
 
 
-def make_agent(name: str, seconds: float, seed: int) -> Agent:
+def make_agent(name: str, time: float, seed: int) -> Agent:
     from pingvinas.playing.specs import timed_agent
 
-    return timed_agent(name, seconds, seed)
+    return timed_agent(name, time, seed)
 
 
 def game_options(p: argparse.ArgumentParser) -> None:
@@ -201,9 +200,9 @@ def game_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--time",
-        type=seconds,
+        type=time_budget,
         default=0.1,
         help="seconds per move for search agents, solve too (a position it cannot solve in time "
-        "is an error; above 0, at most 3,600; default 0.1)",
+        f"is an error; {TIME}; default 0.1)",
     )
     p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="0 to 2**63 - 1 (default 0)")

@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pingvinas as pv
-from pingvinas._args import Range
+from pingvinas._args import TIME, Range
 from pingvinas._files import check_output, check_output_dir
 
 from ._common import (
@@ -22,8 +22,8 @@ from ._common import (
     int_in,
     make_agent,
     ranged,
-    seconds,
     sigterm_stops,
+    time_budget,
     variant,
 )
 
@@ -135,9 +135,9 @@ def add_parser(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--time",
-        type=seconds,
+        type=time_budget,
         default=0.1,
-        help="seconds per move for searches (above 0, at most 3,600; default 0.1)",
+        help=f"seconds per move for searches ({TIME}; default 0.1)",
     )
     p.add_argument(
         "--games",

@@ -6,7 +6,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ._common import AGENTS, agent_spec, int_in, seconds, variant
+from pingvinas._args import TIME
+
+from ._common import AGENTS, agent_spec, int_in, time_budget, variant
 
 if TYPE_CHECKING:
     from ._common import Subparsers
@@ -21,7 +23,7 @@ def run(args: argparse.Namespace) -> None:
             port=args.port,
             host=args.host,
             engine=args.engine,
-            seconds=args.time,
+            time=args.time,
             open_browser=args.open,
             quiet=args.quiet,
         )
@@ -68,9 +70,9 @@ def add_parser(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--time",
-        type=seconds,
+        type=time_budget,
         default=1.0,
-        help="seconds per engine move, solve too (above 0, at most 3,600; default 1)",
+        help=f"seconds per engine move, solve too ({TIME}; default 1)",
     )
     p.add_argument("--open", action="store_true", help="open the page in the web browser")
     p.add_argument("--quiet", action="store_true", help="no request log")

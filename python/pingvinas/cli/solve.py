@@ -10,8 +10,9 @@ import time
 from typing import TYPE_CHECKING
 
 import pingvinas as pv
+from pingvinas._args import TIME
 
-from ._common import MAX_INDEX, MAX_SEED, check_outputs, force_option, int_in, quote, seconds
+from ._common import MAX_INDEX, MAX_SEED, check_outputs, force_option, int_in, quote, time_budget
 
 if TYPE_CHECKING:
     from ._common import Subparsers
@@ -214,9 +215,8 @@ def add_parser(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--time",
-        type=seconds,
-        help="give up on a solve past this many seconds (above 0, at most 3,600; default: no "
-        "limit)",
+        type=time_budget,
+        help=f"give up on a solve past this many seconds ({TIME}; default: no limit)",
     )
     p.add_argument("--all", action="store_true", help="also print the value of every move")
     p.add_argument(

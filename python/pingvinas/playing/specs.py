@@ -76,26 +76,26 @@ def as_agent(x: Any) -> Agent:
     )
 
 
-def timed_agent(name: str, seconds: float, seed: int = 0) -> Agent:
-    """The agent of the spec ``name`` searching ``seconds`` a move (or its count, if it gives
+def timed_agent(name: str, time: float, seed: int = 0) -> Agent:
+    """The agent of the spec ``name`` searching ``time`` seconds a move (or its count, if it gives
     one: ``"mcts:N"``, ``"alphabeta:D"``), seeded: the CLI's agents. ``"solve"`` solves within
     the time too: a position it cannot solve in time raises ``ValueError``. ``"cmd:COMMAND"``
-    is an external engine given ``seconds`` a move."""
+    is an external engine given ``time`` seconds a move."""
     if name.startswith("cmd:"):
         from .protocol.driver import engine_agent
 
-        return engine_agent(name, seconds)
+        return engine_agent(name, time)
     spec = AgentSpec(name)  # ValueError for anything else
     if spec.algorithm == "random":
         return RandomAgent(seed=seed)
     if spec.algorithm == "greedy":
         return GreedyAgent(seed=seed)
     if spec.algorithm == "solve":
-        return SearchAgent("solve", time=seconds, seed=seed)
+        return SearchAgent("solve", time=time, seed=seed)
     options = spec_options(spec)
     return SearchAgent(
         spec.algorithm,
-        time=seconds,
+        time=time,
         iterations=spec.iterations,
         depth=spec.depth,
         seed=seed,

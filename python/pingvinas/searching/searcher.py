@@ -58,6 +58,7 @@ from pingvinas._core import FishMove, FishState, NnueNet
 
 from .._args import is_int, is_number
 from .._core import ALGORITHMS as _ALGORITHMS
+from .._core import MAX_TIME as _MAX_TIME
 from .._core import Searcher as _EngineSearcher
 from .._core import fish_solve as _fish_solve
 from .._core import search_many as _engine_search_many
@@ -65,6 +66,7 @@ from ..games import Move, State
 
 __all__ = [
     "ALGORITHMS",
+    "MAX_TIME",
     "Evaluator",
     "FishSolution",
     "SearchResult",
@@ -80,6 +82,11 @@ Evaluator = Callable[[np.ndarray, np.ndarray], Any]
 
 #: The names ``algorithm`` accepts, ``"auto"`` first (defined once, in the engine binding).
 ALGORITHMS: tuple[str, ...] = tuple(_ALGORITHMS)
+
+#: The longest time budget, in seconds (a week), wherever one is given: ``time=`` of a search
+#: or an agent, ``opponent_time``, the command line's ``--time``, the protocol's ``movetime``.
+#: Longer is refused as a mistake (milliseconds given as seconds, say) rather than run.
+MAX_TIME: float = _MAX_TIME
 
 
 def _move_of(state: State, action: int) -> Move:

@@ -179,9 +179,9 @@ def _result(value: tuple[int, int]) -> int:
     return (value > (0, 0)) - (value < (0, 0))
 
 
-def make_player(name: str, seconds: Optional[float], seed: int) -> Agent:
-    """The agent ``name`` with ``seconds`` a move (the CLI's agents)."""
-    return timed_agent(name, seconds if seconds is not None else 0.1, seed)
+def make_player(name: str, time: Optional[float], seed: int) -> Agent:
+    """The agent ``name`` with ``time`` seconds a move (the CLI's agents)."""
+    return timed_agent(name, time if time is not None else 0.1, seed)
 
 
 def perfect_play(

@@ -44,7 +44,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pingvinas as pv
-from pingvinas._args import is_int, is_number
+from pingvinas._args import TIME, is_int
 from pingvinas._core import AgentSpec
 from pingvinas.playing.specs import spec_options
 
@@ -104,7 +104,7 @@ class Game:
         human: int,
         seed: int,
         engine: str,
-        seconds: float,
+        time: float,
         client: str = "local",
         options: Optional[dict[str, Any]] = None,
     ) -> None:
@@ -117,9 +117,9 @@ class Game:
         self.seed = seed
         self.engine = engine
         self.options = options or {}  # the engine's net, read once by the server
-        self.seconds = seconds
+        self.time = time
         players = [
-            "you" if p == human else f"pingvinas {engine} ({seconds:g} s)"
+            "you" if p == human else f"pingvinas {engine} ({time:g} s)"
             for p in range(variant.players)
         ]
         self.record = pv.GameRecord(
@@ -140,7 +140,7 @@ class Game:
             result = pv.search(
                 self.state,
                 algorithm=spec.algorithm,
-                time=self.seconds,
+                time=self.time,
                 iterations=spec.iterations,
                 depth=spec.depth,
                 seed=self.seed + len(self.record),
@@ -238,7 +238,7 @@ class Game:
             "players": players,
             "human": self.human,
             "engine": self.engine,
-            "seconds": self.seconds,
+            "seconds": self.time,
             "to_move": s.to_move,
             "phase": getattr(s, "phase", "over" if s.is_over else "playing"),
             "over": s.is_over,
@@ -276,7 +276,7 @@ class App:
         variant: Union[str, Any] = "fish",
         *,
         engine: str = "auto",
-        seconds: float = 1.0,
+        time: float = 1.0,
         variants: Optional[dict[str, Any]] = None,
         max_games: int = MAX_GAMES,
         games_per_client: int = GAMES_PER_CLIENT,
@@ -290,12 +290,9 @@ class App:
             raise ValueError(f"unknown engine: {e}") from None
         # A net file is read once, here, for every game (ValueError naming a bad file).
         self.engine_options = spec_options(spec)
-        if not is_number(seconds) or not 0 < seconds <= 600:
-            raise ValueError(
-                f"time per engine move must be a number of seconds in (0, 600], not {seconds!r}"
-            )
+        TIME.check("time", time)
         self.engine = engine
-        self.seconds = float(seconds)
+        self.time = float(time)
         # The variants a new game may use: the bundled ones, and the server's own.
         self.variants: dict[str, Any] = {}
         for name in pv.variants():
@@ -388,7 +385,7 @@ class App:
             human,
             seed,
             self.engine,
-            self.seconds,
+            self.time,
             client,
             self.engine_options,
         )
@@ -418,7 +415,7 @@ class App:
             return {
                 "default": self.default,
                 "engine": self.engine,
-                "seconds": self.seconds,
+                "seconds": self.time,
                 "variants": [
                     {
                         "name": n,
@@ -517,7 +514,7 @@ def serve(
     port: int = 8000,
     host: str = "127.0.0.1",
     engine: str = "auto",
-    seconds: float = 1.0,
+    time: float = 1.0,
     open_browser: bool = False,
     quiet: bool = False,
 ) -> None:
@@ -525,11 +522,11 @@ def serve(
     saying what to install without the ``web`` extra, ``OSError`` when it cannot listen."""
     from pingvinas.web.server import Server  # first: without the extra, say so before anything
 
-    app = App(variant, engine=engine, seconds=seconds)
+    app = App(variant, engine=engine, time=time)
     server = Server(app, host, port, quiet=quiet)
     url = server.url
     print(
-        f"pingvinas: playing {app.default} against {engine} ({seconds:g} s a move) at {url}  "
+        f"pingvinas: playing {app.default} against {engine} ({time:g} s a move) at {url}  "
         "(Ctrl-C stops)",
         flush=True,
     )

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from typing import Any, Optional, Union
 
 from ..._core import (
+    MAX_TIME,
     Fish,
     IllegalMoveError,
     InvalidMoveError,
@@ -52,7 +53,6 @@ from ...games import Game, Move, State
 from ..agents import Agent
 from .grammar import (
     MAX_LINE,
-    MAX_MS,
     VERSION,
     EngineFault,
     EngineMessage,
@@ -418,7 +418,7 @@ def _check_number(name: str, value: Any, positive: bool = True, most: float = ma
         least = "above 0" if positive else "0 or more"
         raise ValueError(f"{name} = {value!r}: expected seconds, {least}")
     if value > most:
-        raise ValueError(f"{name} = {value!r}: expected at most {most:g} seconds (7 days)")
+        raise ValueError(f"{name} = {value!r}: expected at most {most:g} seconds (a week)")
     return float(value)
 
 
@@ -455,7 +455,7 @@ class EngineAgent(Agent):
         program = self.args[0]
         if shutil.which(program) is None and not os.path.isfile(program):
             raise ValueError(f"engine command {_clip(program)}: no such program")
-        most = MAX_MS / 1000
+        most = MAX_TIME
         self.time = _check_number("time", time, most=most)
         if clock is not None:
             if not isinstance(clock, (tuple, list)) or len(clock) != 2:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..._core import (
+    MAX_TIME,
     Fish,
     Marathon,
 )
@@ -34,8 +35,8 @@ __all__ = [
 VERSION = 1
 #: The longest line either side reads, in bytes (a longer one is not the protocol).
 MAX_LINE = 1 << 20
-#: The most milliseconds a ``go`` gives (7 days, the searches' own limit).
-MAX_MS = 7 * 24 * 3600 * 1000
+#: The most milliseconds a ``go`` gives: the longest time budget (``MAX_TIME``, a week).
+MAX_MS = round(MAX_TIME * 1000)
 #: The most digits of a number in a line (more is not a number the protocol has).
 _MAX_DIGITS = 18
 

@@ -208,7 +208,8 @@ fn budget_arg(
 
 /// The tuple of algorithm names, `"auto"` first (`pingvinas.search.ALGORITHMS`).
 fn register_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ALGORITHMS", PyTuple::new(m.py(), Algorithm::NAMES)?)
+    m.add("ALGORITHMS", PyTuple::new(m.py(), Algorithm::NAMES)?)?;
+    m.add("MAX_TIME", pingvinas_engine::search::budget::MAX_TIME_SECS)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -65,7 +65,7 @@ use crate::errors::InvalidMoveError;
 /// ``Net`` or an ``NnueNet``, as the estimate of mcts, alphabeta or auto; the file is read
 /// once)) plays every seat but the learner's (``learner``: a seat, or ``"random"`` for a seat
 /// drawn per game), inside the step; one step is one decision of the learner. Each opponent
-/// move is bounded by ``opponent_time`` seconds (more than 0, at most 3600; 1.0 by default):
+/// move is bounded by ``opponent_time`` seconds (above 0, at most ``MAX_TIME``, a week; 1.0 by default):
 /// a safety net for specs that would search long (``"alphabeta:64"``, ``"solve"`` on a big
 /// board), which the default budgets stay far below; a move cut short by it depends on the
 /// machine's speed, not on the seed alone. An opponent that cannot move (``"solve"`` on a

@@ -17,6 +17,7 @@
 use std::sync::Arc;
 
 use super::alphabeta::AlphaBetaConfig;
+use super::budget::check_time;
 use super::forest::{self, BatchEvaluator, Forest};
 use super::mcts::MctsConfig;
 use super::puct::{PuctConfig, PuctTree};
@@ -43,8 +44,6 @@ pub const NET_SIMULATIONS: u64 = 64;
 /// above what the default fixed budgets take, so that it cuts short only the specs that would
 /// take long (`alphabeta:64`, `solve` on a big board).
 pub const OPPONENT_TIME: f64 = 1.0;
-/// The longest time an opponent's move may be given, in seconds.
-pub const MAX_OPPONENT_TIME: f64 = 3600.0;
 
 /// A built-in player: an algorithm (`None`: the game's `"auto"`) and optionally the count of
 /// its fixed budget (MCTS iterations, alpha-beta depth), and a net.
@@ -206,22 +205,16 @@ impl AgentSpec {
 
     /// The budget of a move as an opponent: the fixed budget ([`AgentSpec::fixed_budget`]),
     /// bounded by `time` seconds ([`OPPONENT_TIME`] by default; at most
-    /// [`MAX_OPPONENT_TIME`]). A move that runs out of time depends on the machine's speed, so
+    /// [`MAX_TIME_SECS`](super::budget::MAX_TIME_SECS), as every time budget). A move that runs out of time depends on the machine's speed, so
     /// that the bound is a safety net: within it the moves are the fixed budget's.
     ///
     /// # Errors
     /// `Error::Invalid` for a time that is not a number of seconds above 0, at most
-    /// [`MAX_OPPONENT_TIME`].
+    /// [`MAX_TIME_SECS`](super::budget::MAX_TIME_SECS).
     pub fn opponent_budget<G: Knowledge>(&self, game: &G, time: Option<f64>) -> Result<Budget> {
-        let time = time.unwrap_or(OPPONENT_TIME);
-        if !(time > 0.0 && time <= MAX_OPPONENT_TIME) {
-            return invalid!(
-                "opponent_time = {}: expected seconds above 0, at most {MAX_OPPONENT_TIME}",
-                crate::error::short_number(time)
-            );
-        }
+        let time = check_time("opponent_time", time.unwrap_or(OPPONENT_TIME))?;
         Ok(Budget {
-            time: Some(std::time::Duration::from_secs_f64(time)),
+            time: Some(time),
             ..self.fixed_budget(game)
         })
     }
@@ -524,6 +517,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::budget::MAX_TIME_SECS;
 
     #[test]
     fn specs_read_back() {
@@ -606,17 +600,17 @@ mod tests {
         assert_eq!(b.time.unwrap().as_secs_f64(), 0.25);
         let b = AgentSpec::parse("alphabeta:64")
             .unwrap()
-            .opponent_budget(&nim, Some(MAX_OPPONENT_TIME))
+            .opponent_budget(&nim, Some(MAX_TIME_SECS))
             .unwrap();
         assert_eq!(b.depth, Some(64));
-        assert_eq!(b.time.unwrap().as_secs_f64(), MAX_OPPONENT_TIME);
+        assert_eq!(b.time.unwrap().as_secs_f64(), MAX_TIME_SECS);
         for bad in [
             0.0,
             -1.0,
             f64::NAN,
             f64::INFINITY,
             1e308,
-            MAX_OPPONENT_TIME * 2.0,
+            MAX_TIME_SECS * 2.0,
         ] {
             let e = spec
                 .opponent_budget(&nim, Some(bad))

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use crate::error::invalid;
 use crate::error::Result;
 
-/// The largest budgets a search accepts; anything above is rejected as absurd.
+/// The longest time budget, in seconds (a week), wherever one is given: a search's `time`, an
+/// opponent's bound, the command line's `--time`, the protocol's `movetime`. Anything longer is
+/// refused as a mistake (milliseconds given as seconds, say) rather than run.
 pub const MAX_TIME_SECS: f64 = 7.0 * 24.0 * 3600.0;
 /// The most iterations a budget may ask for.
 pub const MAX_ITERATIONS: u64 = 1 << 40;
@@ -17,6 +19,20 @@ pub const MAX_ITERATIONS: u64 = 1 << 40;
 pub const MAX_NODES: u64 = 1 << 40;
 /// The deepest alpha-beta depth a budget may ask for.
 pub const MAX_DEPTH: u32 = 1000;
+
+/// A time budget given by a user as `name`: seconds above 0, at most [`MAX_TIME_SECS`].
+///
+/// # Errors
+/// `Error::Invalid` naming `name` and the bad value.
+pub fn check_time(name: &str, seconds: f64) -> Result<Duration> {
+    if !(seconds > 0.0 && seconds <= MAX_TIME_SECS) {
+        return invalid!(
+            "{name} = {}: expected seconds above 0, at most {MAX_TIME_SECS}",
+            crate::error::short_number(seconds)
+        );
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
 
 /// Search limits. A search stops at the first limit it reaches; `None` means no limit of that
 /// kind. What each algorithm honours, exactly:
@@ -92,21 +108,12 @@ impl Budget {
     /// # Errors
     /// `Error::Invalid` with a message naming the bad value.
     pub fn checked(
-        time_secs: Option<f64>,
+        time: Option<f64>,
         iterations: Option<i64>,
         nodes: Option<i64>,
         depth: Option<i64>,
     ) -> Result<Budget> {
-        let time = match time_secs {
-            None => None,
-            Some(t) if !(t > 0.0 && t <= MAX_TIME_SECS) => {
-                return invalid!(
-                    "time = {}: expected seconds above 0, at most {MAX_TIME_SECS}",
-                    crate::error::short_number(t)
-                )
-            }
-            Some(t) => Some(Duration::from_secs_f64(t)),
-        };
+        let time = time.map(|t| check_time("time", t)).transpose()?;
         let count = |name: &str, v: Option<i64>, max: u64| -> Result<Option<u64>> {
             match v {
                 None => Ok(None),

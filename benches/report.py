@@ -329,8 +329,8 @@ def search_part(size: Size, cargo: bool) -> list[str]:
         "standard 2-player Fish position after placement, measured against the same search on "
         f"one thread. MCTS searches with `memory_mb={mcts_memory}` so that no tree fills up: "
         "its threads' trees share that memory, and a full tree stops adding nodes, which makes "
-        "its playouts cheaper (at the default 1 GiB two threads fill theirs within such a "
-        "search, and then count more than twice the playouts of one).",
+        "its playouts cheaper (at the default 1 GiB two threads fill theirs within seconds, "
+        "and then count more than twice the playouts of one).",
         "",
         *table(["", "unit", "rate", "per 1 thread"], rows),
         "",

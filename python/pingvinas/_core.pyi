@@ -738,7 +738,9 @@ class Searcher:
         root: str = "puct",
         playout_mix: float = 0.0,
     ) -> Searcher:
-        """``threads``: 1 to 256; ``seed``: any int (modulo 2**64); ``exploration``: 0 to 1e6;
+        """``threads``: threads searching at once, 1 (the default) to 256, as
+        ``pingvinas.searching.searcher.Searcher`` describes; ``seed``: any int (modulo 2**64);
+        ``exploration``: 0 to 1e6;
         ``tt_mb``: 1 to 4096; ``memory_mb``: 1 to 2**20; ``batch_size``: 1 to 65536;
         ``dirichlet``: ``(alpha, fraction)``, alpha 0.001 to 1000, fraction 0 to 1; ``root``:
         ``"puct"``, or ``"gumbel"`` with ``algorithm="puct"`` only; ``playout_mix``: 0 to 1.

@@ -98,7 +98,8 @@ class SearchAgent(Agent):
     :param algorithm: as for :func:`pingvinas.searching.searcher.search`.
     :param time: seconds per move; ``iterations``, ``depth`` and ``nodes`` bound each move's
         search too (with none given: one second per move).
-    :param options: further :class:`~pingvinas.searching.searcher.Searcher` settings (``threads``,
+    :param options: further :class:`~pingvinas.searching.searcher.Searcher` settings
+        (``threads``: threads searching each move, 1 by default, as ``Searcher`` describes;
         ``seed``, ``exploration``, ``selection``, ``playout``, ``knowledge``, ``tt_mb``,
         ``reuse``).
     """

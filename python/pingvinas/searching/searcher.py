@@ -257,12 +257,14 @@ class Searcher:
         ``iterations`` (MCTS and PUCT playouts), ``depth`` (alpha-beta plies) and ``nodes``
         bound it too, the first limit reached ending the search. A call to :meth:`search` that
         gives any budget uses that budget alone; with none given here or there, one second.
-    :param threads: threads searching at once: root-parallel MCTS; alpha-beta threads that
-        share each iteration's work and one table (one thread is deterministic for a seed);
-        PUCT with a native :class:`~pingvinas.searching.evaluators.Net` searches its tree with that
-        many threads at once (tree-parallel, virtual losses keeping them apart; not reproducible
-        beyond one thread); PUCT with a Python evaluator searches on the calling thread and
-        ignores it.
+    :param threads: threads searching at once, 1 by default (the only count that is
+        reproducible for a seed): MCTS searches a tree on each thread and adds up their root
+        statistics (the trees share ``memory_mb``); alpha-beta's threads share each iteration's
+        work and one table; PUCT with a native :class:`~pingvinas.searching.evaluators.Net`
+        searches its tree with that many threads at once (tree-parallel, virtual losses keeping
+        them apart); PUCT with a Python evaluator searches on the calling thread and ignores
+        it. What a second thread gains is measured in the documentation's performance page
+        (``docs/performance.md``, Search).
     :param seed: seed of playouts and tie-breaks, any int (taken modulo 2**64); one thread
         with an iteration budget always gives the same result.
     :param exploration: the exploration constant `c` (MCTS: default 1.0; PUCT: 1.25).
@@ -274,8 +276,9 @@ class Searcher:
     :param tt_mb: alpha-beta transposition table size in MiB (at most 4096, and the memory
         available). A searcher dropped gives its table back for the next one of that size
         (up to 256 MiB kept in all), which takes it cleared.
-    :param memory_mb: the most memory MCTS trees may take, in MiB; past it a search stops
-        expanding and goes on refining the tree it has.
+    :param memory_mb: the most memory MCTS trees may take, in MiB (1024 by default), shared
+        equally between the threads' trees; past it a search stops expanding and goes on
+        refining the tree it has.
     :param reuse: keep MCTS and PUCT trees between moves.
     :param evaluator: required by ``algorithm="puct"``: the evaluator
         ``fn(observations, legal_mask) -> (policy_logits, values)`` (see the module docs; a
@@ -398,7 +401,8 @@ def search(
     :param time: seconds (a float); ``iterations`` (MCTS playouts), ``depth`` (alpha-beta
         plies) and ``nodes`` bound the search too; the first limit reached ends it. With no
         limit at all the search takes one second.
-    :param threads: threads searching at once (MCTS, alpha-beta, PUCT with a native ``Net``).
+    :param threads: threads searching at once, 1 by default (MCTS, alpha-beta, PUCT with a
+        native ``Net``), as for :class:`Searcher`; only one thread is reproducible for a seed.
     :param seed: the search's seed (same seed, one thread, iteration budget: same result).
     :param options: further :class:`Searcher` settings (``exploration``, ``selection``,
         ``playout``, ``knowledge``, ``tt_mb``; for PUCT ``evaluator``, ``batch_size``,

@@ -57,8 +57,9 @@ pub struct AlphaBetaConfig {
     pub futility: bool,
     /// Threads searching at once: every thread deepens the same root, sharing the table and
     /// telling the others which moves it is on, so they take other moves first (simplified
-    /// ABDADA); a proven result is returned, else the deepest completed one. One thread is
-    /// deterministic.
+    /// ABDADA), and the best root move proven so far in the deepest iteration, which the
+    /// others' later root moves need only be searched against; a proven result is returned,
+    /// else the deepest completed one. One thread is deterministic.
     pub threads: usize,
 }
 
@@ -225,6 +226,9 @@ impl AlphaBeta {
             ..
         } = self;
         let busy = (threads > 1).then_some(&*busy);
+        if let Some(busy) = busy {
+            busy.new_search();
+        }
         let (main, helpers) = workers.split_first_mut().expect("at least one worker");
         macro_rules! run {
             ($w:expr, $clock:expr, $node_limit:expr $(,)?) => {
@@ -423,24 +427,42 @@ impl<G: Game, E: Evaluate<G>> Run<'_, G, E> {
                 continue;
             };
             self.w.pv[1].clear();
+            // After the first move, a move need only be searched against the best value that
+            // any thread has proven at this depth, less one (so that that move itself comes out
+            // exact here too): a move below it is not the best. Read again for a re-search.
+            let busy = self.busy;
+            let floor = |lo: i32| match busy.and_then(|b| b.root_best(depth)) {
+                Some((v, _)) if i > 0 => lo.max(v - 1),
+                _ => lo,
+            };
+            let mut lo = floor(alpha);
             let v = if i == 0 {
                 self.child_value(&child, depth as i32 - 1, alpha, beta, 1, p)
             } else {
-                let v = self.child_value(&child, depth as i32 - 1, alpha, alpha + 1, 1, p);
-                if v > alpha && !self.aborted {
+                let v = self.child_value(&child, depth as i32 - 1, lo, lo + 1, 1, p);
+                if v > lo && !self.aborted {
+                    lo = floor(lo);
                     self.w.pv[1].clear();
-                    self.child_value(&child, depth as i32 - 1, alpha, beta, 1, p)
+                    self.child_value(&child, depth as i32 - 1, lo, beta, 1, p)
                 } else {
                     v
                 }
             };
             drop(claim);
             if self.aborted {
-                return best.map(|(a, v, line)| (a, v, line, false));
+                // A move that another thread proved better at this depth is the better answer.
+                let own = best.as_ref().map(|b: &(Action, i32, Vec<Action>)| b.1);
+                return match busy.and_then(|b| b.root_best(depth)) {
+                    Some((v, a)) if own.is_none_or(|own| v > own) => Some((a, v, vec![a], false)),
+                    _ => best.map(|(a, v, line)| (a, v, line, false)),
+                };
             }
             let idx = actions.iter().position(|&x| x == a).unwrap_or(0);
-            scores[idx] = if v > alpha || i == 0 { v } else { -INF + 1 };
-            if v > alpha || best.is_none() {
+            scores[idx] = if v > lo || i == 0 { v } else { -INF + 1 };
+            if v > lo || best.is_none() {
+                if let Some(busy) = busy {
+                    busy.offer_root(depth, v, a);
+                }
                 alpha = v.max(alpha);
                 let mut line = vec![a];
                 line.extend_from_slice(&self.w.pv[1]);
@@ -787,21 +809,59 @@ const LMR_MOVES: usize = 3;
 const SHARE_DEPTH: i32 = 3;
 /// Slots of the busy table: far more than the positions that threads are in at once.
 const BUSY_SLOTS: usize = 1 << 14;
+/// The bits of a root value (`value + INF`, at most `2 * INF`) in [`Busy`]'s root word, below
+/// 10 bits of depth (at most [`MAX_DEPTH`]).
+const ROOT_VALUE_MASK: u64 = (1 << 22) - 1;
+const _: () = assert!(2 * INF as u64 <= ROOT_VALUE_MASK && MAX_DEPTH < 1 << 10);
 
 /// The positions that some thread is searching now, by key (simplified ABDADA, after Tom
 /// Kerrigan): a thread that meets a move another is on searches its other moves first, so that
 /// threads share the work of one iteration instead of repeating it. A slot holds one key; a
 /// collision only loses a hint.
-struct Busy(Vec<AtomicU64>);
+struct Busy {
+    slots: Vec<AtomicU64>,
+    /// The best root move proven so far in the deepest iteration any thread is in, with its
+    /// value, as `depth << 54 | (value + INF) << 32 | action` (0: none yet): a thread's later
+    /// root moves need only be searched against it.
+    root: AtomicU64,
+}
 
 impl Busy {
     fn new(slots: usize) -> Busy {
-        Busy((0..slots).map(|_| AtomicU64::new(0)).collect())
+        Busy {
+            slots: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            root: AtomicU64::new(0),
+        }
     }
 
     #[inline]
     fn slot(&self, key: u64) -> &AtomicU64 {
-        &self.0[key as usize & (self.0.len() - 1)]
+        &self.slots[key as usize & (self.slots.len() - 1)]
+    }
+
+    /// Forgets the last search's root value.
+    fn new_search(&self) {
+        self.root.store(0, Ordering::Relaxed);
+    }
+
+    /// The best root move some thread has proven in its iteration at `depth`, and its value.
+    #[inline]
+    fn root_best(&self, depth: u32) -> Option<(i32, Action)> {
+        let r = self.root.load(Ordering::Relaxed);
+        let value = ((r >> 32) & ROOT_VALUE_MASK) as i64 - INF as i64;
+        ((r >> 54) as u32 == depth).then_some((value as i32, r as Action))
+    }
+
+    /// Records root move `action`, proven worth `value` at `depth`, if it is the best known.
+    fn offer_root(&self, depth: u32, value: i32, action: Action) {
+        let new = (depth as u64) << 54
+            | ((value as i64 + INF as i64) as u64 & ROOT_VALUE_MASK) << 32
+            | action as u64;
+        let _ = self
+            .root
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                (new >> 54 > r >> 54 || (new >> 54 == r >> 54 && new > r)).then_some(new)
+            });
     }
 
     #[inline]
@@ -1047,6 +1107,32 @@ mod tests {
         assert!(busy.taken(a), "another key does not free the slot");
         busy.release(a);
         assert!(!busy.taken(a));
+    }
+
+    #[test]
+    fn busy_table_keeps_the_best_root_move_of_the_deepest_iteration() {
+        let busy = Busy::new(BUSY_SLOTS);
+        assert_eq!(busy.root_best(1), None);
+        busy.offer_root(3, -WIN + 5, 7);
+        assert_eq!(busy.root_best(3), Some((-WIN + 5, 7)));
+        assert_eq!(
+            busy.root_best(2),
+            None,
+            "another depth's value is not this one's"
+        );
+        busy.offer_root(3, -EVAL_SCALE, 9);
+        busy.offer_root(3, -INF + 1, 2);
+        assert_eq!(
+            busy.root_best(3),
+            Some((-EVAL_SCALE, 9)),
+            "the better value stays"
+        );
+        busy.offer_root(MAX_DEPTH, INF - 1, Action::MAX);
+        busy.offer_root(4, INF, 1);
+        assert_eq!(busy.root_best(MAX_DEPTH), Some((INF - 1, Action::MAX)));
+        assert_eq!(busy.root_best(3), None, "a deeper iteration replaces it");
+        busy.new_search();
+        assert_eq!(busy.root_best(MAX_DEPTH), None);
     }
 
     #[test]

@@ -54,7 +54,7 @@ assert pickle.loads(pickle.dumps(race)) == race
 from pingvinas.web import App, _static  # noqa: E402
 
 assert b"/static/app.js" in _static("index.html") and _static("app.js") and _static("style.css")
-status, answer = App("fish", engine="greedy", seconds=0.01).handle("POST", "/api/games", b"{}")
+status, answer = App("fish", engine="greedy", time=0.01).handle("POST", "/api/games", b"{}")
 assert status == 200 and answer["svg"].startswith("<svg"), answer
 
 # The learned evaluation is package data too.

@@ -4,14 +4,18 @@ earlier build, ``auto`` against that build's ``auto`` at every player count.
 
     python benches/strength.py --out docs/strength.md --force               # the page
     python benches/strength.py --out docs/strength.md --force --baseline DIR  # and the comparison
+    python benches/strength.py --out docs/strength.md --force --only fish-3 fish-4 \\
+        --baseline DIR                                                      # two parts again
     python benches/strength.py --quick --out /tmp/strength.md               # tiny, for CI
 
 ``DIR`` is an earlier build installed with ``pip install --no-deps --target DIR WHEEL``;
 the comparison runs ``benches/versus_baseline.py`` (every seat a process of its own). Build
 this package in release mode first (``pip install .``) and run on a quiet machine: the players
-search for a time, so a slower or busier machine plays weaker moves. The page, its header (the
-commit, the date, the machine, its load, the command) and the ladders' pictures
-(``docs/img/strength-*.svg``, beside ``--out``'s folder) are rewritten whole.
+search for a time, so a slower or busier machine plays weaker moves. The page is one part for
+each game at each player count, each with the line that made it (the command, the commit, the
+date, the machine and its load), and the ladders' pictures (``docs/img/strength-*.svg``,
+beside ``--out``'s folder). The parts are kept beside the page (``docs/strength.json``):
+``--only`` remakes some of them and keeps the others; without it the page is made whole.
 """
 
 from __future__ import annotations
@@ -50,11 +54,12 @@ GAMES = [("fish", 2), ("fish", 3), ("fish", 4)] + [("marathon", n) for n in (2, 
 class Size:
     time: float  # seconds a move
     games: int  # games per table of the ladders
-    baseline_games: int  # games per game and player count against the earlier build
+    baseline_games: int  # games a game and player count against the earlier build (0: 400
+    # with 2 players, 300 with more)
     workers: int
 
 
-FULL = Size(time=0.1, games=20, baseline_games=200, workers=2)
+FULL = Size(time=0.1, games=20, baseline_games=0, workers=2)
 QUICK = Size(time=0.01, games=2, baseline_games=4, workers=2)
 
 
@@ -134,7 +139,9 @@ def ladder_part(
     return lines, times
 
 
-def baseline_part(name: str, players: int, size: Size, seed: int, baseline: str) -> dict[str, Any]:
+def baseline_part(
+    name: str, players: int, size: Size, games: int, seed: int, baseline: str
+) -> dict[str, Any]:
     """This build's ``auto`` in one seat against the earlier build's in the others."""
     new = str(Path(pv.__file__).resolve().parent.parent)
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,11 +151,54 @@ def baseline_part(name: str, players: int, size: Size, seed: int, baseline: str)
             str(HERE / "versus_baseline.py"),
             "--new", new, "--old", baseline,
             "--game", name, "--players", str(players),
-            "--games", str(size.baseline_games), "--time", str(size.time),
+            "--games", str(games), "--time", str(size.time),
             "--workers", str(size.workers), "--seed", str(seed), "--json", out,
         ]  # fmt: skip
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         return json.loads(Path(out).read_text(encoding="utf-8").splitlines()[-1])
+
+
+def part_of(
+    name: str, players: int, size: Size, seed: int, img: Path, baseline: Optional[str], made: str
+) -> dict[str, Any]:
+    """Every figure of one game at one player count, and the line that says how it was made."""
+    print(f"ladder: {title(name, players)}", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    ladder, times = ladder_part(name, players, size, seed, img, "img")
+    timing = [
+        title(name, players),
+        f"{size.time} s",
+        str(len(times)),
+        f"{sum(times) / len(times):.3f} s",
+        f"{max(times):.3f} s",
+    ]
+    versus = None
+    if baseline:
+        print(f"against the baseline: {title(name, players)}", file=sys.stderr, flush=True)
+        games = size.baseline_games or (400 if players == 2 else 300)
+        r = baseline_part(name, players, size, games, seed + 100, baseline)
+        lo, hi = r["ci95"]
+        elo = ""
+        if "elo" in r:
+            elo = f"{r['elo']:+.0f} [{r['elo95'][0]:+.0f}, {r['elo95'][1]:+.0f}]"
+        versus = [
+            title(name, players),
+            f"`{baseline}`",
+            f"{r['time']} s",
+            str(r["games"]),
+            f"{r['score']:.3f} [{lo:.3f}, {hi:.3f}]",
+            f"{r['fair_share']:.3f}",
+            elo,
+            f"{r['new_move_max_s']:.3f} s",
+        ]
+    minutes = (time.perf_counter() - started) / 60
+    return {
+        "key": f"{name}-{players}",
+        "ladder": ladder,
+        "timing": timing,
+        "versus": versus,
+        "made": f"{made}, in {minutes:.1f} minutes",
+    }
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -159,10 +209,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--force", action="store_true", help="replace --out if it exists")
     ap.add_argument("--quick", action="store_true", help="every part at a tiny size (CI)")
     ap.add_argument("--baseline", help="an earlier build, installed in this folder")
+    ap.add_argument(
+        "--baseline-games",
+        type=int,
+        help="games a game and player count against --baseline (default 400 with 2 players, "
+        "300 with more)",
+    )
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--time", type=float, help=f"seconds a move (default {FULL.time})")
     ap.add_argument("--games", type=int, help=f"games a ladder table (default {FULL.games})")
-    ap.add_argument("--only", help="one game and player count, e.g. fish-3 (a partial page)")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        metavar="GAME-N",
+        help="remake these parts only (fish-3, marathon-5, ...), keeping the page's others",
+    )
     args = ap.parse_args(argv)
     try:
         check_output(args.out, replace=args.force, hint=": --force replaces it")
@@ -171,74 +232,62 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.baseline and not (Path(args.baseline) / "pingvinas" / "__init__.py").is_file():
         ap.error(f"--baseline {args.baseline}: no installed pingvinas in that folder")
     size = QUICK if args.quick else FULL
-    if args.time is not None or args.games is not None:
-        if not (args.time is None or 0 < args.time <= 60) or not (
-            args.games is None or 1 <= args.games <= 100_000
+    if args.time is not None or args.games is not None or args.baseline_games is not None:
+        if (
+            not (args.time is None or 0 < args.time <= 60)
+            or not (args.games is None or 1 <= args.games <= 100_000)
+            or not (args.baseline_games is None or 1 <= args.baseline_games <= 100_000)
         ):
-            ap.error("--time: seconds above 0, at most 60; --games: 1 to 100,000")
+            ap.error("--time: seconds above 0, at most 60; --games, --baseline-games: 1 to 100,000")
         size = Size(
             time=size.time if args.time is None else args.time,
             games=size.games if args.games is None else args.games,
-            baseline_games=size.baseline_games,
+            baseline_games=args.baseline_games or size.baseline_games,
             workers=size.workers,
         )
-    games = GAMES
-    if args.only:
-        games = [g for g in GAMES if f"{g[0]}-{g[1]}" == args.only]
-        if not games:
-            ap.error(f"--only {args.only}: one of {', '.join(f'{g}-{n}' for g, n in GAMES)}")
+    keys = [f"{g}-{n}" for g, n in GAMES]
+    wanted = args.only or keys
+    unknown = [k for k in wanted if k not in keys]
+    if unknown:
+        ap.error(f"--only {' '.join(unknown)}: each one of {', '.join(keys)}")
     out = Path(args.out)
     img = out.parent / "img"
     img.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    ladders: list[str] = []
-    timing: list[list[str]] = []
-    for k, (name, players) in enumerate(games):
-        print(f"ladder: {title(name, players)}", file=sys.stderr, flush=True)
-        lines, times = ladder_part(name, players, size, args.seed + k, img, "img")
-        ladders += lines + [""]
-        timing.append(
-            [
-                title(name, players),
-                f"{size.time} s",
-                str(len(times)),
-                f"{sum(times) / len(times):.3f} s",
-                f"{max(times):.3f} s",
-            ]
-        )
-    versus: list[list[str]] = []
-    if args.baseline:
-        for k, (name, players) in enumerate(games):
-            print(f"against the baseline: {title(name, players)}", file=sys.stderr, flush=True)
-            r = baseline_part(name, players, size, args.seed + 100 + k, args.baseline)
-            lo, hi = r["ci95"]
-            elo = ""
-            if "elo" in r:
-                elo = f"{r['elo']:+.0f} [{r['elo95'][0]:+.0f}, {r['elo95'][1]:+.0f}]"
-            versus.append(
-                [
-                    title(name, players),
-                    f"{r['time']} s",
-                    str(r["games"]),
-                    f"{r['score']:.3f} [{lo:.3f}, {hi:.3f}]",
-                    f"{r['fair_share']:.3f}",
-                    elo,
-                    f"{r['new_move_max_s']:.3f} s",
-                ]
-            )
-    minutes = (time.perf_counter() - started) / 60
+    # The parts the page is written from, kept beside it so that a part can be remade alone.
+    store = out.with_suffix(".json")
+    parts: dict[str, Any] = {}
+    if args.only and store.is_file():
+        parts = json.loads(store.read_text(encoding="utf-8"))
     given = argv if argv is not None else sys.argv[1:]
     commit = report.git("rev-parse", "--short", "HEAD") or "unknown"
     dirty = " (with uncommitted changes)" if report.git("status", "--porcelain", "-uno") else ""
-    page = [
+    for k, (name, players) in enumerate(GAMES):
+        if keys[k] not in wanted:
+            continue
+        made = (
+            f"`python benches/strength.py {' '.join(given)}` at commit {commit}{dirty} on "
+            f"{datetime.date.today().isoformat()}, on {report.cpu_model()} "
+            f"({os.cpu_count()} cores, load {report.load()}), Python "
+            f"{sys.version.split()[0]}, pingvinas {pv.__version__}, "
+            f"{size.time} s a move, {size.workers} games at once"
+        )
+        parts[keys[k]] = part_of(name, players, size, args.seed + k, img, args.baseline, made)
+    write_text(store, json.dumps(parts, indent=1) + "\n")
+    write_text(out, "\n".join(page([parts[k] for k in keys if k in parts])).rstrip("\n") + "\n")
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def page(parts: list[dict[str, Any]]) -> list[str]:
+    """The page's lines from its parts."""
+    lines = [
         "# Playing strength",
         "",
         "<!-- Written by benches/strength.py: edit that script, not this page. -->",
         "",
-        f"Made by `python benches/strength.py {' '.join(given)}` at commit {commit}{dirty} on "
-        f"{datetime.date.today().isoformat()}, on {report.cpu_model()} "
-        f"({os.cpu_count()} cores, load {report.load()}), Python "
-        f"{sys.version.split()[0]}, pingvinas {pv.__version__}, in {minutes:.1f} minutes.",
+        "Made by `benches/strength.py`, one part for each game at each player count: each part "
+        "says the command, the commit and the machine that made it (`--only GAME-N` remakes "
+        "one part and keeps the others).",
         "",
         "## How it is measured",
         "",
@@ -246,12 +295,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         "agent specs of the same names, [Search and players](search.md)) plays a round robin "
         "for each game at each player count: every table of as many of them as the game seats "
         "plays the same number of games, the players rotating through the seats on shared "
-        f"deals, {size.time} s a move, one search thread each, {size.workers} games at once. "
-        "The ratings are Plackett-Luce fits of every game's finishing order "
-        "(`pingvinas.rating.plackett_luce`; Bradley-Terry with two players) in logistic Elo, "
-        "`random` at 0, with 95% intervals: `pingvinas ladder` makes the same tables "
-        "([SPRT matches and rating ladders](ladder.md)). The score column is the share of "
-        "the pairwise results won (a better place than another player at the table).",
+        "deals, one search thread each. The ratings are Plackett-Luce fits of every game's "
+        "finishing order (`pingvinas.rating.plackett_luce`; Bradley-Terry with two players) in "
+        "logistic Elo, `random` at 0, with 95% intervals: `pingvinas ladder` makes the same "
+        "tables ([SPRT matches and rating ladders](ladder.md)). The score column is the share "
+        "of the pairwise results won (a better place than another player at the table).",
         "",
         "**Against an earlier build.** This build's `auto` in one seat, the earlier build's "
         "`auto` in every other seat, the seat going round over each deal; every player a "
@@ -264,28 +312,25 @@ def main(argv: Optional[list[str]] = None) -> int:
         "",
         "## Ladders",
         "",
-        *ladders,
+    ]
+    for part in parts:
+        ladder = part["ladder"]
+        lines += [ladder[0], "", f"Made by {part['made']}.", *ladder[1:], ""]
+    lines += [
         "## Time a move",
         "",
-        *report.table(["game", "given", "moves", "mean", "largest"], timing),
+        *report.table(["game", "given", "moves", "mean", "largest"], [p["timing"] for p in parts]),
         "",
         "## Against an earlier build",
         "",
     ]
+    versus = [p["versus"] for p in parts if p["versus"]]
     if versus:
-        page += [
-            f"The earlier build: `{args.baseline}`.",
-            "",
-            *report.table(
-                ["game", "time a move", "games", "score", "fair share", "Elo", "largest move"],
-                versus,
-            ),
-        ]
+        head = ["game", "earlier build", "time a move", "games", "score", "fair share"]
+        lines += report.table(head + ["Elo", "largest move"], versus)
     else:
-        page.append("Not part of this run: `--baseline DIR` adds it.")
-    write_text(out, "\n".join(page).rstrip("\n") + "\n")
-    print(f"wrote {out} in {minutes:.1f} minutes", file=sys.stderr)
-    return 0
+        lines.append("Not part of this run: `--baseline DIR` adds it.")
+    return lines
 
 
 if __name__ == "__main__":

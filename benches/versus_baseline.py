@@ -18,8 +18,8 @@ Two players: the seats alternate between games. More players: one seat of the ne
 against old ones in every other seat, the new seat going round. Boards (Fish) are dealt from
 the game's seed, which depends on ``--seed`` and the game's index only. ``--new-agent`` and
 ``--old-agent`` pick other players of either version: an algorithm of ``pv.Searcher`` with
-its options (``auto``, ``alphabeta``, ``mcts,playout=evaluate``, ``mcts,exploration=0.7``),
-or ``mcts-plain`` (plain MCTS: random playouts, no knowledge).
+its options (``auto``, ``alphabeta``, ``mcts,playout=evaluate``, ``mcts,exploration=0.7``,
+``alphabeta,net=PATH``: with the net file at PATH as its evaluator), or ``mcts-plain`` (plain MCTS: random playouts, no knowledge).
 
 Prints the new version's score (1 a win, 1/k a first place shared by k, 0 otherwise) with its
 Wilson 95% interval and, for two players, the Elo difference with its interval; the mean and
@@ -114,7 +114,8 @@ def serve() -> None:
 
 
 def make_searcher(pv: Any, agent: str, budget: str, seed: int) -> Any:
-    """A searcher of ``ALGORITHM[,KEY=VALUE...]`` (``mcts,playout=evaluate``), or
+    """A searcher of ``ALGORITHM[,KEY=VALUE...]`` (``mcts,playout=evaluate``; ``net=PATH``: that
+    net file as the evaluator), or
     ``mcts-plain``, with the budget ``SECONDS`` or ``iN`` (N iterations) a move."""
     kwargs: dict[str, Any] = (
         {"iterations": int(budget[1:])} if budget.startswith("i") else {"time": float(budget)}
@@ -124,6 +125,9 @@ def make_searcher(pv: Any, agent: str, budget: str, seed: int) -> Any:
     algorithm, *options = agent.split(",")
     for option in options:
         key, value = option.split("=", 1)
+        if key == "net":
+            kwargs["evaluator"] = pv.evaluators.native(value)
+            continue
         kwargs[key] = float(value) if value.replace(".", "", 1).isdigit() else value
     return pv.Searcher(algorithm, seed=seed, **kwargs)
 

@@ -69,12 +69,31 @@ def test_alphabeta_result_fields():
     assert r.pv[0] == r.move and len(r.pv) == 3
 
 
-def test_auto_is_alphabeta_for_fish_and_mcts_for_marathon():
-    # Paranoid alpha-beta beats MCTS with 3 and 4 players too (benches/strength_multiplayer.py).
+def test_auto_is_alphabeta_for_two_player_fish_and_mcts_elsewhere():
+    # With 3 and 4 players MCTS valuing leaves by the evaluation beats paranoid alpha-beta
+    # (docs/strength.md).
     assert search(movement_state(), time=0.05).algorithm == "alphabeta"
-    assert search(movement_state(players=3), time=0.05).algorithm == "alphabeta"
-    assert search(movement_state(players=4), time=0.05).algorithm == "alphabeta"
+    assert search(movement_state(players=3), time=0.05).algorithm == "mcts"
+    assert search(movement_state(players=4), time=0.05).algorithm == "mcts"
     assert search(pv.Marathon().new_state(), time=0.05).algorithm == "mcts"
+
+
+def test_auto_values_leaves_of_multiplayer_fish_by_the_evaluation():
+    # The same search as asking for it, with exploration 0.5 (one thread, fixed iterations:
+    # deterministic), not MCTS's playouts; a playout or exploration named is kept.
+    for players in (3, 4):
+        s = movement_state(players=players)
+
+        def visits(algorithm: str, **options: object) -> np.ndarray:
+            return search(s, algorithm, iterations=300, seed=3, **options).visits
+
+        evaluated = visits("mcts", playout="evaluate", exploration=0.5)
+        assert np.array_equal(visits("auto"), evaluated)
+        assert not np.array_equal(visits("mcts", exploration=0.5), evaluated)
+        assert np.array_equal(
+            visits("auto", playout="random", exploration=0.7),
+            visits("mcts", playout="random", exploration=0.7),
+        )
 
 
 def test_auto_selects_marathon_children_by_priors():

@@ -1,6 +1,7 @@
 """``benches/strength.py --quick`` writes the whole strength page at a tiny size: the header,
-a ladder with its picture for each game at every player count, and the time a move. It checks
-that the command works, not the figures."""
+a ladder with its picture for each game at every player count, and the time a move; with
+``--only`` it remakes one part and keeps the others. It checks that the command works, not the
+figures."""
 
 import re
 import subprocess
@@ -56,3 +57,20 @@ def test_quick_strength_page(tmp_path):
         timeout=60,
     )
     assert again.returncode == 2 and "--force" in again.stderr
+    # One part remade: its line says so, every other part is kept as it was.
+    before = page.split("\n### ")
+    only = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--out", str(out), "--force", "--only", "fish-3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert only.returncode == 0, only.stderr[-3000:]
+    after = out.read_text(encoding="utf-8").split("\n### ")
+    assert len(after) == len(before)
+    for old, new in zip(before[1:], after[1:]):
+        remade = new.startswith("Fish, 3 players")
+        assert ("--only fish-3" in new.split("\n\n")[1]) == remade
+        if not remade:
+            assert new.split("\n## ")[0] == old.split("\n## ")[0]

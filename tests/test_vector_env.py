@@ -155,7 +155,11 @@ def test_an_auto_opponent_plays_the_learned_net_on_standard_two_player_fish() ->
         pv.VectorEnv(fish, 2, opponent=f"net:{pv.evaluators.LEARNED}")
     assert not same(auto, play(fish, "alphabeta:2"))
     three = pv.Fish(players=3)
-    assert same(play(three, "auto"), play(three, "alphabeta:2"))
+    # With 3 players auto is MCTS on the evaluation's values, not alpha-beta or playouts.
+    auto3 = play(three, "auto")
+    assert not same(auto3, play(three, "alphabeta:2"))
+    assert not same(auto3, play(three, "mcts"))
+    assert same(auto3, play(three, "auto"))
     with pytest.raises(ValueError, match='opponent "learned": the net was made for'):
         pv.VectorEnv(three, 2, opponent="learned")
 

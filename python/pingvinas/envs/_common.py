@@ -55,7 +55,7 @@ def action_mask(state: State) -> np.ndarray:
 
 #: The fixed budget of each built-in opponent's move (deterministic for a seed: one thread,
 #: no time limit), as the engine's agent spec gives it (``AgentSpec.budget``, the same budget
-#: as the vector env's opponents). ``"auto"`` is alpha-beta for Fish and MCTS for Marathon.
+#: as the vector env's opponents). ``"auto"`` is alpha-beta for 2-player Fish and MCTS elsewhere.
 OPPONENT_BUDGETS: dict[str, dict[str, Any]] = {
     name: dict(AgentSpec(name).budget) for name in ("greedy", "mcts", "alphabeta", "auto")
 }

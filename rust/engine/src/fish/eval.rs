@@ -361,10 +361,30 @@ impl<W: Word> crate::search::Knowledge for FishGame<W> {
         }
     }
 
-    /// Alpha-beta with the Fish evaluation at every player count (paranoid with 3 or 4
-    /// players, where it also beats MCTS: README, "Strength").
+    /// Alpha-beta with 2 players; with 3 or 4, MCTS valuing its leaves by the evaluation
+    /// ([`Knowledge::auto_leaf`]): each player picks what is best for itself (the *max^n*
+    /// backup), where paranoid alpha-beta has every opponent play against the root player, and
+    /// it measured stronger (`docs/strength.md`).
+    ///
+    /// [`Knowledge::auto_leaf`]: crate::search::Knowledge::auto_leaf
     fn auto_choice(&self) -> crate::search::Choice {
-        crate::search::Choice::AlphaBeta
+        if self.rules().players() > 2 {
+            crate::search::Choice::Mcts
+        } else {
+            crate::search::Choice::AlphaBeta
+        }
+    }
+
+    /// The evaluation, no playout: it knows the regions and the territory a playout only
+    /// samples.
+    fn auto_leaf(&self) -> crate::search::mcts::Leaf {
+        crate::search::mcts::Leaf::Evaluate
+    }
+
+    /// 0.5, which beat 1.0 and 2.0 with 3 and 4 players (values of leaves are the
+    /// evaluation's, in (-1, 1)).
+    fn auto_exploration(&self) -> f64 {
+        0.5
     }
 }
 

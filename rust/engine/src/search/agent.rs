@@ -402,8 +402,9 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
     }
 
     /// The maker of `"auto"`'s agents: the game's algorithm ([`Knowledge::auto_choice`]) and,
-    /// when that is MCTS, the game's selection rule and exploration constant, as the searcher
-    /// `"auto"` names ([`Knowledge::auto_selection`], [`Knowledge::auto_exploration`]).
+    /// when that is MCTS, the game's selection rule, exploration constant and leaf values, as
+    /// the searcher `"auto"` names ([`Knowledge::auto_selection`],
+    /// [`Knowledge::auto_exploration`], [`Knowledge::auto_leaf`]).
     pub fn auto_maker(
         budget: Budget,
         eval: impl Fn(&Arc<G>) -> Arc<E> + Send + Sync + 'static,
@@ -416,6 +417,7 @@ impl<G: Game, E: Evaluate<G>> SearchAgent<G, E> {
             let mcts = MctsConfig {
                 selection: game.auto_selection(),
                 exploration: game.auto_exploration(),
+                leaf: game.auto_leaf(),
                 ..MctsConfig::default()
             };
             let agent = SearchAgent::with_mcts(game.auto_choice(), mcts, budget, eval(game), seed);

@@ -157,7 +157,8 @@ impl Settings {
 
     /// A searcher of `game` running `choice` with these settings; `"auto"` with the game's
     /// knowledge selects MCTS children as the game says ([`Knowledge::auto_selection`]), with
-    /// its exploration constant unless one is given ([`Knowledge::auto_exploration`]).
+    /// its exploration constant unless one is given ([`Knowledge::auto_exploration`]) and its
+    /// leaf values unless a playout is named ([`Knowledge::auto_leaf`]).
     pub fn searcher_for<G: Knowledge>(&self, game: &G, choice: Choice) -> Searcher<G::State>
     where
         G::State: Copy + PartialEq + Send,
@@ -166,6 +167,10 @@ impl Settings {
             Settings {
                 selection: game.auto_selection(),
                 exploration: self.exploration.or(Some(game.auto_exploration())),
+                playout: match (self.playout, game.auto_leaf()) {
+                    (Playout::Auto, Leaf::Evaluate) => Playout::Evaluate,
+                    (playout, _) => playout,
+                },
                 ..self.clone()
             }
             .searcher(choice)

@@ -216,6 +216,12 @@ pub trait Knowledge: Game + Sized {
     fn auto_exploration(&self) -> f64 {
         1.0
     }
+
+    /// How `"auto"`'s MCTS values a leaf when no playout setting is given (MCTS's own: a
+    /// playout).
+    fn auto_leaf(&self) -> Leaf {
+        Leaf::Playout
+    }
 }
 
 /// How MCTS values a leaf, as a front end names it.

@@ -19,7 +19,8 @@ against old ones in every other seat, the new seat going round. Boards (Fish) ar
 the game's seed, which depends on ``--seed`` and the game's index only. ``--new-agent`` and
 ``--old-agent`` pick other players of either version: an algorithm of ``pv.Searcher`` with
 its options (``auto``, ``alphabeta``, ``mcts,playout=evaluate``, ``mcts,exploration=0.7``,
-``alphabeta,net=PATH``: with the net file at PATH as its evaluator), or ``mcts-plain`` (plain MCTS: random playouts, no knowledge).
+``alphabeta,net=PATH``: with the net file at PATH as its evaluator), or ``mcts-plain``
+(plain MCTS: random playouts, no knowledge).
 
 Prints the new version's score (1 a win, 1/k a first place shared by k, 0 otherwise) with its
 Wilson 95% interval and, for two players, the Elo difference with its interval; the mean and

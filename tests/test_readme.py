@@ -42,7 +42,7 @@ def test_the_player_table_says_what_auto_is_at_each_player_count():
     row = next(line for line in text.splitlines() if line.startswith("| `auto` |"))
     two, more = row.split("3 or more")
     assert "2 players" in two and "learned evaluation" in two and "PUCT" in two
-    assert "paranoid alpha-beta" in more and "UCT" in more and "stronger" not in more
+    assert "MCTS valuing its leaves" in more and "PUCT" in more and "stronger" not in more
     table = text[text.index("## Which player should I use") :]
     assert "(docs/strength.md)" in table[: table.index("| agent |")]
 

@@ -81,18 +81,17 @@ def test_auto_is_alphabeta_for_two_player_fish_and_mcts_elsewhere():
 def test_auto_values_leaves_of_multiplayer_fish_by_the_evaluation():
     # The same search as asking for it, with exploration 0.5 (one thread, fixed iterations:
     # deterministic), not MCTS's playouts; a playout or exploration named is kept.
+    def visits(s: pv.fish.FishState, algorithm: str, **options: object) -> np.ndarray:
+        return search(s, algorithm, iterations=300, seed=3, **options).visits
+
     for players in (3, 4):
         s = movement_state(players=players)
-
-        def visits(algorithm: str, **options: object) -> np.ndarray:
-            return search(s, algorithm, iterations=300, seed=3, **options).visits
-
-        evaluated = visits("mcts", playout="evaluate", exploration=0.5)
-        assert np.array_equal(visits("auto"), evaluated)
-        assert not np.array_equal(visits("mcts", exploration=0.5), evaluated)
+        evaluated = visits(s, "mcts", playout="evaluate", exploration=0.5)
+        assert np.array_equal(visits(s, "auto"), evaluated)
+        assert not np.array_equal(visits(s, "mcts", exploration=0.5), evaluated)
         assert np.array_equal(
-            visits("auto", playout="random", exploration=0.7),
-            visits("mcts", playout="random", exploration=0.7),
+            visits(s, "auto", playout="random", exploration=0.7),
+            visits(s, "mcts", playout="random", exploration=0.7),
         )
 
 

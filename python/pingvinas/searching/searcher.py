@@ -248,8 +248,9 @@ class Searcher:
 
     :param algorithm: ``"auto"`` (Fish: alpha-beta with 2 players, with the shipped learned
         evaluation, :func:`pingvinas.searching.evaluators.learned`, on standard 2-player Fish,
-        and MCTS with ``playout="evaluate"`` and ``exploration=0.5`` with 3 or 4; Marathon: MCTS with ``selection="puct"`` and
-        ``exploration=2.0``; both with the game's knowledge), ``"mcts"``, ``"alphabeta"``,
+        and MCTS with ``playout="evaluate"`` and ``exploration=0.5`` with 3 or 4; Marathon:
+        MCTS with ``selection="puct"`` and ``exploration=2.0``; both with the game's
+        knowledge), ``"mcts"``, ``"alphabeta"``,
         ``"greedy"`` (the best-looking move now: most fish on the landing floe; most progress
         in Marathon), ``"random"`` or ``"solve"`` (Fish: perfect play by the exact solver,
         within ``nodes`` and ``time``; ``ValueError`` for a position too big for them).

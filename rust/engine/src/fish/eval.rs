@@ -362,9 +362,9 @@ impl<W: Word> crate::search::Knowledge for FishGame<W> {
     }
 
     /// Alpha-beta with 2 players; with 3 or 4, MCTS valuing its leaves by the evaluation
-    /// ([`Knowledge::auto_leaf`]): each player picks what is best for itself (the *max^n*
-    /// backup), where paranoid alpha-beta has every opponent play against the root player, and
-    /// it measured stronger (`docs/strength.md`).
+    /// ([`Knowledge::auto_leaf`]), in which each player picks what is best for itself (the
+    /// *max^n* backup) where paranoid alpha-beta has every opponent play against the root
+    /// player: it measured stronger (`docs/strength.md`).
     ///
     /// [`Knowledge::auto_leaf`]: crate::search::Knowledge::auto_leaf
     fn auto_choice(&self) -> crate::search::Choice {

@@ -114,6 +114,10 @@ type RootStats = Vec<RootStat>;
 pub struct Mcts<S> {
     config: MctsConfig,
     trees: Vec<Tree<S>>,
+    /// Nodes a tree gained a second in the last timed search: a timed search reserves room
+    /// for what it will likely add, so that no tree doubles its arena (a copy of tens of MiB)
+    /// close to the deadline.
+    growth: Option<f64>,
 }
 
 impl<S: Copy + PartialEq + Send> Mcts<S> {
@@ -122,6 +126,7 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
         Mcts {
             config,
             trees: Vec::new(),
+            growth: None,
         }
     }
 
@@ -177,7 +182,16 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
             } else {
                 tree.reset(*state);
             }
+            if let (Some(rate), Some(time)) = (self.growth, budget.time) {
+                let expected = (rate * time.as_secs_f64() * 1.25) as usize + tree.nodes.len();
+                let room = expected.min(config.nodes_per_tree()) + 1;
+                // Room not found is no error: the tree then grows as it goes.
+                let _ = tree
+                    .nodes
+                    .try_reserve_exact(room.saturating_sub(tree.nodes.len()));
+            }
         }
+        let sizes: Vec<usize> = self.trees.iter().map(|t| t.nodes.len()).collect();
         let share = |total: Option<u64>, t: usize| {
             total.map(|n| (n / threads as u64 + ((t as u64) < n % threads as u64) as u64).max(1))
         };
@@ -248,6 +262,12 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
             .iter()
             .any(|tree| tree.nodes[0].kind == Kind::Solved);
         let nodes = self.tree_size() as u64;
+        if budget.time.is_some() && !clock.stopped() {
+            let added =
+                (self.trees.iter().zip(&sizes)).map(|(t, &n)| t.nodes.len().saturating_sub(n));
+            let secs = clock.elapsed().as_secs_f64().max(1e-3);
+            self.growth = Some(added.max().unwrap_or(0) as f64 / secs);
+        }
         let depth = self.trees.iter().map(|t| t.max_depth).max().unwrap_or(0);
         let _ = player;
         Ok(SearchResult {

@@ -193,7 +193,6 @@ def part_of(
         ]
     minutes = (time.perf_counter() - started) / 60
     return {
-        "key": f"{name}-{players}",
         "ladder": ladder,
         "timing": timing,
         "versus": versus,
@@ -326,8 +325,8 @@ def page(parts: list[dict[str, Any]]) -> list[str]:
     ]
     versus = [p["versus"] for p in parts if p["versus"]]
     if versus:
-        head = ["game", "earlier build", "time a move", "games", "score", "fair share"]
-        lines += report.table(head + ["Elo", "largest move"], versus)
+        head = "game, earlier build, time a move, games, score, fair share, Elo, largest move"
+        lines += report.table(head.split(", "), versus)
     else:
         lines.append("Not part of this run: `--baseline DIR` adds it.")
     return lines

@@ -184,7 +184,7 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
             }
             if let (Some(rate), Some(time)) = (self.growth, budget.time) {
                 let expected = (rate * time.as_secs_f64() * 1.25) as usize + tree.nodes.len();
-                let room = expected.min(config.nodes_per_tree()) + 1;
+                let room = expected.min(config.nodes_per_tree());
                 // Room not found is no error: the tree then grows as it goes.
                 let _ = tree
                     .nodes

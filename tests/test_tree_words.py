@@ -25,7 +25,7 @@ PATHS = [
 TRACKER = re.compile(r"\bissues?\s+#?\d+", re.I)
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 #: Pages written by a command, whose header dates the run that made them.
-GENERATED = {"docs/performance.md", "docs/strength.md", "docs/solved.md"}
+GENERATED = {"docs/performance.md", "docs/strength.md", "docs/strength.json", "docs/solved.md"}
 
 
 def tracked_files() -> list[str]:

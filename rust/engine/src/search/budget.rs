@@ -338,6 +338,12 @@ impl Clock {
         self.deadline.is_some()
     }
 
+    /// Time left before the deadline (zero once it has passed); `None` without one.
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
     /// True when the stop flag (not the deadline) ended the search.
     pub fn stopped(&self) -> bool {
         self.stop.is_set()

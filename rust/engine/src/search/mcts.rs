@@ -307,7 +307,9 @@ fn run<G: Game, E: Evaluate<G>>(
     let root_state = tree.root.expect("the tree has a root");
     let iter_limit = iterations.unwrap_or(u64::MAX);
     let node_limit = nodes.unwrap_or(u64::MAX).min(u32::MAX as u64 - 2048) as usize;
-    let memory_limit = config.nodes_per_tree();
+    // The most nodes the tree may hold: the memory bound, or less once a timed search finds
+    // growing too costly so close to its deadline (grow_for_deadline).
+    let mut memory_limit = config.nodes_per_tree();
     let rule = config.rule();
     let mut path: Vec<u32> = Vec::with_capacity(256);
     let mut actions = ActionList::new();
@@ -319,11 +321,15 @@ fn run<G: Game, E: Evaluate<G>>(
     let nodes_only = iterations.is_none() && !clock.has_deadline();
     let mut stale = 0u32;
     let mut pacer = Pacer::new(16);
+    let start_size = tree.nodes.len();
     while done < iter_limit {
         if nodes_only && stale >= STALE {
             break;
         }
         let size = tree.nodes.len();
+        if tree.nodes.capacity() - size < GROW_AHEAD && memory_limit > tree.nodes.capacity() {
+            memory_limit = grow_for_deadline(tree, clock, start_size, memory_limit);
+        }
         if done > 0 && (tree.nodes.len() >= node_limit || pacer.expired(clock)) {
             break;
         }
@@ -418,6 +424,45 @@ fn run<G: Game, E: Evaluate<G>>(
     (done, stats)
 }
 
+/// Free nodes below which a timed search looks ahead before its arena must grow.
+const GROW_AHEAD: usize = 1024;
+
+/// For a timed search whose arena is nearly full: reserves, in one step, room for the nodes it
+/// will likely add by its deadline at its rate so far (with a margin), since each growth copies
+/// the whole arena (tens of MiB at 0.1 s a move). Where that copy would take too much of the
+/// time left, the tree stops growing instead: the rest of the search refines the values of the
+/// nodes it has. Returns the most nodes the tree may hold from now on (`limit`, or the arena's
+/// capacity when it stops growing). Without a deadline the arena grows by doubling.
+fn grow_for_deadline<S>(
+    tree: &mut Tree<S>,
+    clock: &Clock,
+    start_size: usize,
+    limit: usize,
+) -> usize {
+    let Some(left) = clock.remaining() else {
+        return limit;
+    };
+    let len = tree.nodes.len();
+    let added = len - start_size;
+    if added < GROW_AHEAD {
+        return limit; // Too little seen yet to tell a rate.
+    }
+    // A copy runs at several GB/s; 1 GB/s leaves room for page faults and a loaded machine.
+    let copy_secs = (len * NODE_BYTES) as f64 / 1e9;
+    if copy_secs > left.as_secs_f64() / 4.0 {
+        return tree.nodes.capacity().min(limit);
+    }
+    let rate = added as f64 / clock.elapsed().as_secs_f64().max(1e-4);
+    let room = ((rate * left.as_secs_f64() * 1.25) as usize).min(limit.saturating_sub(len));
+    if room > tree.nodes.capacity() - len {
+        // At least double, as the arena would: a small step now would copy it again soon.
+        let _ = tree
+            .nodes
+            .try_reserve_exact(room.max(len).min(limit.saturating_sub(len)));
+    }
+    limit
+}
+
 fn classify<G: Game, E: Evaluate<G>>(
     tree: &mut Tree<G::State>,
     i: usize,
@@ -499,6 +544,46 @@ mod tests {
             seed,
             ..Default::default()
         })
+    }
+
+    /// A tree of `len` nodes in an arena with `free` more nodes of room.
+    fn filled(len: usize, free: usize) -> Tree<NimState> {
+        let mut tree = Tree::new();
+        tree.nodes.reserve_exact(len + free);
+        tree.nodes.resize(len, Node::new(0, 0, 1.0));
+        tree
+    }
+
+    #[test]
+    fn a_timed_search_grows_its_arena_once_for_the_rest_or_stops_growing_near_the_deadline() {
+        let stop = StopFlag::new;
+        // Early in a long search: room for the rest at the rate so far, up to the memory bound.
+        let mut tree = filled(200_000, 10);
+        let clock = Clock::start(&Budget::time(30.0), stop());
+        std::thread::sleep(Duration::from_millis(20));
+        let limit = grow_for_deadline(&mut tree, &clock, 0, 2_000_000);
+        assert_eq!(limit, 2_000_000);
+        // 200,000 nodes in the time slept: at that rate 30 s would add far more than the bound.
+        assert_eq!(tree.nodes.capacity(), 2_000_000);
+        // Too few nodes added to tell a rate: left to the usual doubling.
+        let mut tree = filled(200_000, 10);
+        grow_for_deadline(&mut tree, &clock, 199_500, 50_000_000);
+        assert_eq!(tree.nodes.capacity(), 200_010);
+        // Past the deadline a copy of the arena costs more than the time left: the tree keeps
+        // its arena and may fill it, no more.
+        let clock = Clock::start(&Budget::time(0.001), stop());
+        std::thread::sleep(Duration::from_millis(2));
+        let mut tree = filled(200_000, 10);
+        assert_eq!(grow_for_deadline(&mut tree, &clock, 0, 50_000_000), 200_010);
+        assert_eq!(tree.nodes.capacity(), 200_010);
+        // Without a deadline nothing changes.
+        let clock = Clock::start(&Budget::iterations(10), stop());
+        let mut tree = filled(200_000, 10);
+        assert_eq!(
+            grow_for_deadline(&mut tree, &clock, 0, 50_000_000),
+            50_000_000
+        );
+        assert_eq!(tree.nodes.capacity(), 200_010);
     }
 
     #[test]

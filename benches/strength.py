@@ -3,19 +3,21 @@ both games at every player count, the largest time a move of ``auto`` in them, a
 earlier build, ``auto`` against that build's ``auto`` at every player count.
 
     python benches/strength.py --out docs/strength.md --force               # the page
-    python benches/strength.py --out docs/strength.md --force --baseline DIR  # and the comparison
+    python benches/strength.py --out docs/strength.md --force --baseline REV  # and the comparison
     python benches/strength.py --out docs/strength.md --force --only fish-3 fish-4 \\
-        --baseline DIR                                                      # two parts again
+        --baseline REV                                                      # two parts again
     python benches/strength.py --quick --out /tmp/strength.md               # tiny, for CI
 
-``DIR`` is an earlier build installed with ``pip install --no-deps --target DIR WHEEL``;
-the comparison runs ``benches/versus_baseline.py`` (every seat a process of its own). Build
-this package in release mode first (``pip install .``) and run on a quiet machine: the players
-search for a time, so a slower or busier machine plays weaker moves. The page is one part for
-each game at each player count, each with the line that made it (the command, the commit, the
-date, the machine and its load), and the ladders' pictures (``docs/img/strength-*.svg``,
-beside ``--out``'s folder). The parts are kept beside the page (``docs/strength.json``):
-``--only`` remakes some of them and keeps the others; without it the page is made whole.
+``REV`` is an earlier build: a git revision of this repository (built once and kept,
+``benches/baseline.py``) or a folder it is installed in (``pip install --no-deps --target DIR
+WHEEL``); the comparison runs ``benches/versus_baseline.py`` (every seat a process of its
+own). Build this package in release mode first (``pip install .``) and run on a quiet
+machine: the players search for a time, so a slower or busier machine plays weaker moves. The
+page is one part for each game at each player count, each with the line that made it (the
+command, the commit, the date, the machine and its load), and the ladders' pictures
+(``docs/img/strength-*.svg``, beside ``--out``'s folder). The parts are kept beside the page
+(``docs/strength.json``): ``--only`` remakes some of them and keeps the others; without it
+the page is made whole.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import report  # noqa: E402
+from baseline import installed  # noqa: E402
 
 import pingvinas as pv  # noqa: E402
 from pingvinas._files import check_output, write_text  # noqa: E402
@@ -159,9 +162,17 @@ def baseline_part(
 
 
 def part_of(
-    name: str, players: int, size: Size, seed: int, img: Path, baseline: Optional[str], made: str
+    name: str,
+    players: int,
+    size: Size,
+    seed: int,
+    img: Path,
+    baseline: Optional[tuple[str, str]],
+    made: str,
 ) -> dict[str, Any]:
-    """Every figure of one game at one player count, and the line that says how it was made."""
+    """Every figure of one game at one player count, and the line that says how it was made.
+    ``baseline``: the earlier build as given (a revision or a folder) and where it is installed.
+    """
     print(f"ladder: {title(name, players)}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     ladder, times = ladder_part(name, players, size, seed, img, "img")
@@ -176,14 +187,14 @@ def part_of(
     if baseline:
         print(f"against the baseline: {title(name, players)}", file=sys.stderr, flush=True)
         games = size.baseline_games or (400 if players == 2 else 300)
-        r = baseline_part(name, players, size, games, seed + 100, baseline)
+        r = baseline_part(name, players, size, games, seed + 100, baseline[1])
         lo, hi = r["ci95"]
         elo = ""
         if "elo" in r:
             elo = f"{r['elo']:+.0f} [{r['elo95'][0]:+.0f}, {r['elo95'][1]:+.0f}]"
         versus = [
             title(name, players),
-            f"`{baseline}`",
+            f"`{baseline[0]}`",
             f"{r['time']} s",
             str(r["games"]),
             f"{r['score']:.3f} [{lo:.3f}, {hi:.3f}]",
@@ -207,7 +218,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--out", required=True, help="the page to write (docs/strength.md)")
     ap.add_argument("--force", action="store_true", help="replace --out if it exists")
     ap.add_argument("--quick", action="store_true", help="every part at a tiny size (CI)")
-    ap.add_argument("--baseline", help="an earlier build, installed in this folder")
+    ap.add_argument(
+        "--baseline",
+        help="an earlier build: a git revision (built once, benches/baseline.py) or a folder "
+        "it is installed in",
+    )
     ap.add_argument(
         "--baseline-games",
         type=int,
@@ -228,8 +243,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         check_output(args.out, replace=args.force, hint=": --force replaces it")
     except ValueError as e:
         ap.error(str(e))
-    if args.baseline and not (Path(args.baseline) / "pingvinas" / "__init__.py").is_file():
-        ap.error(f"--baseline {args.baseline}: no installed pingvinas in that folder")
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = (args.baseline, str(installed(args.baseline)))
+        except ValueError as e:
+            ap.error(f"--baseline: {e}")
     size = QUICK if args.quick else FULL
     if args.time is not None or args.games is not None or args.baseline_games is not None:
         if (
@@ -270,7 +289,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             f"{sys.version.split()[0]}, pingvinas {pv.__version__}, "
             f"{size.time} s a move, {size.workers} games at once"
         )
-        parts[keys[k]] = part_of(name, players, size, args.seed + k, img, args.baseline, made)
+        parts[keys[k]] = part_of(name, players, size, args.seed + k, img, baseline, made)
     write_text(store, json.dumps(parts, indent=1) + "\n")
     write_text(out, "\n".join(page([parts[k] for k in keys if k in parts])).rstrip("\n") + "\n")
     print(f"wrote {out}", file=sys.stderr)
@@ -328,7 +347,7 @@ def page(parts: list[dict[str, Any]]) -> list[str]:
         head = "game, earlier build, time a move, games, score, fair share, Elo, largest move"
         lines += report.table(head.split(", "), versus)
     else:
-        lines.append("Not part of this run: `--baseline DIR` adds it.")
+        lines.append("Not part of this run: `--baseline REV` adds it.")
     return lines
 
 

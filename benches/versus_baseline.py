@@ -2,7 +2,8 @@
 player against another build's (``auto`` of this tree against ``auto`` of a release, say).
 
 Every seat is played by a child process of its own, running one version (``PYTHONPATH`` set
-to where that version is installed, e.g. ``pip install --no-deps --target DIR WHEEL``), which
+to where that version is installed, e.g. ``pip install --no-deps --target DIR WHEEL``; a git
+revision in place of a folder is built once and kept, ``benches/baseline.py``), which
 speaks a line protocol on its standard input and output; this process keeps only the referee's
 view (seats, moves, result) and never imports pingvinas itself. Every child replays every move,
 so each player searches its own state with its own searcher (tables and trees kept between
@@ -40,6 +41,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
+
+from baseline import installed
 
 Z95 = 1.959963984540054
 
@@ -210,8 +213,8 @@ def play_game(
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--new", help="where the new version is installed (PYTHONPATH)")
-    p.add_argument("--old", help="where the old version is installed (PYTHONPATH)")
+    p.add_argument("--new", help="the new version: where it is installed, or a git revision")
+    p.add_argument("--old", help="the old version: where it is installed, or a git revision")
     p.add_argument("--game", choices=["fish", "marathon"], default="fish")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--games", type=int, default=100)
@@ -231,6 +234,10 @@ def main() -> int:
         return 0
     if not args.new or not args.old:
         p.error("--new and --old are required")
+    try:
+        args.new, args.old = (str(installed(v)) for v in (args.new, args.old))
+    except ValueError as e:
+        p.error(str(e))
     return run_match(args)
 
 

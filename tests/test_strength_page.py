@@ -47,7 +47,7 @@ def test_quick_strength_page(tmp_path):
         "alphabeta",
         "auto",
     }
-    assert "## Time a move" in page and "Not part of this run: `--baseline DIR`" in page
+    assert "## Time a move" in page and "Not part of this run: `--baseline REV`" in page
     # Again: an existing page is replaced only with --force.
     again = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick", "--out", str(out)],
@@ -74,3 +74,29 @@ def test_quick_strength_page(tmp_path):
         assert ("--only fish-3" in new.split("\n\n")[1]) == remade
         if not remade:
             assert new.split("\n## ")[0] == old.split("\n## ")[0]
+
+
+@pytest.mark.skipif(not SCRIPT.exists(), reason="no benches/ beside the tests (an installed copy)")
+def test_the_baseline_is_a_folder_with_pingvinas_or_a_revision(tmp_path):
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import baseline
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    folder = tmp_path / "old"
+    (folder / "pingvinas").mkdir(parents=True)
+    (folder / "pingvinas" / "__init__.py").write_text("")
+    assert baseline.installed(str(folder)) == folder
+    if (ROOT / ".git").exists():
+        assert len(baseline.commit_of("HEAD")) == 40
+    with pytest.raises(ValueError, match="neither a folder with pingvinas installed nor a commit"):
+        baseline.installed(str(tmp_path / "nowhere"))
+    # The page's command says so before it plays a game.
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(tmp_path / "s.md"), "--baseline", "no-such-rev"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2 and "--baseline: 'no-such-rev' is neither" in run.stderr

@@ -16,8 +16,9 @@ machine: the players search for a time, so a slower or busier machine plays weak
 page is one part for each game at each player count, each with the line that made it (the
 command, the commit, the date, the machine and its load), and the ladders' pictures
 (``docs/img/strength-*.svg``, beside ``--out``'s folder). The parts are kept beside the page
-(``docs/strength.json``): ``--only`` remakes some of them and keeps the others; without it
-the page is made whole.
+(``docs/strength.json``): ``--only`` remakes some of them and keeps the others, writing each
+as it is done (a long run stopped halfway keeps what it finished); without it the page is made
+whole.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ from pingvinas.rating.ladder import run_ladder  # noqa: E402
 PLAYERS = ["random", "greedy", "mcts", "alphabeta", "auto"]
 #: Each game at every player count it supports.
 GAMES = [("fish", 2), ("fish", 3), ("fish", 4)] + [("marathon", n) for n in (2, 3, 4, 5)]
+#: The name of each game's part (``--only``), in the page's order.
+KEYS = [f"{g}-{n}" for g, n in GAMES]
 
 
 @dataclass(frozen=True)
@@ -263,11 +266,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             baseline_games=args.baseline_games or size.baseline_games,
             workers=size.workers,
         )
-    keys = [f"{g}-{n}" for g, n in GAMES]
-    wanted = args.only or keys
-    unknown = [k for k in wanted if k not in keys]
+    wanted = args.only or KEYS
+    unknown = [k for k in wanted if k not in KEYS]
     if unknown:
-        ap.error(f"--only {' '.join(unknown)}: each one of {', '.join(keys)}")
+        ap.error(f"--only {' '.join(unknown)}: each one of {', '.join(KEYS)}")
     out = Path(args.out)
     img = out.parent / "img"
     img.mkdir(parents=True, exist_ok=True)
@@ -280,7 +282,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     commit = report.git("rev-parse", "--short", "HEAD") or "unknown"
     dirty = " (with uncommitted changes)" if report.git("status", "--porcelain", "-uno") else ""
     for k, (name, players) in enumerate(GAMES):
-        if keys[k] not in wanted:
+        if KEYS[k] not in wanted:
             continue
         made = (
             f"`python benches/strength.py {' '.join(given)}` at commit {commit}{dirty} on "
@@ -289,11 +291,20 @@ def main(argv: Optional[list[str]] = None) -> int:
             f"{sys.version.split()[0]}, pingvinas {pv.__version__}, "
             f"{size.time} s a move, {size.workers} games at once"
         )
-        parts[keys[k]] = part_of(name, players, size, args.seed + k, img, baseline, made)
-    write_text(store, json.dumps(parts, indent=1) + "\n")
-    write_text(out, "\n".join(page([parts[k] for k in keys if k in parts])).rstrip("\n") + "\n")
+        parts[KEYS[k]] = part_of(name, players, size, args.seed + k, img, baseline, made)
+        if args.only:
+            # Each remade part is written as it is done: a run stopped later keeps it.
+            save(out, store, parts)
+    save(out, store, parts)
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def save(out: Path, store: Path, parts: dict[str, Any]) -> None:
+    """Writes the parts (``store``) and the page made from them (``out``)."""
+    write_text(store, json.dumps(parts, indent=1) + "\n")
+    lines = page([parts[k] for k in KEYS if k in parts])
+    write_text(out, "\n".join(lines).rstrip("\n") + "\n")
 
 
 def page(parts: list[dict[str, Any]]) -> list[str]:

@@ -183,7 +183,8 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
                 tree.reset(*state);
             }
             if let (Some(rate), Some(time)) = (self.growth, budget.time) {
-                let expected = (rate * time.as_secs_f64() * 1.25) as usize + tree.nodes.len();
+                let expected =
+                    (rate * time.as_secs_f64() * GROWTH_MARGIN) as usize + tree.nodes.len();
                 let room = expected.min(config.nodes_per_tree());
                 // Room not found is no error: the tree then grows as it goes.
                 let _ = tree
@@ -427,6 +428,11 @@ fn run<G: Game, E: Evaluate<G>>(
 /// Free nodes below which a timed search looks ahead before its arena must grow.
 const GROW_AHEAD: usize = 1024;
 
+/// The room a timed search reserves over the nodes its rate says it will add (before it
+/// starts, by the last search's rate; when nearly full, by its own so far): rates vary from
+/// move to move, and too little room costs a copy of the arena.
+const GROWTH_MARGIN: f64 = 1.25;
+
 /// For a timed search whose arena is nearly full: reserves, in one step, room for the nodes it
 /// will likely add by its deadline at its rate so far (with a margin), since each growth copies
 /// the whole arena (tens of MiB at 0.1 s a move). Where that copy would take too much of the
@@ -453,7 +459,8 @@ fn grow_for_deadline<S>(
         return tree.nodes.capacity().min(limit);
     }
     let rate = added as f64 / clock.elapsed().as_secs_f64().max(1e-4);
-    let room = ((rate * left.as_secs_f64() * 1.25) as usize).min(limit.saturating_sub(len));
+    let room =
+        ((rate * left.as_secs_f64() * GROWTH_MARGIN) as usize).min(limit.saturating_sub(len));
     if room > tree.nodes.capacity() - len {
         // At least double, as the arena would: a small step now would copy it again soon.
         let _ = tree

@@ -2,6 +2,7 @@
 //! shares, and the threads that step the envs.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,16 +34,27 @@ impl Pace {
         Pace { ns }
     }
 
-    /// Envs per piece for `n` envs on `threads`: all of them (nothing handed out) when the
-    /// work is too small to split, else pieces of at least [`PIECE_NS`], two per thread or
-    /// more so that a thread that starts late or is held up by another process leaves its
-    /// share to the others.
-    fn piece(&self, n: usize, threads: usize) -> usize {
+    /// Cuts `n` envs on `threads` into pieces, their bounds into `bounds`: one piece (nothing
+    /// handed out) when the work is too small to split; else each piece is a share of the envs
+    /// left, one in `2 * threads`, and at least [`PIECE_NS`] of work (guided scheduling). The
+    /// first pieces are long runs of envs, so that few hand-outs are counted and neighbouring
+    /// envs' rows (bytes of one cache line) stay on one thread; the last are short, so that a
+    /// thread that starts late or is held up by another process leaves its share to the others
+    /// and the threads finish together.
+    fn cut(&self, n: usize, threads: usize, bounds: &mut Vec<usize>) {
+        bounds.clear();
+        bounds.push(0);
         if threads <= 1 || n as f64 * self.ns < SPLIT_NS {
-            return n.max(1);
+            bounds.push(n);
+            return;
         }
-        let least = (PIECE_NS / self.ns).ceil() as usize;
-        least.clamp(1, n.div_ceil(2 * threads).max(1))
+        let least = ((PIECE_NS / self.ns).ceil() as usize).max(1);
+        let mut start = 0;
+        while start < n {
+            let left = n - start;
+            start += (left / (2 * threads)).max(least).min(left);
+            bounds.push(start);
+        }
     }
 
     /// Learns from `envs` done in `busy` by the calling thread.
@@ -71,6 +83,8 @@ pub(super) struct Crew {
     threads: usize,
     team: Team,
     paces: [Pace; 3],
+    /// The bounds of a call's pieces (kept for its allocation).
+    bounds: Vec<usize>,
 }
 
 impl Crew {
@@ -81,6 +95,7 @@ impl Crew {
             threads,
             team: Team::new("pingvinas-vector"),
             paces: [Pace::guess(300.0), heavy, heavy],
+            bounds: Vec::new(),
         }
     }
 
@@ -89,12 +104,19 @@ impl Crew {
     /// depends on that env alone, so the results do not depend on the threads.
     pub(super) fn share(&mut self, work: Work, n: usize, f: impl Fn(Range<usize>) + Sync) {
         let pace = &mut self.paces[work as usize];
-        let size = pace.piece(n, self.threads);
-        let pieces = n.div_ceil(size);
-        let (ran, busy) = self.team.run(self.threads, pieces, &|k| {
-            f(k * size..((k + 1) * size).min(n))
+        pace.cut(n, self.threads, &mut self.bounds);
+        let bounds = &self.bounds;
+        // The pace is learnt from the envs this thread ran in the time it ran them.
+        let me = std::thread::current().id();
+        let mine = AtomicUsize::new(0);
+        let (_, busy) = self.team.run(self.threads, bounds.len() - 1, &|k| {
+            let envs = bounds[k]..bounds[k + 1];
+            if std::thread::current().id() == me {
+                mine.fetch_add(envs.len(), Ordering::Relaxed);
+            }
+            f(envs)
         });
-        pace.learn((ran * size).min(n), busy);
+        pace.learn(mine.into_inner(), busy);
     }
 }
 

@@ -323,49 +323,83 @@ fn uniform_playout_values_match_mcts_puct_statistics() {
 }
 
 #[test]
-fn forest_results_do_not_depend_on_the_other_trees() {
+fn forest_results_do_not_depend_on_the_other_trees_or_the_threads() {
     let game = TicTacToe;
-    let states = [
-        Ttt::default(),
-        Ttt::from_str("X../..../...."),
-        Ttt::from_str("XX./.O./..."),
-        Ttt::from_str("X../.O./..X"),
-    ];
+    // Twelve trees of four leaves a round: enough for a round to be shared out to threads.
+    let states: Vec<Ttt> = ["", "X../..../....", "XX./.O./...", "X../.O./..X"]
+        .iter()
+        .map(|t| {
+            if t.is_empty() {
+                Ttt::default()
+            } else {
+                Ttt::from_str(t)
+            }
+        })
+        .cycle()
+        .take(12)
+        .collect();
     let config = PuctConfig {
         batch_size: 4,
         dirichlet: Some((0.3, 0.25)),
         ..Default::default()
     };
     let seed = |i: usize| crate::rng::splitmix64(17 ^ i as u64);
-    let mut forest = Forest::new(
-        (0..states.len())
-            .map(|i| tree(&game, config, seed(i)))
-            .collect(),
-    )
-    .unwrap();
-    let all = run(
-        &mut forest,
-        &states,
-        &Budget::iterations(200),
-        StopFlag::new(),
-        &mut PerLeaf {
-            game: &game,
-            f: &mut noisy,
-        },
-    )
-    .unwrap();
-    for (i, s) in states.iter().enumerate() {
-        let one = search_one(
-            &game,
-            s,
-            config,
-            seed(i),
-            200,
+    for threads in [1, 2, 3] {
+        let mut forest = Forest::new(
+            (0..states.len())
+                .map(|i| tree(&game, config, seed(i)))
+                .collect(),
+        )
+        .unwrap();
+        forest.set_threads(threads);
+        let all = run(
+            &mut forest,
+            &states,
+            &Budget::iterations(200),
+            StopFlag::new(),
             &mut PerLeaf {
                 game: &game,
                 f: &mut noisy,
             },
-        );
+        )
+        .unwrap();
+        check_each_alone(&game, &states, config, seed, &all);
+    }
+}
+
+/// Each tree of a forest's results against the same tree searched alone, by hand.
+fn check_each_alone(
+    game: &TicTacToe,
+    states: &[Ttt],
+    config: PuctConfig,
+    seed: impl Fn(usize) -> u64,
+    all: &[SearchResult],
+) {
+    let b = config.batch_size;
+    let (mut obs, mut mask) = (vec![0.0; b * 18], vec![false; b * 9]);
+    let (mut policy, mut values) = (vec![0.0; b * 9], vec![0.0; b * 2]);
+    let mut ev = PerLeaf {
+        game,
+        f: &mut noisy,
+    };
+    for (i, s) in states.iter().enumerate() {
+        let mut t = tree(game, config, seed(i));
+        t.start(s, &Budget::iterations(200)).unwrap();
+        while !t.is_done() {
+            let n = t.gather(&mut obs, &mut mask);
+            let leaves: Vec<Ttt> = t.pending_states().copied().collect();
+            BatchEvaluator::<TicTacToe>::evaluate(
+                &mut ev,
+                &leaves,
+                &obs[..n * 18],
+                &mask[..n * 9],
+                &mut policy[..n * 9],
+                &mut values[..n * 2],
+            )
+            .unwrap();
+            t.backup(&policy, &values);
+        }
+        let one = t.result(Default::default());
         assert_eq!(
             (one.best, &one.visits, &one.pv, one.value),
             (all[i].best, &all[i].visits, &all[i].pv, all[i].value),

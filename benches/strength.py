@@ -17,8 +17,9 @@ page is one part for each game at each player count, each with the line that mad
 command, the commit, the date, the machine and its load), and the ladders' pictures
 (``docs/img/strength-*.svg``, beside ``--out``'s folder). The parts are kept beside the page
 (``docs/strength.json``): ``--only`` remakes some of them and keeps the others, writing each
-as it is done (a long run stopped halfway keeps what it finished); without it the page is made
-whole.
+as it is done (a long run stopped halfway keeps what it finished), and a part it remakes
+without ``--baseline`` keeps its comparison, with the line that made it; without ``--only`` the
+page is made whole.
 """
 
 from __future__ import annotations
@@ -291,7 +292,13 @@ def main(argv: Optional[list[str]] = None) -> int:
             f"{sys.version.split()[0]}, pingvinas {pv.__version__}, "
             f"{size.time} s a move, {size.workers} games at once"
         )
-        parts[KEYS[k]] = part_of(name, players, size, args.seed + k, img, baseline, made)
+        part = part_of(name, players, size, args.seed + k, img, baseline, made)
+        kept = parts.get(KEYS[k])
+        if part["versus"] is None and kept and kept["versus"]:
+            # Remade without --baseline: the comparison stays, with the line that made it.
+            part["versus"] = kept["versus"]
+            part["versus_made"] = kept.get("versus_made", kept["made"])
+        parts[KEYS[k]] = part
         if args.only:
             # Each remade part is written as it is done: a run stopped later keeps it.
             save(out, store, parts)
@@ -344,7 +351,13 @@ def page(parts: list[dict[str, Any]]) -> list[str]:
     ]
     for part in parts:
         ladder = part["ladder"]
-        lines += [ladder[0], "", f"Made by {part['made']}.", *ladder[1:], ""]
+        lines += [ladder[0], "", f"Made by {part['made']}."]
+        if "versus_made" in part:
+            lines += [
+                "",
+                f"Its comparison with an earlier build was made by {part['versus_made']}.",
+            ]
+        lines += [*ladder[1:], ""]
     lines += [
         "## Time a move",
         "",

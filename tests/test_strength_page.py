@@ -3,6 +3,7 @@ a ladder with its picture for each game at every player count, and the time a mo
 ``--only`` it remakes one part and keeps the others. It checks that the command works, not the
 figures."""
 
+import json
 import re
 import subprocess
 import sys
@@ -57,7 +58,13 @@ def test_quick_strength_page(tmp_path):
         timeout=60,
     )
     assert again.returncode == 2 and "--force" in again.stderr
-    # One part remade: its line says so, every other part is kept as it was.
+    # One part remade: its line says so, every other part is kept as it was; remade without
+    # --baseline, it keeps its comparison with an earlier build and the line that made that.
+    store = out.with_suffix(".json")
+    parts = json.loads(store.read_text(encoding="utf-8"))
+    row = "Fish, 3 players|`abc1234`|0.01 s|4|0.500 [0.150, 0.850]|0.333||0.011 s".split("|")
+    parts["fish-3"]["versus"] = row
+    store.write_text(json.dumps(parts), encoding="utf-8")
     before = page.split("\n### ")
     only = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick", "--out", str(out), "--force", "--only", "fish-3"],
@@ -74,6 +81,11 @@ def test_quick_strength_page(tmp_path):
         assert ("--only fish-3" in new.split("\n\n")[1]) == remade
         if not remade:
             assert new.split("\n## ")[0] == old.split("\n## ")[0]
+        else:
+            kept = new.split("\n\n")[2]
+            assert kept.startswith("Its comparison with an earlier build was made by `python")
+            assert "--only" not in kept
+    assert "| " + " | ".join(row) + " |" in after[-1]
 
 
 @pytest.mark.skipif(not SCRIPT.exists(), reason="no benches/ beside the tests (an installed copy)")

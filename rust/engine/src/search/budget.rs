@@ -344,6 +344,20 @@ impl Clock {
             .map(|d| d.saturating_duration_since(Instant::now()))
     }
 
+    /// Whether copying `bytes` now (a table or an arena that grows) leaves the search the time
+    /// it needs: at most a quarter of the time left, the copy counted at 1 GB/s (it runs at
+    /// several, which leaves room for page faults and a loaded machine). Always without a
+    /// deadline.
+    pub fn affords_copy(&self, bytes: usize) -> bool {
+        self.remaining()
+            .is_none_or(|left| bytes as f64 / 1e9 <= left.as_secs_f64() / 4.0)
+    }
+
+    /// [`Clock::affords_copy`] of the search running on this thread (always outside a search).
+    pub fn current_affords_copy(bytes: usize) -> bool {
+        CURRENT.with(|c| c.borrow().as_ref().is_none_or(|c| c.affords_copy(bytes)))
+    }
+
     /// True when the stop flag (not the deadline) ended the search.
     pub fn stopped(&self) -> bool {
         self.stop.is_set()

@@ -453,9 +453,7 @@ fn grow_for_deadline<S>(
     if added < GROW_AHEAD {
         return limit; // Too little seen yet to tell a rate.
     }
-    // A copy runs at several GB/s; 1 GB/s leaves room for page faults and a loaded machine.
-    let copy_secs = (len * NODE_BYTES) as f64 / 1e9;
-    if copy_secs > left.as_secs_f64() / 4.0 {
+    if !clock.affords_copy(len * NODE_BYTES) {
         return tree.nodes.capacity().min(limit);
     }
     let rate = added as f64 / clock.elapsed().as_secs_f64().max(1e-4);

@@ -343,11 +343,23 @@ pub fn entries_within<K, V>(bytes: usize) -> usize {
     (1usize << (usize::BITS - 1 - buckets.leading_zeros())) / 8 * 7
 }
 
+/// The bytes of a map's table as allocated.
+fn table_bytes<K, V>(map: &HashMap<K, V, FxBuild>) -> usize {
+    // A table of `capacity` entries has 8/7 as many buckets (see `entries_within`).
+    map.capacity() / 7 * 8 * (std::mem::size_of::<(K, V)>() + 1)
+}
+
 /// Inserts into a map that keeps at most `max` entries: a full map (or one whose growth
-/// cannot be allocated) is cleared first (never an abort).
+/// cannot be allocated) is cleared first (never an abort). A map that would grow, copying its
+/// table, does not while the search running on this thread has too little time left for the
+/// copy ([`Clock::current_affords_copy`]): the entry is dropped (a memo only saves work).
 fn insert_bounded<K: Hash + Eq, V>(map: &mut HashMap<K, V, FxBuild>, max: usize, k: K, v: V) {
     if map.len() >= max {
         map.clear();
+    }
+    // Counted as the new table's bytes: growing allocates it and rehashes every entry into it.
+    if map.len() == map.capacity() && !Clock::current_affords_copy(2 * table_bytes(map)) {
+        return;
     }
     if map.try_reserve(1).is_err() {
         map.clear();
@@ -461,11 +473,7 @@ impl<W: Word> HaulSolver<W> {
     /// The memory its memos hold (their tables, as allocated: at most 1.5 times
     /// [`MEMO_BYTES`] and [`TOO_BIG_BYTES`] together, at the peak of a doubling).
     pub fn memory(&self) -> usize {
-        fn bytes<K, V>(map: &HashMap<K, V, FxBuild>) -> usize {
-            // A table of `capacity` entries has 8/7 as many buckets (see `entries_within`).
-            map.capacity() / 7 * 8 * (std::mem::size_of::<(K, V)>() + 1)
-        }
-        bytes(&self.memo) + bytes(&self.too_big)
+        table_bytes(&self.memo) + table_bytes(&self.too_big)
     }
 
     /// Whether the last [`HaulSolver::haul`] gave up for its allowance of work
@@ -744,6 +752,39 @@ mod tests {
         check::<u128>(MEMO_BYTES);
         check::<crate::fish::W1024>(MEMO_BYTES);
         check::<crate::fish::W1024>(TOO_BIG_BYTES);
+    }
+
+    #[test]
+    fn a_memo_does_not_grow_near_the_deadline_of_the_search_on_its_thread() {
+        use crate::search::{Budget, StopFlag};
+        let mut m: HashMap<(u64, u64), Packed, FxBuild> = HashMap::default();
+        let mut key = 0u64;
+        let mut add = |m: &mut HashMap<(u64, u64), Packed, FxBuild>| {
+            key += 1;
+            insert_bounded(m, usize::MAX, (key, 0), 0);
+        };
+        // Outside a search it grows as needed: filled up to its table's capacity here.
+        while m.len() < 100_000 || m.len() < m.capacity() {
+            add(&mut m);
+        }
+        let full = m.capacity();
+        // Past a search's deadline, growing (a copy of megabytes) would cost time it has not.
+        let late = Clock::start(&Budget::time(1e-6), StopFlag::new());
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        {
+            let _in = late.enter();
+            add(&mut m);
+            assert_eq!(
+                (m.len(), m.capacity()),
+                (full, full),
+                "the entry is dropped"
+            );
+        }
+        // With an hour left it grows.
+        let early = Clock::start(&Budget::time(3600.0), StopFlag::new());
+        let _in = early.enter();
+        add(&mut m);
+        assert!(m.len() == full + 1 && m.capacity() > full);
     }
     #[test]
     fn exact_scores_match_random_play_when_regions_are_split() {

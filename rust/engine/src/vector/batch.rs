@@ -254,3 +254,31 @@ impl<G: GameIo> VectorEnv<G> {
         self.slots[i].play.learner
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cover_every_env_once_long_ones_first() {
+        let mut bounds = Vec::new();
+        // 1 us an env: work of 1,024 envs is split, of 16 (16 us) is not.
+        let pace = Pace::guess(1_000.0);
+        pace.cut(16, 2, &mut bounds);
+        assert_eq!(bounds, [0, 16]);
+        pace.cut(1_024, 1, &mut bounds);
+        assert_eq!(bounds, [0, 1_024]);
+        for (n, threads) in [(1_024, 2), (1_031, 3), (100, 2), (37, 8)] {
+            pace.cut(n, threads, &mut bounds);
+            assert_eq!((bounds[0], bounds[bounds.len() - 1]), (0, n));
+            let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+            assert_eq!(sizes[0], (n / (2 * threads)).max(4), "{n} {threads}");
+            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+            // At least PIECE_NS of work a piece (4 envs here), but the last.
+            assert!(
+                sizes[..sizes.len() - 1].iter().all(|&s| s >= 4),
+                "{sizes:?}"
+            );
+        }
+    }
+}

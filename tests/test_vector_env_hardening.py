@@ -49,7 +49,8 @@ def test_ctrl_c_stops_a_step_with_a_searching_opponent_and_changes_nothing(pytho
 def test_an_interrupted_step_played_again_gives_what_an_uninterrupted_one_gives(python_sigint):
     def make():
         # Room enough that no move runs into its time bound: the moves are the seed's alone.
-        env = pv.VectorEnv(pv.Fish(), 3, seed=5, opponent="mcts:3000", opponent_time=600)
+        # Searches long enough (tenths of a second) that the interrupt lands inside the step.
+        env = pv.VectorEnv(pv.Fish(), 3, seed=5, opponent="mcts:30000", opponent_time=600)
         return env, env.reset(seed=5)[1]
 
     plain, info = make()
@@ -58,10 +59,12 @@ def test_an_interrupted_step_played_again_gives_what_an_uninterrupted_one_gives(
     want_states = snapshot(plain)
 
     env, info = make()
-    threading.Timer(0.05, _thread.interrupt_main).start()
+    timer = threading.Timer(0.05, _thread.interrupt_main)
+    timer.start()
     try:
         env.step(actions)
         interrupted = False
+        timer.cancel()  # not to interrupt a later test
     except KeyboardInterrupt:
         interrupted = True
     if interrupted:

@@ -37,10 +37,10 @@ impl Pace {
     /// Cuts `n` envs on `threads` into pieces, their bounds into `bounds`: one piece (nothing
     /// handed out) when the work is too small to split; else each piece is a share of the envs
     /// left, one in `2 * threads`, and at least [`PIECE_NS`] of work (guided scheduling). The
-    /// first pieces are long runs of envs, so that few hand-outs are counted and neighbouring
-    /// envs' rows (bytes of one cache line) stay on one thread; the last are short, so that a
-    /// thread that starts late or is held up by another process leaves its share to the others
-    /// and the threads finish together.
+    /// first pieces are long runs of envs, so that the threads take few pieces and the rows of
+    /// neighbouring envs (bytes of one cache line) stay on one thread; the last are short, so
+    /// that a thread that starts late or is held up by another process leaves its share to the
+    /// others and the threads finish together.
     fn cut(&self, n: usize, threads: usize, bounds: &mut Vec<usize>) {
         bounds.clear();
         bounds.push(0);

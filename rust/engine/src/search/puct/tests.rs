@@ -367,6 +367,34 @@ fn forest_results_do_not_depend_on_the_other_trees_or_the_threads() {
     }
 }
 
+/// Searches a lone tic-tac-toe tree for `iterations`, driving its rounds by hand (gather,
+/// evaluate, backup) rather than through a forest.
+fn search_by_hand<B: BatchEvaluator<TicTacToe>>(
+    t: &mut PuctTree<TicTacToe, NoEval>,
+    s: &Ttt,
+    iterations: u64,
+    ev: &mut B,
+) -> SearchResult {
+    let b = t.config().batch_size;
+    let (mut obs, mut mask) = (vec![0.0; b * 18], vec![false; b * 9]);
+    let (mut policy, mut values) = (vec![0.0; b * 9], vec![0.0; b * 2]);
+    t.start(s, &Budget::iterations(iterations)).unwrap();
+    while !t.is_done() {
+        let n = t.gather(&mut obs, &mut mask);
+        let leaves: Vec<Ttt> = t.pending_states().copied().collect();
+        ev.evaluate(
+            &leaves,
+            &obs[..n * 18],
+            &mask[..n * 9],
+            &mut policy[..n * 9],
+            &mut values[..n * 2],
+        )
+        .unwrap();
+        t.backup(&policy, &values);
+    }
+    t.result(Default::default())
+}
+
 /// Each tree of a forest's results against the same tree searched alone, by hand.
 fn check_each_alone(
     game: &TicTacToe,
@@ -375,31 +403,13 @@ fn check_each_alone(
     seed: impl Fn(usize) -> u64,
     all: &[SearchResult],
 ) {
-    let b = config.batch_size;
-    let (mut obs, mut mask) = (vec![0.0; b * 18], vec![false; b * 9]);
-    let (mut policy, mut values) = (vec![0.0; b * 9], vec![0.0; b * 2]);
     let mut ev = PerLeaf {
         game,
         f: &mut noisy,
     };
     for (i, s) in states.iter().enumerate() {
         let mut t = tree(game, config, seed(i));
-        t.start(s, &Budget::iterations(200)).unwrap();
-        while !t.is_done() {
-            let n = t.gather(&mut obs, &mut mask);
-            let leaves: Vec<Ttt> = t.pending_states().copied().collect();
-            BatchEvaluator::<TicTacToe>::evaluate(
-                &mut ev,
-                &leaves,
-                &obs[..n * 18],
-                &mask[..n * 9],
-                &mut policy[..n * 9],
-                &mut values[..n * 2],
-            )
-            .unwrap();
-            t.backup(&policy, &values);
-        }
-        let one = t.result(Default::default());
+        let one = search_by_hand(&mut t, s, 200, &mut ev);
         assert_eq!(
             (one.best, &one.visits, &one.pv, one.value),
             (all[i].best, &all[i].visits, &all[i].pv, all[i].value),
@@ -453,28 +463,8 @@ fn trees_are_kept_between_moves() {
     let mut t = tree(&game, PuctConfig::default(), 4);
     let s0 = Ttt::default();
     let mut ev = Uniform::new(false, 0);
-    let mut obs = vec![0.0; 16 * 18];
-    let mut mask = vec![false; 16 * 9];
-    let mut policy = vec![0.0; 16 * 9];
-    let mut values = vec![0.0; 16 * 2];
-    let mut search = |t: &mut PuctTree<TicTacToe, NoEval>, s: &Ttt| {
-        t.start(s, &Budget::iterations(300)).unwrap();
-        while !t.is_done() {
-            let n = t.gather(&mut obs, &mut mask);
-            let states: Vec<Ttt> = t.pending_states().copied().collect();
-            BatchEvaluator::<TicTacToe>::evaluate(
-                &mut ev,
-                &states,
-                &obs[..n * 18],
-                &mask[..n * 9],
-                &mut policy[..n * 9],
-                &mut values[..n * 2],
-            )
-            .unwrap();
-            t.backup(&policy, &values);
-        }
-        t.result(Default::default())
-    };
+    let mut search =
+        |t: &mut PuctTree<TicTacToe, NoEval>, s: &Ttt| search_by_hand(t, s, 300, &mut ev);
     let r = search(&mut t, &s0);
     let mut s = s0;
     game.apply(&mut s, r.pv[0]);

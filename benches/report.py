@@ -470,6 +470,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     given = argv if argv is not None else sys.argv[1:]
     command = "`python benches/report.py " + " ".join(shlex.quote(a) for a in given) + "`"
     load_before = load()
+    # The build measured is the tree as the run starts: a file edited during it is not.
+    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    if git("status", "--porcelain", "--untracked-files=no"):
+        commit += " (with uncommitted changes)"
     started = time.perf_counter()
     build = cargo_build() if cargo else None
     cargo = cargo and build is not None
@@ -489,9 +493,6 @@ def main(argv: Optional[list[str]] = None) -> int:
         sections.append(part())
         print(f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
     minutes = (time.perf_counter() - started) / 60
-    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
-    if git("status", "--porcelain", "--untracked-files=no"):
-        commit += " (with uncommitted changes)"
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{cpu_model()}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}"
     took = f"{minutes:.1f} minutes"

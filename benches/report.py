@@ -55,7 +55,7 @@ class Size:
     fish_reference_games: int  # the pure-Python reference model
     marathon_games: int  # the step API and the reference, each
     marathon_batch_games: int
-    vector_seconds: float  # per vector-env measurement
+    vector_seconds: float  # per vector-env measurement (taken in turns of 0.25 s)
     vector_envs: tuple[int, ...]
     overhead_calls: int
     search_seconds: float  # per search-speed measurement
@@ -77,7 +77,7 @@ FULL = Size(
     fish_reference_games=50,
     marathon_games=10,
     marathon_batch_games=20_000,
-    vector_seconds=1.0,
+    vector_seconds=2.0,
     vector_envs=(16, 64, 256, 1024),
     overhead_calls=3_000,
     search_seconds=2.0,
@@ -248,8 +248,8 @@ def vector_part(size: Size) -> list[str]:
         game = make()
         loop, loop_cpu = vector_env.python_loop(game, 64, size.vector_seconds * 2)
         for envs in size.vector_envs:
-            one = vector_env.vector(game, envs, 1, size.vector_seconds)
-            two = vector_env.vector(game, envs, 2, size.vector_seconds)
+            rates = vector_env.in_turns(game, envs, (1, 2), size.vector_seconds)
+            one, two = rates[1], rates[2]
             rows.append(
                 [
                     name,
@@ -267,8 +267,9 @@ def vector_part(size: Size) -> list[str]:
         "",
         "Env-steps per second with random legal actions, observations, masks and compact legal "
         'actions every step, and autoreset; standard 2-player games. "In `step`" counts the '
-        'time inside `env.step` (on 1 and 2 threads, and their ratio), "loop" the whole loop '
-        "(the actions drawn in numpy included) on 1 thread. Measured against a Python loop over "
+        f"time inside `env.step` (on 1 and 2 threads, {size.vector_seconds:g} s each, taken in "
+        'turns of 0.25 s, and their ratio), "loop" the whole loop (the actions drawn in numpy '
+        "included) on 1 thread. Measured against a Python loop over "
         "64 separate states doing the same work (`apply_action`, `observation_tensor`, "
         "`legal_action_mask`, `legal_actions`) (`benches/vector_env.py`).",
         "",
@@ -338,10 +339,7 @@ def search_part(size: Size, cargo: bool) -> list[str]:
             rates[threads] = count(r) / r.time
         rows.append([f"{label}, 1 thread", unit, fmt(rates[1]), ratio(1.0)])
         rows.append([f"{label}, 2 threads", unit, fmt(rates[2]), ratio(rates[2] / rates[1])])
-    many = {
-        t: search_many.leaves_per_second(pv.Fish(), size.many_states, t, size.search_seconds)
-        for t in (1, 2)
-    }
+    many = search_many.in_turns(pv.Fish(), size.many_states, (1, 2), size.search_seconds)
     label = f"`search_many`, {size.many_states} openings, trivial Python evaluator"
     rows.append([f"{label}, 1 thread", "leaves/s", fmt(many[1]), ratio(1.0)])
     rows.append([f"{label}, 2 threads", "leaves/s", fmt(many[2]), ratio(many[2] / many[1])])
@@ -355,7 +353,8 @@ def search_part(size: Size, cargo: bool) -> list[str]:
         "its playouts cheaper (at the default 1 GiB two threads fill theirs within seconds, "
         "and then count more than twice the playouts of one). `pv.search_many` for as long on "
         "standard 2-player Fish openings, one leaf per tree and round (so the evaluator gets one "
-        "batch of a row per tree), against itself on one thread (`benches/search_many.py`).",
+        "batch of a row per tree), against itself on one thread, three searches each, taken in "
+        "turns (`benches/search_many.py`).",
         "",
         *table(["", "unit", "rate", "per 1 thread"], rows),
         "",

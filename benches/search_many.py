@@ -6,7 +6,8 @@ backups), and how it shares that out to threads between evaluator calls.
     python benches/search_many.py [--states 256] [--batch-size 1] [--seconds 2.0]
 
 ``--states`` trees each add ``--batch-size`` leaves a round, so the evaluator sees batches of
-``states * batch_size`` rows; the search runs for ``--seconds`` (all trees together).
+``states * batch_size`` rows; each search runs for ``--seconds`` (all trees together), three
+on each thread count, taken in turns.
 
 Build the package in release mode first (``pip install .`` or ``maturin develop --release``).
 """
@@ -14,6 +15,7 @@ Build the package in release mode first (``pip install .`` or ``maturin develop 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -36,16 +38,38 @@ def trivial_evaluator(num_actions: int, players: int) -> Callable[..., Any]:
     return evaluate
 
 
-def leaves_per_second(
+def leaves_and_seconds(
     game: Any, states: int, threads: int, seconds: float, batch_size: int = 1
-) -> float:
-    """Leaves valued per second by ``search_many`` over ``states`` opening positions."""
+) -> tuple[int, float]:
+    """The leaves valued by one ``search_many`` call over ``states`` opening positions, and the
+    seconds it took."""
     positions = [game.new_state(seed=k) for k in range(states)]
     evaluate = trivial_evaluator(game.num_actions, game.players)
     results = pv.search_many(
         positions, evaluator=evaluate, time=seconds, batch_size=batch_size, threads=threads
     )
-    return sum(r.iterations for r in results) / max(r.time for r in results)
+    return sum(r.iterations for r in results), max(r.time for r in results)
+
+
+def in_turns(
+    game: Any,
+    states: int,
+    threads: Sequence[int],
+    seconds: float,
+    rounds: int = 3,
+    batch_size: int = 1,
+) -> dict[int, float]:
+    """Leaves per second on each count of ``threads``: ``rounds`` calls of ``seconds`` each,
+    taken in turns (1, 2, 1, 2, ...), so that a change in the machine's load while they run
+    touches every count alike."""
+    leaves = dict.fromkeys(threads, 0)
+    spent = dict.fromkeys(threads, 0.0)
+    for _ in range(rounds):
+        for t in threads:
+            n, s = leaves_and_seconds(game, states, t, seconds, batch_size)
+            leaves[t] += n
+            spent[t] += s
+    return {t: leaves[t] / spent[t] for t in threads}
 
 
 def main() -> None:
@@ -57,10 +81,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     args = parser.parse_args()
     for name, make in GAMES.items():
-        rates = {
-            t: leaves_per_second(make(), args.states, t, args.seconds, args.batch_size)
-            for t in (1, 2)
-        }
+        rates = in_turns(make(), args.states, (1, 2), args.seconds, batch_size=args.batch_size)
         print(
             f"{name}: {rates[1]:,.0f} leaves/s on 1 thread, {rates[2]:,.0f} on 2 "
             f"(x{rates[2] / rates[1]:.2f})"

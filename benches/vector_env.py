@@ -1,5 +1,6 @@
 """Env-steps per second of ``pv.VectorEnv`` (observations, masks and compact legal actions for
-every env, every step) at 1, 64 and 1024 envs on one and two threads, against a Python loop
+every env, every step) at 1, 64 and 1024 envs on one and two threads (taken in turns of
+0.25 s), against a Python loop
 over separate State objects doing the same work, Fish (standard, 2 players) and Marathon
 (standard course, 2 players), in one run so that the ratios are fair.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -34,28 +36,54 @@ import pingvinas as pv
 GAMES: dict[str, Callable[[], Any]] = {"Fish": pv.Fish, "Marathon": pv.Marathon}
 
 
-def vector(game: Any, num_envs: int, threads: int, seconds: float) -> tuple[float, float, float]:
-    """(env-steps/s inside ``step``, of the whole loop, of the whole loop per CPU second)."""
-    env = pv.VectorEnv(game, num_envs, seed=0, threads=threads)
-    obs, info = env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    rows = np.arange(num_envs)
-    legal, count = info["legal_actions"], info["legal_action_count"]
-    steps, inside = 0, 0.0
-    cpu = time.process_time()
-    start = time.perf_counter()
-    while True:
-        pick = (rng.random(num_envs) * count).astype(np.int64)
-        actions = legal[rows, pick]
-        t = time.perf_counter()
-        env.step(actions)
-        inside += time.perf_counter() - t
-        steps += 1
-        if steps % 8 == 0 and time.perf_counter() - start > seconds:
-            break
-    total = time.perf_counter() - start
-    cpu = time.process_time() - cpu
-    return steps * num_envs / inside, steps * num_envs / total, steps * num_envs / cpu
+class Stepper:
+    """One vector env stepped with uniformly random legal actions; its counts add up over
+    the runs."""
+
+    def __init__(self, game: Any, num_envs: int, threads: int) -> None:
+        self.env = pv.VectorEnv(game, num_envs, seed=0, threads=threads)
+        _, info = self.env.reset(seed=0)
+        self.legal, self.count = info["legal_actions"], info["legal_action_count"]
+        self.rng = np.random.default_rng(0)
+        self.rows = np.arange(num_envs)
+        self.env_steps = 0
+        self.inside = self.total = self.cpu = 0.0
+
+    def run(self, seconds: float) -> None:
+        """Steps for about ``seconds``."""
+        steps = 0
+        cpu = time.process_time()
+        start = time.perf_counter()
+        while True:
+            pick = (self.rng.random(len(self.rows)) * self.count).astype(np.int64)
+            actions = self.legal[self.rows, pick]
+            t = time.perf_counter()
+            self.env.step(actions)
+            self.inside += time.perf_counter() - t
+            steps += 1
+            if steps % 8 == 0 and time.perf_counter() - start > seconds:
+                break
+        self.total += time.perf_counter() - start
+        self.cpu += time.process_time() - cpu
+        self.env_steps += steps * len(self.rows)
+
+    def rates(self) -> tuple[float, float, float]:
+        """(env-steps/s inside ``step``, of the whole loop, of the whole loop per CPU second)."""
+        n = self.env_steps
+        return n / self.inside, n / self.total, n / self.cpu
+
+
+def in_turns(
+    game: Any, num_envs: int, threads: Sequence[int], seconds: float, turn: float = 0.25
+) -> dict[int, tuple[float, float, float]]:
+    """:meth:`Stepper.rates` on each count of ``threads``, ``seconds`` each in all, taken in
+    turns of ``turn`` seconds (1, 2, 1, 2, ...), so that a change in the machine's load while
+    they run touches every count alike."""
+    steppers = {t: Stepper(game, num_envs, t) for t in threads}
+    for _ in range(max(1, round(seconds / turn))):
+        for stepper in steppers.values():
+            stepper.run(min(turn, seconds))
+    return {t: stepper.rates() for t, stepper in steppers.items()}
 
 
 def python_loop(game: Any, num_envs: int, seconds: float) -> tuple[float, float]:
@@ -97,8 +125,8 @@ def main() -> None:
     for name, make in GAMES.items():
         game = make()
         for num_envs in (1, 64, 1024):
-            for threads in (1, 2):
-                r = results[name, num_envs, threads] = vector(game, num_envs, threads, args.seconds)
+            for threads, r in in_turns(game, num_envs, (1, 2), args.seconds).items():
+                results[name, num_envs, threads] = r
                 rates = f"{r[0]:>17,.0f} {r[1]:>17,.0f} {r[2]:>21,.0f}"
                 print(f"{name:<9} {num_envs:>5} {threads:>7} {rates}")
         loop, loop_cpu = python_loop(game, 64, args.seconds * 2)

@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod algorithms;
 pub mod alphabeta;
+mod arenas;
 pub mod budget;
 pub mod forest;
 pub mod gumbel;

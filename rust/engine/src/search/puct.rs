@@ -483,6 +483,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     pub fn start(&mut self, state: &G::State, budget: &Budget) -> Result<()> {
         check_start(&*self.game, state, budget, Algorithm::Mcts)?;
         self.config.check()?;
+        self.tree.reuse_spare(self.config.nodes_per_tree());
         let plies = self.game.num_players().max(2);
         let found = if self.config.reuse {
             self.tree.find(&*self.game, state, plies)

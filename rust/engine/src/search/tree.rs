@@ -12,6 +12,7 @@
 //! `gumbel_muzero_policy`, [`super::gumbel`]), reads this tree beside it: the search that
 //! owns it selects at the root (index 0) with it and below the root with a [`Rule`].
 
+use super::arenas::Spares;
 use crate::game::{Action, Game, Returns};
 use crate::search::Evaluate;
 
@@ -20,6 +21,11 @@ pub const DEFAULT_MEMORY_MB: usize = 1024;
 
 /// The largest memory of a searcher's trees, in MiB: 1 TiB.
 pub const MAX_MEMORY_MB: usize = 1 << 20;
+
+/// The most arenas of trees that ended kept for the next trees, and the most memory they may
+/// hold in all: what one search may use by default.
+const SPARE_ARENAS: usize = 4096;
+const SPARE_BYTES: usize = DEFAULT_MEMORY_MB << 20;
 
 /// The most nodes each of `trees` trees may hold when they share `memory_mb` MiB, counting
 /// `node_bytes` a node.
@@ -55,9 +61,12 @@ pub(super) enum Kind {
 /// The visits a node has under way (virtual losses, each counted as a loss): PUCT keeps a
 /// count (`u32`) for its batches of leaves; MCTS descends one path at a time and keeps none
 /// (`()`, which takes no room and reads as zero).
-pub(super) trait VirtualLoss: Copy + Default + std::fmt::Debug {
+pub(super) trait VirtualLoss: Copy + Default + std::fmt::Debug + Send + 'static {
     /// The visits under way.
     fn count(self) -> u32;
+
+    /// The spare arenas of trees of such nodes ([`super::arenas`]).
+    fn spares() -> &'static Spares<Vec<Node<Self>>>;
 }
 
 impl VirtualLoss for () {
@@ -65,12 +74,22 @@ impl VirtualLoss for () {
     fn count(self) -> u32 {
         0
     }
+
+    fn spares() -> &'static Spares<Vec<Node<()>>> {
+        static SPARES: Spares<Vec<Node<()>>> = Spares::new(SPARE_ARENAS, SPARE_BYTES);
+        &SPARES
+    }
 }
 
 impl VirtualLoss for u32 {
     #[inline(always)]
     fn count(self) -> u32 {
         self
+    }
+
+    fn spares() -> &'static Spares<Vec<Node<u32>>> {
+        static SPARES: Spares<Vec<Node<u32>>> = Spares::new(SPARE_ARENAS, SPARE_BYTES);
+        &SPARES
     }
 }
 
@@ -176,7 +195,7 @@ pub(super) fn most_visited(stats: impl IntoIterator<Item = RootStat>) -> Option<
 }
 
 /// One search tree, kept between searches; `L` holds its virtual losses ([`VirtualLoss`]).
-pub(super) struct Tree<S, L = ()> {
+pub(super) struct Tree<S, L: VirtualLoss = ()> {
     pub(super) nodes: Vec<Node<L>>,
     /// The returns of the solved and frozen nodes.
     pub(super) values: Vec<Returns>,
@@ -184,6 +203,13 @@ pub(super) struct Tree<S, L = ()> {
     pub(super) root: Option<S>,
     /// The depth of the deepest visit of the current search.
     pub(super) max_depth: u32,
+}
+
+impl<S, L: VirtualLoss> Drop for Tree<S, L> {
+    fn drop(&mut self) {
+        self.nodes.clear();
+        L::spares().put(std::mem::take(&mut self.nodes));
+    }
 }
 
 impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
@@ -201,6 +227,16 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
         self.nodes.clear();
         self.values.clear();
         self.root = None;
+    }
+
+    /// Takes a spare arena ([`super::arenas`]) of at most `max_nodes` nodes when the tree has
+    /// none of its own yet.
+    pub(super) fn reuse_spare(&mut self, max_nodes: usize) {
+        if self.nodes.capacity() == 0 {
+            if let Some(arena) = L::spares().take(|a| a.capacity() <= max_nodes) {
+                self.nodes = arena;
+            }
+        }
     }
 
     /// A fresh tree of one unseen root at `state`.
@@ -309,7 +345,9 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
             }
             i += 1;
         }
-        self.nodes = nodes;
+        let mut old = std::mem::replace(&mut self.nodes, nodes);
+        old.clear();
+        L::spares().put(old);
         self.values = values;
         self.root = Some(state);
     }

@@ -13,12 +13,11 @@
 //! a depth-4 search about as much again). A table renewed so behaves exactly as a fresh one:
 //! the same probes find the same entries and stores pick the same slots.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
-
+use super::arenas::{Spare, Spares};
 use crate::error::{Error, Result};
 use crate::game::Action;
 use crate::memory::{available_bytes, Zeroed};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest transposition table, in MiB (4 GiB).
 pub const MAX_TT_MB: usize = 4096;
@@ -130,12 +129,16 @@ const LAZY_BUCKETS: usize = 1 << 14;
 /// Generations before one repeats (7 bits of an entry).
 const GENERATIONS: u8 = 128;
 
-/// Tables given back by searchers that were dropped, for the next ones ([`Tt::take`]).
-static SPARE: Mutex<Vec<Tt>> = Mutex::new(Vec::new());
-/// The most tables kept spare, and the most memory they may hold in all (a searcher of a larger
-/// table frees it when dropped).
-const SPARE_TABLES: usize = 4;
+/// Tables given back by searchers that were dropped, for the next ones ([`Tt::take`]): at most
+/// four, and 256 MiB in all (a searcher of a larger table frees it when dropped).
+static SPARE: Spares<Tt> = Spares::new(4, SPARE_BYTES);
 const SPARE_BYTES: usize = 256 << 20;
+
+impl Spare for Tt {
+    fn bytes(&self) -> usize {
+        Tt::bytes(self)
+    }
+}
 
 /// Empty buckets in zeroed memory, aligned to huge pages when large ([`Zeroed`] says why):
 /// an empty entry is all zeros.
@@ -213,13 +216,7 @@ impl Tt {
     /// As [`Tt::new`].
     pub fn take(mb: usize) -> Result<Tt> {
         let n = Tt::buckets_for(mb)?;
-        // Never waits: a lock held elsewhere (or left locked in a forked child) means a new
-        // table.
-        let spare = SPARE.try_lock().ok().and_then(|mut spare| {
-            let i = spare.iter().position(|t| t.buckets.len() == n)?;
-            Some(spare.swap_remove(i))
-        });
-        match spare {
+        match SPARE.take(|t| t.buckets.len() == n) {
             Some(mut tt) => {
                 tt.clear();
                 Ok(tt)
@@ -231,14 +228,8 @@ impl Tt {
     /// Keeps this table for a later [`Tt::take`], if there is room among the spare ones (it is
     /// freed otherwise).
     pub fn give_back(self) {
-        if self.is_unallocated() || self.bytes() > SPARE_BYTES {
-            return;
-        }
-        if let Ok(mut spare) = SPARE.try_lock() {
-            let held: usize = spare.iter().map(Tt::bytes).sum();
-            if spare.len() < SPARE_TABLES && held + self.bytes() <= SPARE_BYTES {
-                spare.push(self);
-            }
+        if !self.is_unallocated() {
+            SPARE.put(self);
         }
     }
 
@@ -504,7 +495,9 @@ mod tests {
 
     #[test]
     fn a_table_given_back_is_taken_again_empty() {
-        // A size no other test uses: the spare table found is this one.
+        // A size no other test uses: the spare table found is this one. Tables that other
+        // tests gave back may fill the spares: emptied first.
+        SPARE.clear();
         let tt = Tt::take(3).unwrap();
         tt.store(99, 5, 2, Bound::Exact, None, true);
         let at = tt.buckets.as_ptr();
@@ -515,11 +508,7 @@ mod tests {
         assert_eq!(again.bytes(), 2 << 20);
         // Too large to keep: freed.
         Tt::new(SPARE_BYTES >> 19).unwrap().give_back();
-        assert!(SPARE
-            .lock()
-            .unwrap()
-            .iter()
-            .all(|t| t.bytes() <= SPARE_BYTES));
+        assert!(SPARE.bytes() <= SPARE_BYTES);
     }
 
     #[test]

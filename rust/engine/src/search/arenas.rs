@@ -1,5 +1,5 @@
 //! Memory of searches that ended, kept for the next ones: transposition tables
-//! ([`super::tt`]) and the node arenas of search trees ([`super::tree`]).
+//! ([`super::tt`]) and the node arenas of PUCT trees ([`super::tree`]).
 //!
 //! Fresh memory's pages are mapped, zeroed and charged by the system one at a time as a search
 //! first touches them: in short searches (a one-shot alpha-beta, `search_many` called again and

@@ -22,8 +22,8 @@ pub const DEFAULT_MEMORY_MB: usize = 1024;
 /// The largest memory of a searcher's trees, in MiB: 1 TiB.
 pub const MAX_MEMORY_MB: usize = 1 << 20;
 
-/// The most arenas of trees that ended kept for the next trees, and the most memory they may
-/// hold in all: what one search may use by default.
+/// The most arenas of PUCT trees that ended kept for the next trees, and the most memory they
+/// may hold in all: what one search may use by default.
 const SPARE_ARENAS: usize = 4096;
 const SPARE_BYTES: usize = DEFAULT_MEMORY_MB << 20;
 
@@ -76,7 +76,8 @@ impl VirtualLoss for () {
     }
 
     fn spares() -> &'static Spares<Vec<Node<()>>> {
-        static SPARES: Spares<Vec<Node<()>>> = Spares::new(SPARE_ARENAS, SPARE_BYTES);
+        // None kept: MCTS keeps its trees in its searcher between moves and takes no spare.
+        static SPARES: Spares<Vec<Node<()>>> = Spares::new(0, 0);
         &SPARES
     }
 }

@@ -13,11 +13,12 @@
 //! a depth-4 search about as much again). A table renewed so behaves exactly as a fresh one:
 //! the same probes find the same entries and stores pick the same slots.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::arenas::{Spare, Spares};
 use crate::error::{Error, Result};
 use crate::game::Action;
 use crate::memory::{available_bytes, Zeroed};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest transposition table, in MiB (4 GiB).
 pub const MAX_TT_MB: usize = 4096;

@@ -1,8 +1,7 @@
 """Env-steps per second of ``pv.VectorEnv`` (observations, masks and compact legal actions for
-every env, every step) at 1, 64 and 1024 envs on one and two threads (taken in turns of
-0.25 s), against a Python loop
-over separate State objects doing the same work, Fish (standard, 2 players) and Marathon
-(standard course, 2 players), in one run so that the ratios are fair.
+every env, every step) at 1, 64 and 1024 envs on one and two threads (taken in turns of 0.25 s),
+against a Python loop over separate State objects doing the same work, Fish (standard, 2
+players) and Marathon (standard course, 2 players), in one run so that the ratios are fair.
 
     python benches/vector_env.py [--seconds 1.0]
 

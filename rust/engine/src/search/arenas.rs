@@ -3,7 +3,7 @@
 //!
 //! Fresh memory's pages are mapped, zeroed and charged by the system one at a time as a search
 //! first touches them: in short searches (a one-shot alpha-beta, `search_many` called again and
-//! again, self-play) that costs about a quarter of the time, and the page faults of two threads
+//! again, self-play) that is a large share of the time, and the page faults of two threads
 //! queue on the same locks. Kept memory's pages are ready. The spares are bounded (a count and
 //! bytes in all), and never wait on a lock: a busy pool is passed by (a fork taken while
 //! another thread held it leaves it busy for good, not stuck).

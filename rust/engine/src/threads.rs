@@ -65,6 +65,10 @@ impl KeptPool {
 /// in a learning loop follows the last one within tens of microseconds of Python.
 const WATCH: Duration = Duration::from_micros(200);
 
+/// Spins between two offers of the CPU to other threads while a thread watches or waits: an
+/// offer is a system call, slow to notice the work it waits for, so it is made seldom.
+const SPINS_PER_YIELD: u32 = 1024;
+
 /// One call's pieces, on the calling thread's stack while helpers may read it.
 struct Job<'a> {
     work: &'a (dyn Fn(usize) + Sync),
@@ -139,7 +143,9 @@ impl Crew {
                         }
                         break;
                     }
-                    std::thread::yield_now();
+                    if spins % SPINS_PER_YIELD == 0 {
+                        std::thread::yield_now();
+                    }
                 } else {
                     std::hint::spin_loop();
                 }
@@ -171,12 +177,25 @@ pub struct Team {
     name: &'static str,
     /// The crew, the process that started it and its helpers' count.
     crew: Option<(u32, usize, Arc<Crew>)>,
+    /// When the last call returned.
+    last: Option<Instant>,
 }
 
 impl Team {
     /// No helpers yet; their threads will be named `"{name}-{i}"`.
     pub const fn new(name: &'static str) -> Team {
-        Team { name, crew: None }
+        Team {
+            name,
+            crew: None,
+            last: None,
+        }
+    }
+
+    /// Whether the last call returned so recently that helpers it woke still watch for work:
+    /// calls that follow each other this closely can share out even small work, since a
+    /// helper then starts on it at once, and the calls keep the helpers awake.
+    pub fn watching(&self) -> bool {
+        self.last.is_some_and(|t| t.elapsed() < WATCH / 2)
     }
 
     /// The crew of `helpers` threads, started if there is none of that size in this process;
@@ -243,7 +262,9 @@ impl Team {
         };
         let Some(crew) = crew else {
             (0..pieces).for_each(work);
-            return (pieces, start.elapsed());
+            let busy = start.elapsed();
+            self.last = Some(Instant::now());
+            return (pieces, busy);
         };
         let job = Job {
             work,
@@ -273,7 +294,7 @@ impl Team {
                 let mut spins = 0u32;
                 while crew.inside.load(Ordering::Acquire) > 0 {
                     spins += 1;
-                    if spins % 64 == 0 {
+                    if spins % SPINS_PER_YIELD == 0 {
                         std::thread::yield_now();
                     } else {
                         std::hint::spin_loop();
@@ -285,6 +306,7 @@ impl Team {
         let ran = job.take();
         let busy = start.elapsed();
         drop(offer);
+        self.last = Some(Instant::now());
         if let Some(p) = job.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
             resume_unwind(p);
         }
@@ -370,8 +392,10 @@ mod tests {
                 assert!(done.iter().all(|d| d.load(Ordering::Relaxed) == 1));
             }
         }
+        assert!(team.watching(), "a call just returned");
         // Helpers asleep are woken for the next job.
         std::thread::sleep(WATCH * 3);
+        assert!(!team.watching());
         let sum = AtomicUsize::new(0);
         team.run(2, 50, &|i| {
             sum.fetch_add(i, Ordering::Relaxed);

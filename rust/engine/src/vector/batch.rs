@@ -17,8 +17,12 @@ use crate::threads::Team;
 /// the envs with it would cost about as much as it saves.
 const SPLIT_NS: f64 = 20_000.0;
 
+/// As [`SPLIT_NS`], while the helpers are awake (the calls follow each other closely): handing
+/// them work then costs a few hundred nanoseconds.
+const WATCHED_SPLIT_NS: f64 = 2_000.0;
+
 /// The least work in one piece handed out (envs are taken a piece at a time).
-const PIECE_NS: f64 = 4_000.0;
+const PIECE_NS: f64 = 1_000.0;
 
 /// The cost of one env's share of one kind of work (a bare step, opponents' moves, a new
 /// game), measured on the calling thread at each call: it decides how a call is split.
@@ -35,16 +39,16 @@ impl Pace {
     }
 
     /// Cuts `n` envs on `threads` into pieces, their bounds into `bounds`: one piece (nothing
-    /// handed out) when the work is too small to split; else each piece is a share of the envs
+    /// handed out) when the work is less than `split_ns`; else each piece is a share of the envs
     /// left, one in `2 * threads`, and at least [`PIECE_NS`] of work (guided scheduling). The
     /// first pieces are long runs of envs, so that the threads take few pieces and the rows of
     /// neighbouring envs (bytes of one cache line) stay on one thread; the last are short, so
     /// that a thread that starts late or is held up by another process leaves its share to the
     /// others and the threads finish together.
-    fn cut(&self, n: usize, threads: usize, bounds: &mut Vec<usize>) {
+    fn cut(&self, n: usize, threads: usize, split_ns: f64, bounds: &mut Vec<usize>) {
         bounds.clear();
         bounds.push(0);
-        if threads <= 1 || n as f64 * self.ns < SPLIT_NS {
+        if threads <= 1 || n as f64 * self.ns < split_ns {
             bounds.push(n);
             return;
         }
@@ -104,7 +108,12 @@ impl Crew {
     /// depends on that env alone, so the results do not depend on the threads.
     pub(super) fn share(&mut self, work: Work, n: usize, f: impl Fn(Range<usize>) + Sync) {
         let pace = &mut self.paces[work as usize];
-        pace.cut(n, self.threads, &mut self.bounds);
+        let split_ns = if self.team.watching() {
+            WATCHED_SPLIT_NS
+        } else {
+            SPLIT_NS
+        };
+        pace.cut(n, self.threads, split_ns, &mut self.bounds);
         let bounds = &self.bounds;
         // The pace is learnt from the envs this thread ran in the time it ran them.
         let me = std::thread::current().id();
@@ -262,14 +271,20 @@ mod tests {
     #[test]
     fn pieces_cover_every_env_once_long_ones_first() {
         let mut bounds = Vec::new();
-        // 1 us an env: work of 1,024 envs is split, of 16 (16 us) is not.
-        let pace = Pace::guess(1_000.0);
-        pace.cut(16, 2, &mut bounds);
+        // 250 ns an env: work of 1,024 envs is split, of 16 (4 us) only while helpers watch.
+        let pace = Pace::guess(250.0);
+        pace.cut(16, 2, SPLIT_NS, &mut bounds);
         assert_eq!(bounds, [0, 16]);
-        pace.cut(1_024, 1, &mut bounds);
+        pace.cut(16, 2, WATCHED_SPLIT_NS, &mut bounds);
+        assert_eq!(bounds, [0, 4, 8, 12, 16]);
+        pace.cut(1_024, 1, WATCHED_SPLIT_NS, &mut bounds);
         assert_eq!(bounds, [0, 1_024]);
+        pace.cut(1_024, 2, SPLIT_NS, &mut bounds);
+        let asleep = bounds.clone();
+        pace.cut(1_024, 2, WATCHED_SPLIT_NS, &mut bounds);
+        assert_eq!(bounds, asleep);
         for (n, threads) in [(1_024, 2), (1_031, 3), (100, 2), (37, 8)] {
-            pace.cut(n, threads, &mut bounds);
+            pace.cut(n, threads, WATCHED_SPLIT_NS, &mut bounds);
             assert_eq!((bounds[0], bounds[bounds.len() - 1]), (0, n));
             let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
             assert_eq!(sizes[0], (n / (2 * threads)).max(4), "{n} {threads}");

@@ -28,7 +28,8 @@ def random_playouts(
     :param n: number of games.
     :param seed: game ``i`` uses a generator derived from ``(seed, i)``, so results do not
         depend on ``threads``.
-    :param threads: worker threads (``0``: one per core). The GIL is released meanwhile.
+    :param threads: worker threads, 1 by default (``0``: one per core). The GIL is released
+        meanwhile.
     :param game: the variant; by default the standard 2-player game, with a standard board
         dealt afresh for every game. A variant with a fixed board starts from its opening.
     :param state: start every game from this position instead.

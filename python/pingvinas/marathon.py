@@ -56,7 +56,8 @@ def random_playouts(
     :param n: number of games.
     :param seed: game ``i`` uses a generator derived from ``(seed, i)``, so results do not
         depend on ``threads``.
-    :param threads: worker threads (``0``: one per core). The GIL is released meanwhile.
+    :param threads: worker threads, 1 by default (``0``: one per core). The GIL is released
+        meanwhile.
     :param game: the variant; by default the standard course with 2 players.
     :param state: start every game from this position instead of the opening.
     :returns: ``(winners, plies)``: an int8 array of shape ``(n,)`` with each game's winner

@@ -469,8 +469,8 @@ def selfplay(
     :param dirichlet: ``(alpha, fraction)`` of root noise in full PUCT searches, or ``None``.
     :param batch_size: PUCT: the most leaves one game sends per round.
     :param threads: MCTS, or PUCT with a native :class:`~pingvinas.searching.evaluators.Net`: games
-        played at once on that many threads (``0``: every core); every game is the same as on
-        one thread. A Python evaluator runs on the calling thread.
+        played at once on that many threads (1 by default, ``0``: every core); every game is the
+        same as on one thread. A Python evaluator runs on the calling thread.
     :param resign: a player whose root value falls below this resigns (last place, the
         others share first); 10% of the games never resign, to check the threshold.
     :param playout_cap: ``(p, fast)``: KataGo's playout-cap randomisation: a move gets a full

@@ -448,10 +448,11 @@ def search_many(
 
     :param states: states of one game (Fish boards may differ, their shapes may not).
     :param root: ``"puct"`` or ``"gumbel"``, as for :class:`Searcher`.
-    :param threads: with a native :class:`~pingvinas.searching.evaluators.Net`, the trees are shared
-        out between this many threads; a Python evaluator runs on the calling thread, and each
-        round's work on the trees (selection, observation rows, checks, backups) is shared out
-        between this many threads around its calls. Each tree's result is the one of one thread.
+    :param threads: 1 to 256, 1 by default; with a native
+        :class:`~pingvinas.searching.evaluators.Net`, the trees are shared out between this many
+        threads; a Python evaluator runs on the calling thread, and each round's work on the
+        trees (selection, observation rows, checks, backups) is shared out between this many
+        threads around its calls. Each tree's result is the one of one thread.
     :raises ValueError: a finished game, a bad budget or option, or a bad evaluator output.
 
     ```pycon

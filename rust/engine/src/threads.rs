@@ -191,9 +191,9 @@ impl Team {
         }
     }
 
-    /// Whether the last call returned so recently that helpers it woke still watch for work:
-    /// calls that follow each other this closely can share out even small work, since a
-    /// helper then starts on it at once, and the calls keep the helpers awake.
+    /// Whether the last call returned less than half of [`WATCH`] ago: calls that follow each
+    /// other this closely keep the helpers awake (the first of them wakes a helper asleep), so
+    /// that a helper starts on a piece at once and even small work is worth sharing out.
     pub fn watching(&self) -> bool {
         self.last.is_some_and(|t| t.elapsed() < WATCH / 2)
     }

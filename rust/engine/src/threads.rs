@@ -177,25 +177,12 @@ pub struct Team {
     name: &'static str,
     /// The crew, the process that started it and its helpers' count.
     crew: Option<(u32, usize, Arc<Crew>)>,
-    /// When the last call returned.
-    last: Option<Instant>,
 }
 
 impl Team {
     /// No helpers yet; their threads will be named `"{name}-{i}"`.
     pub const fn new(name: &'static str) -> Team {
-        Team {
-            name,
-            crew: None,
-            last: None,
-        }
-    }
-
-    /// Whether the last call returned less than half of [`WATCH`] ago: calls that follow each
-    /// other this closely keep the helpers awake (the first of them wakes a helper asleep), so
-    /// that a helper starts on a piece at once and even small work is worth sharing out.
-    pub fn watching(&self) -> bool {
-        self.last.is_some_and(|t| t.elapsed() < WATCH / 2)
+        Team { name, crew: None }
     }
 
     /// The crew of `helpers` threads, started if there is none of that size in this process;
@@ -262,9 +249,7 @@ impl Team {
         };
         let Some(crew) = crew else {
             (0..pieces).for_each(work);
-            let busy = start.elapsed();
-            self.last = Some(Instant::now());
-            return (pieces, busy);
+            return (pieces, start.elapsed());
         };
         let job = Job {
             work,
@@ -306,7 +291,6 @@ impl Team {
         let ran = job.take();
         let busy = start.elapsed();
         drop(offer);
-        self.last = Some(Instant::now());
         if let Some(p) = job.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
             resume_unwind(p);
         }
@@ -392,10 +376,8 @@ mod tests {
                 assert!(done.iter().all(|d| d.load(Ordering::Relaxed) == 1));
             }
         }
-        assert!(team.watching(), "a call just returned");
         // Helpers asleep are woken for the next job.
         std::thread::sleep(WATCH * 3);
-        assert!(!team.watching());
         let sum = AtomicUsize::new(0);
         team.run(2, 50, &|i| {
             sum.fetch_add(i, Ordering::Relaxed);

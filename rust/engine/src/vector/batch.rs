@@ -13,13 +13,9 @@ use crate::io::GameIo;
 use crate::search::agent::Agent;
 use crate::threads::Team;
 
-/// Work that takes less than this on one thread is done there: waking a helper and sharing
-/// the envs with it would cost about as much as it saves.
-const SPLIT_NS: f64 = 20_000.0;
-
-/// As [`SPLIT_NS`], while the helpers are awake (the calls follow each other closely): handing
-/// them work then costs a few hundred nanoseconds.
-const WATCHED_SPLIT_NS: f64 = 2_000.0;
+/// Work that takes less than this on one thread is done there: sharing it out costs about as
+/// much as it saves, even to a helper that is awake.
+const SPLIT_NS: f64 = 30_000.0;
 
 /// The least work in one piece handed out (envs are taken a piece at a time).
 const PIECE_NS: f64 = 1_000.0;
@@ -39,16 +35,16 @@ impl Pace {
     }
 
     /// Cuts `n` envs on `threads` into pieces, their bounds into `bounds`: one piece (nothing
-    /// handed out) when the work is less than `split_ns`; else each piece is a share of the envs
+    /// handed out) when the work is too small to split; else each piece is a share of the envs
     /// left, one in `2 * threads`, and at least [`PIECE_NS`] of work (guided scheduling). The
     /// first pieces are long runs of envs, so that the threads take few pieces and the rows of
     /// neighbouring envs (bytes of one cache line) stay on one thread; the last are short, so
     /// that a thread that starts late or is held up by another process leaves its share to the
     /// others and the threads finish together.
-    fn cut(&self, n: usize, threads: usize, split_ns: f64, bounds: &mut Vec<usize>) {
+    fn cut(&self, n: usize, threads: usize, bounds: &mut Vec<usize>) {
         bounds.clear();
         bounds.push(0);
-        if threads <= 1 || n as f64 * self.ns < split_ns {
+        if threads <= 1 || n as f64 * self.ns < SPLIT_NS {
             bounds.push(n);
             return;
         }
@@ -108,12 +104,7 @@ impl Crew {
     /// depends on that env alone, so the results do not depend on the threads.
     pub(super) fn share(&mut self, work: Work, n: usize, f: impl Fn(Range<usize>) + Sync) {
         let pace = &mut self.paces[work as usize];
-        let split_ns = if self.team.watching() {
-            WATCHED_SPLIT_NS
-        } else {
-            SPLIT_NS
-        };
-        pace.cut(n, self.threads, split_ns, &mut self.bounds);
+        pace.cut(n, self.threads, &mut self.bounds);
         let bounds = &self.bounds;
         // The pace is learnt from the envs this thread ran in the time it ran them.
         let me = std::thread::current().id();
@@ -271,29 +262,22 @@ mod tests {
     #[test]
     fn pieces_cover_every_env_once_long_ones_first() {
         let mut bounds = Vec::new();
-        // 250 ns an env: work of 1,024 envs is split, of 16 (4 us) only while helpers watch.
-        let pace = Pace::guess(250.0);
-        pace.cut(16, 2, SPLIT_NS, &mut bounds);
+        // 1 us an env: work of 1,024 envs is split, of 16 (16 us) is not.
+        let pace = Pace::guess(1_000.0);
+        pace.cut(16, 2, &mut bounds);
         assert_eq!(bounds, [0, 16]);
-        pace.cut(16, 2, WATCHED_SPLIT_NS, &mut bounds);
-        assert_eq!(bounds, [0, 4, 8, 12, 16]);
-        pace.cut(1_024, 1, WATCHED_SPLIT_NS, &mut bounds);
+        pace.cut(1_024, 1, &mut bounds);
         assert_eq!(bounds, [0, 1_024]);
-        pace.cut(1_024, 2, SPLIT_NS, &mut bounds);
-        let asleep = bounds.clone();
-        pace.cut(1_024, 2, WATCHED_SPLIT_NS, &mut bounds);
-        assert_eq!(bounds, asleep);
         for (n, threads) in [(1_024, 2), (1_031, 3), (100, 2), (37, 8)] {
-            pace.cut(n, threads, WATCHED_SPLIT_NS, &mut bounds);
+            pace.cut(n, threads, &mut bounds);
             assert_eq!((bounds[0], bounds[bounds.len() - 1]), (0, n));
             let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-            assert_eq!(sizes[0], (n / (2 * threads)).max(4), "{n} {threads}");
+            assert_eq!(sizes[0], (n / (2 * threads)).max(1), "{n} {threads}");
             assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
-            // At least PIECE_NS of work a piece (4 envs here), but the last.
-            assert!(
-                sizes[..sizes.len() - 1].iter().all(|&s| s >= 4),
-                "{sizes:?}"
-            );
         }
+        // At 250 ns an env a piece holds at least PIECE_NS of work (4 envs), but the last.
+        Pace::guess(250.0).cut(1_024, 2, &mut bounds);
+        let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(sizes[..sizes.len() - 1].iter().all(|&s| s >= 4), "{sizes:?}");
     }
 }

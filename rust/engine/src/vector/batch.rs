@@ -278,6 +278,9 @@ mod tests {
         // At 250 ns an env a piece holds at least PIECE_NS of work (4 envs), but the last.
         Pace::guess(250.0).cut(1_024, 2, &mut bounds);
         let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-        assert!(sizes[..sizes.len() - 1].iter().all(|&s| s >= 4), "{sizes:?}");
+        assert!(
+            sizes[..sizes.len() - 1].iter().all(|&s| s >= 4),
+            "{sizes:?}"
+        );
     }
 }

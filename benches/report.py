@@ -332,14 +332,15 @@ def search_part(size: Size, cargo: bool) -> list[str]:
         ("alpha-beta (Fish evaluation)", "alphabeta", "nodes/s", lambda r: r.nodes, {}),
     ]:
         # Three searches on each count, in turns (1, 2, 1, 2, ...), so that a change in the
-        # machine's load touches both counts alike.
+        # machine's load touches both counts alike; each count's searcher is kept for its three,
+        # so that its threads are too, as in a game (cleared before each search).
+        searchers = {t: pv.Searcher(algorithm, threads=t, seed=1, **options) for t in (1, 2)}
         done = dict.fromkeys((1, 2), 0)
         spent = dict.fromkeys((1, 2), 0.0)
         for _ in range(3):
-            for threads in (1, 2):
-                r = pv.search(
-                    state, algorithm, time=size.search_seconds, threads=threads, seed=1, **options
-                )
+            for threads, searcher in searchers.items():
+                searcher.clear()
+                r = searcher.search(state, time=size.search_seconds)
                 done[threads] += count(r)
                 spent[threads] += r.time
         rates = {t: done[t] / spent[t] for t in done}
@@ -352,9 +353,10 @@ def search_part(size: Size, cargo: bool) -> list[str]:
     lines = [
         "## Search",
         "",
-        f"`pv.search(state, algorithm, time={size.search_seconds}, threads=T, seed=1)` on a "
-        "standard 2-player Fish position after placement, measured against the same search on "
-        "one thread, three searches each, taken in turns. "
+        f"`Searcher(algorithm, threads=T, seed=1).search(state, time={size.search_seconds})` "
+        "on a standard 2-player Fish position after placement, measured against the same search "
+        "on one thread: three searches on each count, taken in turns, by one searcher a count, "
+        "cleared before each search (its threads are kept, as in a game). "
         f"MCTS searches with `memory_mb={mcts_memory}` so that no tree fills up: "
         "its threads' trees share that memory, and a full tree stops adding nodes, which makes "
         "its playouts cheaper (at the default 1 GiB two threads fill theirs within seconds, "

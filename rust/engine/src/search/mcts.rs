@@ -27,6 +27,7 @@ use crate::rng::Rng;
 use crate::search::budget::{Budget, Clock, Pacer, StopFlag};
 use crate::search::tree::{self, most_visited, Kind, RootStat, Rule, Tree};
 use crate::search::{check_start, Algorithm, Evaluate, SearchResult};
+use crate::threads::KeptPool;
 
 /// How a child is selected.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,6 +119,10 @@ pub struct Mcts<S> {
     /// for what it will likely add, so that no tree doubles its arena (a copy of tens of MiB)
     /// close to the deadline.
     growth: Option<f64>,
+    /// The helper threads (`threads - 1`; the first tree is searched on the calling thread),
+    /// made at the first search and kept: what the evaluation keeps per thread (the Fish
+    /// region solver's memo) stays warm between moves, as on the calling thread.
+    helpers: KeptPool,
 }
 
 impl<S: Copy + PartialEq + Send> Mcts<S> {
@@ -127,6 +132,7 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
             config,
             trees: Vec::new(),
             growth: None,
+            helpers: KeptPool::new("pingvinas-mcts"),
         }
     }
 
@@ -211,25 +217,29 @@ impl<S: Copy + PartialEq + Send> Mcts<S> {
                 &mut rng,
             ));
         } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = self
-                    .trees
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(t, tree)| {
-                        let clock = &clock;
-                        let config = &config;
-                        let (iters, nodes) = (share(budget.iterations, t), share(budget.nodes, t));
-                        scope.spawn(move || {
-                            let mut rng = Rng::for_item(config.seed, t as u64);
-                            run(tree, game, eval, config, clock, iters, nodes, &mut rng)
-                        })
-                    })
-                    .collect();
-                for h in handles {
-                    outcomes.push(h.join().expect("an MCTS thread panicked"));
+            let pool = self.helpers.get(threads - 1)?;
+            let (first, rest) = self.trees.split_first_mut().expect("threads > 1 trees");
+            let mut found: Vec<Option<(u64, RootStats)>> = vec![None; rest.len()];
+            let (clock, config) = (&clock, &config);
+            let search = |t: usize, tree: &mut Tree<S>| {
+                let (iters, nodes) = (share(budget.iterations, t), share(budget.nodes, t));
+                let mut rng = Rng::for_item(config.seed, t as u64);
+                run(tree, game, eval, config, clock, iters, nodes, &mut rng)
+            };
+            // Tree 0 on this thread, the others on the kept helpers.
+            let main = pool.in_place_scope(|scope| {
+                for (t, (tree, slot)) in rest.iter_mut().zip(&mut found).enumerate() {
+                    let search = &search;
+                    scope.spawn(move |_| *slot = Some(search(t + 1, tree)));
                 }
+                search(0, first)
             });
+            outcomes.push(main);
+            outcomes.extend(
+                found
+                    .into_iter()
+                    .map(|o| o.expect("every helper ran its tree")),
+            );
         }
         // Sum the root statistics over the trees.
         let mut iterations = 0;

@@ -468,43 +468,19 @@ impl Game for MarathonGame {
     fn legal_actions(&self, s: &MarathonState, out: &mut ActionList) {
         out.clear();
         let Some(p) = s.to_move() else { return };
-        let n = self.course.len() as u32;
-        let finish = 9 * n;
-        let occ = s.occupied;
         for kind in 0..PIECES {
-            let slot = p * PIECES + kind;
-            let base = kind as u32 * self.per_kind;
-            match s.cell[slot] {
-                FINISHED => {}
-                WAITING => {
-                    let mut pm = PieceMoves::new();
-                    movegen::entry_moves(&self.course, kind, occ, &mut pm);
-                    let mut cells = pm.cells;
-                    while cells != 0 {
-                        let c = cells.trailing_zeros();
-                        let mut m = pm.masks[c as usize];
-                        while m != 0 {
-                            out.push(base + c * 9 + m.trailing_zeros());
-                            m &= m - 1;
-                        }
-                        cells &= cells - 1;
-                    }
-                    if pm.finish {
-                        out.push(base + finish);
-                    }
-                }
-                c => {
-                    let set = self.tables.set(c, kind);
-                    let f = s.facing[slot];
-                    let free = set.free_for(occ, f);
-                    if f == UPRIGHT {
-                        set.emit(free, kind, base, finish, out);
-                    } else {
-                        movegen::lying_emit(set, free, kind, c, base, finish, out);
-                    }
-                }
-            }
+            self.piece_actions(s, p, kind, out);
         }
+    }
+
+    /// Generates the moves of the action's piece alone (an action names its piece).
+    fn is_legal(&self, s: &MarathonState, action: Action) -> bool {
+        let (Some(p), Some((kind, _))) = (s.to_move(), self.split(action)) else {
+            return false;
+        };
+        let mut list = ActionList::new();
+        self.piece_actions(s, p, kind, &mut list);
+        list.contains(&action)
     }
 
     #[inline]
@@ -532,6 +508,46 @@ impl Game for MarathonGame {
 }
 
 impl MarathonGame {
+    /// Appends the legal actions of player `p`'s (to move) piece of `kind`, ascending.
+    #[inline(always)]
+    fn piece_actions(&self, s: &MarathonState, p: usize, kind: usize, out: &mut ActionList) {
+        let n = self.course.len() as u32;
+        let finish = 9 * n;
+        let occ = s.occupied;
+        let slot = p * PIECES + kind;
+        let base = kind as u32 * self.per_kind;
+        match s.cell[slot] {
+            FINISHED => {}
+            WAITING => {
+                let mut pm = PieceMoves::new();
+                movegen::entry_moves(&self.course, kind, occ, &mut pm);
+                let mut cells = pm.cells;
+                while cells != 0 {
+                    let c = cells.trailing_zeros();
+                    let mut m = pm.masks[c as usize];
+                    while m != 0 {
+                        out.push(base + c * 9 + m.trailing_zeros());
+                        m &= m - 1;
+                    }
+                    cells &= cells - 1;
+                }
+                if pm.finish {
+                    out.push(base + finish);
+                }
+            }
+            c => {
+                let set = self.tables.set(c, kind);
+                let f = s.facing[slot];
+                let free = set.free_for(occ, f);
+                if f == UPRIGHT {
+                    set.emit(free, kind, base, finish, out);
+                } else {
+                    movegen::lying_emit(set, free, kind, c, base, finish, out);
+                }
+            }
+        }
+    }
+
     /// Plays the move of player `p` (to move) that leaves its piece of `kind` at `res`, then
     /// passes the turn to the next player with a legal action.
     #[inline(always)]

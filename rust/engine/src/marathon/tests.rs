@@ -589,6 +589,33 @@ fn action_move_bijection_and_notation_round_trip_in_random_games() {
 }
 
 #[test]
+fn is_legal_agrees_with_the_legal_actions_for_every_action() {
+    for name in bundled_names() {
+        for players in [2, 4] {
+            let game = Marathon::variant(name)
+                .unwrap()
+                .with_players(players)
+                .unwrap();
+            let mut rng = Rng::new(players as u64 * 31 + name.len() as u64);
+            for _ in 0..3 {
+                let mut s = game.new_state();
+                let mut list = ActionList::new();
+                loop {
+                    game.legal_actions(&s, &mut list);
+                    for a in 0..game.num_actions() as Action + 2 {
+                        assert_eq!(game.is_legal(&s, a), list.contains(&a), "{name}: {a}");
+                    }
+                    if list.is_empty() {
+                        break;
+                    }
+                    game.apply(&mut s, list[rng.below(list.len())]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn hash_incremental_equals_from_scratch() {
     for name in bundled_names() {
         let game = Marathon::variant(name).unwrap().with_players(4).unwrap();

@@ -75,6 +75,8 @@ pub(super) enum Work {
     Opponents = 1,
     /// New games, the opponents played up to the learner's first move.
     Begin = 2,
+    /// The legality of a step's actions.
+    Check = 3,
 }
 
 /// How a vector env shares its envs out: the kept helpers and the measured paces.
@@ -82,7 +84,7 @@ pub(super) struct Crew {
     /// The threads a call uses (0 resolved to every core).
     threads: usize,
     team: Team,
-    paces: [Pace; 3],
+    paces: [Pace; 4],
     /// The bounds of a call's pieces (kept for its allocation).
     bounds: Vec<usize>,
 }
@@ -94,7 +96,7 @@ impl Crew {
         Crew {
             threads,
             team: Team::new("pingvinas-vector"),
-            paces: [Pace::guess(300.0), heavy, heavy],
+            paces: [Pace::guess(300.0), heavy, heavy, Pace::guess(50.0)],
             bounds: Vec::new(),
         }
     }

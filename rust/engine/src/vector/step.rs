@@ -2,6 +2,7 @@
 //! out for every env first ([`Advance`]) and only then applied, so that a step stopped or
 //! failed halfway changes nothing.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::batch::{Advance, Crew, Dims, Play, Shared, Slot, VectorEnv, Work};
@@ -335,17 +336,25 @@ impl<G: GameIo> VectorEnv<G> {
             return invalid!("expected {n} actions (one per env), got {}", actions.len());
         }
         let num_actions = self.shared.dims.num_actions;
+        let slots = &self.slots;
         let legal = |i: usize| {
             let a = actions[i];
             (0..num_actions as i64).contains(&a) && {
-                let play = &self.slots[i].play;
+                let play = &slots[i].play;
                 play.game.is_legal(&play.state, a as Action)
             }
         };
-        // On this thread: a check costs nanoseconds, less than handing it out.
-        let Some(i) = (0..n).find(|&i| !legal(i)) else {
+        // Shared out as the step is: on a large batch the checks are a tenth of its work.
+        let first = AtomicUsize::new(n);
+        self.crew.share(Work::Check, n, |envs| {
+            if let Some(i) = envs.into_iter().find(|&i| !legal(i)) {
+                first.fetch_min(i, Ordering::Relaxed);
+            }
+        });
+        let i = first.into_inner();
+        if i == n {
             return Ok(());
-        };
+        }
         let a = actions[i];
         if !(0..num_actions as i64).contains(&a) {
             return Err(Error::Parse(format!(

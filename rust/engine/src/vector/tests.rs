@@ -253,6 +253,30 @@ fn an_illegal_action_changes_no_env() {
 }
 
 #[test]
+fn checks_shared_out_name_the_first_illegal_env() {
+    let n = 2_000;
+    let options = Options {
+        threads: 2,
+        ..Options::default()
+    };
+    let mut env = VectorEnv::new(fish_source(2), n, 0, options).unwrap();
+    let d = *env.dims();
+    let mut bufs = Bufs::new(&d);
+    env.reset(Some(0), bufs.out()).unwrap();
+    let mut actions: Vec<i64> = (0..n)
+        .map(|i| bufs.legal[i * d.legal_width] as i64)
+        .collect();
+    // Slides are illegal during placement; the later one may be checked first.
+    actions[1_900] = (d.num_actions - 1) as i64;
+    actions[1_500] = (d.num_actions - 1) as i64;
+    for _ in 0..5 {
+        let err = env.step(&actions, bufs.out()).unwrap_err();
+        assert!(err.to_string().starts_with("env 1500: action"), "{err}");
+    }
+    assert_eq!(env.state(0), &env.game(0).initial_state());
+}
+
+#[test]
 fn single_agent_steps_are_learner_decisions() {
     let options = Options {
         opponent: Some(SearchAgent::<FishGame, NoEval>::maker(

@@ -55,7 +55,7 @@ class Size:
     fish_reference_games: int  # the pure-Python reference model
     marathon_games: int  # the step API and the reference, each
     marathon_batch_games: int
-    vector_seconds: float  # per vector-env measurement (taken in turns of 0.25 s)
+    vector_seconds: float  # per vector-env measurement (taken in turns, vector_env.TURN)
     vector_envs: tuple[int, ...]
     overhead_calls: int
     search_seconds: float  # per search-speed measurement
@@ -268,7 +268,8 @@ def vector_part(size: Size) -> list[str]:
         "Env-steps per second with random legal actions, observations, masks and compact legal "
         'actions every step, and autoreset; standard 2-player games. "In `step`" counts the '
         f"time inside `env.step` (on 1 and 2 threads, {size.vector_seconds:g} s each, taken in "
-        'turns of 0.25 s, and their ratio), "loop" the whole loop (the actions drawn in numpy '
+        f"turns of {vector_env.TURN:g} s, and their ratio), "
+        '"loop" the whole loop (the actions drawn in numpy '
         "included) on 1 thread. Measured against a Python loop over "
         "64 separate states doing the same work (`apply_action`, `observation_tensor`, "
         "`legal_action_mask`, `legal_actions`) (`benches/vector_env.py`).",

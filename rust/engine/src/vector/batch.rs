@@ -169,8 +169,10 @@ pub(super) struct Slot<G: Game> {
     pub(super) play: Play<G>,
     /// The `final_*` rows hold the previous step's data (cleared on the next step).
     pub(super) dirty: bool,
-    /// The actions set in the mask row by the last step, cleared by the next one (so that the
-    /// step does not clear the whole row); `None` after a full write.
+    /// The actions set in the mask row by the last write of the row: the legal actions of the
+    /// position, cleared by the next write (so that it does not clear the whole row) and read
+    /// by the step's checks. Empty before the first write, after a new game started by a reset
+    /// (whose write clears whole rows), and when actions do not fit a `u16`.
     pub(super) shown: Vec<u16>,
 }
 

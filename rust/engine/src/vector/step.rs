@@ -77,7 +77,12 @@ impl<G: GameIo> Shared<G> {
             .map_err(|e| failed(env, e))?;
         let game = &play.game;
         let over = game.is_over(&state);
-        let returns = game.returns(&state);
+        // Rewards other than scores are the returns at the end, zero before.
+        let returns = if over && !score {
+            game.returns(&state)
+        } else {
+            [0.0; crate::game::MAX_PLAYERS]
+        };
         let mut rewards = [0.0; crate::game::MAX_PLAYERS];
         let seats = if self.single_agent() {
             play.learner..play.learner + 1
@@ -265,6 +270,8 @@ impl<G: GameIo> VectorEnv<G> {
         for (slot, play) in self.slots.iter_mut().zip(next) {
             if let Some(Ok(play)) = play {
                 slot.play = play;
+                // No longer this position's legal actions (the next write is a full one).
+                slot.shown.clear();
             }
         }
         Ok(())
@@ -340,11 +347,20 @@ impl<G: GameIo> VectorEnv<G> {
         let legal = |i: usize| {
             let a = actions[i];
             (0..num_actions as i64).contains(&a) && {
-                let play = &slots[i].play;
-                play.game.is_legal(&play.state, a as Action)
+                let slot = &slots[i];
+                let play = &slot.play;
+                // The actions shown are the position's legal actions: a look-up, not a move
+                // generation (none are kept before the first write or past `u16`).
+                if slot.shown.is_empty() {
+                    play.game.is_legal(&play.state, a as Action)
+                } else {
+                    let shown = slot.shown.contains(&(a as u16));
+                    debug_assert_eq!(shown, play.game.is_legal(&play.state, a as Action));
+                    shown
+                }
             }
         };
-        // Shared out as the step is: on a large batch the checks are a tenth of its work.
+        // Shared out as the step is when there are many.
         let first = AtomicUsize::new(n);
         self.crew.share(Work::Check, n, |envs| {
             if let Some(i) = envs.into_iter().find(|&i| !legal(i)) {

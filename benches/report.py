@@ -272,7 +272,10 @@ def vector_part(size: Size) -> list[str]:
         '"loop" the whole loop (the actions drawn in numpy '
         "included) on 1 thread. Measured against a Python loop over "
         "64 separate states doing the same work (`apply_action`, `observation_tensor`, "
-        "`legal_action_mask`, `legal_actions`) (`benches/vector_env.py`).",
+        "`legal_action_mask`, `legal_actions`) (`benches/vector_env.py`). A step with less "
+        "work than is worth sharing (16 envs here) runs on the calling thread whatever "
+        "`threads` is: both counts then do the same work, and their ratio shows the noise of "
+        "the measurement.",
         "",
         *table(
             [

@@ -7,7 +7,7 @@ backups), and how it shares that out to threads between evaluator calls.
 
 ``--states`` trees each add ``--batch-size`` leaves a round, so the evaluator sees batches of
 ``states * batch_size`` rows; each search runs for ``--seconds`` (all trees together), three
-on each thread count, taken in turns.
+on each thread count, taken in turns after one each that is not counted.
 
 Build the package in release mode first (``pip install .`` or ``maturin develop --release``).
 """
@@ -61,14 +61,16 @@ def in_turns(
 ) -> dict[int, float]:
     """Leaves per second on each count of ``threads``: ``rounds`` calls of ``seconds`` each,
     taken in turns (1, 2, 1, 2, ...), so that a change in the machine's load while they run
-    touches every count alike."""
+    touches every count alike, after one call each that is not counted (a process's first
+    calls map the memory that the later ones find kept)."""
     leaves = dict.fromkeys(threads, 0)
     spent = dict.fromkeys(threads, 0.0)
-    for _ in range(rounds):
+    for turn in range(rounds + 1):
         for t in threads:
             n, s = leaves_and_seconds(game, states, t, seconds, batch_size)
-            leaves[t] += n
-            spent[t] += s
+            if turn > 0:
+                leaves[t] += n
+                spent[t] += s
     return {t: leaves[t] / spent[t] for t in threads}
 
 

@@ -268,9 +268,8 @@ def vector_part(size: Size) -> list[str]:
         "Env-steps per second with random legal actions, observations, masks and compact legal "
         'actions every step, and autoreset; standard 2-player games. "In `step`" counts the '
         f"time inside `env.step` (on 1 and 2 threads, {size.vector_seconds:g} s each, taken in "
-        f"turns of {vector_env.TURN:g} s, and their ratio), "
-        '"loop" the whole loop (the actions drawn in numpy '
-        "included) on 1 thread. Measured against a Python loop over "
+        f'turns of {vector_env.TURN:g} s, and their ratio), "loop" the whole loop (the actions '
+        "drawn in numpy included) on 1 thread. Measured against a Python loop over "
         "64 separate states doing the same work (`apply_action`, `observation_tensor`, "
         "`legal_action_mask`, `legal_actions`) (`benches/vector_env.py`). A step with less "
         "work than is worth sharing (16 envs here) runs on the calling thread whatever "

@@ -72,24 +72,59 @@ const SPINS_PER_YIELD: u32 = 1024;
 /// One call's pieces, on the calling thread's stack while helpers may read it.
 struct Job<'a> {
     work: &'a (dyn Fn(usize) + Sync),
-    pieces: usize,
-    next: AtomicUsize,
+    /// The pieces not taken yet, `front..back`, as `back << 32 | front`: the caller takes
+    /// them from the front and the helpers from the back, so that each thread runs about the
+    /// same pieces from call to call (a vector env's envs, a round's trees), whose memory is
+    /// then in its own cache.
+    left: AtomicU64,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
-impl Job<'_> {
-    /// Takes pieces until none is left; returns how many this thread ran.
-    fn take(&self) -> usize {
+impl<'a> Job<'a> {
+    /// Pieces `0..pieces` (at most `u32::MAX`).
+    fn new(work: &'a (dyn Fn(usize) + Sync), pieces: u32) -> Job<'a> {
+        Job {
+            work,
+            left: AtomicU64::new(u64::from(pieces) << 32),
+            panic: Mutex::new(None),
+        }
+    }
+
+    /// The next piece from the front or the back, if any.
+    fn next(&self, back: bool) -> Option<usize> {
+        let mut left = self.left.load(Ordering::Relaxed);
+        loop {
+            let (front, end) = (left & u64::from(u32::MAX), left >> 32);
+            if front >= end {
+                return None;
+            }
+            let (taken, i) = if back {
+                (left - (1 << 32), end - 1)
+            } else {
+                (left + 1, front)
+            };
+            match self
+                .left
+                .compare_exchange_weak(left, taken, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return Some(i as usize),
+                Err(now) => left = now,
+            }
+        }
+    }
+
+    /// Takes pieces until none is left, from the back when `back`; returns how many this
+    /// thread ran.
+    fn take(&self, back: bool) -> usize {
         let mut ran = 0;
         loop {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            if i >= self.pieces {
+            let Some(i) = self.next(back) else {
                 return ran;
-            }
+            };
             ran += 1;
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| (self.work)(i))) {
                 // The other pieces are skipped; the caller passes the panic on.
-                self.next.store(self.pieces, Ordering::Relaxed);
+                self.left.store(0, Ordering::Relaxed);
                 self.panic
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -164,7 +199,7 @@ impl Crew {
             };
             if !job.is_null() {
                 // SAFETY: the caller keeps the job alive until `inside` is back to 0.
-                unsafe { &*job }.take();
+                unsafe { &*job }.take(true);
                 self.inside.fetch_sub(1, Ordering::AcqRel);
             }
         }
@@ -230,7 +265,8 @@ impl Team {
 
     /// Runs `work(i)` for every piece `i` in `0..pieces` on this thread and up to
     /// `threads - 1` helpers, and returns when every piece is done: the number of pieces this
-    /// thread ran, and how long it took. One thread or one piece runs here alone; so does
+    /// thread ran, and how long it took. This thread takes the pieces from the first on, the
+    /// helpers from the last back. One thread or one piece runs here alone; so does
     /// everything when helpers cannot be started.
     ///
     /// # Panics
@@ -242,21 +278,15 @@ impl Team {
         work: &(dyn Fn(usize) + Sync),
     ) -> (usize, Duration) {
         let start = Instant::now();
-        let crew = if threads > 1 && pieces > 1 {
-            self.crew(threads - 1)
-        } else {
-            None
+        let crew = match u32::try_from(pieces) {
+            Ok(p) if threads > 1 && p > 1 => self.crew(threads - 1).map(|c| (c, p)),
+            _ => None,
         };
-        let Some(crew) = crew else {
+        let Some((crew, pieces)) = crew else {
             (0..pieces).for_each(work);
             return (pieces, start.elapsed());
         };
-        let job = Job {
-            work,
-            pieces,
-            next: AtomicUsize::new(0),
-            panic: Mutex::new(None),
-        };
+        let job = Job::new(work, pieces);
         {
             let door = crew.lock();
             // SAFETY: the job outlives its offer: `Offer` withdraws it and waits for the
@@ -288,7 +318,7 @@ impl Team {
             }
         }
         let offer = Offer(&crew);
-        let ran = job.take();
+        let ran = job.take(false);
         let busy = start.elapsed();
         drop(offer);
         if let Some(p) = job.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -399,6 +429,25 @@ mod tests {
             }
         });
         assert!(data.iter().enumerate().all(|(i, &x)| i == x));
+    }
+
+    #[test]
+    fn the_caller_takes_pieces_from_the_front_and_helpers_from_the_back() {
+        let mut team = Team::new("test");
+        let me = std::thread::current().id();
+        for _ in 0..20 {
+            let mine: Vec<AtomicUsize> = (0..64).map(|_| AtomicUsize::new(0)).collect();
+            let (ran, _) = team.run(3, 64, &|i| {
+                if std::thread::current().id() == me {
+                    mine[i].store(1, Ordering::Relaxed);
+                }
+                // Long enough for the helpers to wake and take some.
+                std::thread::sleep(Duration::from_micros(50));
+            });
+            let mine: Vec<usize> = mine.iter().map(|m| m.load(Ordering::Relaxed)).collect();
+            assert_eq!(mine.iter().sum::<usize>(), ran);
+            assert!(mine[..ran].iter().all(|&m| m == 1), "{mine:?}");
+        }
     }
 
     #[test]

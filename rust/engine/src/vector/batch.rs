@@ -37,10 +37,12 @@ impl Pace {
     /// Cuts `n` envs on `threads` into pieces, their bounds into `bounds`: one piece (nothing
     /// handed out) when the work is too small to split; else each piece is a share of the envs
     /// left, one in `2 * threads`, and at least [`PIECE_NS`] of work (guided scheduling). The
-    /// first pieces are long runs of envs, so that the threads take few pieces and the rows of
-    /// neighbouring envs (bytes of one cache line) stay on one thread; the last are short, so
-    /// that a thread that starts late or is held up by another process leaves its share to the
-    /// others and the threads finish together.
+    /// calling thread takes pieces from the front and the helpers from the back (see
+    /// [`Team::run`]), so the pieces are laid out from both ends, one in `threads` at the
+    /// front: each end starts with long runs of envs, so that the threads take few pieces and
+    /// each keeps the same envs (in its cache) from step to step; the last pieces, in the
+    /// middle, are short, so that a thread that starts late or is held up by another process
+    /// leaves its share to the others and the threads finish together.
     fn cut(&self, n: usize, threads: usize, bounds: &mut Vec<usize>) {
         bounds.clear();
         bounds.push(0);
@@ -49,11 +51,25 @@ impl Pace {
             return;
         }
         let least = ((PIECE_NS / self.ns).ceil() as usize).max(1);
-        let mut start = 0;
-        while start < n {
-            let left = n - start;
-            start += (left / (2 * threads)).max(least).min(left);
-            bounds.push(start);
+        // The sizes taken from the back, in the order they are taken.
+        let mut back = Vec::new();
+        let (mut front, mut left) = (0, n);
+        for k in 0.. {
+            if left == 0 {
+                break;
+            }
+            let size = (left / (2 * threads)).max(least).min(left);
+            left -= size;
+            if k % threads == 0 {
+                front += size;
+                bounds.push(front);
+            } else {
+                back.push(size);
+            }
+        }
+        for size in back.into_iter().rev() {
+            front += size;
+            bounds.push(front);
         }
     }
 
@@ -264,7 +280,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pieces_cover_every_env_once_long_ones_first() {
+    fn pieces_cover_every_env_once_long_ones_at_both_ends() {
         let mut bounds = Vec::new();
         // 1 us an env: work of 1,024 envs is split, of 16 (16 us) is not.
         let pace = Pace::guess(1_000.0);
@@ -276,15 +292,21 @@ mod tests {
             pace.cut(n, threads, &mut bounds);
             assert_eq!((bounds[0], bounds[bounds.len() - 1]), (0, n));
             let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+            assert!(sizes.iter().all(|&s| s > 0), "{sizes:?}");
             assert_eq!(sizes[0], (n / (2 * threads)).max(1), "{n} {threads}");
-            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+            // Longest at both ends, shortest in the middle: sizes fall to a least one and
+            // rise from there.
+            let low = sizes
+                .iter()
+                .position(|&s| s == *sizes.iter().min().unwrap())
+                .unwrap();
+            assert!(sizes[..=low].windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+            assert!(sizes[low..].windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
         }
-        // At 250 ns an env a piece holds at least PIECE_NS of work (4 envs), but the last.
+        // At 250 ns an env a piece holds at least PIECE_NS of work (4 envs), but the last
+        // taken (what was left).
         Pace::guess(250.0).cut(1_024, 2, &mut bounds);
         let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-        assert!(
-            sizes[..sizes.len() - 1].iter().all(|&s| s >= 4),
-            "{sizes:?}"
-        );
+        assert_eq!(sizes.iter().filter(|&&s| s < 4).count(), 1, "{sizes:?}");
     }
 }

@@ -3,10 +3,10 @@
 //! self-play). The observation and mask buffers are numpy arrays allocated once per call; the
 //! engine writes each round's rows straight into them with the GIL released, `fn` gets
 //! read-only views of the rows written (the GIL held only for that call), and its answers are
-//! checked and handed back to the engine, again without the GIL. Ctrl-C is seen between rounds.
+//! handed back to the engine, which checks them as it reads them, again without the GIL.
+//! Ctrl-C is seen between rounds.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::OnceLock;
 
 use numpy::{PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pingvinas_engine::search::forest::Stepped;
@@ -114,92 +114,6 @@ fn output<'py>(
         .cast_into::<PyArray2<f32>>()?)
 }
 
-/// Checks a round's answers: values finite; the logits of legal actions without NaN or +inf,
-/// and a finite one in every row (illegal entries are ignored, as the search ignores them).
-/// The logits are checked on `threads` threads, in pieces of rows: the error named is the
-/// first bad value's, else the first bad row's.
-fn check_answers(
-    policy: &[f32],
-    values: &[f32],
-    mask: &[bool],
-    (a_len, n): (usize, usize),
-    threads: usize,
-) -> Result<(), String> {
-    // A branch-free scan first (it vectorises); the loop that names the culprit runs only
-    // when it fails.
-    if values.iter().fold(false, |bad, v| bad | !v.is_finite()) {
-        let i = values.iter().position(|v| !v.is_finite()).unwrap_or(0);
-        return Err(format!(
-            "the evaluator's values must be finite: row {} holds {}",
-            i / n.max(1),
-            values[i]
-        ));
-    }
-    let rows = mask.len() / a_len.max(1);
-    // Pieces of 64 rows: microseconds each.
-    let size = if threads > 1 { 64 } else { rows.max(1) };
-    let pieces = rows.div_ceil(size);
-    let errors: Vec<OnceLock<String>> = (0..pieces).map(|_| OnceLock::new()).collect();
-    pingvinas_engine::threads::share(threads, pieces, &|k| {
-        let r = k * size..((k + 1) * size).min(rows);
-        let cells = r.start * a_len..r.end * a_len;
-        if let Err(e) = check_logits(&policy[cells.clone()], &mask[cells], a_len, r.start) {
-            let _ = errors[k].set(e);
-        }
-    });
-    match errors.into_iter().find_map(OnceLock::into_inner) {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
-}
-
-/// The logits part of [`check_answers`] for rows from `first`.
-fn check_logits(policy: &[f32], mask: &[bool], a_len: usize, first: usize) -> Result<(), String> {
-    for (row, (logits, legal)) in policy
-        .chunks_exact(a_len)
-        .zip(mask.chunks_exact(a_len))
-        .enumerate()
-    {
-        let row = first + row;
-        let mut finite = false;
-        // Legal actions are few: skip the mask eight entries at a time.
-        let mut check = |a: usize| -> Result<(), String> {
-            let x = logits[a];
-            if x.is_nan() || x == f32::INFINITY {
-                return Err(format!(
-                    "the evaluator's policy_logits must not hold NaN or +inf for legal actions: \
-                     row {row}, action {a} holds {x}"
-                ));
-            }
-            finite |= x.is_finite();
-            Ok(())
-        };
-        let mut chunks = legal.chunks_exact(8);
-        for (k, chunk) in chunks.by_ref().enumerate() {
-            let word = u64::from_ne_bytes(std::array::from_fn(|i| chunk[i] as u8));
-            if word != 0 {
-                for (i, &l) in chunk.iter().enumerate() {
-                    if l {
-                        check(8 * k + i)?;
-                    }
-                }
-            }
-        }
-        let base = a_len - chunks.remainder().len();
-        for (i, &l) in chunks.remainder().iter().enumerate() {
-            if l {
-                check(base + i)?;
-            }
-        }
-        if !finite {
-            return Err(format!(
-                "the evaluator's policy_logits of row {row} are -inf for every legal action"
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Drives `work` with the Python `evaluator` until it is done. `obs_shape` is one
 /// observation's `(planes, rows, cols)`. Ctrl-C raises `KeyboardInterrupt` (the work is
 /// aborted first); an exception in `evaluator` propagates; a bad answer raises `ValueError`.
@@ -295,22 +209,19 @@ pub fn drive<G: Game, W: Stepped<G> + Send>(
                 Ok(pair) => pair,
                 Err(e) => return fail::<G, W>(work, e),
             };
-            // The answers are read in place (no copy), checked and backed up off the GIL.
+            // The answers are read in place (no copy) and backed up off the GIL; the engine
+            // checks them as it reads them.
             let (p, v) = (pair.0.readonly(), pair.1.readonly());
             let (p, v) = (p.as_slice()?, v.as_slice()?);
-            let m = &mask[..rows * a_len];
-            let step = py.detach(|| {
-                check_answers(p, v, m, (a_len, n), work.threads())?;
-                catch_unwind(AssertUnwindSafe(|| work.backup(p, v))).map_err(|_| String::new())
-            });
-            match step {
-                Ok(()) => {}
-                Err(message) if message.is_empty() => return fail::<G, W>(work, internal()),
-                Err(message) => return fail::<G, W>(work, PyValueError::new_err(message)),
+            match py.detach(|| catch_unwind(AssertUnwindSafe(|| work.backup(p, v)))) {
+                Ok(Ok(())) => {}
+                Ok(Err(bad)) => return fail::<G, W>(work, PyValueError::new_err(bad.to_string())),
+                Err(_) => return fail::<G, W>(work, internal()),
             }
         } else {
+            // No rows, no answer to be wrong.
             let done = py.detach(|| catch_unwind(AssertUnwindSafe(|| work.backup(&[], &[]))));
-            if done.is_err() {
+            if !matches!(done, Ok(Ok(()))) {
                 return fail::<G, W>(work, internal());
             }
         }

@@ -239,9 +239,11 @@ fn main() {
             &mut values[..rows * n],
         )
         .unwrap();
-        batch.prepare(&game, &NoEval, &policy, &values, 0.0, &mut rng);
+        batch
+            .prepare(&game, &NoEval, &policy, &values, 0.0, &mut rng)
+            .unwrap();
         let v = Instant::now();
-        tree.backup_from(&mut batch, &policy, &values);
+        tree.backup_from(&mut batch, &policy, &values).unwrap();
         locked += (u - t) + v.elapsed();
         free += v - u;
     }

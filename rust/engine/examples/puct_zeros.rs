@@ -97,7 +97,7 @@ fn search<G: Concrete>(
     let (policy, values) = (vec![0.0f32; rows * actions], vec![0.0f32; rows * players]);
     while !forest.is_done() {
         forest.gather(&mut obs, &mut mask);
-        forest.backup(&policy, &values);
+        forest.backup(&policy, &values).unwrap();
     }
     cpu_seconds() - start
 }

@@ -32,7 +32,7 @@ use crate::io::GameIo;
 use crate::rng::Rng;
 use crate::search::forest::Stepped;
 use crate::search::mcts::{Mcts, MctsConfig};
-use crate::search::puct::{PuctConfig, PuctTree, RootRule};
+use crate::search::puct::{BadAnswer, PuctConfig, PuctTree, RootRule};
 use crate::search::{Budget, Evaluate, Knowledge, StopFlag};
 use crate::vector::Source;
 
@@ -571,15 +571,18 @@ impl<G: GameIo + 'static, E: Evaluate<G>> Stepped<G> for SelfPlay<G, E> {
             .collect()
     }
 
-    fn backup(&mut self, policy: &[f32], values: &[f32]) {
+    fn backup(&mut self, policy: &[f32], values: &[f32]) -> std::result::Result<(), BadAnswer> {
         let (a_len, n) = (self.shape.1, self.shape.2);
         let mut row = 0;
         for (slot, &rows) in self.live.iter_mut().zip(&self.rows) {
             if let Some(live) = slot {
-                live.tree.backup(&policy[row * a_len..], &values[row * n..]);
+                live.tree
+                    .backup(&policy[row * a_len..], &values[row * n..])
+                    .map_err(|bad| bad.after(row))?;
             }
             row += rows;
         }
+        Ok(())
     }
 
     fn is_done(&self) -> bool {

@@ -8,7 +8,7 @@
 //! thread), or the workers of one [`SharedTree`] (tree parallelism with virtual loss).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
@@ -16,7 +16,7 @@ use crate::game::Game;
 use crate::io::GameIo;
 use crate::rng::Rng;
 use crate::search::budget::{Budget, Clock, StopFlag};
-use crate::search::puct::{Batch, PuctTree};
+use crate::search::puct::{BadAnswer, Batch, PuctTree};
 use crate::search::{Evaluate, SearchResult};
 use crate::threads::Disjoint;
 
@@ -214,9 +214,13 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
     }
 
     /// Hands the evaluator's answers for the last gather's rows back to the trees.
-    pub fn backup(&mut self, policy: &[f32], values: &[f32]) {
+    ///
+    /// # Errors
+    /// The first row whose answer cannot be used ([`Batch::prepare`]); its tree is unchanged,
+    /// others may have taken theirs: abort the forest ([`Forest::abort`]).
+    pub fn backup(&mut self, policy: &[f32], values: &[f32]) -> std::result::Result<(), BadAnswer> {
         let Some(first) = self.trees.first() else {
-            return;
+            return Ok(());
         };
         let a_len = first.game().num_actions();
         let n = first.game().num_players();
@@ -225,10 +229,11 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
             let _clock = self.clock.as_ref().map(Clock::enter);
             let mut row = 0;
             for (t, &rows) in self.trees.iter_mut().zip(&self.rows) {
-                t.backup(&policy[row * a_len..], &values[row * n..]);
+                t.backup(&policy[row * a_len..], &values[row * n..])
+                    .map_err(|bad| bad.after(row))?;
                 row += rows;
             }
-            return;
+            return Ok(());
         }
         let count = self.trees.len();
         let mut starts = Vec::with_capacity(count);
@@ -239,6 +244,8 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         }
         let clock = self.clock.as_ref();
         let trees = Disjoint::new(&mut self.trees);
+        // Each piece's first bad row: the pieces are in row order.
+        let bad: Vec<OnceLock<BadAnswer>> = (0..pieces).map(|_| OnceLock::new()).collect();
         crate::threads::share(self.threads, pieces, &|k| {
             let _clock = clock.map(Clock::enter);
             let cut = k * size..((k + 1) * size).min(count);
@@ -246,9 +253,16 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
             let trees = unsafe { trees.range(cut.clone()) };
             for (i, t) in cut.zip(trees) {
                 let row = starts[i];
-                t.backup(&policy[row * a_len..], &values[row * n..]);
+                if let Err(e) = t.backup(&policy[row * a_len..], &values[row * n..]) {
+                    let _ = bad[k].set(e.after(row));
+                    return;
+                }
             }
         });
+        match bad.into_iter().find_map(OnceLock::into_inner) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Stops every tree (an error in the evaluator, an interrupt); their pending leaves are
@@ -303,15 +317,14 @@ pub trait Stepped<G: Game>: Send {
     /// The positions of the last round's rows.
     fn pending_states(&self) -> Vec<G::State>;
     /// Takes the answers for the last round's rows.
-    fn backup(&mut self, policy: &[f32], values: &[f32]);
+    ///
+    /// # Errors
+    /// The first row whose answer cannot be used ([`Batch::prepare`]): abort the work then.
+    fn backup(&mut self, policy: &[f32], values: &[f32]) -> std::result::Result<(), BadAnswer>;
     /// Whether the work is done.
     fn is_done(&self) -> bool;
     /// Drops the pending rows and stops (after an evaluator error).
     fn abort(&mut self);
-    /// Threads the work's rounds are shared out to; a caller may check answers on as many.
-    fn threads(&self) -> usize {
-        1
-    }
 }
 
 impl<G: GameIo, E: Evaluate<G>> Stepped<G> for Forest<G, E> {
@@ -333,7 +346,7 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for Forest<G, E> {
     fn pending_states(&self) -> Vec<G::State> {
         Forest::pending_states(self)
     }
-    fn backup(&mut self, policy: &[f32], values: &[f32]) {
+    fn backup(&mut self, policy: &[f32], values: &[f32]) -> std::result::Result<(), BadAnswer> {
         Forest::backup(self, policy, values)
     }
     fn is_done(&self) -> bool {
@@ -341,9 +354,6 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for Forest<G, E> {
     }
     fn abort(&mut self) {
         Forest::abort(self)
-    }
-    fn threads(&self) -> usize {
-        self.threads
     }
 }
 
@@ -389,7 +399,10 @@ pub fn drive_while<G: Game, W: Stepped<G>, B: BatchEvaluator<G>>(
                 return Err(e);
             }
         }
-        work.backup(&policy, &values);
+        if let Err(bad) = work.backup(&policy, &values) {
+            work.abort();
+            return Err(bad.into());
+        }
     }
     Ok(())
 }
@@ -592,14 +605,15 @@ impl<G: GameIo, E: Evaluate<G>> Stepped<G> for TreeWorker<'_, G, E> {
         self.batch.states().copied().collect()
     }
 
-    fn backup(&mut self, policy: &[f32], values: &[f32]) {
+    fn backup(&mut self, policy: &[f32], values: &[f32]) -> std::result::Result<(), BadAnswer> {
         let _clock = self.shared.clock.enter();
         let (game, eval) = (&*self.game, &*self.eval);
         let (mix, rng) = (self.playout_mix, &mut self.rng);
-        self.batch.prepare(game, eval, policy, values, mix, rng);
+        self.batch.prepare(game, eval, policy, values, mix, rng)?;
         let mut tree = self.shared.lock();
-        tree.backup_from(&mut self.batch, policy, values);
+        let done = tree.backup_from(&mut self.batch, policy, values);
         self.shared.note_done(&tree);
+        done
     }
 
     fn is_done(&self) -> bool {

@@ -182,6 +182,80 @@ enum Leaf {
     Exact(Returns),
 }
 
+/// An evaluator's answer that a search cannot use: row `row` of its batch holds `kind`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BadAnswer {
+    /// The row, counted from the batch's first.
+    pub row: usize,
+    /// What is wrong with it.
+    pub kind: BadKind,
+}
+
+/// What is wrong with a [`BadAnswer`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BadKind {
+    /// A value that is NaN or infinite.
+    Value(f32),
+    /// The logit of a legal action that is NaN or `+inf`.
+    Logit(Action, f32),
+    /// Every legal action's logit is `-inf`.
+    NoFiniteLogit,
+}
+
+impl BadAnswer {
+    /// The same answer in a batch where this one's rows start at row `first`.
+    pub fn after(self, first: usize) -> BadAnswer {
+        BadAnswer {
+            row: first + self.row,
+            ..self
+        }
+    }
+}
+
+impl std::fmt::Display for BadAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let row = self.row;
+        match self.kind {
+            BadKind::Value(x) => write!(
+                f,
+                "the evaluator's values must be finite: row {row} holds {x}"
+            ),
+            BadKind::Logit(a, x) => write!(
+                f,
+                "the evaluator's policy_logits must not hold NaN or +inf for legal actions: \
+                 row {row}, action {a} holds {x}"
+            ),
+            BadKind::NoFiniteLogit => write!(
+                f,
+                "the evaluator's policy_logits of row {row} are -inf for every legal action"
+            ),
+        }
+    }
+}
+
+impl From<BadAnswer> for crate::error::Error {
+    fn from(bad: BadAnswer) -> Self {
+        crate::error::Error::Invalid(bad.to_string())
+    }
+}
+
+/// The first thing wrong with one row's answer (`values` of the row, `logits` of every
+/// action) for a position whose legal actions are `legal`, if any.
+fn check_row(values: &[f32], logits: &[f32], legal: &[Action]) -> Option<BadKind> {
+    if let Some(&x) = values.iter().find(|x| !x.is_finite()) {
+        return Some(BadKind::Value(x));
+    }
+    let mut finite = false;
+    for &a in legal {
+        let x = logits[a as usize];
+        if x.is_nan() || x == f32::INFINITY {
+            return Some(BadKind::Logit(a, x));
+        }
+        finite |= x.is_finite();
+    }
+    (!finite).then_some(BadKind::NoFiniteLogit)
+}
+
 /// A path of one selection, with the leaf it ends in.
 #[derive(Clone, Copy, Debug)]
 struct Pending<S> {
@@ -268,6 +342,11 @@ impl<S> Batch<S> {
     /// the softmax of their logits as priors, shuffled) and their returns (mixed with a
     /// playout by `playout_mix`, [`PuctConfig::playout_mix`]). Threads that share a tree do
     /// this outside its lock, drawing from `rng`; one tree does it in its backup, from its own.
+    ///
+    /// # Errors
+    /// The first row whose answer cannot be used (a value not finite, a legal action's logit
+    /// NaN or `+inf`, or every one `-inf`); the batch must then be aborted
+    /// ([`PuctTree::abort_batch`]).
     #[allow(clippy::too_many_arguments)]
     pub fn prepare<G: Game<State = S>, E: Evaluate<G>>(
         &mut self,
@@ -277,7 +356,7 @@ impl<S> Batch<S> {
         values: &[f32],
         playout_mix: f64,
         rng: &mut Rng,
-    ) {
+    ) -> std::result::Result<(), BadAnswer> {
         let a_len = game.num_actions();
         let n = game.num_players();
         self.children.clear();
@@ -286,8 +365,15 @@ impl<S> Batch<S> {
         let mut actions = ActionList::new();
         let mut weights: Vec<(Action, f64)> = Vec::new();
         for (row, p) in row_leaves(&self.pending).enumerate() {
+            let logits = &policy[row * a_len..(row + 1) * a_len];
+            let v = &values[row * n..(row + 1) * n];
+            actions.clear();
+            game.legal_actions(&p.state, &mut actions);
+            if let Some(kind) = check_row(v, logits, &actions) {
+                return Err(BadAnswer { row, kind });
+            }
             let mut r: Returns = [0.0; MAX_PLAYERS];
-            for (k, &x) in values[row * n..(row + 1) * n].iter().enumerate() {
+            for (k, &x) in v.iter().enumerate() {
                 r[(p.to_move as usize + k) % n] = (x as f64).clamp(-1.0, 1.0);
             }
             if playout_mix > 0.0 {
@@ -297,20 +383,22 @@ impl<S> Batch<S> {
                 }
             }
             self.returns.push(r);
-            let logits = &policy[row * a_len..(row + 1) * a_len];
-            actions.clear();
-            game.legal_actions(&p.state, &mut actions);
             eval.prune_actions(game, &p.state, &mut actions);
             let max = actions
                 .iter()
                 .map(|&a| logits[a as usize] as f64)
                 .fold(f64::NEG_INFINITY, f64::max);
             weights.clear();
-            weights.extend(
-                actions
-                    .iter()
-                    .map(|&a| (a, (logits[a as usize] as f64 - max).exp())),
-            );
+            // The moves kept may all be -inf (the finite logits on moves pruned): then they
+            // are equal.
+            weights.extend(actions.iter().map(|&a| {
+                let w = if max == f64::NEG_INFINITY {
+                    1.0
+                } else {
+                    (logits[a as usize] as f64 - max).exp()
+                };
+                (a, w)
+            }));
             // A random order breaks ties between equal children.
             rng.shuffle(&mut weights);
             let sum: f64 = weights.iter().map(|c| c.1).sum();
@@ -318,6 +406,7 @@ impl<S> Batch<S> {
                 .extend(weights.iter().map(|&(a, w)| (a, (w / sum) as f32)));
             self.ends.push(self.children.len());
         }
+        Ok(())
     }
 
     /// Works out the positions of the leaves of [`PuctTree::select_deferred`], without the
@@ -787,20 +876,34 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
     /// Takes the evaluator's answers for the rows of the last [`PuctTree::gather`]:
     /// `policy` holds `rows * num_actions` logits (illegal entries are ignored) and `values`
     /// `rows * num_players` values per seat from the player to move (see the module docs).
-    /// Both must be finite (the caller checks).
-    pub fn backup(&mut self, policy: &[f32], values: &[f32]) {
+    ///
+    /// # Errors
+    /// The first row whose answer cannot be used ([`Batch::prepare`]); the tree is unchanged,
+    /// its leaves still pending: abort them ([`Stepped::abort`]).
+    ///
+    /// [`Stepped::abort`]: crate::search::forest::Stepped::abort
+    pub fn backup(&mut self, policy: &[f32], values: &[f32]) -> std::result::Result<(), BadAnswer> {
         let mut batch = std::mem::take(&mut self.batch);
-        self.backup_from(&mut batch, policy, values);
+        let done = self.backup_from(&mut batch, policy, values);
         self.batch = batch;
+        done
     }
 
     /// [`PuctTree::backup`] of a batch of [`PuctTree::select_into`]; the batch is emptied.
     /// Its leaves are made ready here, from this tree's random numbers, unless
     /// [`Batch::prepare`] did it.
-    pub fn backup_from(&mut self, batch: &mut Batch<G::State>, policy: &[f32], values: &[f32]) {
+    ///
+    /// # Errors
+    /// As [`PuctTree::backup`]; the batch is then kept, for [`PuctTree::abort_batch`].
+    pub fn backup_from(
+        &mut self,
+        batch: &mut Batch<G::State>,
+        policy: &[f32],
+        values: &[f32],
+    ) -> std::result::Result<(), BadAnswer> {
         if batch.ends.len() != batch.rows {
             let mix = self.config.playout_mix;
-            batch.prepare(&*self.game, &*self.eval, policy, values, mix, &mut self.rng);
+            batch.prepare(&*self.game, &*self.eval, policy, values, mix, &mut self.rng)?;
         }
         let mut row = 0;
         for p in &batch.pending {
@@ -842,6 +945,7 @@ impl<G: GameIo, E: Evaluate<G>> PuctTree<G, E> {
         if self.iterations >= self.limits.iterations {
             self.done = true;
         }
+        Ok(())
     }
 
     /// Drops the pending leaves of the last gather, and stops (an error in the evaluator, an

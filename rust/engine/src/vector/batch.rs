@@ -34,11 +34,15 @@ impl Pace {
         Pace { ns }
     }
 
+    /// Whether `n` envs of this work on `threads` are worth sharing out.
+    fn splits(&self, n: usize, threads: usize) -> bool {
+        threads > 1 && n as f64 * self.ns >= SPLIT_NS
+    }
+
     /// Cuts `n` envs on `threads` into pieces, their bounds into `bounds`: one piece (nothing
-    /// handed out) when the work is too small to split; else [`guided`] pieces of at least
-    /// [`PIECE_NS`] of work.
-    fn cut(&self, n: usize, threads: usize, bounds: &mut Vec<usize>) {
-        if threads <= 1 || n as f64 * self.ns < SPLIT_NS {
+    /// handed out) unless `split`; else [`guided`] pieces of at least [`PIECE_NS`] of work.
+    fn cut(&self, n: usize, threads: usize, split: bool, bounds: &mut Vec<usize>) {
+        if !split {
             bounds.clear();
             bounds.extend([0, n]);
             return;
@@ -95,8 +99,23 @@ impl Crew {
     /// is worth sharing (by the pace of `work`, which learns from the call). Each env's work
     /// depends on that env alone, so the results do not depend on the threads.
     pub(super) fn share(&mut self, work: Work, n: usize, f: impl Fn(Range<usize>) + Sync) {
+        self.share_like(work, work, n, f);
+    }
+
+    /// [`Crew::share`], shared out when `like` work of `n` envs would be: work too light to
+    /// be worth a hand-out of its own that comes with heavier work, whose hand-out wakes the
+    /// helpers anyway (a step's checks), is then done by each thread on the envs it steps,
+    /// in its own cache.
+    pub(super) fn share_like(
+        &mut self,
+        work: Work,
+        like: Work,
+        n: usize,
+        f: impl Fn(Range<usize>) + Sync,
+    ) {
+        let split = self.paces[like as usize].splits(n, self.threads);
         let pace = &mut self.paces[work as usize];
-        pace.cut(n, self.threads, &mut self.bounds);
+        pace.cut(n, self.threads, split, &mut self.bounds);
         let bounds = &self.bounds;
         // The pace is learnt from the envs this thread ran in the time it ran them.
         let me = std::thread::current().id();
@@ -258,15 +277,14 @@ mod tests {
         let mut bounds = Vec::new();
         // 1 us an env: work of 1,024 envs is split, of 16 (16 us) is not.
         let pace = Pace::guess(1_000.0);
-        pace.cut(16, 2, &mut bounds);
-        assert_eq!(bounds, [0, 16]);
-        pace.cut(1_024, 1, &mut bounds);
+        assert!(!pace.splits(16, 2) && !pace.splits(1_024, 1) && pace.splits(1_024, 2));
+        pace.cut(1_024, 2, false, &mut bounds);
         assert_eq!(bounds, [0, 1_024]);
-        pace.cut(1_024, 2, &mut bounds);
+        pace.cut(1_024, 2, true, &mut bounds);
         assert!(bounds.len() > 10, "{bounds:?}");
         // At 250 ns an env a piece holds at least PIECE_NS of work (4 envs), but the last
         // taken (what was left).
-        Pace::guess(250.0).cut(1_024, 2, &mut bounds);
+        Pace::guess(250.0).cut(1_024, 2, true, &mut bounds);
         let sizes: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
         assert!(sizes.iter().filter(|&&s| s < 4).count() <= 1, "{sizes:?}");
     }

@@ -360,9 +360,14 @@ impl<G: GameIo> VectorEnv<G> {
                 }
             }
         };
-        // Shared out as the step is when there are many.
+        // Shared out when the step is: each thread checks the envs it then steps.
         let first = AtomicUsize::new(n);
-        self.crew.share(Work::Check, n, |envs| {
+        let like = if self.shared.single_agent() {
+            Work::Opponents
+        } else {
+            Work::Step
+        };
+        self.crew.share_like(Work::Check, like, n, |envs| {
             if let Some(i) = envs.into_iter().find(|&i| !legal(i)) {
                 first.fetch_min(i, Ordering::Relaxed);
             }

@@ -60,6 +60,8 @@ class Size:
     overhead_calls: int
     search_seconds: float  # per search-speed measurement
     many_states: int  # trees of the search_many row
+    many_seconds: float  # per search_many call
+    many_rounds: int  # search_many calls on each count (after one not counted)
     ab_positions: int  # alpha-beta's time to depth (Rust example)
     ab_seconds: float
     ab_repeats: int
@@ -82,6 +84,8 @@ FULL = Size(
     overhead_calls=3_000,
     search_seconds=2.0,
     many_states=256,
+    many_seconds=1.0,
+    many_rounds=7,
     ab_positions=12,
     ab_seconds=1.0,
     ab_repeats=5,
@@ -104,6 +108,8 @@ QUICK = Size(
     overhead_calls=20,
     search_seconds=0.05,
     many_states=8,
+    many_seconds=0.05,
+    many_rounds=1,
     ab_positions=1,
     ab_seconds=0.05,
     ab_repeats=1,
@@ -248,7 +254,7 @@ def vector_part(size: Size) -> list[str]:
         game = make()
         loop, loop_cpu = vector_env.python_loop(game, 64, size.vector_seconds * 2)
         for envs in size.vector_envs:
-            rates = vector_env.in_turns(game, envs, (1, 2), size.vector_seconds)
+            turns, rates = vector_env.in_turns(game, envs, (1, 2), size.vector_seconds)
             one, two = rates[1], rates[2]
             rows.append(
                 [
@@ -256,7 +262,7 @@ def vector_part(size: Size) -> list[str]:
                     f"`VectorEnv`, {envs} envs",
                     fmt(one[0]),
                     fmt(two[0]),
-                    ratio(two[0] / one[0]),
+                    ratio(turns.ratio(2, 1)),
                     fmt(one[1]),
                     ratio(one[1] / loop),
                 ]
@@ -268,8 +274,10 @@ def vector_part(size: Size) -> list[str]:
         "Env-steps per second with random legal actions, observations, masks and compact legal "
         'actions every step, and autoreset; standard 2-player games. "In `step`" counts the '
         f"time inside `env.step` (on 1 and 2 threads, {size.vector_seconds:g} s each, taken in "
-        f'turns of {vector_env.TURN:g} s, and their ratio), "loop" the whole loop (the actions '
-        "drawn in numpy included) on 1 thread. Measured against a Python loop over "
+        f"turns of {vector_env.TURN:g} s: the median rate of the turns, and the median of the "
+        "ratios of the two within a turn, which a slower spell of a shared machine touches "
+        'alike), "loop" the whole loop (the actions drawn in numpy included) on 1 thread. '
+        "Measured against a Python loop over "
         "64 separate states doing the same work (`apply_action`, `observation_tensor`, "
         "`legal_action_mask`, `legal_actions`) (`benches/vector_env.py`). A step with less "
         "work than is worth sharing (16 envs here) runs on the calling thread whatever "
@@ -353,10 +361,12 @@ def search_part(size: Size, cargo: bool) -> list[str]:
         rates = {t: done[t] / spent[t] for t in done}
         rows.append([f"{label}, 1 thread", unit, fmt(rates[1]), ratio(1.0)])
         rows.append([f"{label}, 2 threads", unit, fmt(rates[2]), ratio(rates[2] / rates[1])])
-    many = search_many.in_turns(pv.Fish(), size.many_states, (1, 2), size.search_seconds)
+    many = search_many.in_turns(
+        pv.Fish(), size.many_states, (1, 2), size.many_seconds, rounds=size.many_rounds
+    )
     label = f"`search_many`, {size.many_states} openings, trivial Python evaluator"
-    rows.append([f"{label}, 1 thread", "leaves/s", fmt(many[1]), ratio(1.0)])
-    rows.append([f"{label}, 2 threads", "leaves/s", fmt(many[2]), ratio(many[2] / many[1])])
+    rows.append([f"{label}, 1 thread", "leaves/s", fmt(many.rate(1)), ratio(1.0)])
+    rows.append([f"{label}, 2 threads", "leaves/s", fmt(many.rate(2)), ratio(many.ratio(2, 1))])
     lines = [
         "## Search",
         "",
@@ -369,10 +379,12 @@ def search_part(size: Size, cargo: bool) -> list[str]:
         f"MCTS searches with `memory_mb={mcts_memory}` so that no tree fills up: "
         "its threads' trees share that memory, and a full tree stops adding nodes, which makes "
         "its playouts cheaper (at the default 1 GiB two threads fill theirs within seconds, "
-        "and then count more than twice the playouts of one). `pv.search_many` for as long on "
-        "standard 2-player Fish openings, one leaf per tree and round (so the evaluator gets one "
-        "batch of a row per tree), against itself on one thread, three searches each, taken in "
-        "turns after one each that is not counted (`benches/search_many.py`).",
+        "and then count more than twice the playouts of one). `pv.search_many` on standard "
+        "2-player Fish openings, one leaf per tree and round (so the evaluator gets one batch "
+        f"of a row per tree), against itself on one thread: {size.many_rounds} calls of "
+        f"{size.many_seconds:g} s on each count, taken in turns after one each that is not "
+        "counted, their median rate, and the median over the turns of the ratio within a turn "
+        "(`benches/search_many.py`).",
         "",
         *table(["", "unit", "rate", "per 1 thread"], rows),
         "",

@@ -7,7 +7,8 @@ backups), and how it shares that out to threads between evaluator calls.
 
 ``--states`` trees each add ``--batch-size`` leaves a round, so the evaluator sees batches of
 ``states * batch_size`` rows; each search runs for ``--seconds`` (all trees together), three
-on each thread count, taken in turns after one each that is not counted.
+on each thread count, taken in turns after one each that is not counted: the median rate of
+each count, and the median over the turns of their ratio.
 
 Build the package in release mode first (``pip install .`` or ``maturin develop --release``).
 """
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
+from turns import Turns
 
 import pingvinas as pv
 
@@ -58,20 +60,18 @@ def in_turns(
     seconds: float,
     rounds: int = 3,
     batch_size: int = 1,
-) -> dict[int, float]:
-    """Leaves per second on each count of ``threads``: ``rounds`` calls of ``seconds`` each,
-    taken in turns (1, 2, 1, 2, ...), so that a change in the machine's load while they run
-    touches every count alike, after one call each that is not counted (a process's first
-    calls map the memory that the later ones find kept)."""
-    leaves = dict.fromkeys(threads, 0)
-    spent = dict.fromkeys(threads, 0.0)
+) -> Turns:
+    """Leaves per second of each call on each count of ``threads``: ``rounds`` calls of
+    ``seconds`` each, taken in turns (1, 2, 1, 2, ...), so that a change in the machine's load
+    while they run touches every count alike, after one call each that is not counted (a
+    process's first calls map the memory that the later ones find kept)."""
+    runs: dict[int, list[float]] = {t: [] for t in threads}
     for turn in range(rounds + 1):
         for t in threads:
             n, s = leaves_and_seconds(game, states, t, seconds, batch_size)
             if turn > 0:
-                leaves[t] += n
-                spent[t] += s
-    return {t: leaves[t] / spent[t] for t in threads}
+                runs[t].append(n / s)
+    return Turns(runs)
 
 
 def main() -> None:
@@ -83,10 +83,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     args = parser.parse_args()
     for name, make in GAMES.items():
-        rates = in_turns(make(), args.states, (1, 2), args.seconds, batch_size=args.batch_size)
+        turns = in_turns(make(), args.states, (1, 2), args.seconds, batch_size=args.batch_size)
         print(
-            f"{name}: {rates[1]:,.0f} leaves/s on 1 thread, {rates[2]:,.0f} on 2 "
-            f"(x{rates[2] / rates[1]:.2f})"
+            f"{name}: {turns.rate(1):,.0f} leaves/s on 1 thread, {turns.rate(2):,.0f} on 2 "
+            f"(x{turns.ratio(2, 1):.2f}, the median of the turns)"
         )
 
 

@@ -9,7 +9,8 @@ Every loop plays uniformly random legal actions and starts a new game when one e
 
 - ``VectorEnv``: ``env.step(actions)`` with the actions drawn in numpy from
   ``info["legal_actions"]`` / ``info["legal_action_count"]``. "step" counts the time inside
-  ``env.step`` alone, "loop" the whole loop (drawing the actions included).
+  ``env.step`` alone (the median of the turns), "loop" the whole loop (drawing the actions
+  included).
 - Python loop: per state and step ``apply_action`` + ``observation_tensor()`` +
   ``legal_action_mask()``, and ``random.choice(legal_actions())`` for the next action.
 
@@ -24,11 +25,13 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
+from turns import Turns
 
 import pingvinas as pv
 
@@ -50,11 +53,14 @@ class Stepper:
         self.rng = np.random.default_rng(0)
         self.rows = np.arange(num_envs)
         self.env_steps = 0
-        self.inside = self.total = self.cpu = 0.0
+        self.total = self.cpu = 0.0
+        # Env-steps per second inside ``step``, of each run.
+        self.runs: list[float] = []
 
     def run(self, seconds: float) -> None:
         """Steps for about ``seconds``."""
         steps = 0
+        inside = 0.0
         cpu = time.process_time()
         start = time.perf_counter()
         while True:
@@ -62,31 +68,35 @@ class Stepper:
             actions = self.legal[self.rows, pick]
             t = time.perf_counter()
             self.env.step(actions)
-            self.inside += time.perf_counter() - t
+            inside += time.perf_counter() - t
             steps += 1
             if steps % 8 == 0 and time.perf_counter() - start > seconds:
                 break
         self.total += time.perf_counter() - start
         self.cpu += time.process_time() - cpu
         self.env_steps += steps * len(self.rows)
+        self.runs.append(steps * len(self.rows) / inside)
 
     def rates(self) -> tuple[float, float, float]:
-        """(env-steps/s inside ``step``, of the whole loop, of the whole loop per CPU second)."""
+        """(env-steps/s inside ``step``, the median of the runs; of the whole loop; of the
+        whole loop per CPU second)."""
         n = self.env_steps
-        return n / self.inside, n / self.total, n / self.cpu
+        return statistics.median(self.runs), n / self.total, n / self.cpu
 
 
 def in_turns(
     game: Any, num_envs: int, threads: Sequence[int], seconds: float, turn: float = TURN
-) -> dict[int, tuple[float, float, float]]:
-    """:meth:`Stepper.rates` on each count of ``threads``, ``seconds`` each in all, taken in
-    turns of ``turn`` seconds (1, 2, 1, 2, ...), so that a change in the machine's load while
-    they run touches every count alike."""
+) -> tuple[Turns, dict[int, tuple[float, float, float]]]:
+    """Steps on each count of ``threads``, ``seconds`` each in all, taken in turns of
+    ``turn`` seconds (1, 2, 1, 2, ...), so that a change in the machine's load while they run
+    touches every count alike: the rates in step of each turn, and :meth:`Stepper.rates` of
+    each count."""
     steppers = {t: Stepper(game, num_envs, t) for t in threads}
     for _ in range(max(1, round(seconds / turn))):
         for stepper in steppers.values():
             stepper.run(min(turn, seconds))
-    return {t: stepper.rates() for t, stepper in steppers.items()}
+    runs = Turns({t: stepper.runs for t, stepper in steppers.items()})
+    return runs, {t: stepper.rates() for t, stepper in steppers.items()}
 
 
 def python_loop(game: Any, num_envs: int, seconds: float) -> tuple[float, float]:
@@ -128,7 +138,8 @@ def main() -> None:
     for name, make in GAMES.items():
         game = make()
         for num_envs in (1, 64, 1024):
-            for threads, r in in_turns(game, num_envs, (1, 2), args.seconds).items():
+            _, rates = in_turns(game, num_envs, (1, 2), args.seconds)
+            for threads, r in rates.items():
                 results[name, num_envs, threads] = r
                 rates = f"{r[0]:>17,.0f} {r[1]:>17,.0f} {r[2]:>21,.0f}"
                 print(f"{name:<9} {num_envs:>5} {threads:>7} {rates}")

@@ -17,6 +17,10 @@ use crate::threads::{guided, Team};
 /// much as it saves, even to a helper that is awake.
 const SPLIT_NS: f64 = 30_000.0;
 
+/// Work that comes with a hand-out made anyway (a step's checks) is shared out with it from
+/// this much on one thread: below, the helpers' share of it costs more than it saves.
+const JOIN_NS: f64 = 5_000.0;
+
 /// The least work in one piece handed out (envs are taken a piece at a time).
 const PIECE_NS: f64 = 1_000.0;
 
@@ -102,10 +106,10 @@ impl Crew {
         self.share_like(work, work, n, f);
     }
 
-    /// [`Crew::share`], shared out when `like` work of `n` envs would be: work too light to
-    /// be worth a hand-out of its own that comes with heavier work, whose hand-out wakes the
-    /// helpers anyway (a step's checks), is then done by each thread on the envs it steps,
-    /// in its own cache.
+    /// [`Crew::share`], shared out when `like` work of `n` envs would be and this work is at
+    /// least [`JOIN_NS`]: work too light to be worth a hand-out of its own that comes with
+    /// heavier work, whose hand-out wakes the helpers anyway (a step's checks), is then done
+    /// by each thread on the envs it steps, in its own cache.
     pub(super) fn share_like(
         &mut self,
         work: Work,
@@ -113,7 +117,8 @@ impl Crew {
         n: usize,
         f: impl Fn(Range<usize>) + Sync,
     ) {
-        let split = self.paces[like as usize].splits(n, self.threads);
+        let split = self.paces[like as usize].splits(n, self.threads)
+            && n as f64 * self.paces[work as usize].ns >= JOIN_NS;
         let pace = &mut self.paces[work as usize];
         pace.cut(n, self.threads, split, &mut self.bounds);
         let bounds = &self.bounds;

@@ -21,6 +21,13 @@ impl<T> Spare for Vec<T> {
     }
 }
 
+/// An arena holds the memory it has touched: the room never used costs nothing.
+impl<T: Copy> Spare for crate::memory::Arena<T> {
+    fn bytes(&self) -> usize {
+        self.touched() * std::mem::size_of::<T>()
+    }
+}
+
 /// Spares of `T`: at most `count` of them and `bytes` in all.
 pub(super) struct Spares<T> {
     kept: Mutex<Vec<T>>,

@@ -14,6 +14,7 @@
 
 use super::arenas::Spares;
 use crate::game::{Action, Game, Returns};
+use crate::memory::Arena;
 use crate::search::Evaluate;
 
 /// The default memory of a searcher's trees, in MiB: 1 GiB.
@@ -66,7 +67,7 @@ pub(super) trait VirtualLoss: Copy + Default + std::fmt::Debug + Send + 'static 
     fn count(self) -> u32;
 
     /// The spare arenas of trees of such nodes ([`super::arenas`]).
-    fn spares() -> &'static Spares<Vec<Node<Self>>>;
+    fn spares() -> &'static Spares<Arena<Node<Self>>>;
 }
 
 impl VirtualLoss for () {
@@ -75,9 +76,9 @@ impl VirtualLoss for () {
         0
     }
 
-    fn spares() -> &'static Spares<Vec<Node<()>>> {
+    fn spares() -> &'static Spares<Arena<Node<()>>> {
         // None kept: MCTS keeps its trees in its searcher between moves and takes no spare.
-        static SPARES: Spares<Vec<Node<()>>> = Spares::new(0, 0);
+        static SPARES: Spares<Arena<Node<()>>> = Spares::new(0, 0);
         &SPARES
     }
 }
@@ -88,8 +89,8 @@ impl VirtualLoss for u32 {
         self
     }
 
-    fn spares() -> &'static Spares<Vec<Node<u32>>> {
-        static SPARES: Spares<Vec<Node<u32>>> = Spares::new(SPARE_ARENAS, SPARE_BYTES);
+    fn spares() -> &'static Spares<Arena<Node<u32>>> {
+        static SPARES: Spares<Arena<Node<u32>>> = Spares::new(SPARE_ARENAS, SPARE_BYTES);
         &SPARES
     }
 }
@@ -197,7 +198,7 @@ pub(super) fn most_visited(stats: impl IntoIterator<Item = RootStat>) -> Option<
 
 /// One search tree, kept between searches; `L` holds its virtual losses ([`VirtualLoss`]).
 pub(super) struct Tree<S, L: VirtualLoss = ()> {
-    pub(super) nodes: Vec<Node<L>>,
+    pub(super) nodes: Arena<Node<L>>,
     /// The returns of the solved and frozen nodes.
     pub(super) values: Vec<Returns>,
     /// The root's position.
@@ -216,7 +217,7 @@ impl<S, L: VirtualLoss> Drop for Tree<S, L> {
 impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
     pub(super) fn new() -> Tree<S, L> {
         Tree {
-            nodes: Vec::new(),
+            nodes: Arena::new(),
             values: Vec::new(),
             root: None,
             max_depth: 0,
@@ -326,7 +327,7 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
                 stack.extend(self.nodes[i].children());
             }
         }
-        let mut nodes = Vec::with_capacity(size);
+        let mut nodes = Arena::with_capacity(size);
         let mut values = Vec::with_capacity(valued);
         let mut root_node = self.nodes[new_root];
         root_node.action = Action::MAX;
@@ -405,11 +406,8 @@ impl<S: Copy + PartialEq, L: VirtualLoss> Tree<S, L> {
         }
         if needed > self.nodes.capacity() {
             let target = needed.max((2 * self.nodes.capacity()).min(limit));
-            if self
-                .nodes
-                .try_reserve_exact(target - self.nodes.len())
-                .is_err()
-                && self.nodes.try_reserve_exact(count).is_err()
+            if !self.nodes.try_reserve_exact(target - self.nodes.len())
+                && !self.nodes.try_reserve_exact(count)
             {
                 return false;
             }

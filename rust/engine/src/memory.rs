@@ -1,8 +1,9 @@
 //! The memory probe on the ground floor: how much memory is available, and a check made before
 //! a large allocation (a failed allocation aborts the process, so sizes are checked first), and
-//! the zeroed, huge-page-aligned memory of the transposition tables ([`Zeroed`]). Used by
-//! batches ([`crate::batch`], which re-exports it for self-play and the vector environment) and
-//! the tables ([`crate::search::tt`], the solver's); it uses nothing of the crate but its error
+//! the zeroed, huge-page-aligned memory of the transposition tables ([`Zeroed`]) and the growing
+//! node arenas of search trees ([`Arena`]). Used by batches ([`crate::batch`], which re-exports
+//! it for self-play and the vector environment), the tables ([`crate::search::tt`], the
+//! solver's) and the trees ([`crate::search`]); it uses nothing of the crate but its error
 //! type.
 
 use crate::error::{Error, Result};
@@ -127,9 +128,9 @@ impl<T> Drop for Zeroed<T> {
 /// them. A copy writes as many fresh pages as the array held, each zeroed by the system as it
 /// is first touched, and the allocator gives the old block back to the system (a flush of
 /// every search thread's TLB) or keeps it for nothing: for `search_many` on two threads, whose
-/// hundreds of trees grow side by side, that was a quarter of the time (`perf`). Elsewhere,
-/// and below that size, the allocator's `realloc`. It keeps the most values it has held
-/// ([`Arena::touched`]), the memory it holds.
+/// hundreds of trees grow side by side, the copies and their fresh pages took a sixth of the
+/// time (`perf`). Elsewhere, and below that size, the allocator's `realloc`. It counts the
+/// most values it has held ([`Arena::touched`]): the memory it holds.
 pub struct Arena<T: Copy> {
     ptr: std::ptr::NonNull<T>,
     len: usize,

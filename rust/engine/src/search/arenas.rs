@@ -15,12 +15,6 @@ pub(super) trait Spare {
     fn bytes(&self) -> usize;
 }
 
-impl<T> Spare for Vec<T> {
-    fn bytes(&self) -> usize {
-        self.capacity() * std::mem::size_of::<T>()
-    }
-}
-
 /// An arena holds the memory it has touched: the room never used costs nothing.
 impl<T: Copy> Spare for crate::memory::Arena<T> {
     fn bytes(&self) -> usize {
@@ -84,6 +78,12 @@ impl<T: Spare> Spares<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl<T> Spare for Vec<T> {
+        fn bytes(&self) -> usize {
+            self.capacity() * std::mem::size_of::<T>()
+        }
+    }
 
     #[test]
     fn a_spare_put_back_is_taken_again() {

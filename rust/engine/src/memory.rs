@@ -166,6 +166,11 @@ impl<T: Copy> Arena<T> {
             std::mem::size_of::<T>() > 0,
             "an arena of values of no size"
         );
+        // Mappings are aligned to pages (4 KiB at least).
+        assert!(
+            std::mem::align_of::<T>() <= 4096,
+            "an arena of values aligned beyond a page"
+        );
         std::mem::size_of::<T>()
     };
 

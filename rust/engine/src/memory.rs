@@ -269,12 +269,14 @@ impl<T: Copy> Arena<T> {
     /// # Panics
     /// When the memory cannot be had.
     pub fn resize(&mut self, n: usize, value: T) {
-        if n > self.len {
-            self.reserve_exact(n - self.len);
-            for i in self.len..n {
-                // SAFETY: `i < n <= cap`.
-                unsafe { self.ptr.as_ptr().add(i).write(value) };
-            }
+        if n <= self.len {
+            self.truncate(n);
+            return;
+        }
+        self.reserve_exact(n - self.len);
+        for i in self.len..n {
+            // SAFETY: `i < n <= cap`.
+            unsafe { self.ptr.as_ptr().add(i).write(value) };
         }
         self.len = n;
     }
@@ -441,6 +443,11 @@ mod tests {
         a.clear();
         assert!(a.is_empty());
         assert_eq!((a.capacity(), a.touched()), (cap, 6 * n));
+        // Values given up by any call still count as touched.
+        let mut b: Arena<u8> = Arena::new();
+        b.resize(5, 1);
+        b.resize(2, 1);
+        assert_eq!((b.len(), b.touched()), (2, 5));
     }
 
     #[test]

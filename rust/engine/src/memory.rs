@@ -235,8 +235,7 @@ impl<T: Copy> Arena<T> {
     #[inline]
     pub fn push(&mut self, value: T) {
         if self.len == self.cap {
-            let n = self.cap.saturating_mul(2).max(self.len + 1).max(4);
-            assert!(self.grow(n), "out of memory for an arena of {n} values");
+            self.grow_for(1);
         }
         // SAFETY: `len < cap`, and the memory holds `cap` values.
         unsafe { self.ptr.as_ptr().add(self.len).write(value) };
@@ -249,8 +248,7 @@ impl<T: Copy> Arena<T> {
     /// When the memory cannot be had.
     pub fn extend_from_slice(&mut self, values: &[T]) {
         if self.cap - self.len < values.len() {
-            let n = self.cap.saturating_mul(2).max(self.len + values.len());
-            assert!(self.grow(n), "out of memory for an arena of {n} values");
+            self.grow_for(values.len());
         }
         // SAFETY: there is room for `values` after the first `len`; they cannot overlap, as
         // `values` is borrowed while `self` is borrowed mutably.
@@ -290,6 +288,16 @@ impl<T: Copy> Arena<T> {
     /// Forgets every value; the room stays.
     pub fn clear(&mut self) {
         self.truncate(0);
+    }
+
+    /// Room for `more` values past those it holds, at least doubling the room.
+    ///
+    /// # Panics
+    /// When the memory cannot be had.
+    #[cold]
+    fn grow_for(&mut self, more: usize) {
+        let n = self.cap.saturating_mul(2).max(self.len + more).max(4);
+        assert!(self.grow(n), "out of memory for an arena of {n} values");
     }
 
     /// Room for `cap` values (more than now), the values kept; false when the memory cannot be
